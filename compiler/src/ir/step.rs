@@ -1,0 +1,370 @@
+//! Steps: the four kinds of action, their common settings, and where they came from.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::assert::Assert;
+use super::map::OrderedMap;
+use super::present;
+
+/// One step of a test: exactly one action plus the settings every step shares.
+///
+/// In JSON the action is a member named after its kind (`tool`, `request`, `set` or `native`)
+/// next to the common members; a step with none or several of them is rejected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "StepRepr", into = "StepRepr")]
+pub struct Step {
+    /// Display name of the step.
+    pub name: Option<String>,
+    /// The action the step performs.
+    pub kind: StepKind,
+    /// Section of the test the step belongs to.
+    pub phase: Option<Phase>,
+    /// Run the step even after an earlier step failed.
+    pub always: Option<bool>,
+    /// Expectations on the outcome.
+    pub assert: Option<Assert>,
+    /// Values saved into test variables: variable name → result path.
+    pub capture: Option<OrderedMap<String>>,
+    /// Values published as test outputs: output name → export rule.
+    pub export: Option<OrderedMap<Export>>,
+    /// Deadline of the step's request in milliseconds (1–600000).
+    pub timeout_ms: Option<u64>,
+    /// Position of the statement that produced the step (mcpr addition).
+    pub source: Option<SourceLocation>,
+    /// Flow calls the step was expanded from, outermost first (mcpr addition).
+    pub flow: Vec<FlowFrame>,
+}
+
+impl Step {
+    /// A step performing `kind` with every other setting left out.
+    pub fn new(kind: StepKind) -> Self {
+        Self {
+            name: None,
+            kind,
+            phase: None,
+            always: None,
+            assert: None,
+            capture: None,
+            export: None,
+            timeout_ms: None,
+            source: None,
+            flow: Vec::new(),
+        }
+    }
+}
+
+/// The action of a step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepKind {
+    /// Call a tool (`tool`).
+    Tool(ToolStep),
+    /// Send a JSON-RPC request (`request`).
+    Request(RequestStep),
+    /// Compute a variable with a utility function (`set`).
+    Set(SetStep),
+    /// An MCP-specific action the runner performs itself (`native`).
+    Native(NativeStep),
+}
+
+/// A `tools/call` of one tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolStep {
+    /// Tool name.
+    pub name: String,
+    /// Tool arguments (values are templates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+}
+
+/// A plain JSON-RPC request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RequestStep {
+    /// JSON-RPC method, e.g. `resources/read`.
+    pub method: String,
+    /// Request parameters, any JSON value.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub params: Option<Value>,
+}
+
+/// A utility-function call whose result is stored in a variable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SetStep {
+    /// Variable that receives the result.
+    pub variable: String,
+    /// Built-in or custom function name.
+    pub function: String,
+    /// Function arguments (values are templates).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+}
+
+/// An MCP-specific action such as waiting for a notification or listing every page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NativeStep {
+    /// Which native action to perform.
+    pub action: NativeAction,
+    /// JSON-RPC or notification method the action is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Request parameters, any JSON value.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub params: Option<Value>,
+    /// Resource URI for subscribe/unsubscribe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    /// Log level for `set-log-level`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<String>,
+    /// Result member holding the items for `list-all`, e.g. `tools`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// Task id for the task actions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// New client behaviour for `configure-client` (`roots`, `sampling`, `elicitation`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behavior: Option<Map<String, Value>>,
+    /// Collect progress notifications while the request runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<bool>,
+    /// Cancel the request after this many milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel_after_ms: Option<u64>,
+    /// Deadline of the action in milliseconds (1–600000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl NativeStep {
+    /// A native step performing `action` with every other setting left out.
+    pub fn new(action: NativeAction) -> Self {
+        Self {
+            action,
+            method: None,
+            params: None,
+            uri: None,
+            level: None,
+            field: None,
+            task_id: None,
+            behavior: None,
+            progress: None,
+            cancel_after_ms: None,
+            timeout_ms: None,
+        }
+    }
+}
+
+/// The native actions the runner knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NativeAction {
+    /// A request with optional progress collection and cancellation.
+    Request,
+    /// Wait for a notification with a given method.
+    AwaitNotification,
+    /// `resources/subscribe`.
+    Subscribe,
+    /// `resources/unsubscribe`.
+    Unsubscribe,
+    /// `logging/setLevel`.
+    SetLogLevel,
+    /// Follow every page of a list method.
+    ListAll,
+    /// `tasks/get`.
+    TaskGet,
+    /// `tasks/list`.
+    TaskList,
+    /// `tasks/cancel`.
+    TaskCancel,
+    /// Change how the client answers server requests from here on.
+    ConfigureClient,
+}
+
+/// Section of a test a step belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Preparation before the steps proper.
+    Setup,
+    /// The steps proper.
+    Test,
+    /// Tidying up; runs even after a failure.
+    Cleanup,
+}
+
+/// How a value is published as a test output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Export {
+    /// Result path of the value (must start with `$`).
+    pub path: String,
+    /// How values of several data rows are combined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggregate: Option<Aggregate>,
+    /// Whether the value is a secret to keep out of reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensitive: Option<bool>,
+}
+
+/// How exported values of a data-driven test's rows are combined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Aggregate {
+    /// One value.
+    Single,
+    /// A list in row order.
+    List,
+    /// A map keyed by row id.
+    Map,
+}
+
+/// A position in a source file (mcpr addition).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SourceLocation {
+    /// Path of the file as the user named it (relative to where mcpr was started).
+    pub file: String,
+    /// Line number, starting at 1.
+    pub line: u32,
+    /// Column number in characters, starting at 1.
+    pub column: u32,
+}
+
+impl SourceLocation {
+    /// A location in `file` at `line` and `column` (both 1-based).
+    pub fn new(file: impl Into<String>, line: u32, column: u32) -> Self {
+        Self {
+            file: file.into(),
+            line,
+            column,
+        }
+    }
+}
+
+/// One flow call a step was expanded from (mcpr addition).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FlowFrame {
+    /// Name of the flow.
+    pub name: String,
+    /// Position of the `Use flow` line.
+    pub call_site: SourceLocation,
+    /// Variable prefix given to this call, e.g. `flow0`.
+    pub prefix: String,
+}
+
+/// The JSON shape of a step, with the action kinds as separate optional members.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct StepRepr {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tool: Option<ToolStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    request: Option<RequestStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    native: Option<NativeStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    set: Option<SetStep>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    phase: Option<Phase>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    always: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    assert: Option<Assert>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    capture: Option<OrderedMap<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    export: Option<OrderedMap<Export>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timeout_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<SourceLocation>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    flow: Vec<FlowFrame>,
+}
+
+impl TryFrom<StepRepr> for Step {
+    type Error = String;
+
+    fn try_from(repr: StepRepr) -> Result<Self, String> {
+        let mut kinds = Vec::with_capacity(1);
+        if let Some(tool) = repr.tool {
+            kinds.push(("tool", StepKind::Tool(tool)));
+        }
+        if let Some(request) = repr.request {
+            kinds.push(("request", StepKind::Request(request)));
+        }
+        if let Some(native) = repr.native {
+            kinds.push(("native", StepKind::Native(native)));
+        }
+        if let Some(set) = repr.set {
+            kinds.push(("set", StepKind::Set(set)));
+        }
+        if kinds.len() > 1 {
+            let names: Vec<&str> = kinds.iter().map(|(name, _)| *name).collect();
+            return Err(format!(
+                "a step has exactly one of `tool`, `request`, `set` or `native`, found {}",
+                names.join(" and ")
+            ));
+        }
+        let Some((_, kind)) = kinds.pop() else {
+            return Err(
+                "a step needs one of `tool`, `request`, `set` or `native`, found none".to_owned(),
+            );
+        };
+        Ok(Self {
+            name: repr.name,
+            kind,
+            phase: repr.phase,
+            always: repr.always,
+            assert: repr.assert,
+            capture: repr.capture,
+            export: repr.export,
+            timeout_ms: repr.timeout_ms,
+            source: repr.source,
+            flow: repr.flow,
+        })
+    }
+}
+
+impl From<Step> for StepRepr {
+    fn from(step: Step) -> Self {
+        let mut repr = Self {
+            name: step.name,
+            tool: None,
+            request: None,
+            native: None,
+            set: None,
+            phase: step.phase,
+            always: step.always,
+            assert: step.assert,
+            capture: step.capture,
+            export: step.export,
+            timeout_ms: step.timeout_ms,
+            source: step.source,
+            flow: step.flow,
+        };
+        match step.kind {
+            StepKind::Tool(tool) => repr.tool = Some(tool),
+            StepKind::Request(request) => repr.request = Some(request),
+            StepKind::Set(set) => repr.set = Some(set),
+            StepKind::Native(native) => repr.native = Some(native),
+        }
+        repr
+    }
+}
