@@ -1576,3 +1576,12 @@ fn members_in_another_order_give_the_same_ir_written_in_canonical_order() {
         serde_json::to_string(&expected).unwrap()
     );
 }
+
+#[test]
+fn a_step_kind_alone_is_written_as_the_member_it_has_inside_a_step() {
+    let kind = StepKind::Set(full_set());
+    let alone = serde_json::to_value(&kind).unwrap();
+    let inside = serde_json::to_value(Step::new(kind.clone())).unwrap();
+    assert_eq!(alone, inside);
+    assert_eq!(serde_json::from_value::<StepKind>(alone).unwrap(), kind);
+}

@@ -54,8 +54,9 @@ impl Step {
     }
 }
 
-/// The action of a step.
-#[derive(Debug, Clone, PartialEq)]
+/// The action of a step; on its own it serialises as `{"tool": {…}}` and so on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum StepKind {
     /// Call a tool (`tool`).
     Tool(ToolStep),
