@@ -1,0 +1,46 @@
+//! The mcpr compiler: MCP Test Language 1 (`.mcpr`) source → located syntax
+//! tree → diagnostics (and, later, the Suite IR). The crate does no I/O of its
+//! own: text comes in through the caller.
+
+pub mod diagnostics;
+pub mod ir;
+pub mod source;
+pub mod syntax;
+pub mod yaml;
+
+use diagnostics::Diagnostic;
+use source::SourceFile;
+
+/// A set of source files, indexed by the `file` field of diagnostics.
+#[derive(Debug, Default, Clone)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a file and returns its index.
+    pub fn add(&mut self, file: SourceFile) -> usize {
+        self.files.push(file);
+        self.files.len() - 1
+    }
+
+    /// The file at an index.
+    pub fn get(&self, id: usize) -> &SourceFile {
+        &self.files[id]
+    }
+
+    /// Every file, in insertion order.
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+}
+
+/// Checks one `.mcpr` text: parses it and returns every diagnostic, sorted.
+pub fn check(map: &SourceMap, file_id: usize) -> Vec<Diagnostic> {
+    syntax::parse(map.get(file_id), file_id).diagnostics
+}

@@ -1,0 +1,236 @@
+//! Source files, byte spans and the line index that turns byte offsets into
+//! line/column positions and UTF-16 offsets for the edges (JSON, editors).
+
+use serde::Serialize;
+
+/// A half-open byte range into one source file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct Span {
+    /// First byte of the range.
+    pub start: u32,
+    /// One past the last byte of the range.
+    pub end: u32,
+}
+
+impl Span {
+    /// Builds a span from two byte offsets.
+    pub fn new(start: usize, end: usize) -> Self {
+        debug_assert!(start <= end, "span start {start} after end {end}");
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    /// An empty span at one byte offset.
+    pub fn at(offset: usize) -> Self {
+        Span::new(offset, offset)
+    }
+
+    /// The range as `usize` bounds, for slicing.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// Number of bytes covered.
+    pub fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    /// Whether the span covers no bytes.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// The smallest span covering both.
+    pub fn cover(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+impl From<std::ops::Range<usize>> for Span {
+    fn from(r: std::ops::Range<usize>) -> Self {
+        Span::new(r.start, r.end)
+    }
+}
+
+/// A position as editors see it: 1-based line, 1-based column in UTF-16 code
+/// units, and the 0-based UTF-16 offset from the start of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Position {
+    /// 1-based line number.
+    pub line: u32,
+    /// 1-based column, counted in UTF-16 code units.
+    pub column: u32,
+    /// 0-based offset from the start of the file, in UTF-16 code units.
+    pub offset: u32,
+}
+
+/// One source file: its display path, its text and its line index.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    path: String,
+    text: String,
+    /// Byte offset at which each line starts.
+    line_starts: Vec<u32>,
+    /// UTF-16 offset at which each line starts.
+    line_starts_utf16: Vec<u32>,
+}
+
+impl SourceFile {
+    /// Indexes a file. Lines end at LF; a CR directly before the LF belongs to
+    /// the line break, a lone CR is ordinary text.
+    pub fn new(path: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let mut line_starts = vec![0u32];
+        let mut line_starts_utf16 = vec![0u32];
+        let mut utf16 = 0u32;
+        for (i, ch) in text.char_indices() {
+            utf16 += ch.len_utf16() as u32;
+            if ch == '\n' {
+                line_starts.push((i + 1) as u32);
+                line_starts_utf16.push(utf16);
+            }
+        }
+        SourceFile {
+            path: path.into(),
+            text,
+            line_starts,
+            line_starts_utf16,
+        }
+    }
+
+    /// The path shown in diagnostics.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The whole text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Number of lines (a trailing newline opens one last, empty line).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// 0-based index of the line holding a byte offset.
+    pub fn line_index(&self, byte: usize) -> usize {
+        match self.line_starts.binary_search(&(byte as u32)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// Byte range of a 0-based line without its line break (LF or CR LF).
+    pub fn line_span(&self, line: usize) -> Span {
+        let start = self.line_starts[line] as usize;
+        let mut end = self
+            .line_starts
+            .get(line + 1)
+            .map(|&s| s as usize - 1)
+            .unwrap_or(self.text.len());
+        // A CR directly before the LF is part of the line break; the last
+        // line has no LF after it, so a CR there is ordinary text.
+        if end > start && end < self.text.len() && self.text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        Span::new(start, end)
+    }
+
+    /// Text of a 0-based line without its line break.
+    pub fn line_text(&self, line: usize) -> &str {
+        &self.text[self.line_span(line).range()]
+    }
+
+    /// Position of a byte offset. Offsets inside a multi-byte character are
+    /// rounded down to the character's start.
+    pub fn position(&self, byte: usize) -> Position {
+        let byte = self.floor_char_boundary(byte.min(self.text.len()));
+        let line = self.line_index(byte);
+        let start = self.line_starts[line] as usize;
+        let col16: u32 = self.text[start..byte]
+            .chars()
+            .map(|c| c.len_utf16() as u32)
+            .sum();
+        Position {
+            line: line as u32 + 1,
+            column: col16 + 1,
+            offset: self.line_starts_utf16[line] + col16,
+        }
+    }
+
+    /// UTF-16 offset of a byte offset.
+    pub fn utf16_offset(&self, byte: usize) -> u32 {
+        self.position(byte).offset
+    }
+
+    /// Byte offset of a 0-based UTF-16 offset (rounded down to a character
+    /// boundary when it falls inside a surrogate pair).
+    pub fn byte_of_utf16(&self, utf16: u32) -> usize {
+        let line = match self.line_starts_utf16.binary_search(&utf16) {
+            Ok(i) => {
+                // Several lines cannot share a UTF-16 start, but keep the last.
+                i
+            }
+            Err(i) => i - 1,
+        };
+        let mut remaining = utf16 - self.line_starts_utf16[line];
+        let start = self.line_starts[line] as usize;
+        for (i, ch) in self.text[start..].char_indices() {
+            let w = ch.len_utf16() as u32;
+            if remaining < w {
+                return start + i;
+            }
+            remaining -= w;
+        }
+        self.text.len()
+    }
+
+    /// Byte offset of a 1-based line and 1-based UTF-16 column.
+    pub fn byte_of_line_column(&self, line: u32, column: u32) -> Option<usize> {
+        let idx = (line as usize).checked_sub(1)?;
+        let span = *self.line_starts.get(idx)?;
+        let utf16 = self.line_starts_utf16[idx] + column.checked_sub(1)?;
+        let byte = self.byte_of_utf16(utf16);
+        (byte >= span as usize).then_some(byte)
+    }
+
+    /// Largest char boundary not after `byte`.
+    pub fn floor_char_boundary(&self, mut byte: usize) -> usize {
+        while byte > 0 && !self.text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        byte
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_utf16_units() {
+        let f = SourceFile::new("t.mcpr", "ab\nü𝄞x\r\nend");
+        assert_eq!(f.line_count(), 3);
+        assert_eq!(f.line_text(1), "ü𝄞x");
+        let x = f.text().find('x').unwrap();
+        let p = f.position(x);
+        assert_eq!((p.line, p.column), (2, 4));
+        assert_eq!(p.offset, 3 + 1 + 2);
+        assert_eq!(f.byte_of_utf16(p.offset), x);
+        assert_eq!(f.byte_of_line_column(2, 4), Some(x));
+        assert_eq!(f.line_text(2), "end");
+    }
+
+    #[test]
+    fn lone_cr_is_text() {
+        let f = SourceFile::new("t", "a\rb\n");
+        assert_eq!(f.line_count(), 2);
+        assert_eq!(f.line_text(0), "a\rb");
+    }
+}

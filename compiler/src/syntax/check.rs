@@ -1,0 +1,143 @@
+//! Structural checks over the parsed tree: unique block names, tests with an
+//! action, expectations with a step to attach to, one data iteration per
+//! test, answers that cannot carry a block.
+
+use super::tree::*;
+use crate::diagnostics::{Diagnostic, Problem};
+use std::collections::HashMap;
+
+/// Runs every structural check on a document.
+pub fn structure(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<(&'static str, &str), &Text> = HashMap::new();
+    for node in &doc.nodes {
+        let (kind, name) = match &node.stmt {
+            Stmt::TestHeader { name } => ("test", name),
+            Stmt::FlowHeader { name } => ("flow", name),
+            Stmt::DataSourceHeader { name } => ("data source", name),
+            _ => continue,
+        };
+        if let Some(first) = seen.get(&(kind, name.value.as_str())) {
+            diags.push(
+                Diagnostic::new(
+                    Problem::DuplicateName {
+                        kind,
+                        name: name.value.clone(),
+                    },
+                    file_id,
+                    name.span,
+                )
+                .with_secondary(first.span, "first declared here"),
+            );
+        } else {
+            seen.insert((kind, name.value.as_str()), name);
+        }
+        match &node.stmt {
+            Stmt::TestHeader { name } => body(node, Some(name), file_id, diags),
+            Stmt::FlowHeader { .. } => body(node, None, file_id, diags),
+            _ => {}
+        }
+    }
+    for node in doc.walk() {
+        if let Stmt::RespondToElicitation { action, with } = &node.stmt {
+            let a = action.value.to_ascii_lowercase();
+            if !["accept", "decline", "cancel"].contains(&a.as_str()) {
+                diags.push(Diagnostic::new(
+                    Problem::MalformedStatement {
+                        usage: "When the server asks for input, respond \"accept\" with:",
+                        expected: "expected \"accept\", \"decline\" or \"cancel\"".into(),
+                    },
+                    file_id,
+                    action.span,
+                ));
+            } else if *with && a != "accept" {
+                diags.push(Diagnostic::new(
+                    Problem::BlockNotAllowed { action: a },
+                    file_id,
+                    node.span,
+                ));
+            }
+        }
+    }
+}
+
+/// Checks one test (`test` is its name) or flow body.
+fn body(block: &Node, test: Option<&Text>, file_id: usize, diags: &mut Vec<Diagnostic>) {
+    let mut has_action = false;
+    let mut current: Option<&'static str> = Some("the start of the flow");
+    if test.is_some() {
+        current = None;
+    }
+    let mut cleared_by: &'static str = "the start of the test";
+    let mut iteration_seen = false;
+    for node in &block.children {
+        match node.decl_kind() {
+            DeclKind::Action => {
+                let scripted = matches!(
+                    node.stmt,
+                    Stmt::RespondToElicitation { .. } | Stmt::RespondToSampling { .. }
+                );
+                if !scripted {
+                    has_action = true;
+                }
+                current = Some("step");
+            }
+            DeclKind::Iteration => {
+                has_action = true;
+                if iteration_seen {
+                    diags.push(Diagnostic::new(
+                        Problem::SecondIteration,
+                        file_id,
+                        node.span,
+                    ));
+                }
+                iteration_seen = true;
+            }
+            DeclKind::Section => {
+                current = None;
+                cleared_by = "a section marker";
+            }
+            DeclKind::Utility => {
+                current = None;
+                cleared_by = "`Set … using` (it produces a variable, not a result)";
+            }
+            DeclKind::Expectation | DeclKind::Modifier => {
+                if test.is_some() && !has_action {
+                    let word = node_first_word(node);
+                    diags.push(Diagnostic::new(
+                        Problem::ExpectationBeforeAction { word },
+                        file_id,
+                        node.span,
+                    ));
+                } else if current.is_none() {
+                    diags.push(Diagnostic::new(
+                        Problem::NothingToAttach { after: cleared_by },
+                        file_id,
+                        node.span,
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(name) = test
+        && !has_action
+    {
+        diags.push(Diagnostic::new(
+            Problem::TestWithoutAction {
+                name: name.value.clone(),
+            },
+            file_id,
+            block.span,
+        ));
+    }
+}
+
+/// The leading word of an expectation/modifier line, for messages.
+fn node_first_word(node: &Node) -> String {
+    match &node.stmt {
+        Stmt::Save { .. } => "Save".into(),
+        Stmt::Export { .. } => "Export".into(),
+        Stmt::WaitUpTo { .. } => "Wait up to".into(),
+        _ => "Expect".into(),
+    }
+}

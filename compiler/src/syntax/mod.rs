@@ -1,0 +1,860 @@
+//! Syntax: text → located tree + diagnostics. The layout pass splits the file
+//! into lines and blocks (column-0 headers, indented bodies, YAML blocks,
+//! inline tables); each statement line is lexed by logos and parsed by the
+//! chumsky grammar. Parsing never aborts: a bad line becomes an error node.
+
+pub mod grammar;
+pub mod token;
+pub mod tree;
+pub mod vocab;
+
+use crate::diagnostics::problem::{DurationProblem, TableProblem};
+use crate::diagnostics::{Diagnostic, Problem};
+use crate::source::{SourceFile, Span};
+use chumsky::span::SimpleSpan;
+use grammar::{Grammar, LineResult};
+use token::Tok;
+pub use tree::*;
+
+/// What kind of line a physical line is, decided before statements are parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Blank,
+    Comment,
+    Text,
+}
+
+/// Facts about one physical line.
+#[derive(Debug, Clone)]
+struct Line {
+    /// Byte range without the line break.
+    span: Span,
+    /// Leading U+0020 spaces (a BOM at the start of the file is skipped).
+    indent: u32,
+    /// First non-space byte to the end of the trimmed text.
+    trimmed: Span,
+    kind: LineKind,
+    /// Token range in the shared token vector.
+    tokens: std::ops::Range<usize>,
+}
+
+/// Where a statement line stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Document,
+    Test,
+    Flow,
+    DataSource,
+}
+
+impl Context {
+    fn describe(self) -> &'static str {
+        match self {
+            Context::Document => "the document level",
+            Context::Test => "a test",
+            Context::Flow => "a flow",
+            Context::DataSource => "a data source",
+        }
+    }
+
+    fn inside(self) -> &'static str {
+        match self {
+            Context::Document => "outside any test",
+            Context::Test => "inside a test",
+            Context::Flow => "inside a flow",
+            Context::DataSource => "inside a data source",
+        }
+    }
+}
+
+/// The result of parsing one file.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The located tree.
+    pub document: Document,
+    /// Every problem found, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Parses a `.mcpr` file. `file_id` is the index stored in diagnostics.
+pub fn parse(file: &SourceFile, file_id: usize) -> Parsed {
+    let src = file.text();
+    let mut diags = Vec::new();
+    let lines = scan_lines(file, file_id, &mut diags);
+    let mut tokens: Vec<(Tok<'_>, SimpleSpan)> = Vec::new();
+    let mut raw = Vec::new();
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|mut l| {
+            if l.kind == LineKind::Text {
+                raw.clear();
+                token::lex_line(&src[l.trimmed.range()], l.trimmed.start as usize, &mut raw);
+                let start = tokens.len();
+                tokens.extend(raw.drain(..).map(|(t, r)| (t, SimpleSpan::from(r))));
+                l.tokens = start..tokens.len();
+            }
+            l
+        })
+        .collect();
+    let grammar = Grammar::new(src);
+    let mut p = Parser {
+        file,
+        file_id,
+        lines: &lines,
+        tokens: &tokens,
+        grammar: &grammar,
+        diags,
+        pos: 0,
+    };
+    let nodes = p.document();
+    let mut diags = p.diags;
+    let document = Document { nodes };
+    check::structure(&document, file_id, &mut diags);
+    crate::diagnostics::sort(&mut diags);
+    Parsed {
+        document,
+        diagnostics: diags,
+    }
+}
+
+/// First pass: indentation, tabs, comments, references, version header.
+fn scan_lines(file: &SourceFile, file_id: usize, diags: &mut Vec<Diagnostic>) -> Vec<Line> {
+    let src = file.text();
+    let mut out = Vec::with_capacity(file.line_count());
+    for i in 0..file.line_count() {
+        let span = file.line_span(i);
+        let mut text = &src[span.range()];
+        let mut start = span.start as usize;
+        if i == 0 && text.starts_with('\u{feff}') {
+            text = &text[3..];
+            start += 3;
+        }
+        let indent = text.bytes().take_while(|&b| b == b' ').count();
+        let body = &text[indent..];
+        let trimmed_body = body.trim_end_matches(|c: char| c.is_whitespace());
+        let lead_ws = trimmed_body.len()
+            - trimmed_body
+                .trim_start_matches(|c: char| c.is_whitespace())
+                .len();
+        let tstart = start + indent + lead_ws;
+        let trimmed = Span::new(tstart, start + indent + trimmed_body.len());
+        let kind = if trimmed.is_empty() {
+            LineKind::Blank
+        } else if src.as_bytes()[tstart] == b'#' {
+            LineKind::Comment
+        } else {
+            LineKind::Text
+        };
+        // Tabs: one diagnostic per line, at the first tab.
+        let tab = text.find('\t');
+        if let Some(t) = tab {
+            diags.push(Diagnostic::new(
+                Problem::Tab,
+                file_id,
+                Span::new(start + t, start + t + 1),
+            ));
+        }
+        let tab_in_indent = tab.is_some_and(|t| text[..t].bytes().all(|b| b == b' '));
+        if kind != LineKind::Blank && indent % 2 == 1 && !tab_in_indent {
+            diags.push(Diagnostic::new(
+                Problem::OddIndentation {
+                    spaces: indent as u32,
+                },
+                file_id,
+                Span::new(start, start + 1),
+            ));
+        }
+        if kind == LineKind::Text {
+            check_references(&src[trimmed.range()], tstart, file_id, diags);
+        }
+        out.push(Line {
+            span,
+            indent: indent as u32,
+            trimmed,
+            kind,
+            tokens: 0..0,
+        });
+    }
+    out
+}
+
+/// Reports `${` without `}` and empty `${}` on one line (first problem only).
+fn check_references(text: &str, base: usize, file_id: usize, diags: &mut Vec<Diagnostic>) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("${") {
+        let at = from + i;
+        match text[at + 2..].find('}') {
+            None => {
+                diags.push(Diagnostic::new(
+                    Problem::BadReference { unclosed: true },
+                    file_id,
+                    Span::new(base + at, base + text.len()),
+                ));
+                return;
+            }
+            Some(0) => {
+                diags.push(Diagnostic::new(
+                    Problem::BadReference { unclosed: false },
+                    file_id,
+                    Span::new(base + at, base + at + 3),
+                ));
+                return;
+            }
+            Some(close) => from = at + 2 + close + 1,
+        }
+    }
+}
+
+struct Parser<'p, 'a, 's> {
+    file: &'p SourceFile,
+    file_id: usize,
+    lines: &'p [Line],
+    tokens: &'a [(Tok<'s>, SimpleSpan)],
+    grammar: &'p Grammar<'a, 's>,
+    diags: Vec<Diagnostic>,
+    pos: usize,
+}
+
+impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
+    fn report(&mut self, problem: Problem, span: Span) {
+        self.diags
+            .push(Diagnostic::new(problem, self.file_id, span));
+    }
+
+    fn text(&self, span: Span) -> &'p str {
+        &self.file.text()[span.range()]
+    }
+
+    /// The whole document: top-level lines and blocks.
+    fn document(&mut self) -> Vec<Node> {
+        let mut nodes = Vec::new();
+        while self.pos < self.lines.len() {
+            let line = self.lines[self.pos].clone();
+            match line.kind {
+                LineKind::Blank => self.pos += 1,
+                LineKind::Comment => {
+                    nodes.push(simple(Stmt::Comment, &line));
+                    self.pos += 1;
+                }
+                LineKind::Text => {
+                    let node = self.statement(&line, Context::Document);
+                    nodes.push(node);
+                }
+            }
+        }
+        nodes
+    }
+
+    /// Parses the statement on `line` (the cursor is on it), then whatever
+    /// belongs to it: a block body, a YAML block or a table.
+    fn statement(&mut self, line: &Line, ctx: Context) -> Node {
+        self.pos += 1;
+        let mut node = self.recognise(line, ctx);
+        let kind = node.decl_kind();
+        if kind == DeclKind::BlockHeader {
+            if line.indent > 0 || ctx != Context::Document {
+                self.report(
+                    Problem::MisplacedStatement {
+                        what: "a block header",
+                        found_in: "inside another block",
+                        belongs: "at column 0, after the end of the current block",
+                    },
+                    node.span,
+                );
+                if ctx != Context::Document {
+                    return node;
+                }
+            }
+            match node.stmt {
+                Stmt::TestHeader { .. } => node.children = self.body(Context::Test),
+                Stmt::FlowHeader { .. } => node.children = self.body(Context::Flow),
+                Stmt::DataSourceHeader { .. } => self.data_source_body(&mut node),
+                _ => {}
+            }
+            return node;
+        }
+        if node.stmt != Stmt::Error {
+            self.check_placement(&node, line, ctx);
+        }
+        if node.stmt.opens_yaml_block() {
+            node.yaml = self.yaml_block(line, &node);
+        } else if node.stmt == Stmt::ForEachRow {
+            node.table = self.table(line);
+        }
+        node
+    }
+
+    /// Recognises the statement on one line, reporting what is wrong with it.
+    fn recognise(&mut self, line: &Line, ctx: Context) -> Node {
+        let text = self.text(line.trimmed);
+        if let Some(rest) = text.strip_prefix("MCP Test")
+            && rest.starts_with(char::is_whitespace)
+        {
+            if text == "MCP Test 1" {
+                return simple(Stmt::VersionHeader, line);
+            }
+            let at = line.trimmed.start as usize;
+            self.report(
+                Problem::VersionHeader {
+                    found: text.to_string(),
+                },
+                Span::new(at, at + 1),
+            );
+            return simple(Stmt::Error, line);
+        }
+        if text.starts_with('|') {
+            self.report(
+                Problem::MalformedTable {
+                    problem: TableProblem::Stray,
+                },
+                line.trimmed,
+            );
+            return simple(Stmt::Error, line);
+        }
+        let toks = &self.tokens[line.tokens.clone()];
+        match self.grammar.parse(toks, line.trimmed.end as usize) {
+            LineResult::Ok(stmt) => {
+                let node = simple(stmt, line);
+                self.check_values(&node.stmt);
+                node
+            }
+            LineResult::Unknown => {
+                if let Some(sp) = unclosed_quote(toks) {
+                    let q = self.text(sp).chars().next().unwrap_or('"');
+                    self.report(Problem::UnclosedQuote { quote: q }, sp);
+                } else if ctx == Context::DataSource {
+                    let suggestion = vocab::suggest(text, vocab::DATA_PHRASES);
+                    self.report(Problem::UnknownDataPhrase { suggestion }, line.trimmed);
+                } else {
+                    let suggestion = vocab::suggest(text, vocab::VOCABULARY);
+                    self.report(
+                        Problem::UnknownStatement {
+                            context: ctx.describe(),
+                            suggestion,
+                        },
+                        line.trimmed,
+                    );
+                }
+                simple(Stmt::Error, line)
+            }
+            LineResult::Malformed {
+                usage,
+                expected,
+                span,
+                found_end,
+            } => {
+                if let Some(sp) = unclosed_quote(toks) {
+                    let q = self.text(sp).chars().next().unwrap_or('"');
+                    self.report(Problem::UnclosedQuote { quote: q }, sp);
+                } else if expected.contains("the end of the line") && !found_end {
+                    let tail = Span::new(span.start as usize, line.trimmed.end as usize);
+                    let comment = self.text(tail).starts_with('#');
+                    self.report(Problem::TrailingText { comment }, tail);
+                } else {
+                    let caret = if found_end {
+                        Span::at(line.trimmed.end as usize)
+                    } else {
+                        span
+                    };
+                    self.report(Problem::MalformedStatement { usage, expected }, caret);
+                }
+                simple(Stmt::Error, line)
+            }
+        }
+    }
+
+    /// Reports durations and numbers that parsed as words but are invalid.
+    fn check_values(&mut self, stmt: &Stmt) {
+        let mut durations = Vec::new();
+        let mut numbers: Vec<(&Number, &'static str)> = Vec::new();
+        match stmt {
+            Stmt::DefaultTimeout { duration }
+            | Stmt::WaitUpTo { duration }
+            | Stmt::ExpectFinishWithin { duration } => durations.push(duration),
+            Stmt::WaitForNotification {
+                within: Some(d), ..
+            } => durations.push(d),
+            Stmt::CallToolWithProgress {
+                cancel_after: Some(d),
+                ..
+            } => durations.push(d),
+            Stmt::Budget {
+                percentile,
+                max,
+                window,
+                ..
+            } => {
+                durations.push(max);
+                numbers.push((percentile, "percentile"));
+                if let Some(w) = window {
+                    numbers.push((w, "window size"));
+                }
+            }
+            Stmt::ExpectErrorCode { code } => numbers.push((code, "error code")),
+            Stmt::ExpectLength { count, .. } => numbers.push((count, "item count")),
+            Stmt::Sample { count, .. } => numbers.push((count, "row count")),
+            Stmt::SampleSeeded { count, seed } => {
+                numbers.push((count, "row count"));
+                numbers.push((seed, "seed"));
+            }
+            _ => {}
+        }
+        for d in durations {
+            if d.ms.is_some_and(|ms| (1..=600_000).contains(&ms)) {
+                continue;
+            }
+            let reason = if d.number.is_empty() {
+                DurationProblem::MissingNumber
+            } else if !d.number.bytes().all(|b| b.is_ascii_digit()) {
+                DurationProblem::NotWhole
+            } else if d.unit.is_empty() {
+                DurationProblem::MissingUnit
+            } else if grammar::unit_factor(&d.unit).is_none() {
+                DurationProblem::UnknownUnit(d.unit.clone())
+            } else {
+                DurationProblem::OutOfRange
+            };
+            let text = self.text(d.span).to_string();
+            self.report(Problem::BadDuration { text, reason }, d.span);
+        }
+        for (n, what) in numbers {
+            let ok = match (what, n.value) {
+                ("error code", Some(_)) => true,
+                (_, Some(v)) => v >= 0,
+                _ => false,
+            };
+            if !ok {
+                self.report(
+                    Problem::BadNumber {
+                        text: n.text.clone(),
+                        what,
+                    },
+                    n.span,
+                );
+            }
+        }
+    }
+
+    /// Reports a statement that stands where it has no meaning.
+    fn check_placement(&mut self, node: &Node, line: &Line, ctx: Context) {
+        let kind = node.decl_kind();
+        let ok = match ctx {
+            Context::Document => matches!(
+                kind,
+                DeclKind::Header | DeclKind::Setting | DeclKind::Import | DeclKind::Comment
+            ),
+            Context::Test => matches!(
+                kind,
+                DeclKind::TestProperty
+                    | DeclKind::Section
+                    | DeclKind::Action
+                    | DeclKind::Utility
+                    | DeclKind::Iteration
+                    | DeclKind::Expectation
+                    | DeclKind::Modifier
+                    | DeclKind::Comment
+                    | DeclKind::Header
+            ),
+            Context::Flow => matches!(
+                kind,
+                DeclKind::FlowProperty
+                    | DeclKind::Section
+                    | DeclKind::Action
+                    | DeclKind::Utility
+                    | DeclKind::Expectation
+                    | DeclKind::Modifier
+                    | DeclKind::Comment
+                    | DeclKind::Header
+            ),
+            Context::DataSource => kind == DeclKind::DataPhrase,
+        };
+        if ok {
+            return;
+        }
+        let (what, belongs) = match kind {
+            DeclKind::Setting => (
+                "a document setting",
+                "at column 0, outside any test or flow",
+            ),
+            DeclKind::Import => ("an import", "at column 0, outside any test or flow"),
+            DeclKind::FlowProperty => ("a flow property", "in the body of a `Flow:` block"),
+            DeclKind::TestProperty => ("a test property", "in the body of a `Test:` block"),
+            DeclKind::Iteration => ("a data iteration", "in the body of a `Test:` block"),
+            DeclKind::DataPhrase => (
+                "a data source phrase",
+                "in the body of a `Data source:` block",
+            ),
+            _ => (
+                "a test statement",
+                "indented in the body of a `Test:` or `Flow:` block",
+            ),
+        };
+        let _ = line;
+        self.report(
+            Problem::MisplacedStatement {
+                what,
+                found_in: ctx.inside(),
+                belongs,
+            },
+            node.span,
+        );
+    }
+
+    /// Body of a test or flow: every following line that is blank or indented.
+    fn body(&mut self, ctx: Context) -> Vec<Node> {
+        let mut nodes = Vec::new();
+        while self.pos < self.lines.len() {
+            let line = self.lines[self.pos].clone();
+            match line.kind {
+                LineKind::Blank => self.pos += 1,
+                _ if line.indent == 0 => break,
+                LineKind::Comment => {
+                    nodes.push(simple(Stmt::Comment, &line));
+                    self.pos += 1;
+                }
+                LineKind::Text => {
+                    let node = self.statement(&line, ctx);
+                    nodes.push(node);
+                }
+            }
+        }
+        nodes
+    }
+
+    /// Body of a `Data source:` block: phrases, or one YAML mapping.
+    fn data_source_body(&mut self, header: &mut Node) {
+        let start = self.pos;
+        let mut end = start;
+        while end < self.lines.len()
+            && (self.lines[end].kind == LineKind::Blank || self.lines[end].indent > 0)
+        {
+            end += 1;
+        }
+        let phrase_mode = self.lines[start..end].iter().any(|l| {
+            l.kind == LineKind::Text && {
+                let t = self.text(l.trimmed).to_ascii_lowercase();
+                [
+                    "from ",
+                    "column ",
+                    "derive ",
+                    "keep rows",
+                    "sample ",
+                    "cache",
+                    "join",
+                ]
+                .iter()
+                .any(|k| t.starts_with(k))
+            }
+        });
+        if phrase_mode {
+            let mut nodes = Vec::new();
+            while self.pos < end {
+                let line = self.lines[self.pos].clone();
+                match line.kind {
+                    LineKind::Blank => self.pos += 1,
+                    LineKind::Comment => {
+                        nodes.push(simple(Stmt::Comment, &line));
+                        self.pos += 1;
+                    }
+                    LineKind::Text => {
+                        let node = self.statement(&line, Context::DataSource);
+                        nodes.push(node);
+                    }
+                }
+            }
+            header.children = nodes;
+        } else {
+            self.pos = end;
+            let block = self.parse_yaml_lines(start, end, 0, header.span);
+            match block {
+                Some(b) => header.yaml = Some(b),
+                None => self.report(
+                    Problem::MissingBlock {
+                        opener: "From CSV \"customers.csv\"",
+                    },
+                    header.span,
+                ),
+            }
+        }
+    }
+
+    /// Collects and parses the YAML block after an opener line.
+    fn yaml_block(&mut self, opener: &Line, node: &Node) -> Option<YamlBlock> {
+        let start = self.pos;
+        let mut end = start;
+        let mut last_text = start;
+        while end < self.lines.len() {
+            let l = &self.lines[end];
+            if l.kind != LineKind::Blank {
+                if l.indent <= opener.indent {
+                    break;
+                }
+                last_text = end + 1;
+            }
+            end += 1;
+        }
+        let end = last_text.max(start);
+        self.pos = end;
+        if start == end {
+            if node.stmt.allows_empty_block() {
+                return Some(YamlBlock {
+                    span: Span::at(opener.span.end as usize),
+                    value: Some(serde_json::json!({})),
+                });
+            }
+            let usage = opener_usage(&node.stmt);
+            self.report(Problem::MissingBlock { opener: usage }, node.span);
+            return None;
+        }
+        self.parse_yaml_lines(start, end, opener.indent + 2, node.span)
+    }
+
+    /// Parses lines `start..end` as one YAML mapping, removing `strip` leading
+    /// spaces per line; maps YAML errors back to file positions.
+    fn parse_yaml_lines(
+        &mut self,
+        start: usize,
+        end: usize,
+        strip: u32,
+        owner: Span,
+    ) -> Option<YamlBlock> {
+        let src = self.file.text();
+        let mut text = String::new();
+        let mut removed = Vec::with_capacity(end - start);
+        for l in &self.lines[start..end] {
+            let line = &src[l.span.range()];
+            let cut = (strip.min(l.indent)) as usize;
+            let cut = if l.kind == LineKind::Blank {
+                line.len().min(cut)
+            } else {
+                cut
+            };
+            removed.push(cut);
+            text.push_str(&line[cut..]);
+            text.push('\n');
+        }
+        let first = self.lines[start].span.start as usize;
+        let last = self.lines[end - 1].span.end as usize;
+        let span = Span::new(first, last);
+        let _ = owner;
+        match crate::yaml::parse(&text) {
+            Ok(value) => {
+                if value.is_object() {
+                    return Some(YamlBlock {
+                        span,
+                        value: Some(value),
+                    });
+                }
+                let found = match &value {
+                    serde_json::Value::Array(_) => "a list",
+                    serde_json::Value::Null => "empty",
+                    _ => "a single value",
+                };
+                let body = Span::new(self.lines[start].trimmed.start as usize, last);
+                self.report(Problem::BlockNotMapping { found }, body);
+                Some(YamlBlock { span, value: None })
+            }
+            Err(e) => {
+                let at = self.yaml_position(start, end, &removed, e.line, e.column);
+                // A line with odd indentation already has its diagnostic; the
+                // YAML error it causes would report the same line twice.
+                let culprit = self.file.line_index(at.start as usize);
+                let odd = self.lines.get(culprit).is_some_and(|l| l.indent % 2 == 1);
+                if !odd {
+                    self.report(Problem::Yaml { message: e.message }, at);
+                }
+                Some(YamlBlock { span, value: None })
+            }
+        }
+    }
+
+    /// Maps a YAML (line, character column) inside a block to a file span.
+    fn yaml_position(
+        &self,
+        start: usize,
+        end: usize,
+        removed: &[usize],
+        line: u32,
+        column: u32,
+    ) -> Span {
+        let idx = (line.max(1) as usize - 1).min(end - start - 1);
+        let l = &self.lines[start + idx];
+        let src = self.file.text();
+        let line_text = &src[l.span.range()];
+        let mut byte = l.span.start as usize + removed[idx];
+        let chars_in = column.saturating_sub(1) as usize;
+        for (n, (i, _)) in line_text[removed[idx]..].char_indices().enumerate() {
+            byte = l.span.start as usize + removed[idx] + i;
+            if n == chars_in {
+                break;
+            }
+            byte = l.span.end as usize;
+        }
+        let byte = byte.min(l.span.end as usize);
+        let next = src[byte..l.span.end as usize]
+            .chars()
+            .next()
+            .map_or(0, char::len_utf8);
+        Span::new(byte, byte + next)
+    }
+
+    /// Collects the inline table after `For each row:`.
+    fn table(&mut self, opener: &Line) -> Option<Table> {
+        let mut rows: Vec<(Span, Vec<Cell>)> = Vec::new();
+        let mut ok = true;
+        while self.pos < self.lines.len() {
+            let l = self.lines[self.pos].clone();
+            if l.kind != LineKind::Text || !self.text(l.trimmed).starts_with('|') {
+                break;
+            }
+            self.pos += 1;
+            let text = self.text(l.trimmed);
+            if text.len() < 2 || !text.ends_with('|') {
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::NotDelimited,
+                    },
+                    l.trimmed,
+                );
+                ok = false;
+                continue;
+            }
+            if is_separator(text) {
+                continue;
+            }
+            let base = l.trimmed.start as usize + 1;
+            let inner = &text[1..text.len() - 1];
+            let mut cells = Vec::new();
+            let mut from = 0;
+            for piece in inner.split('|') {
+                let lead = piece.len() - piece.trim_start().len();
+                let t = piece.trim();
+                let a = base + from + lead;
+                cells.push(Cell {
+                    text: t.to_string(),
+                    span: Span::new(a, a + t.len()),
+                });
+                from += piece.len() + 1;
+            }
+            rows.push((l.trimmed, cells));
+        }
+        if rows.is_empty() {
+            if ok {
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::Missing,
+                    },
+                    opener.trimmed,
+                );
+            }
+            return None;
+        }
+        let span = Span::new(
+            rows[0].0.start as usize,
+            rows[rows.len() - 1].0.end as usize,
+        );
+        let (hspan, header) = rows.remove(0);
+        let _ = hspan;
+        for (i, c) in header.iter().enumerate() {
+            let dup = header[..i].iter().any(|p| p.text == c.text);
+            if c.text.is_empty() || dup {
+                let sp = if c.text.is_empty() {
+                    Span::at(c.span.start as usize)
+                } else {
+                    c.span
+                };
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::BadColumnName {
+                            name: c.text.clone(),
+                        },
+                    },
+                    sp,
+                );
+            }
+        }
+        if rows.is_empty() && ok {
+            self.report(
+                Problem::MalformedTable {
+                    problem: TableProblem::NoRows,
+                },
+                span,
+            );
+        }
+        for (sp, cells) in &rows {
+            if cells.len() != header.len() {
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::Ragged {
+                            expected: header.len(),
+                            found: cells.len(),
+                        },
+                    },
+                    *sp,
+                );
+            }
+        }
+        Some(Table {
+            header,
+            rows: rows.into_iter().map(|(_, c)| c).collect(),
+            span,
+        })
+    }
+}
+
+/// A node for one line with no block or table.
+fn simple(stmt: Stmt, line: &Line) -> Node {
+    Node {
+        stmt,
+        span: line.trimmed,
+        indent: line.indent,
+        yaml: None,
+        table: None,
+        children: Vec::new(),
+    }
+}
+
+/// The span of a quote the lexer could not close, if any.
+fn unclosed_quote(toks: &[(Tok<'_>, SimpleSpan)]) -> Option<Span> {
+    toks.iter().find_map(|(t, sp)| match t {
+        Tok::Error(s) if s.starts_with('"') || s.starts_with('\'') => {
+            Some(Span::new(sp.start, sp.end))
+        }
+        _ => None,
+    })
+}
+
+/// A Markdown separator row such as `|---|:--:|`.
+fn is_separator(text: &str) -> bool {
+    let inner = text.trim_matches('|');
+    !inner.is_empty()
+        && inner.split('|').all(|c| {
+            let c = c.trim();
+            !c.is_empty() && c.trim_matches(':').chars().all(|ch| ch == '-') && c.contains('-')
+        })
+}
+
+/// Usage shown when a block opener has no block.
+fn opener_usage(stmt: &Stmt) -> &'static str {
+    match stmt {
+        Stmt::CallTool { .. } | Stmt::CallToolWithProgress { .. } => {
+            "Call tool \"search\" with:\n      query: \"red shoes\""
+        }
+        Stmt::GetPrompt { .. } => "Get prompt \"review\" with:\n      topic: release",
+        Stmt::Send { .. } => "Send \"tools/list\" with:\n      cursor: abc",
+        Stmt::SetUsing { .. } => {
+            "Set \"normalized\" using \"lowercase\" with:\n      value: \"${row.Email}\""
+        }
+        Stmt::RespondToElicitation { .. } => {
+            "When the server asks for input, respond \"accept\" with:\n      approved: true"
+        }
+        Stmt::ExpectMatchesSchema { .. } => {
+            "Expect \"structuredContent\" matches schema:\n      type: object"
+        }
+        Stmt::Variables => "Variables:\n      tenant: acme",
+        Stmt::ClientBehavior => "Client behavior:\n  sampling:\n    text: deterministic response",
+        _ => "Server options:\n  cwd: ./server",
+    }
+}
+
+mod check;
