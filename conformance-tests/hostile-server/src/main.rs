@@ -1,0 +1,252 @@
+//! `mcpr-hostile-server MODE`: an MCP stdio server that misbehaves in one chosen way, for
+//! the runtime's fault-injection tests. Apart from its fault it answers `initialize`
+//! (2025-11-25), refuses `server/discover` (-32601) and offers one tool, `echo`.
+//!
+//! Modes: garbage, partial-exit, crash-mid-call, never-answer, wrong-id, duplicate, huge,
+//! flood, stderr-flood, ignore-sigterm, slow-start, exit-1, bad-version, orphan,
+//! repeat-cursor, bad-progress, bad-structured, instant.
+
+use std::io::Write as _;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+const MODES: &[&str] = &[
+    "garbage",
+    "partial-exit",
+    "crash-mid-call",
+    "never-answer",
+    "wrong-id",
+    "duplicate",
+    "huge",
+    "flood",
+    "stderr-flood",
+    "ignore-sigterm",
+    "slow-start",
+    "exit-1",
+    "bad-version",
+    "orphan",
+    "repeat-cursor",
+    "bad-progress",
+    "bad-structured",
+    "instant",
+];
+
+struct Out {
+    stdout: tokio::io::Stdout,
+}
+
+impl Out {
+    async fn line(&mut self, value: &Value) {
+        let mut s = value.to_string();
+        s.push('\n');
+        if self.stdout.write_all(s.as_bytes()).await.is_err() {
+            std::process::exit(0);
+        }
+        let _ = self.stdout.flush().await;
+    }
+
+    async fn raw(&mut self, bytes: &[u8]) {
+        let _ = self.stdout.write_all(bytes).await;
+        let _ = self.stdout.flush().await;
+    }
+}
+
+fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn tool_list(mode: &str) -> Value {
+    let mut echo = json!({"name": "echo", "description": "Echoes `text`", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}});
+    if mode == "bad-structured" {
+        echo["outputSchema"] = json!({"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]});
+    }
+    json!([echo])
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_default();
+    if !MODES.contains(&mode.as_str()) {
+        eprintln!(
+            "usage: mcpr-hostile-server MODE\nmodes: {}",
+            MODES.join(", ")
+        );
+        std::process::exit(2);
+    }
+    let mut out = Out {
+        stdout: tokio::io::stdout(),
+    };
+    match mode.as_str() {
+        "exit-1" => {
+            eprintln!("hostile: refusing to start (mode exit-1)");
+            std::process::exit(1);
+        }
+        "slow-start" => {
+            let secs: u64 = std::env::args()
+                .nth(2)
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(10);
+            eprintln!("hostile: sleeping {secs}s before reading stdin");
+            tokio::time::sleep(Duration::from_secs(secs)).await;
+        }
+        "garbage" => {
+            out.raw(b"Server starting... (this banner is not JSON-RPC)\n")
+                .await;
+        }
+        "ignore-sigterm" => {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("SIGTERM handler");
+            tokio::spawn(async move {
+                while term.recv().await.is_some() {
+                    eprintln!("hostile: ignoring SIGTERM");
+                }
+            });
+        }
+        "orphan" => {
+            // A grandchild in our process group that outlives us.
+            let child = std::process::Command::new("sleep").arg("300").spawn();
+            match child {
+                Ok(c) => eprintln!("hostile: left grandchild {} behind", c.id()),
+                Err(e) => eprintln!("hostile: could not spawn sleep: {e}"),
+            }
+        }
+        _ => {}
+    }
+
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut answered_calls = 0u64;
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(method) = msg
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        let Some(id) = msg.get("id").cloned() else {
+            continue;
+        };
+        if mode == "never-answer" {
+            continue;
+        }
+        let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        let reply = match method.as_str() {
+            "initialize" => {
+                let version = if mode == "bad-version" {
+                    "1999-01-01"
+                } else {
+                    "2025-11-25"
+                };
+                result(
+                    &id,
+                    json!({"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "mcpr-hostile-server", "version": "0.1.0"}}),
+                )
+            }
+            "server/discover" => error(&id, -32601, "Method not found: server/discover"),
+            "ping" => result(&id, json!({})),
+            "tools/list" => {
+                if mode == "repeat-cursor" {
+                    result(
+                        &id,
+                        json!({"tools": tool_list(&mode), "nextCursor": "page-2"}),
+                    )
+                } else {
+                    result(&id, json!({"tools": tool_list(&mode)}))
+                }
+            }
+            "tools/call" => {
+                answered_calls += 1;
+                match mode.as_str() {
+                    "partial-exit" => {
+                        out.raw(br#"{"jsonrpc":"2.0","id":"#).await;
+                        std::process::exit(0);
+                    }
+                    "crash-mid-call" => {
+                        eprintln!(
+                            "hostile: panicked while handling tools/call (mode crash-mid-call)"
+                        );
+                        std::process::exit(70);
+                    }
+                    "stderr-flood" => {
+                        let chunk = "hostile: stderr flood line that goes on and on to fill the pipe quickly..........\n".repeat(100);
+                        let mut err = std::io::stderr().lock();
+                        for _ in 0..1200 {
+                            let _ = err.write_all(chunk.as_bytes());
+                        }
+                        let _ = err.write_all(b"hostile: END-OF-STDERR-FLOOD\n");
+                        let _ = err.flush();
+                        std::process::exit(3);
+                    }
+                    "huge" => {
+                        let text = "x".repeat(50 * 1024 * 1024);
+                        result(&id, json!({"content": [{"type": "text", "text": text}]}))
+                    }
+                    "flood" => {
+                        for i in 0..100_000u32 {
+                            out.line(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": {"flood": i}}})).await;
+                        }
+                        result(
+                            &id,
+                            json!({"content": [{"type": "text", "text": "flooded"}]}),
+                        )
+                    }
+                    "bad-progress" => {
+                        if let Some(token) =
+                            params.get("_meta").and_then(|m| m.get("progressToken"))
+                        {
+                            for p in [1, 3, 2] {
+                                out.line(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": p, "total": 3}})).await;
+                            }
+                        }
+                        result(&id, json!({"content": [{"type": "text", "text": "done"}]}))
+                    }
+                    "bad-structured" => result(
+                        &id,
+                        json!({"content": [{"type": "text", "text": "{\"sum\":\"five\"}"}], "structuredContent": {"sum": "five"}}),
+                    ),
+                    "wrong-id" => {
+                        let wrong = id
+                            .as_i64()
+                            .map(|i| json!(i + 1000))
+                            .unwrap_or(json!("wrong"));
+                        result(
+                            &wrong,
+                            json!({"content": [{"type": "text", "text": "to whom it may concern"}]}),
+                        )
+                    }
+                    _ => {
+                        let text = params
+                            .get("arguments")
+                            .and_then(|a| a.get("text"))
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string();
+                        result(&id, json!({"content": [{"type": "text", "text": text}]}))
+                    }
+                }
+            }
+            other => error(&id, -32601, &format!("Method not found: {other}")),
+        };
+        out.line(&reply).await;
+        if mode == "duplicate" {
+            out.line(&reply).await;
+        }
+    }
+    // stdin closed
+    if mode == "ignore-sigterm" {
+        eprintln!("hostile: stdin closed after {answered_calls} calls; staying alive anyway");
+        loop {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! One-shot operations for the CLI's ad-hoc commands (`mcpr tools -- CMD`, `mcpr call TOOL
+//! '{json}' -- CMD`, `mcpr ping -- CMD`): start the server, run the handshake, do one thing,
+//! shut the server down (always, also on failure).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::client::{CallOptions, Client};
+use crate::error::{Error, ErrorKind};
+use crate::session::{ProtocolChoice, SessionConfig};
+use crate::transport::stdio::StdioConfig;
+
+/// What an ad-hoc command needs.
+#[derive(Debug, Clone)]
+pub struct AdhocOptions {
+    /// The server program.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub cwd: Option<PathBuf>,
+    /// Extra environment (passed even when credential-like).
+    pub env: BTreeMap<String, String>,
+    /// Pin a protocol version (`--protocol`); probe when `None`.
+    pub protocol: Option<String>,
+    /// Deadline of the handshake and of the request.
+    pub timeout: Duration,
+}
+
+impl AdhocOptions {
+    /// Options for a command line with the default 30 s deadline.
+    pub fn new(
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> AdhocOptions {
+        AdhocOptions {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            cwd: None,
+            env: BTreeMap::new(),
+            protocol: None,
+            timeout: Duration::from_secs(30),
+        }
+    }
+
+    fn configs(&self) -> (StdioConfig, SessionConfig) {
+        let mut stdio = StdioConfig::new(self.command.clone(), self.args.clone());
+        stdio.cwd = self.cwd.clone();
+        stdio.env = self.env.clone();
+        let config = SessionConfig {
+            request_timeout: self.timeout,
+            connect_timeout: self.timeout,
+            protocol: match &self.protocol {
+                Some(v) => ProtocolChoice::Pinned(v.clone()),
+                None => ProtocolChoice::Auto,
+            },
+            ..SessionConfig::default()
+        };
+        (stdio, config)
+    }
+}
+
+/// What `mcpr ping` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PingReport {
+    /// `legacy` or `modern`.
+    pub era: crate::protocol::Era,
+    /// The negotiated version.
+    pub protocol_version: String,
+    /// The server's `serverInfo`.
+    pub server_info: Value,
+    /// Milliseconds from spawn to a finished handshake.
+    pub startup_ms: f64,
+    /// Milliseconds of the ping round trip.
+    pub round_trip_ms: f64,
+    /// Names of environment variables withheld as credentials.
+    pub withheld_env: Vec<String>,
+}
+
+async fn with_client<T, F>(opts: &AdhocOptions, f: F) -> Result<T, Error>
+where
+    F: AsyncFnOnce(&Client) -> Result<T, Error>,
+{
+    let (stdio, config) = opts.configs();
+    let client = Client::connect(stdio, config).await?;
+    let out = f(&client).await;
+    client.close().await;
+    out
+}
+
+/// Lists the server's tools: `{"tools": [...]}` with every page followed.
+pub async fn list_tools(opts: &AdhocOptions) -> Result<Value, Error> {
+    with_client(opts, async |c: &Client| {
+        Ok(json!({"tools": c.list_tools().await?}))
+    })
+    .await
+}
+
+/// Calls one tool and returns its result. An `isError` result is returned (not a failure)
+/// so the caller can print it and choose the exit code; `outputSchema` is checked.
+pub async fn call_tool(opts: &AdhocOptions, tool: &str, arguments: Value) -> Result<Value, Error> {
+    if !arguments.is_object() {
+        return Err(Error::new(ErrorKind::Usage(format!(
+            "tool arguments must be a JSON object, not {arguments}"
+        ))));
+    }
+    with_client(opts, async |c: &Client| {
+        let copts = CallOptions {
+            allow_error: true,
+            ..Default::default()
+        };
+        Ok(c.call_tool(tool, arguments, &copts).await?.result)
+    })
+    .await
+}
+
+/// Starts the server, runs the handshake and one ping round trip.
+pub async fn ping(opts: &AdhocOptions) -> Result<PingReport, Error> {
+    let start = Instant::now();
+    let (stdio, config) = opts.configs();
+    let client = Client::connect(stdio, config).await?;
+    let startup = start.elapsed();
+    let rtt = client.ping(Some(opts.timeout)).await;
+    let facts = client.facts().clone();
+    let withheld = client.withheld_env().to_vec();
+    client.close().await;
+    let rtt = rtt?;
+    Ok(PingReport {
+        era: facts.era,
+        protocol_version: facts.protocol_version,
+        server_info: facts.server_info,
+        startup_ms: startup.as_secs_f64() * 1000.0,
+        round_trip_ms: rtt.as_secs_f64() * 1000.0,
+        withheld_env: withheld,
+    })
+}

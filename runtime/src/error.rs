@@ -1,0 +1,442 @@
+//! Named run-time failures. Every failure carries a stable `MCP-*` code, the last MCP message
+//! exchanged and, when the server died, its exit status and the tail of its stderr.
+
+use std::time::Duration;
+
+use crate::protocol::RpcError;
+use crate::transcript::{Direction, Entry};
+
+/// What went wrong, with the facts needed to say it precisely.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ErrorKind {
+    /// The server command could not be started.
+    #[error("could not start MCP server `{command}`: {reason}")]
+    Spawn {
+        /// The command line.
+        command: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The handshake (`initialize` or `server/discover`) did not produce a usable session.
+    #[error("MCP handshake failed: {reason}")]
+    Handshake {
+        /// Why.
+        reason: String,
+    },
+    /// The server offered a protocol version this client cannot use.
+    #[error("MCP server answered protocol version {offered:?} to our {requested:?}; {reason}")]
+    UnsupportedVersion {
+        /// What we asked for.
+        requested: String,
+        /// What the server answered.
+        offered: String,
+        /// Why it is unusable.
+        reason: String,
+    },
+    /// No response within the request's deadline.
+    #[error("no response to {method} (id {id}) within {}", fmt_duration(*after))]
+    Timeout {
+        /// The method.
+        method: String,
+        /// The request id.
+        id: i64,
+        /// The deadline that passed.
+        after: Duration,
+    },
+    /// The server process ended (or closed its stdout) while the session needed it.
+    #[error("MCP server exited{}{}", match .during { Some(m) => format!(" during {m}"), None => String::new() }, match .status { Some(s) => format!(" ({s})"), None => " (closed its stdout)".to_string() })]
+    ServerExited {
+        /// The request in flight, if any.
+        during: Option<String>,
+        /// The exit status, described (`exit status 1`, `killed by signal 9`).
+        status: Option<String>,
+    },
+    /// A line on stdout that is not a JSON-RPC message.
+    #[error("MCP server wrote a line on stdout that is not a JSON-RPC message ({why}): {line}")]
+    NotJsonRpc {
+        /// The line (shortened).
+        line: String,
+        /// Why it is not a message.
+        why: String,
+    },
+    /// A response to an id this client never used.
+    #[error("MCP server answered request id {id}, which this client never sent")]
+    UnknownResponseId {
+        /// The id, as JSON text.
+        id: String,
+    },
+    /// A message over the size limit.
+    #[error(
+        "MCP server sent a message of more than {limit} bytes (at least {seen} bytes); it was discarded"
+    )]
+    MessageTooLarge {
+        /// The limit.
+        limit: usize,
+        /// How much was seen before giving up.
+        seen: usize,
+    },
+    /// A second response for a request that was already answered.
+    #[error("MCP server answered request id {id} a second time")]
+    DuplicateResponse {
+        /// The id.
+        id: i64,
+    },
+    /// A result that does not have the shape the protocol requires.
+    #[error("invalid {method} result: {reason}")]
+    InvalidResult {
+        /// The method.
+        method: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Progress notifications that break the rules.
+    #[error("progress for token {token}: {reason}")]
+    Progress {
+        /// The token, as JSON text.
+        token: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A list whose cursor came back a second time.
+    #[error("{method} returned cursor {cursor:?} a second time; following it would loop forever")]
+    RepeatedCursor {
+        /// The list method.
+        method: String,
+        /// The repeated cursor.
+        cursor: String,
+    },
+    /// `outputSchema` declared but `structuredContent` missing or invalid.
+    #[error("tool {tool}: {reason}")]
+    StructuredContent {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Too many notifications waiting in the inbox.
+    #[error(
+        "MCP server flooded the session: more than {limit} notifications are waiting to be taken"
+    )]
+    NotificationFlood {
+        /// The inbox limit.
+        limit: usize,
+    },
+    /// The server answered with a JSON-RPC error.
+    #[error("{method} failed: server answered error {error}")]
+    Rpc {
+        /// The method.
+        method: String,
+        /// The error.
+        error: RpcError,
+    },
+    /// A tool result with `isError: true` where success was expected.
+    #[error("tool {tool} reported an error: {text}")]
+    ToolError {
+        /// The tool.
+        tool: String,
+        /// The text content of the result.
+        text: String,
+    },
+    /// A notification wait that found nothing.
+    #[error("no {method:?} notification{} within {}; {}", match .filter { Some(f) => format!(" matching {f}"), None => String::new() }, fmt_duration(*after), describe_waiting(.waiting))]
+    WaitTimeout {
+        /// The awaited method.
+        method: String,
+        /// The match filter, as JSON text.
+        filter: Option<String>,
+        /// The wait's deadline.
+        after: Duration,
+        /// Methods of the notifications that are waiting to be taken (method, count).
+        waiting: Vec<(String, usize)>,
+    },
+    /// A multi round-trip request that did not converge.
+    #[error("{method}: {reason}")]
+    InputRequired {
+        /// The method.
+        method: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// An operation the server did not declare a capability for, or the era forbids.
+    #[error("{operation} is not available: {reason}")]
+    Unsupported {
+        /// The operation.
+        operation: String,
+        /// Why.
+        reason: String,
+    },
+    /// A skill whose resources do not match their digest or size.
+    #[error("skill {uri}: {reason}")]
+    Skill {
+        /// The skill or file URI.
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An MCP Apps (`ui://`) resource that breaks the extension's rules.
+    #[error("MCP App resource {uri}: {reason}")]
+    App {
+        /// The resource URI.
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The session was closed before or during the operation.
+    #[error("the MCP session is closed")]
+    Closed,
+    /// Writing to the server's stdin failed.
+    #[error("could not write to the MCP server's stdin: {reason}")]
+    Write {
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// Bad input from the caller (not the server's fault).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl ErrorKind {
+    /// The stable code of this failure.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ErrorKind::Spawn { .. } => "MCP-SPAWN-001",
+            ErrorKind::Handshake { .. } => "MCP-INIT-001",
+            ErrorKind::UnsupportedVersion { .. } => "MCP-INIT-002",
+            ErrorKind::Timeout { .. } => "MCP-TIMEOUT-001",
+            ErrorKind::ServerExited { .. } => "MCP-EXIT-001",
+            ErrorKind::NotJsonRpc { .. } => "MCP-PROTOCOL-001",
+            ErrorKind::UnknownResponseId { .. } => "MCP-PROTOCOL-002",
+            ErrorKind::MessageTooLarge { .. } => "MCP-PROTOCOL-003",
+            ErrorKind::DuplicateResponse { .. } => "MCP-PROTOCOL-004",
+            ErrorKind::InvalidResult { .. } => "MCP-PROTOCOL-005",
+            ErrorKind::Progress { .. } => "MCP-PROTOCOL-006",
+            ErrorKind::RepeatedCursor { .. } => "MCP-PROTOCOL-007",
+            ErrorKind::StructuredContent { .. } => "MCP-PROTOCOL-008",
+            ErrorKind::NotificationFlood { .. } => "MCP-PROTOCOL-009",
+            ErrorKind::InputRequired { .. } => "MCP-PROTOCOL-010",
+            ErrorKind::Rpc { .. } => "MCP-RPC-001",
+            ErrorKind::ToolError { .. } => "MCP-TOOL-001",
+            ErrorKind::WaitTimeout { .. } => "MCP-EVENT-001",
+            ErrorKind::Unsupported { .. } => "MCP-CAP-001",
+            ErrorKind::Skill { .. } => "MCP-SKILL-001",
+            ErrorKind::App { .. } => "MCP-APP-001",
+            ErrorKind::Closed => "MCP-CLOSED-001",
+            ErrorKind::Write { .. } => "MCP-IO-001",
+            ErrorKind::Usage(_) => "MCP-USAGE-001",
+        }
+    }
+}
+
+fn describe_waiting(waiting: &[(String, usize)]) -> String {
+    if waiting.is_empty() {
+        return "no other notification is waiting to be taken".into();
+    }
+    let parts: Vec<String> = waiting
+        .iter()
+        .map(|(m, n)| {
+            if *n == 1 {
+                m.clone()
+            } else {
+                format!("{m} ×{n}")
+            }
+        })
+        .collect();
+    format!("waiting to be taken: {}", parts.join(", "))
+}
+
+/// Formats a duration the way failure messages show it (`300ms`, `2s`, `1.5s`).
+pub fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+/// The last MCP message of the session, as sent or received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LastMessage {
+    /// Sent or received.
+    pub direction: Direction,
+    /// `request`, `response`, `notification`, `error`…
+    pub kind: &'static str,
+    /// The message as it went over the wire (shortened when huge).
+    pub text: String,
+}
+
+impl LastMessage {
+    /// The last message of a transcript entry.
+    pub fn from_entry(entry: &Entry) -> LastMessage {
+        LastMessage {
+            direction: entry.direction,
+            kind: entry.kind,
+            text: shorten(&entry.text, 2000),
+        }
+    }
+}
+
+/// The facts of a failure.
+#[derive(Debug, Clone)]
+pub struct ErrorInfo {
+    /// What happened.
+    pub kind: ErrorKind,
+    /// The last MCP message sent or received before the failure.
+    pub last_message: Option<LastMessage>,
+    /// The server's exit status, when it is dead.
+    pub exit_status: Option<String>,
+    /// The tail of the server's stderr (at most 64 KiB), when it is dead or did not start.
+    pub stderr_tail: Option<String>,
+}
+
+/// A failure: what happened plus the context a reader needs to act on it. (Boxed, so that
+/// results stay small; the fields are reached through `Deref`.)
+#[derive(Debug, Clone)]
+pub struct Error(Box<ErrorInfo>);
+
+impl std::ops::Deref for Error {
+    type Target = ErrorInfo;
+    fn deref(&self) -> &ErrorInfo {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    fn deref_mut(&mut self) -> &mut ErrorInfo {
+        &mut self.0
+    }
+}
+
+impl Error {
+    /// A failure without context.
+    pub fn new(kind: ErrorKind) -> Error {
+        Error(Box::new(ErrorInfo {
+            kind,
+            last_message: None,
+            exit_status: None,
+            stderr_tail: None,
+        }))
+    }
+
+    /// The stable code (`MCP-TIMEOUT-001`, …).
+    pub fn code(&self) -> &'static str {
+        self.kind.code()
+    }
+
+    /// The JSON-RPC error the server answered, if this is one.
+    pub fn rpc_error(&self) -> Option<&RpcError> {
+        match &self.kind {
+            ErrorKind::Rpc { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code(), self.kind)?;
+        match &self.last_message {
+            Some(m) => {
+                let dir = match m.direction {
+                    Direction::Sent => "sent",
+                    Direction::Received => "received",
+                };
+                write!(f, "\nlast MCP message ({dir}, {}): {}", m.kind, m.text)?;
+            }
+            None => write!(f, "\nlast MCP message: none was exchanged")?,
+        }
+        if let Some(status) = &self.exit_status {
+            write!(f, "\nserver exit status: {status}")?;
+        }
+        if let Some(tail) = &self.stderr_tail {
+            if tail.is_empty() {
+                write!(f, "\nserver stderr: (empty)")?;
+            } else {
+                let shown = tail_lines(tail, 20);
+                write!(f, "\nserver stderr (last lines):\n{shown}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Error {
+        Error::new(kind)
+    }
+}
+
+/// Cuts text to at most `max` bytes (on a char boundary), marking the cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &text[..end], text.len())
+}
+
+fn tail_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.trim_end_matches('\n').lines().collect();
+    let start = lines.len().saturating_sub(n);
+    lines[start..]
+        .iter()
+        .map(|l| format!("  {}", shorten(l, 500)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_quotes_last_message_and_code() {
+        let mut e = Error::new(ErrorKind::Timeout {
+            method: "tools/call".into(),
+            id: 3,
+            after: Duration::from_millis(300),
+        });
+        e.last_message = Some(LastMessage {
+            direction: Direction::Sent,
+            kind: "request",
+            text: "{\"id\":3}".into(),
+        });
+        let s = e.to_string();
+        assert!(
+            s.starts_with("MCP-TIMEOUT-001: no response to tools/call (id 3) within 300ms"),
+            "{s}"
+        );
+        assert!(
+            s.contains("last MCP message (sent, request): {\"id\":3}"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn wait_timeout_lists_waiting() {
+        let k = ErrorKind::WaitTimeout {
+            method: "notifications/message".into(),
+            filter: Some("{\"data.echoed\":\"never\"}".into()),
+            after: Duration::from_millis(300),
+            waiting: vec![],
+        };
+        assert_eq!(
+            k.to_string(),
+            "no \"notifications/message\" notification matching {\"data.echoed\":\"never\"} within 300ms; no other notification is waiting to be taken"
+        );
+    }
+
+    #[test]
+    fn shorten_respects_char_boundaries() {
+        assert_eq!(shorten("héllo", 2), "h… (6 bytes in all)");
+        assert_eq!(shorten("abc", 5), "abc");
+        assert_eq!(fmt_duration(Duration::from_millis(1500)), "1.5s");
+    }
+}

@@ -1,0 +1,24 @@
+//! `mcpr-runtime`: the MCP client core of mcpr.
+//!
+//! It speaks the protocol itself (both eras: the `initialize` handshake of 2024-11-05 …
+//! 2025-11-25 and the stateless 2026-07-28 revision) so that a test can see and report what
+//! an SDK would hide. Servers are untrusted: every request has a deadline, messages have a
+//! size limit, stdout lines that are not JSON-RPC are reported, stderr is drained and its
+//! tail kept, and processes are ended with their whole process group.
+//!
+//! Layers: [`protocol`] (messages, no wire) ← [`transport`] (stdio) ← [`session`] (one
+//! connection) ← [`client`] (operations) ← [`adhoc`] (one-shot commands for the CLI).
+
+pub mod adhoc;
+pub mod client;
+pub mod error;
+pub mod protocol;
+pub mod redact;
+pub mod session;
+pub mod transcript;
+pub mod transport;
+
+pub use client::{CallOptions, Client, ToolCall};
+pub use error::{Error, ErrorKind};
+pub use session::{ClientBehaviour, Match, ProtocolChoice, RequestOptions, Session, SessionConfig};
+pub use transport::stdio::{StdioConfig, kill_all_process_groups};

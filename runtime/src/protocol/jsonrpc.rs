@@ -1,0 +1,310 @@
+//! JSON-RPC 2.0 messages as MCP uses them: classification of whatever a server wrote,
+//! ids, and error objects.
+
+use serde_json::{Map, Value, json};
+
+/// A request id reduced to something hashable. Ids are compared strictly: the integer `1`
+/// and the string `"1"` are different ids.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IdKey {
+    /// An integer id (the only kind this client issues).
+    Int(i64),
+    /// A string id.
+    Str(String),
+    /// Anything else (a float, null, an object): never a valid id.
+    Invalid(String),
+}
+
+impl IdKey {
+    /// Reads an id from its JSON value.
+    pub fn from_value(value: &Value) -> IdKey {
+        match value {
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => IdKey::Int(i),
+                None => IdKey::Invalid(n.to_string()),
+            },
+            Value::String(s) => IdKey::Str(s.clone()),
+            other => IdKey::Invalid(other.to_string()),
+        }
+    }
+}
+
+/// A JSON-RPC error object as a server sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    /// The numeric code.
+    pub code: i64,
+    /// The message text.
+    pub message: String,
+    /// The optional `data` member.
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// Builds the error object of a response.
+    pub fn to_value(&self) -> Value {
+        let mut obj = Map::new();
+        obj.insert("code".into(), json!(self.code));
+        obj.insert("message".into(), json!(self.message));
+        if let Some(data) = &self.data {
+            obj.insert("data".into(), data.clone());
+        }
+        Value::Object(obj)
+    }
+
+    /// Reads an error object; a malformed one is described in `Err`.
+    pub fn from_value(value: &Value) -> Result<RpcError, String> {
+        let obj = value.as_object().ok_or("`error` is not an object")?;
+        let code = obj
+            .get("code")
+            .and_then(Value::as_i64)
+            .ok_or("`error.code` is missing or not an integer")?;
+        let message = obj
+            .get("message")
+            .and_then(Value::as_str)
+            .ok_or("`error.message` is missing or not a string")?
+            .to_string();
+        Ok(RpcError {
+            code,
+            message,
+            data: obj.get("data").cloned(),
+        })
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.code, self.message)?;
+        if let Some(data) = &self.data {
+            write!(f, " (data: {data})")?;
+        }
+        Ok(())
+    }
+}
+
+/// One message read from a server, classified.
+#[derive(Debug, Clone)]
+pub enum Incoming {
+    /// A request from the server (legacy era: ping, roots, sampling, elicitation…).
+    Request {
+        /// Its id, as sent.
+        id: Value,
+        /// Its method.
+        method: String,
+        /// Its params (`Null` when absent).
+        params: Value,
+    },
+    /// A notification.
+    Notification {
+        /// Its method.
+        method: String,
+        /// Its params (`Null` when absent).
+        params: Value,
+    },
+    /// A response carrying `result`.
+    Result {
+        /// The id it answers.
+        id: IdKey,
+        /// The result value.
+        result: Value,
+    },
+    /// A response carrying `error`.
+    Error {
+        /// The id it answers (`None` when the server sent `null` or nothing).
+        id: Option<IdKey>,
+        /// The error.
+        error: RpcError,
+    },
+    /// A JSON array of messages (a batch; legal only in 2025-03-26).
+    Batch(Vec<Value>),
+    /// Valid JSON that is not a JSON-RPC message; the text says why.
+    Invalid(String),
+}
+
+/// Classifies one parsed message. Missing or wrong `"jsonrpc":"2.0"` makes it invalid.
+pub fn classify(value: Value) -> Incoming {
+    let mut obj = match value {
+        Value::Object(obj) => obj,
+        Value::Array(items) => return Incoming::Batch(items),
+        other => {
+            return Incoming::Invalid(format!(
+                "a JSON {} is not a JSON-RPC message",
+                kind_of(&other)
+            ));
+        }
+    };
+    match obj.get("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(other) => return Incoming::Invalid(format!("`jsonrpc` is {other}, not \"2.0\"")),
+        None => return Incoming::Invalid("the `jsonrpc` member is missing".into()),
+    }
+    if let Some(method) = obj.get("method") {
+        let Some(method) = method.as_str().map(str::to_string) else {
+            return Incoming::Invalid("`method` is not a string".into());
+        };
+        let params = obj.remove("params").unwrap_or(Value::Null);
+        if !(params.is_null() || params.is_object() || params.is_array()) {
+            return Incoming::Invalid(format!("`params` of {method} is neither object nor array"));
+        }
+        return match obj.remove("id") {
+            None => Incoming::Notification { method, params },
+            Some(id @ (Value::Number(_) | Value::String(_))) => {
+                Incoming::Request { id, method, params }
+            }
+            Some(other) => Incoming::Invalid(format!("request {method} has an invalid id {other}")),
+        };
+    }
+    let has_result = obj.contains_key("result");
+    let has_error = obj.contains_key("error");
+    match (has_result, has_error) {
+        (true, true) => Incoming::Invalid("a response has both `result` and `error`".into()),
+        (true, false) => {
+            let Some(id) = obj.get("id") else {
+                return Incoming::Invalid("a result response has no `id`".into());
+            };
+            let id = IdKey::from_value(id);
+            if let IdKey::Invalid(text) = &id {
+                return Incoming::Invalid(format!("a result response has an invalid id {text}"));
+            }
+            let result = obj.remove("result").unwrap_or(Value::Null);
+            if !result.is_object() {
+                return Incoming::Invalid(format!(
+                    "`result` is a JSON {}, not an object",
+                    kind_of(&result)
+                ));
+            }
+            Incoming::Result { id, result }
+        }
+        (false, true) => {
+            let error = match RpcError::from_value(&obj["error"]) {
+                Ok(e) => e,
+                Err(why) => return Incoming::Invalid(why),
+            };
+            let id = match obj.get("id") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(IdKey::from_value(v)),
+            };
+            Incoming::Error { id, error }
+        }
+        (false, false) => {
+            Incoming::Invalid("neither a request, a notification nor a response".into())
+        }
+    }
+}
+
+/// Names the JSON type of a value for messages.
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Builds a request line body.
+pub fn request(id: i64, method: &str, params: Option<&Value>) -> Value {
+    let mut obj = Map::new();
+    obj.insert("jsonrpc".into(), json!("2.0"));
+    obj.insert("id".into(), json!(id));
+    obj.insert("method".into(), json!(method));
+    if let Some(p) = params {
+        obj.insert("params".into(), p.clone());
+    }
+    Value::Object(obj)
+}
+
+/// Builds a notification body.
+pub fn notification(method: &str, params: Option<Value>) -> Value {
+    let mut obj = Map::new();
+    obj.insert("jsonrpc".into(), json!("2.0"));
+    obj.insert("method".into(), json!(method));
+    if let Some(p) = params {
+        obj.insert("params".into(), p);
+    }
+    Value::Object(obj)
+}
+
+/// Builds a response to a server request.
+pub fn response(id: &Value, outcome: Result<Value, RpcError>) -> Value {
+    match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.to_value()}),
+    }
+}
+
+/// Standard error codes.
+pub mod codes {
+    /// Parse error.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// Invalid request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// Method not found (also: capability not supported).
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid params.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// Legacy resource not found.
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// 2026: missing required client capability.
+    pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+    /// 2026: unsupported protocol version.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// The May-2026 release-candidate number of unsupported protocol version.
+    pub const RC_UNSUPPORTED_PROTOCOL_VERSION: i64 = -32004;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_each_kind() {
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1,"result":{}})),
+            Incoming::Result {
+                id: IdKey::Int(1),
+                ..
+            }
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":"a","method":"ping"})),
+            Incoming::Request { .. }
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","method":"x"})),
+            Incoming::Notification { .. }
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}})),
+            Incoming::Error { id: None, .. }
+        ));
+        assert!(matches!(classify(json!([1, 2])), Incoming::Batch(_)));
+        assert!(matches!(
+            classify(json!({"id":1,"result":{}})),
+            Incoming::Invalid(_)
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1,"result":{},"error":{}})),
+            Incoming::Invalid(_)
+        ));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1.5,"result":{}})),
+            Incoming::Invalid(_)
+        ));
+        assert!(matches!(classify(json!("text")), Incoming::Invalid(_)));
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","id":1,"result":3})),
+            Incoming::Invalid(_)
+        ));
+    }
+
+    #[test]
+    fn ids_compare_strictly() {
+        assert_ne!(IdKey::from_value(&json!(1)), IdKey::from_value(&json!("1")));
+        assert_eq!(IdKey::from_value(&json!(7)), IdKey::Int(7));
+    }
+}

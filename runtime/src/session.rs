@@ -1,0 +1,1708 @@
+//! One connection to one server: request ids and deadlines, correlation by id, the
+//! notification inbox, answers to server→client requests, the era handshake, the transcript,
+//! protocol violations, and shutdown.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::error::{Error, ErrorKind, LastMessage, shorten};
+use crate::protocol::jsonrpc::{self, IdKey, Incoming, RpcError, codes};
+use crate::protocol::meta::{self, ClientInfo, EXT_TASKS};
+use crate::protocol::version::{self, Era};
+use crate::transcript::{Direction, Entry, Transcript};
+use crate::transport::stdio::{
+    Frame, LineReader, ProcessHandle, ShutdownReport, ShutdownStage, StdioConfig, StdioProcess,
+};
+
+/// Which protocol version to speak.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ProtocolChoice {
+    /// Probe with `server/discover`, fall back to `initialize` (mcp-protocol.md §4).
+    #[default]
+    Auto,
+    /// Speak exactly this version (a handshake version runs `initialize`, a modern one runs
+    /// `server/discover`); any other outcome is a handshake failure.
+    Pinned(String),
+}
+
+/// A root the client exposes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Root {
+    /// `file://…` URI.
+    pub uri: String,
+    /// Optional name.
+    pub name: Option<String>,
+}
+
+/// How the client answers `sampling/createMessage`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingAnswer {
+    /// The assistant's text.
+    pub text: String,
+    /// The model name reported.
+    pub model: String,
+    /// The stop reason reported.
+    pub stop_reason: String,
+}
+
+impl Default for SamplingAnswer {
+    fn default() -> Self {
+        SamplingAnswer {
+            text: "sampled text".into(),
+            model: "mcpr-canned".into(),
+            stop_reason: "endTurn".into(),
+        }
+    }
+}
+
+/// How the client answers `elicitation/create`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationAnswer {
+    /// `accept`, `decline` or `cancel`.
+    pub action: String,
+    /// The form content sent with `accept`.
+    pub content: Option<Value>,
+    /// Whether URL-mode elicitation is declared and accepted.
+    pub url_mode: bool,
+}
+
+impl Default for ElicitationAnswer {
+    fn default() -> Self {
+        ElicitationAnswer {
+            action: "accept".into(),
+            content: Some(json!({})),
+            url_mode: false,
+        }
+    }
+}
+
+/// What the client declares and how it answers the server's requests.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientBehaviour {
+    /// Roots (declares `roots`), or none.
+    pub roots: Option<Vec<Root>>,
+    /// Sampling answer (declares `sampling`), or none.
+    pub sampling: Option<SamplingAnswer>,
+    /// Elicitation answer (declares `elicitation`), or none.
+    pub elicitation: Option<ElicitationAnswer>,
+    /// Declare tasks (2025-11-25 `tasks` capability; 2026 tasks extension).
+    pub tasks: bool,
+    /// Further extensions to declare (`io.modelcontextprotocol/ui` …).
+    pub extensions: Map<String, Value>,
+}
+
+impl ClientBehaviour {
+    /// Everything declared, with canned answers: for tests and interop runs.
+    pub fn everything() -> ClientBehaviour {
+        let mut extensions = Map::new();
+        extensions.insert(
+            meta::EXT_UI.into(),
+            json!({"mimeTypes": ["text/html;profile=mcp-app"]}),
+        );
+        ClientBehaviour {
+            roots: Some(vec![Root {
+                uri: "file:///tmp/mcpr-root".into(),
+                name: Some("mcpr root".into()),
+            }]),
+            sampling: Some(SamplingAnswer::default()),
+            elicitation: Some(ElicitationAnswer {
+                action: "accept".into(),
+                content: Some(json!({})),
+                url_mode: true,
+            }),
+            tasks: true,
+            extensions,
+        }
+    }
+
+    /// The capabilities object for `initialize` (legacy) or the envelope (modern).
+    pub fn capabilities(&self, era: Era) -> Value {
+        let mut caps = Map::new();
+        if self.roots.is_some() {
+            caps.insert(
+                "roots".into(),
+                if era == Era::Legacy {
+                    json!({"listChanged": true})
+                } else {
+                    json!({})
+                },
+            );
+        }
+        if self.sampling.is_some() {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if let Some(e) = &self.elicitation {
+            caps.insert(
+                "elicitation".into(),
+                if e.url_mode {
+                    json!({"form": {}, "url": {}})
+                } else {
+                    json!({"form": {}})
+                },
+            );
+        }
+        let mut extensions = self.extensions.clone();
+        if self.tasks {
+            if era == Era::Legacy {
+                caps.insert("tasks".into(), json!({"list": {}, "cancel": {}}));
+            }
+            extensions.insert(EXT_TASKS.into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
+        }
+        Value::Object(caps)
+    }
+
+    /// The answer to one server→client request (legacy) or input request (modern).
+    pub fn answer(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
+        let not_supported = |what: &str| RpcError {
+            code: codes::METHOD_NOT_FOUND,
+            message: format!("the client does not support {what}"),
+            data: None,
+        };
+        match method {
+            "ping" => Ok(json!({})),
+            "roots/list" => match &self.roots {
+                Some(roots) => Ok(json!({"roots": roots.iter().map(|r| {
+                    let mut o = json!({"uri": r.uri});
+                    if let Some(n) = &r.name { o["name"] = json!(n); }
+                    o
+                }).collect::<Vec<_>>()})),
+                None => Err(not_supported("roots")),
+            },
+            "sampling/createMessage" => match &self.sampling {
+                Some(s) => Ok(
+                    json!({"role": "assistant", "content": {"type": "text", "text": s.text}, "model": s.model, "stopReason": s.stop_reason}),
+                ),
+                None => Err(not_supported("sampling")),
+            },
+            "elicitation/create" => match &self.elicitation {
+                Some(e) => {
+                    let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+                    if mode == "url" && !e.url_mode {
+                        return Err(RpcError {
+                            code: codes::INVALID_PARAMS,
+                            message: "the client did not declare URL-mode elicitation".into(),
+                            data: None,
+                        });
+                    }
+                    let mut out = json!({"action": e.action});
+                    if e.action == "accept" && mode == "form" {
+                        out["content"] = e.content.clone().unwrap_or_else(|| json!({}));
+                    }
+                    Ok(out)
+                }
+                None => Err(not_supported("elicitation")),
+            },
+            other => Err(RpcError {
+                code: codes::METHOD_NOT_FOUND,
+                message: format!("Method not found: {other}"),
+                data: None,
+            }),
+        }
+    }
+}
+
+/// Settings of a session.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Deadline of each request unless the call says otherwise.
+    pub request_timeout: Duration,
+    /// Deadline of the whole handshake (probe included).
+    pub connect_timeout: Duration,
+    /// Longest wait for the `server/discover` probe before falling back to `initialize`.
+    pub probe_timeout: Duration,
+    /// Grace periods of the shutdown (after stdin EOF, after SIGTERM).
+    pub shutdown_grace: Duration,
+    /// Which version to speak.
+    pub protocol: ProtocolChoice,
+    /// The client's declarations and canned answers.
+    pub behaviour: ClientBehaviour,
+    /// The client's name and version.
+    pub client_info: ClientInfo,
+    /// Stop the session at the first stdout violation (non-JSON line, unknown or duplicate
+    /// response id, oversized message, flood). On by default.
+    pub strict: bool,
+    /// Most notifications waiting in the inbox before the session counts as flooded.
+    pub max_inbox: usize,
+    /// Most messages kept in the transcript (older ones are dropped and counted).
+    pub transcript_limit: usize,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            request_timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(30),
+            probe_timeout: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(2),
+            protocol: ProtocolChoice::Auto,
+            behaviour: ClientBehaviour::default(),
+            client_info: ClientInfo::default(),
+            strict: true,
+            max_inbox: 50_000,
+            transcript_limit: 100_000,
+        }
+    }
+}
+
+/// Per-request options.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// Deadline (the session's default when `None`).
+    pub timeout: Option<Duration>,
+    /// Leave out the 2026 `_meta` envelope (to test how a server reacts).
+    pub no_envelope: bool,
+    /// 2026: request-scoped log level (`_meta` `io.modelcontextprotocol/logLevel`).
+    pub log_level: Option<String>,
+    /// A progress token to put in `_meta.progressToken`.
+    pub progress_token: Option<Value>,
+}
+
+/// A protocol violation noticed on the wire.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Violation {
+    /// The `MCP-*` code.
+    pub code: &'static str,
+    /// What happened.
+    pub message: String,
+    /// Milliseconds since the session started.
+    pub at_ms: u64,
+}
+
+/// A notification in the inbox.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Notification {
+    /// Its method.
+    pub method: String,
+    /// Its params (`null` when absent).
+    pub params: Value,
+    /// Milliseconds since the session started.
+    pub at_ms: u64,
+}
+
+/// A request the server sent to the client, with the answer it got.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ServerRequest {
+    /// The method.
+    pub method: String,
+    /// The params.
+    pub params: Value,
+    /// The result sent back, or the error as `{"error": …}`.
+    pub answer: Value,
+    /// Whether a queued per-step answer was used.
+    pub queued: bool,
+    /// Milliseconds since the session started.
+    pub at_ms: u64,
+}
+
+/// A scalar match at a path of a notification's params.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// Path segments (object keys, or array indices as decimal text).
+    pub path: Vec<String>,
+    /// The expected value (numbers compare numerically, types otherwise strictly).
+    pub value: Value,
+}
+
+impl Match {
+    /// A match at a dot path (`data.status`).
+    pub fn dotted(path: &str, value: Value) -> Match {
+        Match {
+            path: path.split('.').map(str::to_string).collect(),
+            value,
+        }
+    }
+
+    /// True when `params` holds the value at the path.
+    pub fn matches(&self, params: &Value) -> bool {
+        let mut cur = params;
+        for seg in &self.path {
+            cur = match cur {
+                Value::Object(o) => match o.get(seg) {
+                    Some(v) => v,
+                    None => return false,
+                },
+                Value::Array(a) => match seg.parse::<usize>().ok().and_then(|i| a.get(i)) {
+                    Some(v) => v,
+                    None => return false,
+                },
+                _ => return false,
+            };
+        }
+        values_equal(cur, &self.value)
+    }
+}
+
+/// Type-sensitive equality where numbers compare by value (`1` equals `1.0`).
+pub fn values_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        _ => a == b,
+    }
+}
+
+fn filter_text(filter: &[Match]) -> Option<String> {
+    if filter.is_empty() {
+        return None;
+    }
+    let mut o = Map::new();
+    for m in filter {
+        o.insert(m.path.join("."), m.value.clone());
+    }
+    Some(Value::Object(o).to_string())
+}
+
+struct PendingSlot {
+    method: String,
+    tx: oneshot::Sender<Result<Result<Value, RpcError>, ErrorKind>>,
+}
+
+struct ProgressState {
+    last: Option<f64>,
+    events: Vec<Value>,
+    problems: Vec<String>,
+}
+
+struct State {
+    next_id: i64,
+    pending: HashMap<i64, PendingSlot>,
+    cancelled: HashSet<i64>,
+    inbox: VecDeque<Notification>,
+    violations: Vec<Violation>,
+    fatal: Option<ErrorKind>,
+    server_requests: Vec<ServerRequest>,
+    progress: HashMap<String, ProgressState>,
+    transcript: Transcript,
+    queued: HashMap<String, VecDeque<Result<Value, RpcError>>>,
+    eof: bool,
+}
+
+struct Inner {
+    started: Instant,
+    state: Mutex<State>,
+    inbox_changed: Notify,
+    writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    behaviour: Mutex<ClientBehaviour>,
+    envelope: Mutex<Option<Envelope>>,
+    handle: ProcessHandle,
+    strict: bool,
+    max_inbox: usize,
+    batching: Mutex<bool>,
+    max_message_bytes: usize,
+}
+
+#[derive(Clone)]
+struct Envelope {
+    version: String,
+    capabilities: Value,
+    client_info: Value,
+}
+
+/// A request that was sent and whose answer is awaited.
+#[derive(Debug)]
+pub struct PendingRequest {
+    /// Its JSON-RPC id.
+    pub id: i64,
+    /// Its method.
+    pub method: String,
+    deadline: Duration,
+    sent_at: Instant,
+    rx: oneshot::Receiver<Result<Result<Value, RpcError>, ErrorKind>>,
+}
+
+/// Facts learnt in the handshake.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ServerFacts {
+    /// The era in use.
+    pub era: Era,
+    /// The protocol version in use.
+    pub protocol_version: String,
+    /// The server's capabilities.
+    pub capabilities: Value,
+    /// `serverInfo` (legacy) or `_meta` serverInfo (modern); `null` when absent.
+    pub server_info: Value,
+    /// The server's instructions, if any.
+    pub instructions: Option<String>,
+    /// 2026: the versions the server listed in `server/discover`.
+    pub supported_versions: Vec<String>,
+    /// The raw result of `initialize` or `server/discover`.
+    pub handshake_result: Value,
+}
+
+/// One live connection to a server.
+pub struct Session {
+    inner: Arc<Inner>,
+    reader: Mutex<Option<JoinHandle<()>>>,
+    facts: ServerFacts,
+    config: SessionConfig,
+    withheld_env: Vec<String>,
+    command: String,
+    closed: Mutex<Option<ShutdownReport>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("command", &self.command)
+            .field("facts", &self.facts)
+            .finish()
+    }
+}
+
+impl Inner {
+    fn elapsed_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    fn last_message(&self) -> Option<LastMessage> {
+        let st = self.state.lock().ok()?;
+        st.transcript.last().map(LastMessage::from_entry)
+    }
+
+    /// Wraps a failure with the session's context.
+    fn error(&self, kind: ErrorKind) -> Error {
+        let mut e = Error::new(kind);
+        e.last_message = self.last_message();
+        let dead =
+            self.handle.exit_status().is_some() || matches!(e.kind, ErrorKind::ServerExited { .. });
+        if dead {
+            e.exit_status = self.handle.exit_description();
+        }
+        if dead
+            || matches!(
+                e.kind,
+                ErrorKind::Handshake { .. } | ErrorKind::UnsupportedVersion { .. }
+            )
+        {
+            e.stderr_tail = Some(self.handle.stderr_tail());
+        }
+        e
+    }
+
+    fn record_violation(&self, st: &mut State, kind: &ErrorKind, fatal: bool) {
+        if st.violations.len() < 1000 {
+            st.violations.push(Violation {
+                code: kind.code(),
+                message: kind.to_string(),
+                at_ms: self.elapsed_ms(),
+            });
+        }
+        if fatal && self.strict && st.fatal.is_none() {
+            st.fatal = Some(kind.clone());
+            for (_, slot) in st.pending.drain() {
+                let _ = slot.tx.send(Err(kind.clone()));
+            }
+            self.inbox_changed.notify_waiters();
+        }
+    }
+
+    fn push_transcript(
+        &self,
+        st: &mut State,
+        direction: Direction,
+        kind: &'static str,
+        method: Option<String>,
+        text: String,
+    ) {
+        let at = self.started.elapsed();
+        st.transcript.push(at, direction, kind, method, text);
+    }
+
+    /// Sends a line (the transcript entry is written first, so order is kept).
+    #[allow(clippy::result_large_err)]
+    fn send_line(
+        &self,
+        value: &Value,
+        kind: &'static str,
+        method: Option<&str>,
+    ) -> Result<(), ErrorKind> {
+        let text = value.to_string();
+        {
+            let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
+            self.push_transcript(
+                &mut st,
+                Direction::Sent,
+                kind,
+                method.map(str::to_string),
+                text.clone(),
+            );
+        }
+        let mut line = text;
+        line.push('\n');
+        let guard = self.writer.lock().map_err(|_| ErrorKind::Closed)?;
+        match guard.as_ref() {
+            Some(tx) => tx.send(line).map_err(|_| ErrorKind::Write {
+                reason: "the server's stdin is closed".into(),
+            }),
+            None => Err(ErrorKind::Closed),
+        }
+    }
+
+    fn on_frame_line(self: &Arc<Self>, bytes: Vec<u8>) {
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let line = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let kind = ErrorKind::NotJsonRpc {
+                    line: shorten(&line, 300),
+                    why: "not valid UTF-8".into(),
+                };
+                let mut st = self.state.lock().expect("state lock");
+                self.push_transcript(&mut st, Direction::Received, "invalid", None, line);
+                self.record_violation(&mut st, &kind, true);
+                return;
+            }
+        };
+        if text.trim().is_empty() {
+            let kind = ErrorKind::NotJsonRpc {
+                line: format!("{text:?}"),
+                why: "a blank line".into(),
+            };
+            let mut st = self.state.lock().expect("state lock");
+            self.record_violation(&mut st, &kind, false);
+            return;
+        }
+        let value: Value = match serde_json::from_str(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                let kind = ErrorKind::NotJsonRpc {
+                    line: shorten(&text, 300),
+                    why: format!("not JSON: {e}"),
+                };
+                let mut st = self.state.lock().expect("state lock");
+                self.push_transcript(&mut st, Direction::Received, "invalid", None, text);
+                self.record_violation(&mut st, &kind, true);
+                return;
+            }
+        };
+        self.on_message(value, Some(text), false);
+    }
+
+    fn on_message(self: &Arc<Self>, value: Value, text: Option<String>, in_batch: bool) {
+        let incoming = jsonrpc::classify(value);
+        let mut st = self.state.lock().expect("state lock");
+        let (kind, method) = match &incoming {
+            Incoming::Request { method, .. } => ("request", Some(method.clone())),
+            Incoming::Notification { method, .. } => ("notification", Some(method.clone())),
+            Incoming::Result { .. } => ("response", None),
+            Incoming::Error { .. } => ("error", None),
+            Incoming::Batch(_) => ("batch", None),
+            Incoming::Invalid(_) => ("invalid", None),
+        };
+        if let Some(text) = text {
+            self.push_transcript(&mut st, Direction::Received, kind, method, text);
+        }
+        match incoming {
+            Incoming::Invalid(why) => {
+                let line = st
+                    .transcript
+                    .last()
+                    .map(|e| shorten(&e.text, 300))
+                    .unwrap_or_default();
+                let kind = ErrorKind::NotJsonRpc { line, why };
+                self.record_violation(&mut st, &kind, true);
+            }
+            Incoming::Batch(items) => {
+                if in_batch || !*self.batching.lock().expect("batching lock") {
+                    let line = st
+                        .transcript
+                        .last()
+                        .map(|e| shorten(&e.text, 300))
+                        .unwrap_or_default();
+                    let kind = ErrorKind::NotJsonRpc {
+                        line,
+                        why: "a JSON-RPC batch, which this protocol version does not allow".into(),
+                    };
+                    self.record_violation(&mut st, &kind, true);
+                    return;
+                }
+                drop(st);
+                for item in items {
+                    self.on_message(item, None, true);
+                }
+            }
+            Incoming::Result { id, result } => self.on_response(&mut st, id, Ok(result)),
+            Incoming::Error {
+                id: Some(id),
+                error,
+            } => self.on_response(&mut st, id, Err(error)),
+            Incoming::Error { id: None, error } => {
+                let kind = ErrorKind::Rpc {
+                    method: "(a request the server could not read)".into(),
+                    error,
+                };
+                self.record_violation(&mut st, &kind, true);
+            }
+            Incoming::Notification { method, params } => {
+                self.on_notification(&mut st, method, params)
+            }
+            Incoming::Request { id, method, params } => {
+                let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
+                if modern {
+                    let kind = ErrorKind::InvalidResult {
+                        method: method.clone(),
+                        reason: "a 2026-07-28 server must not send requests to the client".into(),
+                    };
+                    self.record_violation(&mut st, &kind, false);
+                }
+                let queued = st.queued.get_mut(&method).and_then(VecDeque::pop_front);
+                let used_queue = queued.is_some();
+                let answer = match queued {
+                    Some(a) => a,
+                    None => self
+                        .behaviour
+                        .lock()
+                        .expect("behaviour lock")
+                        .answer(&method, &params),
+                };
+                let recorded = match &answer {
+                    Ok(v) => v.clone(),
+                    Err(e) => json!({"error": e.to_value()}),
+                };
+                let at_ms = self.elapsed_ms();
+                st.server_requests.push(ServerRequest {
+                    method: method.clone(),
+                    params,
+                    answer: recorded,
+                    queued: used_queue,
+                    at_ms,
+                });
+                drop(st);
+                let reply = jsonrpc::response(&id, answer);
+                let _ = self.send_line(&reply, "response", None);
+            }
+        }
+    }
+
+    fn on_response(&self, st: &mut State, id: IdKey, outcome: Result<Value, RpcError>) {
+        match id {
+            IdKey::Int(i) => {
+                if let Some(slot) = st.pending.remove(&i) {
+                    let _ = slot.tx.send(Ok(outcome));
+                } else if st.cancelled.contains(&i) {
+                    // A late answer to a request we gave up on: allowed, ignored.
+                } else if i >= 1 && i < st.next_id {
+                    self.record_violation(st, &ErrorKind::DuplicateResponse { id: i }, true);
+                } else {
+                    self.record_violation(
+                        st,
+                        &ErrorKind::UnknownResponseId { id: i.to_string() },
+                        true,
+                    );
+                }
+            }
+            IdKey::Str(s) => self.record_violation(
+                st,
+                &ErrorKind::UnknownResponseId {
+                    id: format!("{s:?}"),
+                },
+                true,
+            ),
+            IdKey::Invalid(s) => {
+                self.record_violation(st, &ErrorKind::UnknownResponseId { id: s }, true)
+            }
+        }
+    }
+
+    fn on_notification(&self, st: &mut State, method: String, params: Value) {
+        if method == "notifications/progress" {
+            let token = params
+                .get("progressToken")
+                .map(Value::to_string)
+                .unwrap_or_else(|| "(none)".into());
+            let progress = params.get("progress").and_then(Value::as_f64);
+            match st.progress.get_mut(&token) {
+                Some(p) => {
+                    match progress {
+                        None => p
+                            .problems
+                            .push("a notification without a numeric `progress`".into()),
+                        Some(v) => {
+                            if let Some(last) = p.last
+                                && v <= last
+                            {
+                                p.problems.push(format!(
+                                    "progress went from {last} to {v}; it must increase"
+                                ));
+                            }
+                            p.last = Some(v);
+                        }
+                    }
+                    p.events.push(params.clone());
+                }
+                None => {
+                    let kind = ErrorKind::Progress { token, reason: "notification for a token this client never sent (or whose request has ended)".into() };
+                    self.record_violation(st, &kind, false);
+                }
+            }
+        }
+        st.inbox.push_back(Notification {
+            method,
+            params,
+            at_ms: self.elapsed_ms(),
+        });
+        if st.inbox.len() > self.max_inbox {
+            if self.strict {
+                self.record_violation(
+                    st,
+                    &ErrorKind::NotificationFlood {
+                        limit: self.max_inbox,
+                    },
+                    true,
+                );
+            }
+            st.inbox.pop_front();
+        }
+        self.inbox_changed.notify_waiters();
+    }
+
+    fn on_eof(&self, partial: Option<Vec<u8>>) {
+        let mut st = self.state.lock().expect("state lock");
+        if let Some(bytes) = partial {
+            let line = String::from_utf8_lossy(&bytes).into_owned();
+            let kind = ErrorKind::NotJsonRpc {
+                line: shorten(&line, 300),
+                why: "stdout closed before the line ended".into(),
+            };
+            self.push_transcript(&mut st, Direction::Received, "invalid", None, line);
+            self.record_violation(&mut st, &kind, false);
+        }
+        st.eof = true;
+        let status = self.handle.exit_description();
+        if st.fatal.is_none() {
+            st.fatal = Some(ErrorKind::ServerExited {
+                during: None,
+                status: status.clone(),
+            });
+        }
+        for (_, slot) in st.pending.drain() {
+            let _ = slot.tx.send(Err(ErrorKind::ServerExited {
+                during: Some(slot.method),
+                status: status.clone(),
+            }));
+        }
+        self.inbox_changed.notify_waiters();
+    }
+}
+
+async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
+    loop {
+        match reader.next().await {
+            Frame::Line(bytes) => inner.on_frame_line(bytes),
+            Frame::TooLarge { seen } => {
+                let limit = inner.max_message_bytes;
+                let mut st = inner.state.lock().expect("state lock");
+                inner.record_violation(&mut st, &ErrorKind::MessageTooLarge { limit, seen }, true);
+            }
+            Frame::PartialAtEof(bytes) => {
+                inner.handle.wait_exit(Duration::from_secs(1)).await;
+                inner.on_eof(Some(bytes));
+                return;
+            }
+            Frame::Eof | Frame::Failed(_) => {
+                inner.handle.wait_exit(Duration::from_secs(1)).await;
+                inner.on_eof(None);
+                return;
+            }
+        }
+    }
+}
+
+async fn write_loop(
+    mut stdin: tokio::process::ChildStdin,
+    mut rx: mpsc::UnboundedReceiver<String>,
+) {
+    while let Some(line) = rx.recv().await {
+        if stdin.write_all(line.as_bytes()).await.is_err() {
+            break;
+        }
+        // Coalesce whatever is already queued before flushing.
+        while let Ok(more) = rx.try_recv() {
+            if stdin.write_all(more.as_bytes()).await.is_err() {
+                return;
+            }
+        }
+        if stdin.flush().await.is_err() {
+            break;
+        }
+    }
+    // Dropping stdin here is the EOF of the shutdown.
+}
+
+impl Session {
+    /// Starts the server and runs the handshake of the chosen era.
+    pub async fn start(stdio: StdioConfig, config: SessionConfig) -> Result<Session, Error> {
+        let mut process = StdioProcess::spawn(&stdio)?;
+        let (tx, rx) = mpsc::unbounded_channel::<String>();
+        if let Some(stdin) = process.stdin.take() {
+            tokio::spawn(write_loop(stdin, rx));
+        }
+        let inner = Arc::new(Inner {
+            started: Instant::now(),
+            state: Mutex::new(State {
+                next_id: 1,
+                pending: HashMap::new(),
+                cancelled: HashSet::new(),
+                inbox: VecDeque::new(),
+                violations: Vec::new(),
+                fatal: None,
+                server_requests: Vec::new(),
+                progress: HashMap::new(),
+                transcript: Transcript::new(config.transcript_limit),
+                queued: HashMap::new(),
+                eof: false,
+            }),
+            inbox_changed: Notify::new(),
+            writer: Mutex::new(Some(tx)),
+            behaviour: Mutex::new(config.behaviour.clone()),
+            envelope: Mutex::new(None),
+            handle: process.handle.clone(),
+            strict: config.strict,
+            max_inbox: config.max_inbox,
+            batching: Mutex::new(false),
+            max_message_bytes: stdio.max_message_bytes,
+        });
+        let reader = process
+            .stdout
+            .take()
+            .map(|r| tokio::spawn(read_loop(inner.clone(), r)));
+        let mut session = Session {
+            inner,
+            reader: Mutex::new(reader),
+            facts: ServerFacts {
+                era: Era::Legacy,
+                protocol_version: String::new(),
+                capabilities: json!({}),
+                server_info: Value::Null,
+                instructions: None,
+                supported_versions: Vec::new(),
+                handshake_result: Value::Null,
+            },
+            config,
+            withheld_env: process.withheld_env,
+            command: stdio.display(),
+            closed: Mutex::new(None),
+        };
+        match session.handshake().await {
+            Ok(facts) => {
+                session.facts = facts;
+                Ok(session)
+            }
+            Err(e) => {
+                session.inner.handle.kill_now();
+                session
+                    .inner
+                    .handle
+                    .shutdown(Duration::from_millis(200))
+                    .await;
+                *session.closed.lock().expect("closed lock") = None;
+                Err(e)
+            }
+        }
+    }
+
+    async fn handshake(&self) -> Result<ServerFacts, Error> {
+        let deadline = Instant::now() + self.config.connect_timeout;
+        let remaining = || deadline.saturating_duration_since(Instant::now());
+        match self.config.protocol.clone() {
+            ProtocolChoice::Pinned(v) => match version::era_of(&v) {
+                Some(Era::Legacy) => self.initialize(&v, true, remaining()).await,
+                Some(Era::Modern) => self.discover(&v, true, remaining()).await,
+                None => Err(Error::new(ErrorKind::Usage(format!(
+                    "unknown protocol version {v:?}; known: {}, {}",
+                    version::HANDSHAKE_VERSIONS.join(", "),
+                    version::MODERN_VERSIONS.join(", ")
+                )))),
+            },
+            ProtocolChoice::Auto => {
+                let probe = self
+                    .config
+                    .probe_timeout
+                    .min(self.config.connect_timeout / 2);
+                let modern = version::MODERN_VERSIONS[version::MODERN_VERSIONS.len() - 1];
+                match self.discover(modern, false, probe).await {
+                    Ok(facts) => Ok(facts),
+                    Err(e)
+                        if matches!(
+                            e.kind,
+                            ErrorKind::Timeout { .. }
+                                | ErrorKind::Rpc { .. }
+                                | ErrorKind::Handshake { .. }
+                        ) =>
+                    {
+                        *self.inner.envelope.lock().expect("envelope lock") = None;
+                        self.initialize(version::LATEST_HANDSHAKE, false, remaining())
+                            .await
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
+    }
+
+    async fn initialize(
+        &self,
+        requested: &str,
+        pinned: bool,
+        timeout: Duration,
+    ) -> Result<ServerFacts, Error> {
+        let behaviour = self.inner.behaviour.lock().expect("behaviour lock").clone();
+        let params = json!({
+            "protocolVersion": requested,
+            "capabilities": behaviour.capabilities(Era::Legacy),
+            "clientInfo": self.config.client_info.to_value(),
+        });
+        let opts = RequestOptions {
+            timeout: Some(timeout),
+            no_envelope: true,
+            ..Default::default()
+        };
+        let outcome = self
+            .request_outcome("initialize", Some(params), &opts)
+            .await?;
+        let result = match outcome {
+            Ok(r) => r,
+            Err(rpc) => {
+                return Err(self.inner.error(ErrorKind::Handshake {
+                    reason: format!("the server answered initialize with error {rpc}"),
+                }));
+            }
+        };
+        let Some(offered) = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            return Err(self.inner.error(ErrorKind::Handshake {
+                reason: "the initialize result has no string protocolVersion".into(),
+            }));
+        };
+        let Some(capabilities) = result
+            .get("capabilities")
+            .filter(|c| c.is_object())
+            .cloned()
+        else {
+            return Err(self.inner.error(ErrorKind::Handshake {
+                reason: "the initialize result has no capabilities object".into(),
+            }));
+        };
+        if version::era_of(&offered) != Some(Era::Legacy) {
+            return Err(self.inner.error(ErrorKind::UnsupportedVersion {
+                requested: requested.into(),
+                offered,
+                reason: format!(
+                    "the initialize handshake exists in {} only",
+                    version::HANDSHAKE_VERSIONS.join(", ")
+                ),
+            }));
+        }
+        if pinned && offered != requested {
+            return Err(self.inner.error(ErrorKind::UnsupportedVersion {
+                requested: requested.into(),
+                offered,
+                reason: "the version is pinned".into(),
+            }));
+        }
+        {
+            let mut st = self.inner.state.lock().expect("state lock");
+            if result
+                .get("serverInfo")
+                .and_then(|s| s.get("name"))
+                .and_then(Value::as_str)
+                .is_none()
+            {
+                let kind = ErrorKind::InvalidResult {
+                    method: "initialize".into(),
+                    reason: "serverInfo.name is missing".into(),
+                };
+                self.inner.record_violation(&mut st, &kind, false);
+            }
+        }
+        *self.inner.batching.lock().expect("batching lock") = version::batching_allowed(&offered);
+        self.notify("notifications/initialized", None)
+            .map_err(|k| self.inner.error(k))?;
+        Ok(ServerFacts {
+            era: Era::Legacy,
+            protocol_version: offered,
+            capabilities,
+            server_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            supported_versions: Vec::new(),
+            handshake_result: result,
+        })
+    }
+
+    async fn discover(
+        &self,
+        requested: &str,
+        pinned: bool,
+        timeout: Duration,
+    ) -> Result<ServerFacts, Error> {
+        let deadline = Instant::now() + timeout;
+        let mut version = requested.to_string();
+        for _attempt in 0..2 {
+            let behaviour = self.inner.behaviour.lock().expect("behaviour lock").clone();
+            *self.inner.envelope.lock().expect("envelope lock") = Some(Envelope {
+                version: version.clone(),
+                capabilities: behaviour.capabilities(Era::Modern),
+                client_info: self.config.client_info.to_value(),
+            });
+            let opts = RequestOptions {
+                timeout: Some(deadline.saturating_duration_since(Instant::now())),
+                ..Default::default()
+            };
+            let outcome = self
+                .request_outcome("server/discover", Some(json!({})), &opts)
+                .await?;
+            match outcome {
+                Ok(result) => {
+                    let supported: Vec<String> = result
+                        .get("supportedVersions")
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let Some(capabilities) = result
+                        .get("capabilities")
+                        .filter(|c| c.is_object())
+                        .cloned()
+                    else {
+                        return Err(self.inner.error(ErrorKind::Handshake {
+                            reason: "the server/discover result has no capabilities object".into(),
+                        }));
+                    };
+                    if !supported.is_empty() && !supported.contains(&version) {
+                        return Err(self.inner.error(ErrorKind::UnsupportedVersion {
+                            requested: version,
+                            offered: supported.join(", "),
+                            reason: "server/discover does not list the version in use".into(),
+                        }));
+                    }
+                    let server_info = meta::get_meta(&result, meta::ENVELOPE_SERVER_INFO)
+                        .or_else(|| result.get("serverInfo"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    return Ok(ServerFacts {
+                        era: Era::Modern,
+                        protocol_version: version,
+                        capabilities,
+                        server_info,
+                        instructions: result
+                            .get("instructions")
+                            .and_then(Value::as_str)
+                            .map(str::to_string),
+                        supported_versions: supported,
+                        handshake_result: result,
+                    });
+                }
+                Err(rpc)
+                    if rpc.code == codes::UNSUPPORTED_PROTOCOL_VERSION
+                        || rpc.code == codes::RC_UNSUPPORTED_PROTOCOL_VERSION =>
+                {
+                    let supported: Vec<String> = rpc
+                        .data
+                        .as_ref()
+                        .and_then(|d| d.get("supported"))
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let usable = supported
+                        .iter()
+                        .rev()
+                        .find(|v| version::era_of(v) == Some(Era::Modern))
+                        .cloned();
+                    match usable {
+                        Some(v) if !pinned && v != version => version = v,
+                        _ => {
+                            return Err(self.inner.error(ErrorKind::UnsupportedVersion {
+                                requested: version,
+                                offered: supported.join(", "),
+                                reason: "no stateless version both sides speak".into(),
+                            }));
+                        }
+                    }
+                }
+                Err(rpc) => {
+                    let kind = ErrorKind::Rpc {
+                        method: "server/discover".into(),
+                        error: rpc,
+                    };
+                    return Err(self.inner.error(kind));
+                }
+            }
+        }
+        Err(self.inner.error(ErrorKind::Handshake {
+            reason: "server/discover did not settle on a version".into(),
+        }))
+    }
+
+    /// Facts from the handshake.
+    pub fn facts(&self) -> &ServerFacts {
+        &self.facts
+    }
+
+    /// The era in use.
+    pub fn era(&self) -> Era {
+        self.facts.era
+    }
+
+    /// The protocol version in use.
+    pub fn protocol_version(&self) -> &str {
+        &self.facts.protocol_version
+    }
+
+    /// The command line of the server.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// Names of runner environment variables withheld from the server as credentials.
+    pub fn withheld_env(&self) -> &[String] {
+        &self.withheld_env
+    }
+
+    /// The server's process id (also its process group id).
+    pub fn pid(&self) -> i32 {
+        self.inner.handle.pid
+    }
+
+    /// The session's default request deadline.
+    pub fn request_timeout(&self) -> Duration {
+        self.config.request_timeout
+    }
+
+    /// The client behaviour in force.
+    pub fn behaviour(&self) -> ClientBehaviour {
+        self.inner.behaviour.lock().expect("behaviour lock").clone()
+    }
+
+    /// Wraps a failure with this session's context (last message, exit status, stderr).
+    pub fn error(&self, kind: ErrorKind) -> Error {
+        self.inner.error(kind)
+    }
+
+    /// Queues the answer to the next server request (or 2026 input request) of `method`;
+    /// queued answers are used before the client behaviour, oldest first.
+    pub fn queue_answer(&self, method: &str, answer: Result<Value, RpcError>) {
+        let mut st = self.inner.state.lock().expect("state lock");
+        st.queued
+            .entry(method.to_string())
+            .or_default()
+            .push_back(answer);
+    }
+
+    /// Answers an input request (2026 `inputRequests` entry) the way a server request
+    /// would be answered: queued answer first, then the behaviour.
+    pub fn answer_input_request(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
+        let queued = {
+            let mut st = self.inner.state.lock().expect("state lock");
+            st.queued.get_mut(method).and_then(VecDeque::pop_front)
+        };
+        let used = queued.is_some();
+        let answer = match queued {
+            Some(a) => a,
+            None => self.behaviour().answer(method, params),
+        };
+        let mut st = self.inner.state.lock().expect("state lock");
+        let recorded = match &answer {
+            Ok(v) => v.clone(),
+            Err(e) => json!({"error": e.to_value()}),
+        };
+        let at_ms = self.inner.elapsed_ms();
+        st.server_requests.push(ServerRequest {
+            method: method.into(),
+            params: params.clone(),
+            answer: recorded,
+            queued: used,
+            at_ms,
+        });
+        answer
+    }
+
+    /// Sends a notification.
+    #[allow(clippy::result_large_err)]
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), ErrorKind> {
+        if let Some(fatal) = self.fatal() {
+            return Err(fatal);
+        }
+        let msg = jsonrpc::notification(method, params);
+        self.inner.send_line(&msg, "notification", Some(method))
+    }
+
+    fn fatal(&self) -> Option<ErrorKind> {
+        self.inner.state.lock().ok().and_then(|st| st.fatal.clone())
+    }
+
+    /// Sends a request and returns at once; `wait` collects the answer.
+    pub fn send(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<PendingRequest, Error> {
+        if self.closed.lock().map(|c| c.is_some()).unwrap_or(true) {
+            return Err(self.inner.error(ErrorKind::Closed));
+        }
+        let mut params = params;
+        let envelope = if opts.no_envelope {
+            None
+        } else {
+            self.inner.envelope.lock().expect("envelope lock").clone()
+        };
+        if let Some(env) = envelope {
+            let p = params.get_or_insert_with(|| json!({}));
+            meta::insert_meta(p, meta::ENVELOPE_PROTOCOL_VERSION, json!(env.version));
+            meta::insert_meta(p, meta::ENVELOPE_CLIENT_CAPABILITIES, env.capabilities);
+            meta::insert_meta(p, meta::ENVELOPE_CLIENT_INFO, env.client_info);
+        }
+        if let Some(level) = &opts.log_level {
+            meta::insert_meta(
+                params.get_or_insert_with(|| json!({})),
+                meta::ENVELOPE_LOG_LEVEL,
+                json!(level),
+            );
+        }
+        let (tx, rx) = oneshot::channel();
+        let id = {
+            let mut st = self.inner.state.lock().expect("state lock");
+            if let Some(fatal) = st.fatal.clone() {
+                drop(st);
+                return Err(self.inner.error(with_during(fatal, method)));
+            }
+            let id = st.next_id;
+            st.next_id += 1;
+            st.pending.insert(
+                id,
+                PendingSlot {
+                    method: method.to_string(),
+                    tx,
+                },
+            );
+            if let Some(token) = &opts.progress_token {
+                st.progress.insert(
+                    token.to_string(),
+                    ProgressState {
+                        last: None,
+                        events: Vec::new(),
+                        problems: Vec::new(),
+                    },
+                );
+            }
+            id
+        };
+        if let Some(token) = &opts.progress_token {
+            meta::insert_meta(
+                params.get_or_insert_with(|| json!({})),
+                "progressToken",
+                token.clone(),
+            );
+        }
+        let msg = jsonrpc::request(id, method, params.as_ref());
+        if let Err(kind) = self.inner.send_line(&msg, "request", Some(method)) {
+            self.inner
+                .state
+                .lock()
+                .expect("state lock")
+                .pending
+                .remove(&id);
+            return Err(self.inner.error(kind));
+        }
+        Ok(PendingRequest {
+            id,
+            method: method.to_string(),
+            deadline: opts.timeout.unwrap_or(self.config.request_timeout),
+            sent_at: Instant::now(),
+            rx,
+        })
+    }
+
+    /// Waits for the answer of a sent request until its deadline. On timeout the request is
+    /// cancelled (`notifications/cancelled`, except for `initialize`).
+    pub async fn wait(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
+        let PendingRequest {
+            id,
+            method,
+            deadline,
+            sent_at,
+            rx,
+        } = pending;
+        let left = deadline.saturating_sub(sent_at.elapsed());
+        match tokio::time::timeout(left, rx).await {
+            Ok(Ok(Ok(outcome))) => self.check_result_type(&method, outcome),
+            Ok(Ok(Err(kind))) => Err(self.inner.error(with_during(kind, &method))),
+            Ok(Err(_closed)) => Err(self.inner.error(ErrorKind::Closed)),
+            Err(_elapsed) => {
+                {
+                    let mut st = self.inner.state.lock().expect("state lock");
+                    st.pending.remove(&id);
+                    st.cancelled.insert(id);
+                }
+                if method != "initialize" {
+                    let _ = self.notify(
+                        "notifications/cancelled",
+                        Some(json!({"requestId": id, "reason": "timed out"})),
+                    );
+                }
+                Err(self.inner.error(ErrorKind::Timeout {
+                    method,
+                    id,
+                    after: deadline,
+                }))
+            }
+        }
+    }
+
+    fn check_result_type(
+        &self,
+        method: &str,
+        outcome: Result<Value, RpcError>,
+    ) -> Result<Result<Value, RpcError>, Error> {
+        if self.facts.era == Era::Modern
+            && let Ok(result) = &outcome
+        {
+            let rt = result.get("resultType");
+            let ok = match rt {
+                None => true,
+                Some(Value::String(s)) => match s.as_str() {
+                    "complete" => true,
+                    "input_required" => {
+                        matches!(method, "tools/call" | "prompts/get" | "resources/read")
+                    }
+                    "task" => method == "tools/call" || method.starts_with("tasks/"),
+                    _ => false,
+                },
+                Some(_) => false,
+            };
+            if !ok {
+                return Err(self.inner.error(ErrorKind::InvalidResult {
+                    method: method.into(),
+                    reason: format!(
+                        "resultType {} is not valid here",
+                        rt.map(Value::to_string).unwrap_or_default()
+                    ),
+                }));
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Sends a request and waits for its answer: `Ok(Ok(result))`, `Ok(Err(json-rpc error))`,
+    /// or a failure of the session.
+    pub async fn request_outcome(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Result<Value, RpcError>, Error> {
+        let pending = self.send(method, params, opts)?;
+        self.wait(pending).await
+    }
+
+    /// Sends a request; a JSON-RPC error answer becomes an `MCP-RPC-001` failure.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Value, Error> {
+        match self.request_outcome(method, params, opts).await? {
+            Ok(v) => Ok(v),
+            Err(error) => Err(self.inner.error(ErrorKind::Rpc {
+                method: method.into(),
+                error,
+            })),
+        }
+    }
+
+    /// Cancels an in-flight request: the client stops waiting for it and tells the server
+    /// (`notifications/cancelled`); a late answer is ignored.
+    pub fn cancel(&self, pending: PendingRequest, reason: &str) -> Result<(), Error> {
+        {
+            let mut st = self.inner.state.lock().expect("state lock");
+            st.pending.remove(&pending.id);
+            st.cancelled.insert(pending.id);
+        }
+        self.notify(
+            "notifications/cancelled",
+            Some(json!({"requestId": pending.id, "reason": reason})),
+        )
+        .map_err(|k| self.inner.error(k))
+    }
+
+    /// Progress notifications received for a token, and the rule breaks seen.
+    pub fn progress_of(&self, token: &Value) -> (Vec<Value>, Vec<String>) {
+        let st = self.inner.state.lock().expect("state lock");
+        match st.progress.get(&token.to_string()) {
+            Some(p) => (p.events.clone(), p.problems.clone()),
+            None => (Vec::new(), Vec::new()),
+        }
+    }
+
+    /// Stops accepting progress for a token (its request ended).
+    pub fn retire_progress_token(&self, token: &Value) {
+        let mut st = self.inner.state.lock().expect("state lock");
+        st.progress.remove(&token.to_string());
+    }
+
+    /// Waits for the oldest notification of `method` whose params match every `filter`
+    /// entry, and takes it out of the inbox. Notifications are kept from the start of the
+    /// session, so waiting after the call that caused one works.
+    pub async fn wait_notification(
+        &self,
+        method: &str,
+        filter: &[Match],
+        timeout: Duration,
+    ) -> Result<Notification, Error> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let notified = self.inner.inbox_changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut st = self.inner.state.lock().expect("state lock");
+                if let Some(i) = st
+                    .inbox
+                    .iter()
+                    .position(|n| n.method == method && filter.iter().all(|m| m.matches(&n.params)))
+                {
+                    return Ok(st.inbox.remove(i).expect("index found above"));
+                }
+                let dead = st.eof || matches!(st.fatal, Some(ErrorKind::NotificationFlood { .. }));
+                if dead && let Some(fatal) = st.fatal.clone() {
+                    drop(st);
+                    return Err(self.inner.error(fatal));
+                }
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep_until(deadline) => {
+                    let st = self.inner.state.lock().expect("state lock");
+                    let mut waiting: Vec<(String, usize)> = Vec::new();
+                    for n in &st.inbox {
+                        match waiting.iter_mut().find(|(m, _)| *m == n.method) {
+                            Some((_, c)) => *c += 1,
+                            None => waiting.push((n.method.clone(), 1)),
+                        }
+                    }
+                    drop(st);
+                    return Err(self.inner.error(ErrorKind::WaitTimeout { method: method.into(), filter: filter_text(filter), after: timeout, waiting }));
+                }
+            }
+        }
+    }
+
+    /// The notifications waiting in the inbox (not taken).
+    pub fn inbox(&self) -> Vec<Notification> {
+        self.inner
+            .state
+            .lock()
+            .map(|st| st.inbox.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Takes every waiting notification of `method` out of the inbox.
+    pub fn take_notifications(&self, method: &str) -> Vec<Notification> {
+        let mut st = self.inner.state.lock().expect("state lock");
+        let (taken, kept): (VecDeque<_>, VecDeque<_>) =
+            st.inbox.drain(..).partition(|n| n.method == method);
+        st.inbox = kept;
+        taken.into_iter().collect()
+    }
+
+    /// The requests the server sent to the client, with their answers.
+    pub fn server_requests(&self) -> Vec<ServerRequest> {
+        self.inner
+            .state
+            .lock()
+            .map(|st| st.server_requests.clone())
+            .unwrap_or_default()
+    }
+
+    /// The protocol violations seen so far.
+    pub fn violations(&self) -> Vec<Violation> {
+        self.inner
+            .state
+            .lock()
+            .map(|st| st.violations.clone())
+            .unwrap_or_default()
+    }
+
+    /// The transcript (newest entries, oldest first) and how many were dropped.
+    pub fn transcript(&self) -> (Vec<Entry>, u64) {
+        self.inner
+            .state
+            .lock()
+            .map(|st| (st.transcript.entries(), st.transcript.dropped()))
+            .unwrap_or_default()
+    }
+
+    /// The last message sent or received.
+    pub fn last_message(&self) -> Option<LastMessage> {
+        self.inner.last_message()
+    }
+
+    /// The server's stderr tail (at most 64 KiB).
+    pub fn stderr_tail(&self) -> String {
+        self.inner.handle.stderr_tail()
+    }
+
+    /// Bytes the server wrote on stderr in all.
+    pub fn stderr_total(&self) -> u64 {
+        self.inner.handle.stderr_total()
+    }
+
+    /// The exit status, if the server has exited.
+    pub fn exit_status(&self) -> Option<String> {
+        self.inner.handle.exit_description()
+    }
+
+    /// True while the session can still be used.
+    pub fn is_alive(&self) -> bool {
+        self.fatal().is_none() && self.closed.lock().map(|c| c.is_none()).unwrap_or(false)
+    }
+
+    /// Ends the session: stdin EOF, grace, SIGTERM, grace, SIGKILL, on the whole process
+    /// group. Calling it again returns the first report.
+    pub async fn close(&self) -> ShutdownReport {
+        if let Some(r) = self.closed.lock().expect("closed lock").clone() {
+            return r;
+        }
+        let exited_before = self.inner.handle.exit_status().is_some();
+        // Dropping the sender ends the writer task, which drops stdin: EOF.
+        self.inner.writer.lock().expect("writer lock").take();
+        let mut report = self.inner.handle.shutdown(self.config.shutdown_grace).await;
+        if !exited_before && report.stage == ShutdownStage::AlreadyExited {
+            // It exited in the moment between closing stdin and looking.
+            report.stage = ShutdownStage::StdinEof;
+        }
+        let reader = self.reader.lock().expect("reader lock").take();
+        if let Some(reader) = reader {
+            // Stdout closes when the group is gone; give the reader a moment to drain.
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+        }
+        {
+            let mut st = self.inner.state.lock().expect("state lock");
+            for (_, slot) in st.pending.drain() {
+                let _ = slot.tx.send(Err(ErrorKind::Closed));
+            }
+        }
+        *self.closed.lock().expect("closed lock") = Some(report.clone());
+        report
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let closed = self.closed.lock().map(|c| c.is_some()).unwrap_or(false);
+        if !closed {
+            self.inner.handle.kill_now();
+        }
+        if let Ok(mut r) = self.reader.lock()
+            && let Some(task) = r.take()
+        {
+            task.abort();
+        }
+    }
+}
+
+fn with_during(kind: ErrorKind, method: &str) -> ErrorKind {
+    match kind {
+        ErrorKind::ServerExited {
+            during: None,
+            status,
+        } => ErrorKind::ServerExited {
+            during: Some(method.into()),
+            status,
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_paths_and_numbers() {
+        let p = json!({"data": {"status": "done", "n": 1, "list": [{"x": true}]}});
+        assert!(Match::dotted("data.status", json!("done")).matches(&p));
+        assert!(Match::dotted("data.n", json!(1.0)).matches(&p));
+        assert!(!Match::dotted("data.n", json!("1")).matches(&p));
+        assert!(Match::dotted("data.list.0.x", json!(true)).matches(&p));
+        assert!(!Match::dotted("data.missing", json!(null)).matches(&p));
+        let m = Match {
+            path: vec![
+                "_meta".into(),
+                "io.modelcontextprotocol/subscriptionId".into(),
+            ],
+            value: json!(3),
+        };
+        assert!(m.matches(&json!({"_meta": {"io.modelcontextprotocol/subscriptionId": 3}})));
+    }
+
+    #[test]
+    fn behaviour_answers() {
+        let b = ClientBehaviour::everything();
+        assert_eq!(b.answer("ping", &Value::Null).unwrap(), json!({}));
+        assert_eq!(
+            b.answer("roots/list", &Value::Null).unwrap()["roots"][0]["uri"],
+            "file:///tmp/mcpr-root"
+        );
+        assert_eq!(
+            b.answer("sampling/createMessage", &json!({})).unwrap()["role"],
+            "assistant"
+        );
+        assert_eq!(
+            b.answer("elicitation/create", &json!({"mode": "form"}))
+                .unwrap()["action"],
+            "accept"
+        );
+        let none = ClientBehaviour::default();
+        assert_eq!(
+            none.answer("roots/list", &Value::Null).unwrap_err().code,
+            -32601
+        );
+        assert_eq!(
+            none.answer("foo/bar", &Value::Null).unwrap_err().code,
+            -32601
+        );
+        let form_only = ClientBehaviour {
+            elicitation: Some(ElicitationAnswer::default()),
+            ..Default::default()
+        };
+        assert_eq!(
+            form_only
+                .answer("elicitation/create", &json!({"mode": "url"}))
+                .unwrap_err()
+                .code,
+            -32602
+        );
+        let caps = b.capabilities(Era::Legacy);
+        assert!(caps["roots"]["listChanged"].as_bool().unwrap());
+        assert!(caps["extensions"][EXT_TASKS].is_object());
+        assert!(b.capabilities(Era::Modern).get("tasks").is_none());
+    }
+}

@@ -1,0 +1,503 @@
+//! The stdio transport: a child process in its own process group, newline-delimited
+//! messages on stdin/stdout with a size limit, stderr drained continuously, and a shutdown
+//! that leaves nothing behind (stdin EOF, grace, SIGTERM, grace, SIGKILL, on the whole group).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
+
+use crate::error::{Error, ErrorKind};
+use crate::redact;
+
+/// The size of the kept stderr tail.
+pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// How to start a server.
+#[derive(Debug, Clone)]
+pub struct StdioConfig {
+    /// The program.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Working directory (the runner's when `None`).
+    pub cwd: Option<PathBuf>,
+    /// Variables set explicitly (these pass even when they look like credentials).
+    pub env: BTreeMap<String, String>,
+    /// Inherit the runner's environment (minus credentials). On by default.
+    pub inherit_env: bool,
+    /// Largest accepted stdout message, in bytes.
+    pub max_message_bytes: usize,
+}
+
+impl StdioConfig {
+    /// A configuration with defaults: inherited environment, 16 MiB messages.
+    pub fn new(
+        command: impl Into<String>,
+        args: impl IntoIterator<Item = impl Into<String>>,
+    ) -> StdioConfig {
+        StdioConfig {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            cwd: None,
+            env: BTreeMap::new(),
+            inherit_env: true,
+            max_message_bytes: 16 * 1024 * 1024,
+        }
+    }
+
+    /// The command line, for messages.
+    pub fn display(&self) -> String {
+        let mut s = self.command.clone();
+        for a in &self.args {
+            s.push(' ');
+            if a.contains(' ') || a.is_empty() {
+                s.push_str(&format!("{a:?}"));
+            } else {
+                s.push_str(a);
+            }
+        }
+        s
+    }
+}
+
+fn registry() -> &'static Mutex<BTreeSet<i32>> {
+    static LIVE: OnceLock<Mutex<BTreeSet<i32>>> = OnceLock::new();
+    LIVE.get_or_init(|| Mutex::new(BTreeSet::new()))
+}
+
+/// Sends SIGKILL to the process group of every server still running. For a Ctrl-C handler:
+/// call it before the process exits so that no server is orphaned.
+pub fn kill_all_process_groups() {
+    let groups: Vec<i32> = registry()
+        .lock()
+        .map(|g| g.iter().copied().collect())
+        .unwrap_or_default();
+    for pgid in groups {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+}
+
+/// The last bytes a server wrote on stderr.
+#[derive(Debug, Default)]
+pub struct StderrTail {
+    buf: Vec<u8>,
+    total: u64,
+}
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() > 2 * STDERR_TAIL_BYTES {
+            let cut = self.buf.len() - STDERR_TAIL_BYTES;
+            self.buf.drain(..cut);
+        }
+    }
+
+    /// The tail (at most 64 KiB), lossily decoded.
+    pub fn text(&self) -> String {
+        let start = self.buf.len().saturating_sub(STDERR_TAIL_BYTES);
+        String::from_utf8_lossy(&self.buf[start..]).into_owned()
+    }
+
+    /// Bytes written on stderr in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+}
+
+/// A running server process.
+#[derive(Debug)]
+pub struct StdioProcess {
+    /// The server's stdin (dropping it is the EOF of the shutdown).
+    pub stdin: Option<ChildStdin>,
+    /// The server's stdout, framed.
+    pub stdout: Option<LineReader>,
+    /// The process handle.
+    pub handle: ProcessHandle,
+    /// Names of environment variables withheld as credentials.
+    pub withheld_env: Vec<String>,
+}
+
+/// What is needed to watch and stop a server process.
+#[derive(Debug, Clone)]
+pub struct ProcessHandle {
+    /// The process id (also the process group id).
+    pub pid: i32,
+    exit: watch::Receiver<Option<ExitStatus>>,
+    stderr: Arc<Mutex<StderrTail>>,
+    started: Instant,
+}
+
+impl StdioProcess {
+    /// Starts a server in its own process group.
+    pub fn spawn(config: &StdioConfig) -> Result<StdioProcess, Error> {
+        let env = if config.inherit_env {
+            redact::server_env(redact::runner_env(), &config.env)
+        } else {
+            redact::ServerEnv {
+                vars: config.env.clone(),
+                withheld: Vec::new(),
+            }
+        };
+        let mut cmd = Command::new(&config.command);
+        cmd.args(&config.args)
+            .env_clear()
+            .envs(&env.vars)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        if let Some(cwd) = &config.cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            let reason = match e.kind() {
+                std::io::ErrorKind::NotFound => {
+                    format!("{e} (is `{}` installed and on PATH?)", config.command)
+                }
+                _ => e.to_string(),
+            };
+            Error::new(ErrorKind::Spawn {
+                command: config.display(),
+                reason,
+            })
+        })?;
+        let pid = child.id().map(|p| p as i32).unwrap_or(0);
+        if pid > 0
+            && let Ok(mut g) = registry().lock()
+        {
+            g.insert(pid);
+        }
+        let stdin = child.stdin.take();
+        let stdout = child
+            .stdout
+            .take()
+            .map(|s| LineReader::new(s, config.max_message_bytes));
+        let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
+        if let Some(mut stderr) = child.stderr.take() {
+            let tail = stderr_tail.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 16 * 1024];
+                loop {
+                    match stderr.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            if let Ok(mut t) = tail.lock() {
+                                t.push(&buf[..n]);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        let (tx, rx) = watch::channel(None);
+        tokio::spawn(async move {
+            // The child lives in this task; if the runtime drops the task, kill_on_drop ends it.
+            if let Ok(status) = child.wait().await {
+                let _ = tx.send(Some(status));
+            }
+        });
+        Ok(StdioProcess {
+            stdin,
+            stdout,
+            handle: ProcessHandle {
+                pid,
+                exit: rx,
+                stderr: stderr_tail,
+                started: Instant::now(),
+            },
+            withheld_env: env.withheld,
+        })
+    }
+}
+
+/// How far the shutdown had to go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShutdownStage {
+    /// The server had already exited.
+    AlreadyExited,
+    /// It exited after its stdin closed.
+    StdinEof,
+    /// It needed SIGTERM.
+    Sigterm,
+    /// It needed SIGKILL.
+    Sigkill,
+}
+
+/// The outcome of a shutdown.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ShutdownReport {
+    /// How far it went.
+    pub stage: ShutdownStage,
+    /// The exit status, described.
+    pub status: Option<String>,
+    /// How long the shutdown took.
+    #[serde(serialize_with = "ser_ms")]
+    pub elapsed: Duration,
+    /// Whether other processes of the server's group had to be ended after it exited.
+    pub ended_stragglers: bool,
+}
+
+fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+/// Describes an exit status (`exit status 1`, `killed by signal 9 (SIGKILL)`).
+pub fn describe_status(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(code) = status.code() {
+        return format!("exit status {code}");
+    }
+    if let Some(sig) = status.signal() {
+        let name = Signal::try_from(sig)
+            .map(|s| s.as_str().to_string())
+            .unwrap_or_default();
+        return format!("killed by signal {sig} ({name})");
+    }
+    status.to_string()
+}
+
+impl ProcessHandle {
+    /// The exit status, if the process has exited.
+    pub fn exit_status(&self) -> Option<ExitStatus> {
+        *self.exit.borrow()
+    }
+
+    /// The exit status, described.
+    pub fn exit_description(&self) -> Option<String> {
+        self.exit_status().map(|s| describe_status(&s))
+    }
+
+    /// The stderr tail (at most 64 KiB).
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.lock().map(|t| t.text()).unwrap_or_default()
+    }
+
+    /// Bytes written on stderr so far.
+    pub fn stderr_total(&self) -> u64 {
+        self.stderr.lock().map(|t| t.total()).unwrap_or(0)
+    }
+
+    /// Time since the process started.
+    pub fn age(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Waits until the process exits or `limit` passes; true when it exited.
+    pub async fn wait_exit(&self, limit: Duration) -> bool {
+        let mut rx = self.exit.clone();
+        matches!(
+            tokio::time::timeout(limit, rx.wait_for(Option::is_some)).await,
+            Ok(Ok(_))
+        )
+    }
+
+    /// True while any process of the server's group is alive (zombies do not count).
+    pub fn group_alive(&self) -> bool {
+        group_alive(self.pid)
+    }
+
+    fn signal_group(&self, signal: Signal) {
+        if self.pid > 0 {
+            let _ = killpg(Pid::from_raw(self.pid), signal);
+        }
+    }
+
+    /// Ends the process and its group. The caller must already have closed stdin (dropped
+    /// it); then this waits `grace`, sends SIGTERM to the group, waits `grace`, sends SIGKILL.
+    /// Processes of the group that outlive the server are ended the same way.
+    pub async fn shutdown(&self, grace: Duration) -> ShutdownReport {
+        let start = Instant::now();
+        let mut stage = ShutdownStage::AlreadyExited;
+        if self.exit_status().is_none() {
+            stage = ShutdownStage::StdinEof;
+            if !self.wait_exit(grace).await {
+                stage = ShutdownStage::Sigterm;
+                self.signal_group(Signal::SIGTERM);
+                if !self.wait_exit(grace).await {
+                    stage = ShutdownStage::Sigkill;
+                    self.signal_group(Signal::SIGKILL);
+                    self.wait_exit(Duration::from_secs(5)).await;
+                }
+            }
+        }
+        let mut ended_stragglers = false;
+        if self.group_alive() {
+            ended_stragglers = true;
+            self.signal_group(Signal::SIGTERM);
+            if !wait_group_gone(self.pid, grace).await {
+                self.signal_group(Signal::SIGKILL);
+                wait_group_gone(self.pid, Duration::from_secs(2)).await;
+            }
+        }
+        if let Ok(mut g) = registry().lock() {
+            g.remove(&self.pid);
+        }
+        ShutdownReport {
+            stage,
+            status: self.exit_description(),
+            elapsed: start.elapsed(),
+            ended_stragglers,
+        }
+    }
+
+    /// Sends SIGKILL to the whole group at once (no grace), for drops and emergencies.
+    pub fn kill_now(&self) {
+        self.signal_group(Signal::SIGKILL);
+        if let Ok(mut g) = registry().lock() {
+            g.remove(&self.pid);
+        }
+    }
+}
+
+async fn wait_group_gone(pgid: i32, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        if !group_alive(pgid) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// True while a live (non-zombie) process belongs to process group `pgid`.
+pub fn group_alive(pgid: i32) -> bool {
+    if pgid <= 0 {
+        return false;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        if let Ok(dir) = std::fs::read_dir("/proc") {
+            for entry in dir.flatten() {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if !name.bytes().all(|b| b.is_ascii_digit()) {
+                    continue;
+                }
+                let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                    continue;
+                };
+                // Fields after the command name (which is in parentheses and may contain spaces).
+                let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                    continue;
+                };
+                let fields: Vec<&str> = rest.split_whitespace().collect();
+                // fields[0] = state, fields[1] = ppid, fields[2] = pgrp
+                if fields.len() > 2
+                    && fields[2] == pgid.to_string()
+                    && fields[0] != "Z"
+                    && fields[0] != "X"
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+    killpg(Pid::from_raw(pgid), None).is_ok()
+}
+
+/// One unit read from a server's stdout.
+#[derive(Debug)]
+pub enum Frame {
+    /// A complete line (without the newline; a trailing `\r` is removed too).
+    Line(Vec<u8>),
+    /// A line longer than the limit; it was skipped up to its newline (or EOF).
+    TooLarge {
+        /// Bytes seen before the line was abandoned (at least the limit).
+        seen: usize,
+    },
+    /// Bytes after the last newline when stdout closed.
+    PartialAtEof(Vec<u8>),
+    /// Stdout closed.
+    Eof,
+    /// Reading failed.
+    Failed(String),
+}
+
+/// Newline framing with a maximum message size, cancellation-safe (state lives here, not
+/// in a future).
+#[derive(Debug)]
+pub struct LineReader {
+    inner: BufReader<ChildStdout>,
+    max: usize,
+    line: Vec<u8>,
+    discarding: Option<usize>,
+    done: bool,
+}
+
+impl LineReader {
+    fn new(stdout: ChildStdout, max: usize) -> LineReader {
+        LineReader {
+            inner: BufReader::with_capacity(64 * 1024, stdout),
+            max,
+            line: Vec::new(),
+            discarding: None,
+            done: false,
+        }
+    }
+
+    /// Reads the next frame.
+    pub async fn next(&mut self) -> Frame {
+        if self.done {
+            return Frame::Eof;
+        }
+        loop {
+            let buf = match self.inner.fill_buf().await {
+                Ok(b) => b,
+                Err(e) => {
+                    self.done = true;
+                    return Frame::Failed(e.to_string());
+                }
+            };
+            if buf.is_empty() {
+                self.done = true;
+                if let Some(seen) = self.discarding.take() {
+                    return Frame::TooLarge { seen };
+                }
+                if !self.line.is_empty() {
+                    return Frame::PartialAtEof(std::mem::take(&mut self.line));
+                }
+                return Frame::Eof;
+            }
+            let (chunk_len, complete) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i, true),
+                None => (buf.len(), false),
+            };
+            if let Some(seen) = self.discarding.as_mut() {
+                *seen += chunk_len;
+            } else if self.line.len() + chunk_len > self.max {
+                self.discarding = Some(self.line.len() + chunk_len);
+                self.line = Vec::new();
+            } else {
+                self.line.extend_from_slice(&buf[..chunk_len]);
+            }
+            self.inner
+                .consume(if complete { chunk_len + 1 } else { chunk_len });
+            if complete {
+                if let Some(seen) = self.discarding.take() {
+                    return Frame::TooLarge { seen };
+                }
+                let mut line = std::mem::take(&mut self.line);
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Frame::Line(line);
+            }
+        }
+    }
+}
