@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MODES: &[&str] = &[
     "garbage",
@@ -33,23 +33,23 @@ const MODES: &[&str] = &[
     "instant",
 ];
 
+/// Blocking writes to stdout (simple and fast; this server does one thing at a time).
 struct Out {
-    stdout: tokio::io::Stdout,
+    stdout: std::io::Stdout,
 }
 
 impl Out {
     async fn line(&mut self, value: &Value) {
         let mut s = value.to_string();
         s.push('\n');
-        if self.stdout.write_all(s.as_bytes()).await.is_err() {
-            std::process::exit(0);
-        }
-        let _ = self.stdout.flush().await;
+        self.raw(s.as_bytes()).await;
     }
 
     async fn raw(&mut self, bytes: &[u8]) {
-        let _ = self.stdout.write_all(bytes).await;
-        let _ = self.stdout.flush().await;
+        let mut lock = self.stdout.lock();
+        if lock.write_all(bytes).and_then(|()| lock.flush()).is_err() {
+            std::process::exit(0);
+        }
     }
 }
 
@@ -80,7 +80,7 @@ async fn main() {
         std::process::exit(2);
     }
     let mut out = Out {
-        stdout: tokio::io::stdout(),
+        stdout: std::io::stdout(),
     };
     match mode.as_str() {
         "exit-1" => {
@@ -188,13 +188,30 @@ async fn main() {
                         std::process::exit(3);
                     }
                     "huge" => {
-                        let text = "x".repeat(50 * 1024 * 1024);
-                        result(&id, json!({"content": [{"type": "text", "text": text}]}))
+                        // 50 MB of text in one response line, written in chunks.
+                        let head = format!(
+                            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":""#
+                        );
+                        out.raw(head.as_bytes()).await;
+                        let chunk = vec![b'x'; 1024 * 1024];
+                        for _ in 0..50 {
+                            out.raw(&chunk).await;
+                        }
+                        out.raw(b"\"}]}}\n").await;
+                        continue;
                     }
                     "flood" => {
+                        let mut buf = String::with_capacity(8 * 1024 * 1024);
                         for i in 0..100_000u32 {
-                            out.line(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": {"flood": i}}})).await;
+                            buf.push_str(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"flood":"#);
+                            buf.push_str(&i.to_string());
+                            buf.push_str("}}}\n");
+                            if buf.len() > 4 * 1024 * 1024 {
+                                out.raw(buf.as_bytes()).await;
+                                buf.clear();
+                            }
                         }
+                        out.raw(buf.as_bytes()).await;
                         result(
                             &id,
                             json!({"content": [{"type": "text", "text": "flooded"}]}),

@@ -416,9 +416,10 @@ pub fn group_alive(pgid: i32) -> bool {
 pub enum Frame {
     /// A complete line (without the newline; a trailing `\r` is removed too).
     Line(Vec<u8>),
-    /// A line longer than the limit; it was skipped up to its newline (or EOF).
+    /// A line longer than the limit, reported as soon as the limit is passed; the rest of
+    /// the line is skipped up to its newline.
     TooLarge {
-        /// Bytes seen before the line was abandoned (at least the limit).
+        /// Bytes seen when the line was abandoned (more than the limit).
         seen: usize,
     },
     /// Bytes after the last newline when stdout closed.
@@ -466,9 +467,6 @@ impl LineReader {
             };
             if buf.is_empty() {
                 self.done = true;
-                if let Some(seen) = self.discarding.take() {
-                    return Frame::TooLarge { seen };
-                }
                 if !self.line.is_empty() {
                     return Frame::PartialAtEof(std::mem::take(&mut self.line));
                 }
@@ -478,20 +476,27 @@ impl LineReader {
                 Some(i) => (i, true),
                 None => (buf.len(), false),
             };
-            if let Some(seen) = self.discarding.as_mut() {
-                *seen += chunk_len;
+            let mut report = None;
+            if self.discarding.is_some() {
+                // The oversized line was reported already; skip it up to its newline.
             } else if self.line.len() + chunk_len > self.max {
-                self.discarding = Some(self.line.len() + chunk_len);
+                let seen = self.line.len() + chunk_len;
+                self.discarding = Some(seen);
                 self.line = Vec::new();
+                report = Some(seen);
             } else {
                 self.line.extend_from_slice(&buf[..chunk_len]);
             }
             self.inner
                 .consume(if complete { chunk_len + 1 } else { chunk_len });
+            if complete && self.discarding.take().is_some() && report.is_none() {
+                continue;
+            }
+            if let Some(seen) = report {
+                // Reported as soon as the limit is passed, not when the line ends.
+                return Frame::TooLarge { seen };
+            }
             if complete {
-                if let Some(seen) = self.discarding.take() {
-                    return Frame::TooLarge { seen };
-                }
                 let mut line = std::mem::take(&mut self.line);
                 if line.last() == Some(&b'\r') {
                     line.pop();

@@ -1,0 +1,371 @@
+//! Every hostile-server mode ends in a named failure within its deadline plus 2 s, leaves
+//! no process behind, and does not disturb other sessions.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{assert_group_gone, connect_reference, hostile};
+use mcpr_runtime::session::{ClientBehaviour, ProtocolChoice, SessionConfig};
+use mcpr_runtime::transport::ShutdownStage;
+use mcpr_runtime::{CallOptions, Client, Error, StdioConfig};
+use serde_json::json;
+
+const DEADLINE: Duration = Duration::from_secs(2);
+
+fn cfg() -> SessionConfig {
+    SessionConfig {
+        request_timeout: DEADLINE,
+        connect_timeout: DEADLINE,
+        shutdown_grace: Duration::from_millis(500),
+        behaviour: ClientBehaviour::everything(),
+        ..SessionConfig::default()
+    }
+}
+
+/// Live (non-zombie) processes whose command line is `mcpr-hostile-server <mode> …`.
+fn hostile_processes(mode: &str) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let is_hostile = args
+            .first()
+            .is_some_and(|a| a.ends_with(b"mcpr-hostile-server"));
+        if is_hostile && args.get(1) == Some(&mode.as_bytes()) {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next().map(str::to_string));
+            if state.as_deref() != Some("Z") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+async fn assert_no_hostile_left(mode: &str) {
+    for _ in 0..100 {
+        if hostile_processes(mode) == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("a `mcpr-hostile-server {mode}` process is still running");
+}
+
+async fn connect(mode: &str, extra: &[&str], config: SessionConfig) -> Result<Client, Error> {
+    Client::connect(hostile(mode, extra), config).await
+}
+
+fn within(start: Instant, deadline: Duration) {
+    let took = start.elapsed();
+    assert!(
+        took <= deadline + Duration::from_secs(2),
+        "took {took:?}, deadline {deadline:?} + 2s"
+    );
+}
+
+/// Connects, runs `f`, and expects the first failure to carry `code`.
+async fn expect_call_failure(
+    mode: &str,
+    code: &str,
+    f: impl AsyncFn(&Client) -> Result<(), Error>,
+) -> Error {
+    let start = Instant::now();
+    let c = match connect(mode, &[], cfg()).await {
+        Ok(c) => c,
+        Err(e) => panic!("{mode}: connect failed: {e}"),
+    };
+    let err = match f(&c).await {
+        Ok(()) => panic!("{mode}: expected {code}, got success"),
+        Err(e) => e,
+    };
+    assert_eq!(err.code(), code, "{mode}: {err}");
+    within(start, DEADLINE);
+    let pid = c.pid();
+    c.close().await;
+    assert_group_gone(pid).await;
+    assert_no_hostile_left(mode).await;
+    err
+}
+
+async fn call(c: &Client, tool: &str) -> Result<(), Error> {
+    c.call_tool(tool, json!({"text": "x"}), &CallOptions::default())
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_on_stdout_is_named_with_its_line() {
+    let start = Instant::now();
+    let e = connect("garbage", &[], cfg()).await.unwrap_err();
+    assert_eq!(e.code(), "MCP-PROTOCOL-001", "{e}");
+    assert!(
+        e.to_string()
+            .contains("Server starting... (this banner is not JSON-RPC)"),
+        "{e}"
+    );
+    within(start, DEADLINE);
+    assert_no_hostile_left("garbage").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partial_line_then_exit() {
+    let e = expect_call_failure("partial-exit", "MCP-EXIT-001", async |c| {
+        call(c, "echo").await
+    })
+    .await;
+    let text = e.to_string();
+    assert!(
+        text.contains("exited during tools/call (exit status 0)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"last MCP message (received, invalid): {"jsonrpc":"2.0","id":"#),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_mid_call_reports_status_and_stderr() {
+    let e = expect_call_failure("crash-mid-call", "MCP-EXIT-001", async |c| {
+        call(c, "echo").await
+    })
+    .await;
+    assert_eq!(e.exit_status.as_deref(), Some("exit status 70"));
+    assert!(
+        e.stderr_tail
+            .as_deref()
+            .unwrap_or("")
+            .contains("panicked while handling tools/call"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("last MCP message (sent, request)"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn never_answers_times_out_the_handshake() {
+    let start = Instant::now();
+    let e = connect("never-answer", &[], cfg()).await.unwrap_err();
+    assert_eq!(e.code(), "MCP-TIMEOUT-001", "{e}");
+    assert!(e.to_string().contains("no response to initialize"), "{e}");
+    within(start, DEADLINE);
+    assert_no_hostile_left("never-answer").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_response_id() {
+    let e = expect_call_failure("wrong-id", "MCP-PROTOCOL-002", async |c| {
+        call(c, "echo").await
+    })
+    .await;
+    assert!(
+        e.to_string().contains("which this client never sent"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicate_response() {
+    let start = Instant::now();
+    // The handshake's own answers are duplicated, so the failure comes at connect or at the
+    // first call, whichever sees it first.
+    let outcome = match connect("duplicate", &[], cfg()).await {
+        Err(e) => e,
+        Ok(c) => {
+            let mut err = None;
+            for _ in 0..3 {
+                if let Err(e) = call(&c, "echo").await {
+                    err = Some(e);
+                    break;
+                }
+            }
+            c.close().await;
+            err.expect("duplicate responses must be reported")
+        }
+    };
+    assert_eq!(outcome.code(), "MCP-PROTOCOL-004", "{outcome}");
+    within(start, DEADLINE);
+    assert_no_hostile_left("duplicate").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_megabyte_message_is_refused() {
+    let e = expect_call_failure("huge", "MCP-PROTOCOL-003", async |c| call(c, "echo").await).await;
+    assert!(e.to_string().contains("more than 16777216 bytes"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notification_flood_is_stopped() {
+    let e = expect_call_failure("flood", "MCP-PROTOCOL-009", async |c| call(c, "echo").await).await;
+    assert!(
+        e.to_string().contains("more than 50000 notifications"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stderr_flood_is_drained_and_its_tail_kept() {
+    let start = Instant::now();
+    let c = connect("stderr-flood", &[], cfg()).await.unwrap();
+    let e = call(&c, "echo").await.unwrap_err();
+    assert_eq!(e.code(), "MCP-EXIT-001", "{e}");
+    assert_eq!(e.exit_status.as_deref(), Some("exit status 3"));
+    let tail = e.stderr_tail.clone().unwrap();
+    assert!(tail.len() <= 64 * 1024, "{}", tail.len());
+    assert!(tail.trim_end().ends_with("hostile: END-OF-STDERR-FLOOD"));
+    within(start, DEADLINE);
+    let pid = c.pid();
+    c.close().await;
+    assert!(c.stderr_total() > 9_000_000, "{}", c.stderr_total());
+    assert_group_gone(pid).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_ignoring_sigterm_is_killed() {
+    let c = connect("ignore-sigterm", &[], cfg()).await.unwrap();
+    call(&c, "echo").await.unwrap();
+    let pid = c.pid();
+    let start = Instant::now();
+    let report = c.close().await;
+    assert_eq!(report.stage, ShutdownStage::Sigkill, "{report:?}");
+    assert_eq!(
+        report.status.as_deref(),
+        Some("killed by signal 9 (SIGKILL)")
+    );
+    within(start, Duration::from_secs(1));
+    assert_group_gone(pid).await;
+    assert_no_hostile_left("ignore-sigterm").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_start_beyond_the_timeout() {
+    let start = Instant::now();
+    let e = connect("slow-start", &["10"], cfg()).await.unwrap_err();
+    assert_eq!(e.code(), "MCP-TIMEOUT-001", "{e}");
+    within(start, DEADLINE);
+    assert_no_hostile_left("slow-start").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exits_one_at_once() {
+    let start = Instant::now();
+    let e = connect("exit-1", &[], cfg()).await.unwrap_err();
+    assert_eq!(e.code(), "MCP-EXIT-001", "{e}");
+    assert_eq!(e.exit_status.as_deref(), Some("exit status 1"));
+    assert!(
+        e.stderr_tail
+            .as_deref()
+            .unwrap_or("")
+            .contains("refusing to start"),
+        "{e}"
+    );
+    within(start, DEADLINE);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unsupported_version_in_initialize() {
+    let start = Instant::now();
+    let e = connect("bad-version", &[], cfg()).await.unwrap_err();
+    assert_eq!(e.code(), "MCP-INIT-002", "{e}");
+    assert!(e.to_string().contains("\"1999-01-01\""), "{e}");
+    within(start, DEADLINE);
+    assert_no_hostile_left("bad-version").await;
+    // A pinned version that the server does not echo is refused too.
+    let mut pinned = cfg();
+    pinned.protocol = ProtocolChoice::Pinned("2025-06-18".into());
+    let e = connect("instant", &[], pinned).await.unwrap_err();
+    assert_eq!(e.code(), "MCP-INIT-002", "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grandchildren_are_ended_with_the_group() {
+    let c = connect("orphan", &[], cfg()).await.unwrap();
+    let pid = c.pid();
+    let report = c.close().await;
+    assert!(report.ended_stragglers, "{report:?}");
+    assert_group_gone(pid).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_session_kills_its_group() {
+    let c = connect("ignore-sigterm", &["drop"], cfg()).await.unwrap();
+    let pid = c.pid();
+    drop(c);
+    assert_group_gone(pid).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_cursor() {
+    expect_call_failure("repeat-cursor", "MCP-PROTOCOL-007", async |c| {
+        c.list_tools().await.map(|_| ())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_that_goes_backwards() {
+    let e = expect_call_failure("bad-progress", "MCP-PROTOCOL-006", async |c| {
+        c.call_tool(
+            "echo",
+            json!({}),
+            &CallOptions {
+                progress: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .map(|_| ())
+    })
+    .await;
+    assert!(e.to_string().contains("progress went from 3 to 2"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_content_against_output_schema() {
+    let e = expect_call_failure("bad-structured", "MCP-PROTOCOL-008", async |c| {
+        call(c, "echo").await
+    })
+    .await;
+    assert!(
+        e.to_string()
+            .contains("structuredContent does not match the outputSchema"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_command_is_a_spawn_failure() {
+    let e = Client::connect(StdioConfig::new("/nonexistent/mcp-server", ["x"]), cfg())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "MCP-SPAWN-001", "{e}");
+    assert!(e.to_string().contains("/nonexistent/mcp-server x"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_server_does_not_disturb_another_session() {
+    let good = connect_reference(Some("2025-11-25")).await;
+    let bad = connect("flood", &[], cfg()).await.unwrap();
+    let opts = CallOptions::default();
+    let (flooded, fine) = tokio::join!(
+        call(&bad, "echo"),
+        good.call_tool("echo", json!({"text": "calm"}), &opts)
+    );
+    assert_eq!(flooded.unwrap_err().code(), "MCP-PROTOCOL-009");
+    assert_eq!(
+        mcpr_runtime::client::content_text(&fine.unwrap().result),
+        "calm"
+    );
+    bad.close().await;
+    assert!(good.ping(None).await.is_ok());
+    assert!(good.violations().is_empty());
+    good.close().await;
+}
