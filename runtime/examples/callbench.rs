@@ -1,0 +1,198 @@
+//! Sequential `tools/call` throughput: the mcpr runtime against a minimal raw client, on the
+//! same server, in the same run.
+//!
+//! ```text
+//! callbench [--raw] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…
+//! ```
+//! Prints one JSON line: mode, calls, seconds, calls_per_sec, mean_us.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcpr_runtime::session::{ProtocolChoice, SessionConfig};
+use mcpr_runtime::{CallOptions, Client, StdioConfig};
+use serde_json::{Value, json};
+
+struct Args {
+    raw: bool,
+    n: usize,
+    warmup: usize,
+    tool: String,
+    args: Value,
+    protocol: String,
+    cmd: Vec<String>,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut a = Args {
+        raw: false,
+        n: 2000,
+        warmup: 100,
+        tool: "echo".into(),
+        args: json!({"text": "hi", "message": "hi"}),
+        protocol: "2025-11-25".into(),
+        cmd: Vec::new(),
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--raw" => a.raw = true,
+            "--n" => {
+                a.n = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--n needs a number")?
+            }
+            "--warmup" => {
+                a.warmup = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--warmup needs a number")?
+            }
+            "--tool" => a.tool = it.next().ok_or("--tool needs a name")?,
+            "--args" => {
+                a.args = it
+                    .next()
+                    .and_then(|v| serde_json::from_str(&v).ok())
+                    .ok_or("--args needs JSON")?
+            }
+            "--protocol" => a.protocol = it.next().ok_or("--protocol needs a version")?,
+            "--" => {
+                a.cmd = it.collect();
+                break;
+            }
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if a.cmd.is_empty() {
+        return Err("usage: callbench [--raw] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…".into());
+    }
+    Ok(a)
+}
+
+fn report(mode: &str, n: usize, took: Duration) {
+    let secs = took.as_secs_f64();
+    println!(
+        "{}",
+        json!({"mode": mode, "calls": n, "seconds": secs, "calls_per_sec": n as f64 / secs, "mean_us": secs * 1e6 / n as f64})
+    );
+}
+
+fn send(w: &mut impl Write, msg: &Value) -> Result<(), String> {
+    writeln!(w, "{msg}")
+        .and_then(|()| w.flush())
+        .map_err(|e| e.to_string())
+}
+
+fn wait_for(r: &mut impl BufRead, line: &mut String, id: u64) -> Result<(), String> {
+    loop {
+        line.clear();
+        if r.read_line(line).map_err(|e| e.to_string())? == 0 {
+            return Err("server closed stdout".into());
+        }
+        let v: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        if v.get("id").and_then(Value::as_u64) == Some(id) && v.get("method").is_none() {
+            return Ok(());
+        }
+    }
+}
+
+/// The floor: blocking writes and reads on the pipes, no framing limits, no checks.
+fn raw(a: &Args) -> Result<(), String> {
+    let mut child = Command::new(&a.cmd[0])
+        .args(&a.cmd[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut w = child.stdin.take().ok_or("no stdin")?;
+    let mut r = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut line = String::new();
+    send(
+        &mut w,
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": a.protocol, "capabilities": {}, "clientInfo": {"name": "rawbench", "version": "0"}}}),
+    )?;
+    wait_for(&mut r, &mut line, 0)?;
+    send(
+        &mut w,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )?;
+    let params = json!({"name": a.tool, "arguments": a.args});
+    let mut call = |id: u64| -> Result<(), String> {
+        send(
+            &mut w,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+        )?;
+        wait_for(&mut r, &mut line, id)
+    };
+    for id in 1..=a.warmup as u64 {
+        call(id)?;
+    }
+    let start = Instant::now();
+    for i in 0..a.n as u64 {
+        call(a.warmup as u64 + 1 + i)?;
+    }
+    report("raw", a.n, start.elapsed());
+    drop(w);
+    let _ = child.kill();
+    let _ = child.wait();
+    Ok(())
+}
+
+async fn runtime(a: &Args) -> Result<(), String> {
+    let stdio = StdioConfig::new(a.cmd[0].clone(), a.cmd[1..].to_vec());
+    let config = SessionConfig {
+        protocol: ProtocolChoice::Pinned(a.protocol.clone()),
+        transcript_limit: 10_000,
+        ..SessionConfig::default()
+    };
+    let client = Client::connect(stdio, config)
+        .await
+        .map_err(|e| e.to_string())?;
+    let opts = CallOptions {
+        allow_error: true,
+        ..Default::default()
+    };
+    for _ in 0..a.warmup {
+        client
+            .call_tool(&a.tool, a.args.clone(), &opts)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    let start = Instant::now();
+    for _ in 0..a.n {
+        client
+            .call_tool(&a.tool, a.args.clone(), &opts)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    report("mcpr", a.n, start.elapsed());
+    client.close().await;
+    Ok(())
+}
+
+fn main() {
+    let a = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    let outcome = if a.raw {
+        raw(&a)
+    } else {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        rt.block_on(runtime(&a))
+    };
+    if let Err(e) = outcome {
+        eprintln!("callbench: {e}");
+        std::process::exit(1);
+    }
+}
