@@ -63,6 +63,16 @@ macro_rules! registry {
             pub fn replaces(self) -> &'static str {
                 match self { $(Code::$variant => $replaces,)* }
             }
+
+            /// The documentation page (`docs/diagnostics/MCPLANG###.md`),
+            /// compiled in so `mcpr explain` works anywhere.
+            pub fn doc(self) -> &'static str {
+                match self {
+                    $(Code::$variant => include_str!(concat!(
+                        env!("CARGO_MANIFEST_DIR"), "/../docs/diagnostics/MCPLANG", stringify!($num), ".md"
+                    )),)*
+                }
+            }
         }
     };
 }

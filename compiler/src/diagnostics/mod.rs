@@ -3,7 +3,6 @@
 //! renderer per output format.
 
 pub mod codes;
-pub mod docs;
 pub mod problem;
 pub mod render;
 

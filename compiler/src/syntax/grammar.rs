@@ -23,7 +23,7 @@ fn span(s: SimpleSpan) -> Span {
 /// A keyword, matched case-insensitively on a word token.
 fn kw<'a, 's: 'a>(k: &'static str) -> P<'a, 's, ()> {
     select! { Tok::Word(w) if w.eq_ignore_ascii_case(k) => () }
-        .labelled(k)
+        .labelled(format!("`{k}`"))
         .boxed()
 }
 
@@ -1285,16 +1285,26 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             return LineResult::Ok(stmt);
         }
         // Diagnose: find the rule that got furthest and report its usage.
-        let mut best: Option<(usize, &'static str, Rich<'a, Tok<'s>>)> = None;
+        // Ties go to the rule that would have accepted the end of the line
+        // there (the statement was complete), then to the simpler form.
+        type Key = (usize, bool, std::cmp::Reverse<usize>);
+        let mut best: Option<(Key, &'static str, Rich<'a, Tok<'s>>)> = None;
         for rule in rules {
             let errs = rule
                 .parser
                 .parse(tokens.split_token_span(eoi))
                 .into_errors();
             if let Some(err) = errs.into_iter().next() {
-                let at = err.span().start;
-                if best.as_ref().is_none_or(|(b, _, _)| at > *b) {
-                    best = Some((at, rule.usage, err));
+                let wants_end = err
+                    .expected()
+                    .any(|p| matches!(p, chumsky::error::RichPattern::EndOfInput));
+                let key = (
+                    err.span().start,
+                    wants_end,
+                    std::cmp::Reverse(rule.usage.len()),
+                );
+                if best.as_ref().is_none_or(|(b, _, _)| key > *b) {
+                    best = Some((key, rule.usage, err));
                 }
             }
         }

@@ -67,7 +67,11 @@ fn one(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         Err(_) => String::new(),
     };
     // Drop ariadne's own "Error: …" title: our header replaces it.
-    let body: String = snippet.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    let body: String = snippet
+        .lines()
+        .skip(1)
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect();
     let mut out = header;
     out.push_str(&body);
     out.push_str(&d.message);

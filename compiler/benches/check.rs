@@ -1,0 +1,76 @@
+//! Throughput of `check` on generated suites: prints MB/s for a 50,000-line
+//! suite and the time per line at three sizes, so non-linear behaviour shows
+//! as a ratio. Run with `cargo bench -p mcpr-compiler`.
+
+use mcpr_compiler::source::SourceFile;
+use mcpr_compiler::{SourceMap, check};
+use std::time::{Duration, Instant};
+
+/// A realistic mix: settings, flows, tests with YAML blocks, expectations,
+/// modifiers, tables and data sources.
+fn generate(lines: usize) -> String {
+    let mut out = String::from(
+        "MCP Test 1\nSuite: \"Generated\"\nServer: node dist/server.js --port 3000\nDefault timeout: 10 seconds\n\n\
+         Flow: \"Verify addition\"\n  Inputs: a, b=1, expected\n  Call tool \"add\" with:\n    a: \"${a}\"\n    b: \"${b}\"\n  \
+         Expect \"structuredContent.sum\" equals \"${expected}\"\n\n",
+    );
+    let mut i = 0usize;
+    while out.lines().count() < lines {
+        // Counting lines each round would be quadratic; add tests in batches.
+        for _ in 0..200 {
+            out.push_str(&format!(
+                "Test: \"Case {i}: create and read back\"\n  Id: case-{i}\n  Require: tools\n  \
+                 # Create the customer, then read it back.\n  Call tool \"create_customer\" with:\n    name: \"Customer {i}\"\n    \
+                 tier: gold\n    tags: [a, b, c]\n  Expect it succeeds\n  Expect \"structuredContent.id\" matches \"^C-[0-9]+$\"\n  \
+                 Save \"structuredContent.id\" as \"id\"\n  Read resource \"customer://${{id}}\"\n  \
+                 Expect \"contents[0].text\" contains \"Customer {i}\"\n  Use flow \"Verify addition\" with:\n    a: {i}\n    expected: {}\n  \
+                 Wait up to 2 seconds\n\n",
+                i + 1
+            ));
+            i += 1;
+        }
+    }
+    let keep: Vec<&str> = out.lines().take(lines).collect();
+    keep.join("\n") + "\n"
+}
+
+fn time_check(text: &str) -> Duration {
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new("bench.mcpr", text.to_string()));
+    let mut best = Duration::MAX;
+    for _ in 0..7 {
+        let start = Instant::now();
+        let diags = check(&map, id);
+        let took = start.elapsed();
+        std::hint::black_box(diags);
+        best = best.min(took);
+    }
+    best
+}
+
+fn main() {
+    let big = generate(50_000);
+    let took = time_check(&big);
+    let mb = big.len() as f64 / 1_000_000.0;
+    println!(
+        "check: 50,000 lines, {:.2} MB in {:.1} ms = {:.1} MB/s (target >= 50 MB/s)",
+        mb,
+        took.as_secs_f64() * 1000.0,
+        mb / took.as_secs_f64()
+    );
+    let mut per_line = Vec::new();
+    for n in [10_000usize, 25_000, 50_000] {
+        let text = generate(n);
+        let t = time_check(&text);
+        let ns = t.as_nanos() as f64 / n as f64;
+        println!(
+            "  {n:>6} lines: {:>8.2} ms, {ns:.0} ns/line",
+            t.as_secs_f64() * 1000.0
+        );
+        per_line.push(ns);
+    }
+    println!(
+        "linearity: ns/line at 50k ÷ ns/line at 10k = {:.2} (1.0 is linear)",
+        per_line[2] / per_line[0]
+    );
+}

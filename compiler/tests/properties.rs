@@ -1,0 +1,95 @@
+//! Property tests: arbitrary text never panics the frontend, every span lies
+//! inside the source on character boundaries, and byte ↔ UTF-16 ↔ line/column
+//! conversions round-trip, including non-ASCII and astral-plane characters.
+
+use mcpr_compiler::source::{SourceFile, Span};
+use mcpr_compiler::{SourceMap, syntax};
+use proptest::prelude::*;
+
+/// Pieces that make generated text look like (broken) test files.
+fn fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("Test: \"t\"\n".to_string()),
+        Just("  Call tool \"add\" with:\n".to_string()),
+        Just("    a: 1\n".to_string()),
+        Just("  Expect \"x\" equals 2\n".to_string()),
+        Just("  For each row:\n".to_string()),
+        Just("    | a | b |\n".to_string()),
+        Just("Flow: \"f\"\n".to_string()),
+        Just("Data source: \"d\"\n".to_string()),
+        Just("  From CSV \"x.csv\"\n".to_string()),
+        Just("\t".to_string()),
+        Just(" ".to_string()),
+        Just("\r\n".to_string()),
+        Just("\"".to_string()),
+        Just("${".to_string()),
+        Just("é".to_string()),
+        Just("𝄞".to_string()),
+        Just("名前".to_string()),
+        Just("\u{feff}".to_string()),
+        "[ -~]{0,12}",
+        "\\PC{0,6}",
+    ]
+}
+
+fn document() -> impl Strategy<Value = String> {
+    prop::collection::vec(fragment(), 0..40).prop_map(|v| v.concat())
+}
+
+fn check_span(file: &SourceFile, span: Span, what: &str) {
+    let text = file.text();
+    assert!(span.start <= span.end, "{what}: inverted span {span:?}");
+    assert!(
+        (span.end as usize) <= text.len(),
+        "{what}: span {span:?} past the end ({})",
+        text.len()
+    );
+    assert!(
+        text.is_char_boundary(span.start as usize),
+        "{what}: start {span:?} not on a char boundary"
+    );
+    assert!(
+        text.is_char_boundary(span.end as usize),
+        "{what}: end {span:?} not on a char boundary"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+
+    #[test]
+    fn parser_never_panics_and_spans_are_sound(text in document()) {
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("p.mcpr", text));
+        let parsed = syntax::parse(map.get(id), id);
+        let file = map.get(id);
+        for d in &parsed.diagnostics {
+            check_span(file, d.span, "diagnostic");
+            for l in &d.secondary {
+                check_span(file, l.span, "label");
+            }
+        }
+        for node in parsed.document.walk() {
+            check_span(file, node.span, "node");
+            if let Some(t) = node.stmt.semantic() {
+                check_span(file, t.span, "semantic span");
+            }
+        }
+        // Every renderer copes with whatever was produced.
+        let _ = mcpr_compiler::diagnostics::render::human(&parsed.diagnostics, &map, false);
+        let _ = mcpr_compiler::diagnostics::render::json(&parsed.diagnostics, &map, 1);
+        let _ = syntax::ast_json(&parsed.document, file);
+    }
+
+    #[test]
+    fn positions_round_trip(text in "\\PC{0,40}(\n\\PC{0,20}){0,4}") {
+        let file = SourceFile::new("p.mcpr", text.clone());
+        for (byte, _) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+            let p = file.position(byte);
+            prop_assert_eq!(file.byte_of_utf16(p.offset), byte);
+            prop_assert_eq!(file.byte_of_line_column(p.line, p.column), Some(byte));
+            let expected16: usize = text[..byte].encode_utf16().count();
+            prop_assert_eq!(p.offset as usize, expected16);
+        }
+    }
+}
