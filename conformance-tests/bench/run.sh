@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Sequential tools/call throughput of the mcpr runtime next to a minimal raw client
+# (blocking pipes, no checks), measured in the same run against:
+#   - the hostile server's `instant` mode (answers at once: the runtime's own ceiling),
+#   - the rmcp reference server (`echo`),
+#   - server-everything (`echo`), when the interop servers are installed.
+#
+#   conformance-tests/bench/run.sh [N]      (default N=5000 calls after 200 warm-up calls)
+# Set MCPR_INTEROP_DIR to where conformance-tests/interop/install.sh put the servers.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+n=${1:-5000}
+target=${CARGO_TARGET_DIR:-$root/target}
+cd "$root"
+cargo build --release -q -p mcpr-runtime --example callbench
+cargo build --release -q -p mcpr-reference-server -p mcpr-hostile-server
+bench="$target/release/examples/callbench"
+interop=${MCPR_INTEROP_DIR:-${TMPDIR:-/tmp}/mcpr-interop}
+
+run() { # name, then callbench arguments
+  local name=$1; shift
+  local raw mcpr
+  raw=$("$bench" --raw --n "$n" --warmup 200 "$@" | sed -n 's/.*"calls_per_sec":\([0-9.]*\).*/\1/p')
+  mcpr=$("$bench" --n "$n" --warmup 200 "$@" | sed -n 's/.*"calls_per_sec":\([0-9.]*\).*/\1/p')
+  awk -v name="$name" -v raw="$raw" -v mcpr="$mcpr" 'BEGIN {
+    printf "%-28s raw %9.0f calls/s (%6.1f us)   mcpr %9.0f calls/s (%6.1f us)   overhead %+5.1f%%\n",
+      name, raw, 1e6/raw, mcpr, 1e6/mcpr, (raw/mcpr - 1) * 100 }'
+}
+
+echo "sequential tools/call, $n calls, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+run "instant (hostile-server)" -- "$target/release/mcpr-hostile-server" instant
+run "reference server (rmcp)" -- "$target/release/mcpr-reference-server"
+everything="$interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+if [[ -f "$everything" ]]; then
+  run "server-everything (node)" --args '{"message":"hi"}' -- node "$everything" stdio
+else
+  echo "server-everything: not installed (run conformance-tests/interop/install.sh)"
+fi
