@@ -121,6 +121,15 @@ pub enum ErrorKind {
         /// The inbox limit.
         limit: usize,
     },
+    /// A rule of the protocol version in use was broken (recorded as a violation; the
+    /// session goes on).
+    #[error("{what}: {reason}")]
+    Conformance {
+        /// The message or method concerned.
+        what: String,
+        /// The rule that was broken.
+        reason: String,
+    },
     /// The server answered with a JSON-RPC error.
     #[error("{method} failed: server answered error {error}")]
     Rpc {
@@ -214,6 +223,7 @@ impl ErrorKind {
             ErrorKind::StructuredContent { .. } => "MCP-PROTOCOL-008",
             ErrorKind::NotificationFlood { .. } => "MCP-PROTOCOL-009",
             ErrorKind::InputRequired { .. } => "MCP-PROTOCOL-010",
+            ErrorKind::Conformance { .. } => "MCP-PROTOCOL-011",
             ErrorKind::Rpc { .. } => "MCP-RPC-001",
             ErrorKind::ToolError { .. } => "MCP-TOOL-001",
             ErrorKind::WaitTimeout { .. } => "MCP-EVENT-001",

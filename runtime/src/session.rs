@@ -365,6 +365,7 @@ fn filter_text(filter: &[Match]) -> Option<String> {
 
 struct PendingSlot {
     method: String,
+    log_level: bool,
     tx: oneshot::Sender<Result<Result<Value, RpcError>, ErrorKind>>,
 }
 
@@ -716,6 +717,33 @@ impl Inner {
     }
 
     fn on_notification(&self, st: &mut State, method: String, params: Value) {
+        let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
+        if modern {
+            let reason = match method.as_str() {
+                "notifications/message" if !st.pending.values().any(|p| p.log_level) => Some(
+                    "a 2026-07-28 server may send log messages only while a request that asked for them (_meta io.modelcontextprotocol/logLevel) is in flight",
+                ),
+                "notifications/tools/list_changed"
+                | "notifications/prompts/list_changed"
+                | "notifications/resources/list_changed"
+                | "notifications/resources/updated"
+                | "notifications/subscriptions/acknowledged"
+                    if meta::get_meta(&params, meta::ENVELOPE_SUBSCRIPTION_ID).is_none() =>
+                {
+                    Some(
+                        "in 2026-07-28 this notification belongs on a subscriptions/listen stream and must carry _meta io.modelcontextprotocol/subscriptionId",
+                    )
+                }
+                _ => None,
+            };
+            if let Some(reason) = reason {
+                let kind = ErrorKind::Conformance {
+                    what: method.clone(),
+                    reason: reason.into(),
+                };
+                self.record_violation(st, &kind, false);
+            }
+        }
         if method == "notifications/progress" {
             let token = params
                 .get("progressToken")
@@ -1096,6 +1124,7 @@ impl Session {
                             reason: "server/discover does not list the version in use".into(),
                         }));
                     }
+                    self.check_modern_result("server/discover", &result);
                     let server_info = meta::get_meta(&result, meta::ENVELOPE_SERVER_INFO)
                         .or_else(|| result.get("serverInfo"))
                         .cloned()
@@ -1298,6 +1327,7 @@ impl Session {
                 id,
                 PendingSlot {
                     method: method.to_string(),
+                    log_level: opts.log_level.is_some(),
                     tx,
                 },
             );
@@ -1396,6 +1426,9 @@ impl Session {
                 },
                 Some(_) => false,
             };
+            if ok {
+                self.check_modern_result(method, result);
+            }
             if !ok {
                 return Err(self.inner.error(ErrorKind::InvalidResult {
                     method: method.into(),
@@ -1407,6 +1440,47 @@ impl Session {
             }
         }
         Ok(outcome)
+    }
+
+    /// Records (without failing) what a 2026 result lacks: `resultType`, and the caching
+    /// hints `ttlMs` and `cacheScope` on discover, list and read results.
+    fn check_modern_result(&self, method: &str, result: &Value) {
+        let mut problems = Vec::new();
+        let rt = result.get("resultType").and_then(Value::as_str);
+        if result.get("resultType").is_none() {
+            problems.push("the result has no resultType".to_string());
+        }
+        let cacheable = matches!(
+            method,
+            "server/discover"
+                | "tools/list"
+                | "prompts/list"
+                | "resources/list"
+                | "resources/templates/list"
+                | "resources/read"
+                | "skills/list"
+                | "skills/get"
+        );
+        if cacheable && rt.is_none_or(|t| t == "complete") {
+            if result.get("ttlMs").is_none_or(|t| t.as_u64().is_none()) {
+                problems.push("ttlMs is missing or not a non-negative integer".into());
+            }
+            if !matches!(
+                result.get("cacheScope").and_then(Value::as_str),
+                Some("public" | "private")
+            ) {
+                problems.push("cacheScope is missing or neither \"public\" nor \"private\"".into());
+            }
+        }
+        if !problems.is_empty() {
+            let kind = ErrorKind::Conformance {
+                what: format!("{method} result"),
+                reason: problems.join("; "),
+            };
+            if let Ok(mut st) = self.inner.state.lock() {
+                self.inner.record_violation(&mut st, &kind, false);
+            }
+        }
     }
 
     /// Sends a request and waits for its answer: `Ok(Ok(result))`, `Ok(Err(json-rpc error))`,

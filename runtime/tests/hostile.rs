@@ -369,3 +369,66 @@ async fn a_hostile_server_does_not_disturb_another_session() {
     assert!(good.violations().is_empty());
     good.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batches_only_in_2025_03_26() {
+    let mut config = cfg();
+    config.protocol = ProtocolChoice::Pinned("2025-03-26".into());
+    let c = connect("batch", &[], config).await.unwrap();
+    let r = c
+        .call_tool(
+            "echo",
+            json!({"text": "in a batch"}),
+            &CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(mcpr_runtime::client::content_text(&r.result), "in a batch");
+    c.wait_notification("notifications/message", &[], Duration::from_secs(1))
+        .await
+        .unwrap();
+    assert!(c.violations().is_empty(), "{:?}", c.violations());
+    c.close().await;
+    let mut config = cfg();
+    config.protocol = ProtocolChoice::Pinned("2025-06-18".into());
+    let c = connect("batch", &[], config).await.unwrap();
+    let e = call(&c, "echo").await.unwrap_err();
+    assert_eq!(e.code(), "MCP-PROTOCOL-001", "{e}");
+    assert!(
+        e.to_string()
+            .contains("a JSON-RPC batch, which this protocol version does not allow"),
+        "{e}"
+    );
+    c.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sloppy_2026_servers_are_recorded_not_stopped() {
+    let c = connect("sloppy-modern", &[], cfg()).await.unwrap();
+    assert_eq!(c.protocol_version(), "2026-07-28");
+    call(&c, "echo").await.unwrap();
+    let v = c.violations();
+    let codes: Vec<&str> = v.iter().map(|v| v.code).collect();
+    assert!(codes.iter().all(|c| *c == "MCP-PROTOCOL-011"), "{v:?}");
+    let text: Vec<&str> = v.iter().map(|v| v.message.as_str()).collect();
+    assert!(
+        text.iter()
+            .any(|m| m.starts_with("server/discover result:") && m.contains("ttlMs")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter().any(|m| m.starts_with("notifications/message:")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|m| m.starts_with("notifications/tools/list_changed:")),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|m| m.starts_with("tools/call result: the result has no resultType")),
+        "{text:?}"
+    );
+    c.close().await;
+}

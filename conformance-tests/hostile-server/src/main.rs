@@ -4,7 +4,10 @@
 //!
 //! Modes: garbage, partial-exit, crash-mid-call, never-answer, wrong-id, duplicate, huge,
 //! flood, stderr-flood, ignore-sigterm, slow-start, exit-1, bad-version, orphan,
-//! repeat-cursor, bad-progress, bad-structured, instant.
+//! repeat-cursor, bad-progress, bad-structured, instant (a fast, correct server for
+//! benchmarks), batch (answers tools/call inside a JSON-RPC batch and echoes any version),
+//! sloppy-modern (speaks 2026-07-28 but leaves out resultType, caching hints and
+//! subscription ids, and logs unasked).
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -31,6 +34,8 @@ const MODES: &[&str] = &[
     "bad-progress",
     "bad-structured",
     "instant",
+    "batch",
+    "sloppy-modern",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -142,16 +147,24 @@ async fn main() {
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         let reply = match method.as_str() {
             "initialize" => {
-                let version = if mode == "bad-version" {
-                    "1999-01-01"
-                } else {
-                    "2025-11-25"
+                let requested = params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("2025-11-25");
+                let version = match mode.as_str() {
+                    "bad-version" => "1999-01-01",
+                    "batch" => requested,
+                    _ => "2025-11-25",
                 };
                 result(
                     &id,
                     json!({"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "mcpr-hostile-server", "version": "0.1.0"}}),
                 )
             }
+            "server/discover" if mode == "sloppy-modern" => result(
+                &id,
+                json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "sloppy", "version": "0"}}}),
+            ),
             "server/discover" => error(&id, -32601, "Method not found: server/discover"),
             "ping" => result(&id, json!({})),
             "tools/list" => {
@@ -167,6 +180,14 @@ async fn main() {
             "tools/call" => {
                 answered_calls += 1;
                 match mode.as_str() {
+                    "sloppy-modern" => {
+                        out.line(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "unasked"}})).await;
+                        out.line(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})).await;
+                        result(
+                            &id,
+                            json!({"content": [{"type": "text", "text": "sloppy"}]}),
+                        )
+                    }
                     "partial-exit" => {
                         out.raw(br#"{"jsonrpc":"2.0","id":"#).await;
                         std::process::exit(0);
@@ -253,6 +274,11 @@ async fn main() {
                 }
             }
             other => error(&id, -32601, &format!("Method not found: {other}")),
+        };
+        let reply = if mode == "batch" && method == "tools/call" {
+            json!([{"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "in a batch"}}, reply])
+        } else {
+            reply
         };
         out.line(&reply).await;
         if mode == "duplicate" {

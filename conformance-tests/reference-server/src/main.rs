@@ -58,6 +58,9 @@ struct TaskEntry {
 struct State {
     subscribed: HashSet<String>,
     listeners: Vec<SubscriptionSink>,
+    /// Listens accepted but whose sink is not registered yet (the SDK acknowledges a
+    /// subscription before it calls `listen`); broadcasts wait for them.
+    establishing: usize,
     log_level: Option<LoggingLevel>,
     tasks: HashMap<String, TaskEntry>,
     next_task: u64,
@@ -239,6 +242,13 @@ impl Reference {
         uri: Option<&str>,
     ) -> Result<String, ErrorData> {
         if is_modern(context) {
+            // A subscription acknowledged a moment ago may not have its sink yet.
+            for _ in 0..200 {
+                if self.state.lock().expect("state lock").establishing == 0 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
             let sinks: Vec<SubscriptionSink> =
                 self.state.lock().expect("state lock").listeners.clone();
             let mut sent = 0;
@@ -586,7 +596,7 @@ impl Reference {
                 }
             },
         };
-        conv(json!({"contents": contents}))
+        conv(json!({"resultType": "complete", "contents": contents}))
     }
 }
 
@@ -628,7 +638,7 @@ impl ServerHandler for Reference {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.clone());
         let (items, next) = page(&tools(), cursor.as_deref())?;
-        let mut v = json!({"tools": items});
+        let mut v = json!({"resultType": "complete", "tools": items});
         if let Some(n) = next {
             v["nextCursor"] = json!(n);
         }
@@ -640,7 +650,7 @@ impl ServerHandler for Reference {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        conv(json!({"resources": [
+        conv(json!({"resultType": "complete", "resources": [
             {"uri": "fixture://status", "name": "status", "mimeType": "application/json"},
             {"uri": "fixture://readme", "name": "readme", "mimeType": "text/plain"},
             {"uri": "fixture://blob", "name": "blob", "mimeType": "application/octet-stream"},
@@ -654,7 +664,7 @@ impl ServerHandler for Reference {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         conv(
-            json!({"resourceTemplates": [{"uriTemplate": "fixture://items/{id}", "name": "item", "mimeType": "text/plain"}]}),
+            json!({"resultType": "complete", "resourceTemplates": [{"uriTemplate": "fixture://items/{id}", "name": "item", "mimeType": "text/plain"}]}),
         )
     }
 
@@ -671,7 +681,7 @@ impl ServerHandler for Reference {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        conv(json!({"prompts": [
+        conv(json!({"resultType": "complete", "prompts": [
             {"name": "greet", "description": "Greets someone.", "arguments": [{"name": "name", "required": true}]},
             {"name": "code_review", "description": "Reviews code.", "arguments": [{"name": "language", "required": true}, {"name": "framework"}]},
         ]}))
@@ -710,7 +720,7 @@ impl ServerHandler for Reference {
             }
         };
         let r: GetPromptResult = conv(
-            json!({"description": request.name, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
+            json!({"resultType": "complete", "description": request.name, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
         )?;
         Ok(r.into())
     }
@@ -753,7 +763,9 @@ impl ServerHandler for Reference {
             .into_iter()
             .filter(|c| c.starts_with(prefix))
             .collect();
-        conv(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+        conv(
+            json!({"resultType": "complete", "completion": {"values": values, "total": values.len(), "hasMore": false}}),
+        )
     }
 
     async fn set_level(
@@ -796,16 +808,17 @@ impl ServerHandler for Reference {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        self.state.lock().expect("state lock").establishing += 1;
         Some(requested.clone())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let sink = context.sink().clone();
-        self.state
-            .lock()
-            .expect("state lock")
-            .listeners
-            .push(sink.clone());
+        {
+            let mut st = self.state.lock().expect("state lock");
+            st.listeners.push(sink.clone());
+            st.establishing = st.establishing.saturating_sub(1);
+        }
         context.cancelled().await;
         self.state
             .lock()
@@ -908,7 +921,7 @@ impl ServerHandler for Reference {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        conv(json!({"skills": [skill()]}))
+        conv(json!({"resultType": "complete", "skills": [skill()]}))
     }
 
     async fn get_skill(
@@ -922,7 +935,7 @@ impl ServerHandler for Reference {
                 None,
             ));
         }
-        conv(json!({"skill": skill()}))
+        conv(json!({"resultType": "complete", "skill": skill()}))
     }
 }
 
