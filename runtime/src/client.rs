@@ -40,6 +40,11 @@ pub struct CallOptions {
     pub task_ttl: Option<Option<u64>>,
     /// Skip the `outputSchema` check.
     pub skip_schema_check: bool,
+    /// Each progress notification restarts the deadline (implies `progress`), up to
+    /// `max_total` (10× the deadline when `None`).
+    pub reset_timeout_on_progress: bool,
+    /// Hard maximum with `reset_timeout_on_progress`.
+    pub max_total: Option<Duration>,
 }
 
 /// The outcome of a tool call.
@@ -482,11 +487,14 @@ impl Client {
                 None => json!({}),
             };
         }
-        let token = copts.progress.then(|| self.next_progress_token());
+        let token =
+            (copts.progress || copts.reset_timeout_on_progress).then(|| self.next_progress_token());
         let ropts = RequestOptions {
             timeout: copts.timeout,
             log_level: copts.log_level.clone(),
             progress_token: token.clone(),
+            reset_on_progress: copts.reset_timeout_on_progress,
+            max_total: copts.max_total,
             ..Default::default()
         };
         let start = Instant::now();

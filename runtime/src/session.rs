@@ -264,6 +264,11 @@ pub struct RequestOptions {
     pub log_level: Option<String>,
     /// A progress token to put in `_meta.progressToken`.
     pub progress_token: Option<Value>,
+    /// Each progress notification for the token restarts the deadline (up to `max_total`).
+    pub reset_on_progress: bool,
+    /// Hard maximum of a request whose deadline progress restarts (10× the deadline when
+    /// `None`).
+    pub max_total: Option<Duration>,
 }
 
 /// A protocol violation noticed on the wire.
@@ -371,6 +376,7 @@ struct PendingSlot {
 
 struct ProgressState {
     last: Option<f64>,
+    last_at: Option<Instant>,
     events: Vec<Value>,
     problems: Vec<String>,
 }
@@ -419,6 +425,8 @@ pub struct PendingRequest {
     pub method: String,
     deadline: Duration,
     sent_at: Instant,
+    progress_key: Option<String>,
+    max_total: Option<Duration>,
     rx: oneshot::Receiver<Result<Result<Value, RpcError>, ErrorKind>>,
 }
 
@@ -767,6 +775,7 @@ impl Inner {
                             p.last = Some(v);
                         }
                     }
+                    p.last_at = Some(Instant::now());
                     p.events.push(params.clone());
                 }
                 None => {
@@ -1336,6 +1345,7 @@ impl Session {
                     token.to_string(),
                     ProgressState {
                         last: None,
+                        last_at: None,
                         events: Vec::new(),
                         problems: Vec::new(),
                     },
@@ -1365,6 +1375,12 @@ impl Session {
             method: method.to_string(),
             deadline: opts.timeout.unwrap_or(self.config.request_timeout),
             sent_at: Instant::now(),
+            progress_key: opts
+                .progress_token
+                .as_ref()
+                .filter(|_| opts.reset_on_progress)
+                .map(Value::to_string),
+            max_total: opts.max_total,
             rx,
         })
     }
@@ -1377,10 +1393,33 @@ impl Session {
             method,
             deadline,
             sent_at,
-            rx,
+            progress_key,
+            max_total,
+            mut rx,
         } = pending;
-        let left = deadline.saturating_sub(sent_at.elapsed());
-        match tokio::time::timeout(left, rx).await {
+        let hard_limit = sent_at + max_total.unwrap_or(deadline * 10).max(deadline);
+        let mut until = sent_at + deadline;
+        let waited = loop {
+            match tokio::time::timeout_at(until.into(), &mut rx).await {
+                Ok(answer) => break Ok(answer),
+                Err(elapsed) => {
+                    // Progress since the deadline was set restarts it, up to the hard limit.
+                    let last = progress_key.as_ref().and_then(|k| {
+                        self.inner
+                            .state
+                            .lock()
+                            .ok()
+                            .and_then(|st| st.progress.get(k).and_then(|p| p.last_at))
+                    });
+                    match last.map(|t| (t + deadline).min(hard_limit)) {
+                        Some(next) if next > until => until = next,
+                        _ => break Err(elapsed),
+                    }
+                }
+            }
+        };
+        let after = until.saturating_duration_since(sent_at);
+        match waited {
             Ok(Ok(Ok(outcome))) => self.check_result_type(&method, outcome),
             Ok(Ok(Err(kind))) => Err(self.inner.error(with_during(kind, &method))),
             Ok(Err(_closed)) => Err(self.inner.error(ErrorKind::Closed)),
@@ -1396,11 +1435,7 @@ impl Session {
                         Some(json!({"requestId": id, "reason": "timed out"})),
                     );
                 }
-                Err(self.inner.error(ErrorKind::Timeout {
-                    method,
-                    id,
-                    after: deadline,
-                }))
+                Err(self.inner.error(ErrorKind::Timeout { method, id, after }))
             }
         }
     }

@@ -720,3 +720,72 @@ async fn transcript_records_both_directions_in_order() {
     assert_eq!(c.last_message().unwrap().kind, "response");
     c.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conflict_variant_drifts_on_add() {
+    let mut stdio = reference();
+    stdio.args = vec!["--variant".into(), "conflict".into()];
+    let c = ok(Client::connect(stdio, config(Some(LEGACY))).await);
+    let tools = ok(c.list_tools().await);
+    assert_eq!(tools.len(), 2);
+    let add = ok(c
+        .call_tool("add", json!({"a": 2, "b": 3}), &CallOptions::default())
+        .await);
+    assert_eq!(add.result["structuredContent"]["sum"], "5");
+    assert_eq!(
+        c.call_tool("fail", json!({}), &CallOptions::default())
+            .await
+            .unwrap_err()
+            .code(),
+        "MCP-RPC-001"
+    );
+    c.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_can_restart_the_deadline_up_to_a_hard_limit() {
+    let c = connect_reference(Some(LEGACY)).await;
+    let args = json!({"steps": 8, "delayMs": 100});
+    let short = Some(Duration::from_millis(350));
+    let e = c
+        .call_tool(
+            "progress",
+            args.clone(),
+            &CallOptions {
+                timeout: short,
+                progress: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "MCP-TIMEOUT-001");
+    let ok_call = ok(c
+        .call_tool(
+            "progress",
+            args.clone(),
+            &CallOptions {
+                timeout: short,
+                reset_timeout_on_progress: true,
+                ..Default::default()
+            },
+        )
+        .await);
+    assert_eq!(ok_call.progress.len(), 8);
+    let start = Instant::now();
+    let capped = CallOptions {
+        timeout: short,
+        reset_timeout_on_progress: true,
+        max_total: Some(Duration::from_millis(500)),
+        ..Default::default()
+    };
+    let e = c.call_tool("progress", args, &capped).await.unwrap_err();
+    assert_eq!(e.code(), "MCP-TIMEOUT-001");
+    assert!(
+        start.elapsed() < Duration::from_millis(800),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(e.to_string().contains("within 500ms"), "{e}");
+    c.close().await;
+}

@@ -10,6 +10,9 @@
 //! Resources: `fixture://status`, `fixture://readme`, `fixture://blob`, the template
 //! `fixture://items/{id}`, `ui://reference/app.html`, the skill files. Prompts: `greet`,
 //! `code_review` (with completions). Tools are listed 4 per page to exercise cursors.
+//!
+//! `--variant conflict` starts a drifted twin for compare targets: only `echo` and `add`,
+//! and `add` answers `structuredContent.sum` as a string.
 
 #![expect(
     deprecated,
@@ -69,6 +72,9 @@ struct State {
 #[derive(Clone, Default)]
 struct Reference {
     state: Arc<Mutex<State>>,
+    /// `--variant conflict`: a drifted twin for compare targets, whose `add` answers the
+    /// sum as a string and which offers only `echo` and `add`.
+    conflict: bool,
 }
 
 fn is_modern(context: &RequestContext<RoleServer>) -> bool {
@@ -102,7 +108,16 @@ fn level_name(level: &LoggingLevel) -> String {
         .unwrap_or_else(|| "info".into())
 }
 
-fn tools() -> Vec<Value> {
+fn tools(conflict: bool) -> Vec<Value> {
+    if conflict {
+        let obj = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required});
+        return vec![
+            json!({"name": "echo", "description": "Returns `text` unchanged.", "inputSchema": obj(json!({"text": {"type": "string"}}), &["text"])}),
+            json!({"name": "add", "description": "Adds `a` and `b`; the sum is a string in structuredContent.sum.",
+                   "inputSchema": obj(json!({"a": {"type": "number"}, "b": {"type": "number"}}), &["a", "b"]),
+                   "outputSchema": obj(json!({"sum": {"type": "string"}}), &["sum"])}),
+        ];
+    }
     let obj = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required});
     vec![
         json!({"name": "echo", "description": "Returns `text` unchanged.", "inputSchema": obj(json!({"text": {"type": "string"}}), &["text"]),
@@ -301,6 +316,12 @@ impl Reference {
         let modern = is_modern(&context);
         let str_arg = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
         let u64_arg = |k: &str| args.get(k).and_then(Value::as_u64);
+        if self.conflict && !matches!(request.name.as_ref(), "echo" | "add") {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {}", request.name),
+                None,
+            ));
+        }
         match request.name.as_ref() {
             "echo" => {
                 let text = str_arg("text")
@@ -323,7 +344,11 @@ impl Reference {
                 } else {
                     json!(sum)
                 };
-                let structured = json!({"sum": sum_json});
+                let structured = if self.conflict {
+                    json!({"sum": sum_json.to_string()})
+                } else {
+                    json!({"sum": sum_json})
+                };
                 let mut r = CallToolResult::structured(structured.clone());
                 r.content = vec![ContentBlock::text(structured.to_string())];
                 Ok(r.into())
@@ -637,7 +662,7 @@ impl ServerHandler for Reference {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.clone());
-        let (items, next) = page(&tools(), cursor.as_deref())?;
+        let (items, next) = page(&tools(self.conflict), cursor.as_deref())?;
         let mut v = json!({"resultType": "complete", "tools": items});
         if let Some(n) = next {
             v["nextCursor"] = json!(n);
@@ -941,7 +966,25 @@ impl ServerHandler for Reference {
 
 #[tokio::main]
 async fn main() {
-    let service = match Reference::default().serve(rmcp::transport::stdio()).await {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let conflict = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => false,
+        ["--variant", "conflict"] => true,
+        _ => {
+            eprintln!("usage: mcpr-reference-server [--variant conflict]");
+            std::process::exit(2);
+        }
+    };
+    let server = Reference {
+        conflict,
+        ..Reference::default()
+    };
+    let service = match server.serve(rmcp::transport::stdio()).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("mcpr-reference-server: could not start: {e}");
