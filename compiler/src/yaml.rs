@@ -29,6 +29,17 @@ pub fn parse(text: &str) -> Result<Value, YamlError> {
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
+    if let Some(v) = flat_mapping(text) {
+        return Ok(v);
+    }
+    parse_full(text)
+}
+
+/// Parses with serde-saphyr alone (no shortcut for flat blocks).
+pub fn parse_full(text: &str) -> Result<Value, YamlError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
     serde_saphyr::from_str_with_options::<Value>(text, options()).map_err(|e| {
         let (line, column) = e
             .location()
@@ -40,6 +51,102 @@ pub fn parse(text: &str) -> Result<Value, YamlError> {
             message: clean_message(&e.to_string()),
         }
     })
+}
+
+/// The common case of `with:` blocks, decided without the full parser: one
+/// `key: value` per line, all at column 0, plain keys, and values that are
+/// quoted strings without escapes or plain scalars whose YAML type is
+/// unambiguous (null, boolean, decimal integer, or text). Anything else —
+/// nesting, flow collections, floats, escapes, anchors, tags, comments after
+/// values, repeated keys — returns `None` and goes to serde-saphyr. A property
+/// test checks that both give the same value wherever this answers.
+fn flat_mapping(text: &str) -> Option<Value> {
+    let mut map = serde_json::Map::new();
+    for line in text.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, rest) = line.split_once(':')?;
+        if key.is_empty()
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            || !key.as_bytes()[0].is_ascii_alphabetic()
+            || !(rest.is_empty() || rest.starts_with(' '))
+        {
+            return None;
+        }
+        let value = flat_scalar(rest.trim())?;
+        if map.insert(key.to_string(), value).is_some() {
+            return None;
+        }
+    }
+    (!map.is_empty()).then_some(Value::Object(map))
+}
+
+/// A scalar whose YAML 1.2 core typing is unambiguous, or `None`.
+fn flat_scalar(v: &str) -> Option<Value> {
+    if v.is_empty() {
+        return Some(Value::Null);
+    }
+    // A flow list of such scalars: `[a, b, 3]`.
+    if let Some(inner) = v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        if inner.trim().is_empty() {
+            return Some(Value::Array(Vec::new()));
+        }
+        if inner.contains(['[', ']', '{', '}', '"', '\'', '#']) {
+            return None;
+        }
+        let items: Option<Vec<Value>> = inner
+            .split(',')
+            .map(|item| {
+                let item = item.trim();
+                if item.is_empty() || item.contains(':') {
+                    None
+                } else {
+                    flat_scalar(item)
+                }
+            })
+            .collect();
+        return items.map(Value::Array);
+    }
+    let b = v.as_bytes();
+    if b[0] == b'"' {
+        let inner = v.strip_prefix('"')?.strip_suffix('"')?;
+        return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_string()));
+    }
+    if b[0] == b'\'' {
+        let inner = v.strip_prefix('\'')?.strip_suffix('\'')?;
+        return (!inner.contains('\'')).then(|| Value::String(inner.to_string()));
+    }
+    match v {
+        "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        _ => {}
+    }
+    // Decimal integers without sign `+` or leading zeros (`007` is not an
+    // integer to every YAML reader; leave it to the full parser).
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    if !digits.is_empty()
+        && digits.bytes().all(|c| c.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+    {
+        return v.parse::<i64>().ok().map(Value::from);
+    }
+    // Leave to the full parser: indicators, numbers in other forms (floats,
+    // hex, octal, .inf), and text with `: ` or ` #` inside.
+    let first_is_indicator = b"-?:,[]{}#&*!|>'\"%@`.+0123456789".contains(&b[0]);
+    if first_is_indicator
+        || v.contains(": ")
+        || v.contains(" #")
+        || v.ends_with(':')
+        || v.contains('\t')
+    {
+        return None;
+    }
+    Some(Value::String(v.to_string()))
 }
 
 /// Parses a one-line value the way the language types values after
@@ -77,6 +184,32 @@ fn clean_message(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flat_blocks_match_the_full_parser() {
+        for text in [
+            "a: 1\nb: \"x\"\nc: true\nd: ~\ne:\nf: hello world\ng: -7\nh: 0\n",
+            "name: Customer 1\ntier: gold\n# comment\nid: '${row.id}'\n",
+        ] {
+            let fast = flat_mapping(text).expect("flat");
+            let full = serde_saphyr::from_str_with_options::<Value>(text, options()).unwrap();
+            assert_eq!(fast, full, "{text}");
+        }
+        for text in [
+            "a: 007",
+            "a: +1",
+            "a: [1, [2]]",
+            "a: [1,]",
+            "a: 1.5",
+            "a:\n  b: 1",
+            "a: 1\na: 2",
+            "a: b: c",
+            "a: x # c",
+            "- 1",
+        ] {
+            assert!(flat_mapping(text).is_none(), "{text}");
+        }
+    }
 
     #[test]
     fn yaml_one_one_booleans_stay_text() {

@@ -93,3 +93,62 @@ proptest! {
         }
     }
 }
+
+/// Values a `with:` block line may carry, tricky ones included.
+fn yaml_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just("007".to_string()),
+        Just("0".to_string()),
+        Just("-12".to_string()),
+        Just("+3".to_string()),
+        Just("1e3".to_string()),
+        Just("4.5".to_string()),
+        Just(".inf".to_string()),
+        Just("0x1F".to_string()),
+        Just("yes".to_string()),
+        Just("No".to_string()),
+        Just("true".to_string()),
+        Just("TRUE".to_string()),
+        Just("tRue".to_string()),
+        Just("~".to_string()),
+        Just("NULL".to_string()),
+        Just("\"${row.id}\"".to_string()),
+        Just("'it''s'".to_string()),
+        Just("\"a\\\"b\"".to_string()),
+        Just("a #b".to_string()),
+        Just("a: b".to_string()),
+        Just("[1, 2]".to_string()),
+        Just("[]".to_string()),
+        Just("[ a , b ]".to_string()),
+        Just("[a, 007, true, ~]".to_string()),
+        Just("[1,]".to_string()),
+        Just("[a b, c]".to_string()),
+        Just("[x: 1]".to_string()),
+        Just("{a: 1}".to_string()),
+        Just("-".to_string()),
+        Just("- x".to_string()),
+        Just("é 𝄞".to_string()),
+        "[a-zA-Z][a-zA-Z0-9 _./@-]{0,10}",
+        "[0-9]{1,20}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// The shortcut for flat `key: value` blocks gives exactly what
+    /// serde-saphyr gives (or an error in the same cases).
+    #[test]
+    fn flat_yaml_shortcut_agrees_with_the_full_parser(
+        lines in prop::collection::vec(("[a-z][a-z_0-9-]{0,6}", yaml_value()), 1..6)
+    ) {
+        let text: String = lines.iter().map(|(k, v)| format!("{k}: {v}\n")).collect();
+        let fast = mcpr_compiler::yaml::parse(&text);
+        let full = mcpr_compiler::yaml::parse_full(&text);
+        prop_assert_eq!(fast.is_ok(), full.is_ok(), "{}", text);
+        if let (Ok(a), Ok(b)) = (fast, full) {
+            prop_assert_eq!(a, b, "{}", text);
+        }
+    }
+}

@@ -16,6 +16,7 @@ use crate::protocol::jsonrpc::{self, IdKey, Incoming, RpcError, codes};
 use crate::protocol::meta::{self, ClientInfo, EXT_TASKS};
 use crate::protocol::version::{self, Era};
 use crate::transcript::{Direction, Entry, Transcript};
+use crate::transport::http::{HttpConfig, HttpFailure, HttpSink, HttpWire, MessageInfo};
 use crate::transport::stdio::{
     Frame, LineReader, ProcessHandle, ShutdownReport, ShutdownStage, StdioConfig, StdioProcess,
 };
@@ -402,7 +403,9 @@ struct Inner {
     writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
     behaviour: Mutex<ClientBehaviour>,
     envelope: Mutex<Option<Envelope>>,
-    handle: ProcessHandle,
+    handle: Option<ProcessHandle>,
+    http: Option<Arc<HttpWire>>,
+    negotiated: Mutex<Option<String>>,
     strict: bool,
     max_inbox: usize,
     batching: Mutex<bool>,
@@ -483,21 +486,17 @@ impl Inner {
     fn error(&self, kind: ErrorKind) -> Error {
         let mut e = Error::new(kind);
         e.last_message = self.last_message();
-        let dead =
-            self.handle.exit_status().is_some() || matches!(e.kind, ErrorKind::ServerExited { .. });
+        let Some(handle) = &self.handle else { return e };
+        let dead = handle.exit_status().is_some() || matches!(e.kind, ErrorKind::ServerExited { .. });
         if dead {
-            e.exit_status = self.handle.exit_description();
+            e.exit_status = handle.exit_description();
         }
-        if dead
-            || matches!(
-                e.kind,
-                ErrorKind::Handshake { .. } | ErrorKind::UnsupportedVersion { .. }
-            )
-        {
-            e.stderr_tail = Some(self.handle.stderr_tail());
+        if dead || matches!(e.kind, ErrorKind::Handshake { .. } | ErrorKind::UnsupportedVersion { .. }) {
+            e.stderr_tail = Some(handle.stderr_tail());
         }
         e
     }
+
 
     fn record_violation(&self, st: &mut State, kind: &ErrorKind, fatal: bool) {
         if st.violations.len() < 1000 {
@@ -530,33 +529,60 @@ impl Inner {
 
     /// Sends a line (the transcript entry is written first, so order is kept).
     #[allow(clippy::result_large_err)]
-    fn send_line(
-        &self,
-        value: &Value,
-        kind: &'static str,
-        method: Option<&str>,
-    ) -> Result<(), ErrorKind> {
+    fn send_line(self: &Arc<Self>, value: &Value, kind: &'static str, method: Option<&str>) -> Result<(), ErrorKind> {
         let text = value.to_string();
         {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
-            self.push_transcript(
-                &mut st,
-                Direction::Sent,
-                kind,
-                method.map(str::to_string),
-                text.clone(),
-            );
+            self.push_transcript(&mut st, Direction::Sent, kind, method.map(str::to_string), text.clone());
+        }
+        if let Some(http) = &self.http {
+            let info = self.message_info(value);
+            let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(self)));
+            http.post(sink, text, info);
+            return Ok(());
         }
         let mut line = text;
         line.push('\n');
         let guard = self.writer.lock().map_err(|_| ErrorKind::Closed)?;
         match guard.as_ref() {
-            Some(tx) => tx.send(line).map_err(|_| ErrorKind::Write {
-                reason: "the server's stdin is closed".into(),
-            }),
+            Some(tx) => tx.send(line).map_err(|_| ErrorKind::Write { reason: "the server's stdin is closed".into() }),
             None => Err(ErrorKind::Closed),
         }
     }
+
+    /// The HTTP headers' view of an outgoing message.
+    fn message_info(&self, value: &Value) -> MessageInfo {
+        let method = value.get("method").and_then(Value::as_str).map(str::to_string);
+        let id = if method.is_some() { value.get("id").and_then(Value::as_i64) } else { None };
+        let envelope = self.envelope.lock().ok().and_then(|e| e.clone());
+        let params = value.get("params");
+        let param = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str).map(str::to_string);
+        let name = match method.as_deref() {
+            Some("tools/call" | "prompts/get") => param("name"),
+            Some("resources/read") => param("uri"),
+            Some("tasks/get" | "tasks/update" | "tasks/cancel") => param("taskId"),
+            _ => None,
+        };
+        let protocol_version = match &envelope {
+            Some(env) => Some(env.version.clone()),
+            None => self.negotiated.lock().ok().and_then(|n| n.clone()),
+        };
+        MessageInfo { id, method, name, protocol_version, modern: envelope.is_some() }
+    }
+
+    /// Ends a pending request with what the HTTP transport saw.
+    fn fail_pending(&self, id: i64, failure: HttpFailure) {
+        let mut st = self.state.lock().expect("state lock");
+        let Some(slot) = st.pending.remove(&id) else { return };
+        let outcome = match failure {
+            HttpFailure::Rpc(e) => Ok(Err(e)),
+            HttpFailure::Status { status, body } => Err(ErrorKind::Http { status: Some(status), reason: if body.is_empty() { "(empty body)".into() } else { body } }),
+            HttpFailure::Io(reason) | HttpFailure::NoAnswer(reason) => Err(ErrorKind::Http { status: None, reason }),
+            HttpFailure::TooLarge { limit } => Err(ErrorKind::MessageTooLarge { limit, seen: limit }),
+        };
+        let _ = slot.tx.send(outcome);
+    }
+
 
     fn on_frame_line(self: &Arc<Self>, bytes: Vec<u8>) {
         let text = match String::from_utf8(bytes) {
@@ -816,7 +842,7 @@ impl Inner {
             self.record_violation(&mut st, &kind, false);
         }
         st.eof = true;
-        let status = self.handle.exit_description();
+        let status = self.handle.as_ref().and_then(ProcessHandle::exit_description);
         if st.fatal.is_none() {
             st.fatal = Some(ErrorKind::ServerExited {
                 during: None,
@@ -843,12 +869,16 @@ async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
                 inner.record_violation(&mut st, &ErrorKind::MessageTooLarge { limit, seen }, true);
             }
             Frame::PartialAtEof(bytes) => {
-                inner.handle.wait_exit(Duration::from_secs(1)).await;
+                if let Some(h) = &inner.handle {
+                    h.wait_exit(Duration::from_secs(1)).await;
+                }
                 inner.on_eof(Some(bytes));
                 return;
             }
             Frame::Eof | Frame::Failed(_) => {
-                inner.handle.wait_exit(Duration::from_secs(1)).await;
+                if let Some(h) = &inner.handle {
+                    h.wait_exit(Duration::from_secs(1)).await;
+                }
                 inner.on_eof(None);
                 return;
             }

@@ -5,30 +5,54 @@
 use super::token::Tok;
 use super::tree::*;
 use crate::source::Span;
+use chumsky::extra::ParserExtra;
 use chumsky::input::{Input as _, MappedInput};
+use chumsky::label::LabelError;
 use chumsky::prelude::*;
 use std::collections::HashMap;
 
 /// Parser input: the tokens of one line with their byte spans.
 pub type In<'a, 's> = MappedInput<'a, Tok<'s>, SimpleSpan, &'a [(Tok<'s>, SimpleSpan)]>;
-/// Parser extra: rich errors.
+/// Parser extra with rich errors, for diagnosing a line that failed.
 pub type Ex<'a, 's> = extra::Err<Rich<'a, Tok<'s>>>;
-/// A boxed rule.
-pub type P<'a, 's, O> = Boxed<'a, 'a, In<'a, 's>, O, Ex<'a, 's>>;
+/// Parser extra without error details, for the fast path over valid lines.
+pub type Fast = extra::Default;
+/// A boxed rule, generic over how much it records about failures.
+pub type P<'a, 's, O, E> = Boxed<'a, 'a, In<'a, 's>, O, E>;
+
+/// What every rule needs of its parser extra: labels as static or owned
+/// text. Both `Fast` and `Ex` qualify, so each rule is written once and
+/// instantiated twice.
+pub trait Extra<'a, 's: 'a>:
+    ParserExtra<'a, In<'a, 's>, Error = Self::Err, State = (), Context = ()> + 'a
+{
+    /// The error type of this extra.
+    type Err: LabelError<'a, In<'a, 's>, &'static str>
+        + LabelError<'a, In<'a, 's>, String>
+        + chumsky::error::Error<'a, In<'a, 's>>;
+}
+
+impl<'a, 's: 'a> Extra<'a, 's> for Fast {
+    type Err = EmptyErr;
+}
+
+impl<'a, 's: 'a> Extra<'a, 's> for Ex<'a, 's> {
+    type Err = Rich<'a, Tok<'s>>;
+}
 
 fn span(s: SimpleSpan) -> Span {
     Span::new(s.start, s.end)
 }
 
 /// A keyword, matched case-insensitively on a word token.
-fn kw<'a, 's: 'a>(k: &'static str) -> P<'a, 's, ()> {
+fn kw<'a, 's: 'a, E: Extra<'a, 's>>(k: &'static str) -> P<'a, 's, (), E> {
     select! { Tok::Word(w) if w.eq_ignore_ascii_case(k) => () }
         .labelled(format!("`{k}`"))
         .boxed()
 }
 
 /// A phrase of keywords separated by spaces, e.g. `"call tool"`.
-fn phrase<'a, 's: 'a>(words: &'static str) -> P<'a, 's, ()> {
+fn phrase<'a, 's: 'a, E: Extra<'a, 's>>(words: &'static str) -> P<'a, 's, (), E> {
     let mut it = words.split(' ');
     let mut p = kw(it.next().unwrap_or_default());
     for w in it {
@@ -38,15 +62,15 @@ fn phrase<'a, 's: 'a>(words: &'static str) -> P<'a, 's, ()> {
 }
 
 /// One of several alternative phrases.
-fn phrases<'a, 's: 'a>(alts: &[&'static str]) -> P<'a, 's, ()> {
+fn phrases<'a, 's: 'a, E: Extra<'a, 's>>(alts: &[&'static str]) -> P<'a, 's, (), E> {
     choice(alts.iter().map(|a| phrase(a)).collect::<Vec<_>>()).boxed()
 }
 
-fn colon<'a, 's: 'a>() -> P<'a, 's, ()> {
+fn colon<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, (), E> {
     just(Tok::Colon).ignored().labelled("`:`").boxed()
 }
 
-fn comma<'a, 's: 'a>() -> P<'a, 's, ()> {
+fn comma<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, (), E> {
     just(Tok::Comma).ignored().labelled("`,`").boxed()
 }
 
@@ -60,7 +84,7 @@ fn quoted_text(s: &str, sp: SimpleSpan) -> Text {
 }
 
 /// A quoted name: `"…"` or `'…'`.
-fn quoted<'a, 's: 'a>() -> P<'a, 's, Text> {
+fn quoted<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Text, E> {
     select! {
         Tok::DoubleQuoted(s) = e => quoted_text(s, e.span()),
         Tok::SingleQuoted(s) = e => quoted_text(s, e.span()),
@@ -70,7 +94,7 @@ fn quoted<'a, 's: 'a>() -> P<'a, 's, Text> {
 }
 
 /// A single word.
-fn word<'a, 's: 'a>() -> P<'a, 's, Text> {
+fn word<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Text, E> {
     select! { Tok::Word(w) = e => Text::raw(w, span(e.span())) }
         .labelled("a word")
         .boxed()
@@ -91,7 +115,7 @@ pub fn unquote(text: &str, sp: Span) -> Text {
 }
 
 /// The rest of the line, verbatim (at least one token).
-fn rest<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Text> {
+fn rest<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Text, E> {
     any()
         .repeated()
         .at_least(1)
@@ -102,7 +126,7 @@ fn rest<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Text> {
 }
 
 /// The rest of the line with one outer pair of quotes removed.
-fn unquoted_rest<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Text> {
+fn unquoted_rest<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Text, E> {
     any()
         .repeated()
         .at_least(1)
@@ -113,7 +137,7 @@ fn unquoted_rest<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Text> {
 }
 
 /// An optional trailing `with:`.
-fn with_opt<'a, 's: 'a>() -> P<'a, 's, bool> {
+fn with_opt<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, bool, E> {
     kw("with")
         .then(colon())
         .or_not()
@@ -122,7 +146,7 @@ fn with_opt<'a, 's: 'a>() -> P<'a, 's, bool> {
 }
 
 /// A whole number as written.
-fn number<'a, 's: 'a>() -> P<'a, 's, Number> {
+fn number<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Number, E> {
     select! { Tok::Word(w) = e => make_number(w, span(e.span())) }
         .labelled("a number")
         .boxed()
@@ -150,7 +174,7 @@ pub fn make_number(text: &str, sp: Span) -> Number {
 const AFTER_DURATION: &[&str] = &["over", "with", "and"];
 
 /// A duration: `5 seconds`, `500 ms` or `800ms`.
-fn duration<'a, 's: 'a>() -> P<'a, 's, Duration> {
+fn duration<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Duration, E> {
     let first = select! { Tok::Word(w) = e => (w, e.span()) };
     let unit = select! {
         Tok::Word(w) if w.chars().all(char::is_alphabetic)
@@ -202,7 +226,7 @@ pub fn unit_factor(unit: &str) -> Option<u64> {
     }
 }
 
-fn value_type<'a, 's: 'a>() -> P<'a, 's, ValueType> {
+fn value_type<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, ValueType, E> {
     select! { Tok::Word(w) = e => (w, e.span()) }
         .try_map(|(w, sp): (&str, SimpleSpan), _| {
             let t = match w.to_ascii_lowercase().as_str() {
@@ -215,9 +239,10 @@ fn value_type<'a, 's: 'a>() -> P<'a, 's, ValueType> {
                 "date" => ValueType::Date,
                 "json" => ValueType::Json,
                 _ => {
-                    return Err(Rich::custom(
+                    return Err(LabelError::expected_found(
+                        ["a type: string, number, boolean, object, array or null"],
+                        None,
                         sp,
-                        "a type: string, number, boolean, object, array or null",
                     ));
                 }
             };
@@ -229,7 +254,7 @@ fn value_type<'a, 's: 'a>() -> P<'a, 's, ValueType> {
 
 // ---------------------------------------------------------------- document
 
-fn suite<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn suite<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("suite")
         .ignore_then(colon())
         .ignore_then(unquoted_rest(src))
@@ -237,7 +262,7 @@ fn suite<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn server<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn server<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("server")
         .ignore_then(colon())
         .ignore_then(rest(src))
@@ -245,7 +270,7 @@ fn server<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn server_options<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn server_options<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("server options")
         .ignore_then(colon())
         .then_ignore(end())
@@ -253,7 +278,7 @@ fn server_options<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn server_options_for<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn server_options_for<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("server options for")
         .ignore_then(quoted())
         .then_ignore(colon())
@@ -262,7 +287,7 @@ fn server_options_for<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn mcp_url<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn mcp_url<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrases(&["mcp url", "connect to"])
         .ignore_then(colon())
         .ignore_then(unquoted_rest(src))
@@ -270,7 +295,7 @@ fn mcp_url<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn named_server<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn named_server<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrase("named server")
         .ignore_then(quoted())
         .then_ignore(colon())
@@ -279,7 +304,7 @@ fn named_server<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn compare_target<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn compare_target<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrases(&["compare target", "parity target"])
         .ignore_then(quoted())
         .then_ignore(colon())
@@ -288,7 +313,7 @@ fn compare_target<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn target_options_for<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn target_options_for<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("target options for")
         .ignore_then(quoted())
         .then_ignore(colon())
@@ -297,7 +322,7 @@ fn target_options_for<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn default_timeout<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn default_timeout<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("default timeout")
         .ignore_then(colon())
         .ignore_then(duration())
@@ -306,13 +331,17 @@ fn default_timeout<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn budget<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn budget<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     let percentile = select! { Tok::Word(w) = e => (w, e.span()) }
         .try_map(|(w, sp): (&str, SimpleSpan), _| {
             let body = w.strip_prefix('p').or_else(|| w.strip_prefix('P'));
             match body {
                 Some(b) => Ok(make_number(b, Span::new(sp.start + 1, sp.end))),
-                None => Err(Rich::custom(sp, "a percentile such as `p95`")),
+                None => Err(LabelError::expected_found(
+                    ["a percentile such as `p95`"],
+                    None,
+                    sp,
+                )),
             }
         })
         .labelled("a percentile such as `p95`");
@@ -329,23 +358,23 @@ fn budget<'a, 's: 'a>() -> P<'a, 's, Stmt> {
                 Some((n, u)) => (Some(n), Some(u)),
                 None => (None, None),
             };
-            Stmt::Budget {
+            Stmt::Budget(Box::new(Budget {
                 test,
                 percentile,
                 max,
                 window,
                 window_unit,
-            }
+            }))
         })
         .boxed()
 }
 
 /// `Keyword: a, b, c` lists (items split later).
-fn list_setting<'a, 's: 'a>(
+fn list_setting<'a, 's: 'a, E: Extra<'a, 's>>(
     src: &'s str,
     words: &'static [&'static str],
     make: fn(Vec<Text>) -> Stmt,
-) -> P<'a, 's, Stmt> {
+) -> P<'a, 's, Stmt, E> {
     phrases(words)
         .ignore_then(colon())
         .ignore_then(rest(src))
@@ -379,11 +408,11 @@ pub fn split_list(t: &Text) -> Vec<Text> {
     out
 }
 
-fn redact<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn redact<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     list_setting(src, &["redact"], |items| Stmt::Redact { items })
 }
 
-fn snapshots<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn snapshots<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("snapshots")
         .ignore_then(colon())
         .ignore_then(unquoted_rest(src))
@@ -391,13 +420,13 @@ fn snapshots<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn ignore_snapshot_paths<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn ignore_snapshot_paths<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     list_setting(src, &["ignore snapshot paths"], |paths| {
         Stmt::IgnoreSnapshotPaths { paths }
     })
 }
 
-fn client_behavior<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn client_behavior<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrases(&["client behavior", "client behaviour"])
         .ignore_then(colon())
         .then_ignore(end())
@@ -405,13 +434,13 @@ fn client_behavior<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn functions<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn functions<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     list_setting(src, &["functions", "custom functions"], |paths| {
         Stmt::Functions { paths }
     })
 }
 
-fn import_flows<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn import_flows<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("import flows from")
         .ignore_then(quoted())
         .then_ignore(end())
@@ -419,7 +448,7 @@ fn import_flows<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn flow_header<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn flow_header<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     kw("flow")
         .ignore_then(colon())
         .ignore_then(quoted())
@@ -428,7 +457,7 @@ fn flow_header<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn data_source_header<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn data_source_header<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("data source")
         .ignore_then(colon())
         .ignore_then(quoted())
@@ -437,7 +466,7 @@ fn data_source_header<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn test_header<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn test_header<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrases(&["test", "scenario"])
         .ignore_then(colon())
         .ignore_then(unquoted_rest(src))
@@ -447,7 +476,7 @@ fn test_header<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
 
 // ---------------------------------------------------------------- properties
 
-fn inputs<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn inputs<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("inputs")
         .ignore_then(colon())
         .ignore_then(rest(src))
@@ -499,7 +528,7 @@ fn split_list_raw(t: &Text) -> Vec<Text> {
         .collect()
 }
 
-fn outputs<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn outputs<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("outputs")
         .ignore_then(colon())
         .ignore_then(rest(src).or_not())
@@ -507,7 +536,7 @@ fn outputs<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn id<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn id<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrases(&["id", "test id"])
         .ignore_then(colon())
         .ignore_then(unquoted_rest(src))
@@ -515,7 +544,7 @@ fn id<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn on_server<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn on_server<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("on server")
         .ignore_then(quoted())
         .then_ignore(end())
@@ -523,7 +552,7 @@ fn on_server<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn skip<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn skip<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("skip")
         .ignore_then(colon().ignore_then(unquoted_rest(src).or_not()).or_not())
         .then_ignore(end())
@@ -533,7 +562,7 @@ fn skip<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn variables<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn variables<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     kw("variables")
         .ignore_then(colon())
         .then_ignore(end())
@@ -541,7 +570,7 @@ fn variables<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn require<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn require<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrases(&[
         "require",
         "given the server supports",
@@ -555,17 +584,17 @@ fn require<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
     .boxed()
 }
 
-fn require_protocol<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn require_protocol<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     list_setting(src, &["require protocol"], |versions| {
         Stmt::RequireProtocol { versions }
     })
 }
 
-fn depends_on<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn depends_on<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     list_setting(src, &["depends on", "after"], |ids| Stmt::DependsOn { ids })
 }
 
-fn section<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn section<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     choice((
         kw("setup").to(Stmt::Setup),
         choice((kw("steps"), kw("step"), kw("actions"), kw("action"))).to(Stmt::Steps),
@@ -578,7 +607,7 @@ fn section<'a, 's: 'a>() -> P<'a, 's, Stmt> {
 
 // ---------------------------------------------------------------- actions
 
-fn call_tool_lead<'a, 's: 'a>() -> P<'a, 's, ()> {
+fn call_tool_lead<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, (), E> {
     phrases(&[
         "call tool",
         "call the tool",
@@ -587,7 +616,7 @@ fn call_tool_lead<'a, 's: 'a>() -> P<'a, 's, ()> {
     ])
 }
 
-fn call_tool_progress<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn call_tool_progress<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     call_tool_lead()
         .ignore_then(quoted())
         .then_ignore(phrase("with progress"))
@@ -602,7 +631,7 @@ fn call_tool_progress<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn call_tool<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn call_tool<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     call_tool_lead()
         .ignore_then(quoted())
         .then(with_opt())
@@ -611,7 +640,7 @@ fn call_tool<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn read_resource<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn read_resource<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrases(&[
         "read resource",
         "read the resource",
@@ -624,7 +653,7 @@ fn read_resource<'a, 's: 'a>() -> P<'a, 's, Stmt> {
     .boxed()
 }
 
-fn get_prompt<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn get_prompt<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrases(&[
         "get prompt",
         "get the prompt",
@@ -638,7 +667,7 @@ fn get_prompt<'a, 's: 'a>() -> P<'a, 's, Stmt> {
     .boxed()
 }
 
-fn send<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn send<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrases(&["send", "when i send"])
         .ignore_then(quoted())
         .then(with_opt())
@@ -647,7 +676,7 @@ fn send<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn subscribe<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn subscribe<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("subscribe to resource")
         .ignore_then(quoted())
         .then_ignore(end())
@@ -655,7 +684,7 @@ fn subscribe<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn unsubscribe<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn unsubscribe<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("unsubscribe from resource")
         .ignore_then(quoted())
         .then_ignore(end())
@@ -663,7 +692,7 @@ fn unsubscribe<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn wait_for_notification<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn wait_for_notification<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("wait for notification")
         .ignore_then(quoted())
         .then(kw("within").ignore_then(duration()).or_not())
@@ -672,7 +701,7 @@ fn wait_for_notification<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn wait_up_to<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn wait_up_to<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("wait up to")
         .ignore_then(duration())
         .then_ignore(end())
@@ -680,14 +709,14 @@ fn wait_up_to<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn set_log_level<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn set_log_level<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrase("set log level to")
         .ignore_then(unquoted_rest(src))
         .map(|level| Stmt::SetLogLevel { level })
         .boxed()
 }
 
-fn set_using<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn set_using<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     kw("set")
         .ignore_then(quoted())
         .then_ignore(kw("using"))
@@ -702,7 +731,7 @@ fn set_using<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn list_all<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn list_all<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("list all")
         .ignore_then(choice((
             phrase("resource templates").to(ListKind::ResourceTemplates),
@@ -715,14 +744,14 @@ fn list_all<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn list_tasks<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn list_tasks<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("list tasks")
         .then_ignore(end())
         .to(Stmt::ListTasks)
         .boxed()
 }
 
-fn get_task<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn get_task<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("get task")
         .ignore_then(quoted())
         .then_ignore(end())
@@ -730,7 +759,7 @@ fn get_task<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn cancel_task<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn cancel_task<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("cancel task")
         .ignore_then(quoted())
         .then_ignore(end())
@@ -738,7 +767,7 @@ fn cancel_task<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn respond_elicitation<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn respond_elicitation<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("when the server asks for input")
         .ignore_then(comma())
         .ignore_then(kw("respond"))
@@ -749,7 +778,7 @@ fn respond_elicitation<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn respond_sampling<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn respond_sampling<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("when the server requests sampling")
         .ignore_then(comma())
         .ignore_then(kw("respond"))
@@ -759,7 +788,7 @@ fn respond_sampling<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn use_flow<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn use_flow<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("use flow")
         .ignore_then(quoted())
         .then(with_opt())
@@ -768,7 +797,7 @@ fn use_flow<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn for_each_row<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn for_each_row<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     let inline = colon().then_ignore(end()).to(Stmt::ForEachRow);
     let file = kw("in")
         .ignore_then(quoted())
@@ -786,13 +815,13 @@ fn for_each_row<'a, 's: 'a>() -> P<'a, 's, Stmt> {
 
 // ---------------------------------------------------------------- expectations
 
-fn expect_lead<'a, 's: 'a>() -> P<'a, 's, ()> {
+fn expect_lead<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, (), E> {
     choice((kw("expect"), kw("then")))
         .then_ignore(kw("the").or_not())
         .boxed()
 }
 
-fn expect_success<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn expect_success<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     expect_lead()
         .ignore_then(kw("it").or_not())
         .ignore_then(choice((kw("succeeds"), kw("succeed"))))
@@ -801,7 +830,7 @@ fn expect_success<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn expect_error<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn expect_error<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     expect_lead()
         .ignore_then(choice((kw("an"), kw("a"))).or_not())
         .ignore_then(kw("error"))
@@ -810,7 +839,7 @@ fn expect_error<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn expect_error_code<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn expect_error_code<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     expect_lead()
         .ignore_then(phrase("error code"))
         .ignore_then(number())
@@ -819,7 +848,7 @@ fn expect_error_code<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn expect_error_message<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn expect_error_message<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     expect_lead()
         .ignore_then(phrase("error message"))
         .ignore_then(choice((
@@ -832,7 +861,7 @@ fn expect_error_message<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn expect_finish<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn expect_finish<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     expect_lead()
         .ignore_then(phrase("call to finish within"))
         .ignore_then(duration())
@@ -841,7 +870,7 @@ fn expect_finish<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn expect_path<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     let not_equal = phrase("does not equal")
         .ignore_then(rest(src))
         .map(|v| (Compare::NotEquals, v));
@@ -926,7 +955,7 @@ enum Tail {
 
 // ---------------------------------------------------------------- modifiers
 
-fn save<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn save<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     choice((kw("save"), kw("remember")))
         .ignore_then(quoted())
         .then_ignore(kw("as"))
@@ -936,7 +965,7 @@ fn save<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn export<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn export<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     let aggregate = kw("collecting").ignore_then(kw("a")).ignore_then(choice((
         kw("list").to(Aggregate::List),
         kw("map").to(Aggregate::Map),
@@ -959,7 +988,7 @@ fn export<'a, 's: 'a>() -> P<'a, 's, Stmt> {
 
 // ---------------------------------------------------------------- data phrases
 
-fn from_file<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn from_file<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     let provider = select! {
         Tok::Word(w) if ["csv", "json", "yaml", "excel"].iter().any(|k| w.eq_ignore_ascii_case(k)) => w
     }
@@ -978,7 +1007,7 @@ fn from_file<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn from_rest<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn from_rest<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("from rest")
         .ignore_then(quoted())
         .then(kw("at").ignore_then(quoted()).or_not())
@@ -987,7 +1016,7 @@ fn from_rest<'a, 's: 'a>() -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn column<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn column<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("column")
         .ignore_then(quoted())
         .then_ignore(kw("is"))
@@ -1004,7 +1033,7 @@ fn column<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn derive<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn derive<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     kw("derive")
         .ignore_then(quoted())
         .then_ignore(kw("as"))
@@ -1013,7 +1042,7 @@ fn derive<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn keep_rows<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
+fn keep_rows<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     let compare = choice((
         kw("equals").to(Compare::Equals),
         phrase("does not equal").to(Compare::NotEquals),
@@ -1034,7 +1063,7 @@ fn keep_rows<'a, 's: 'a>(src: &'s str) -> P<'a, 's, Stmt> {
         .boxed()
 }
 
-fn sample<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn sample<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     let rows = choice((kw("rows"), kw("row")));
     let mode = choice((
         kw("first").to(SampleMode::First),
@@ -1055,7 +1084,7 @@ fn sample<'a, 's: 'a>() -> P<'a, 's, Stmt> {
     kw("sample").ignore_then(choice((by_mode, seeded))).boxed()
 }
 
-fn cache<'a, 's: 'a>() -> P<'a, 's, Stmt> {
+fn cache<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrases(&["cache this source", "cache source"])
         .then_ignore(end())
         .to(Stmt::Cache)
@@ -1070,213 +1099,229 @@ pub struct Rule<'a, 's> {
     /// How the statement is written.
     pub usage: &'static str,
     /// The parser.
-    pub parser: P<'a, 's, Stmt>,
+    pub parser: P<'a, 's, Stmt, Ex<'a, 's>>,
 }
+
+/// A rule in both instantiations, before grouping.
+type Entry<'a, 's> = (Rule<'a, 's>, P<'a, 's, Stmt, Fast>);
+
+/// The rules of one first word: the word, all fast rules as one choice, and
+/// the rich rules for diagnosis.
+type Group<'a, 's> = (&'static str, P<'a, 's, Stmt, Fast>, Vec<Rule<'a, 's>>);
 
 /// All rules, grouped by the lower-cased first word of the statement.
 pub struct Grammar<'a, 's> {
-    groups: HashMap<&'static str, (P<'a, 's, Stmt>, Vec<Rule<'a, 's>>)>,
+    /// Sorted by word, for binary search.
+    groups: Vec<Group<'a, 's>>,
 }
 
 impl<'a, 's: 'a> Grammar<'a, 's> {
     /// Builds every rule for a file whose text is `src`.
     pub fn new(src: &'s str) -> Self {
-        let mut by_word: HashMap<&'static str, Vec<Rule<'a, 's>>> = HashMap::new();
-        let mut add = |words: &[&'static str], usage: &'static str, parser: P<'a, 's, Stmt>| {
+        let mut by_word: HashMap<&'static str, Vec<Entry<'a, 's>>> = HashMap::new();
+        let mut push = |words: &[&'static str],
+                        usage: &'static str,
+                        fast: P<'a, 's, Stmt, Fast>,
+                        rich: P<'a, 's, Stmt, Ex<'a, 's>>| {
             for w in words {
-                by_word.entry(w).or_default().push(Rule {
+                let rule = Rule {
                     usage,
-                    parser: parser.clone(),
-                });
+                    parser: rich.clone(),
+                };
+                by_word.entry(w).or_default().push((rule, fast.clone()));
             }
         };
-        add(&["suite"], "Suite: NAME", suite(src));
-        add(
+        // Each rule is built twice: without error details for the fast path
+        // and with rich errors to diagnose a line that failed.
+        macro_rules! add {
+            ($words:expr, $usage:expr, $rule:ident($($arg:expr)?)) => {
+                push($words, $usage, $rule::<Fast>($($arg)?), $rule::<Ex<'a, 's>>($($arg)?))
+            };
+        }
+        add!(&["suite"], "Suite: NAME", suite(src));
+        add!(
             &["server"],
             "Server options for \"NAME\":",
-            server_options_for(),
+            server_options_for()
         );
-        add(&["server"], "Server options:", server_options());
-        add(&["server"], "Server: COMMAND ARGS…", server(src));
-        add(&["mcp", "connect"], "MCP URL: URL", mcp_url(src));
-        add(
+        add!(&["server"], "Server options:", server_options());
+        add!(&["server"], "Server: COMMAND ARGS…", server(src));
+        add!(&["mcp", "connect"], "MCP URL: URL", mcp_url(src));
+        add!(
             &["named"],
             "Named server \"NAME\": COMMAND OR URL",
-            named_server(src),
+            named_server(src)
         );
-        add(
+        add!(
             &["compare", "parity"],
             "Compare target \"NAME\": COMMAND OR URL",
-            compare_target(src),
+            compare_target(src)
         );
-        add(
+        add!(
             &["target"],
             "Target options for \"NAME\":",
-            target_options_for(),
+            target_options_for()
         );
-        add(
+        add!(
             &["default"],
             "Default timeout: 10 seconds",
-            default_timeout(),
+            default_timeout()
         );
-        add(
+        add!(
             &["budget"],
             "Budget for \"TEST\": p95 500 ms over 20 calls",
-            budget(),
+            budget()
         );
-        add(&["redact"], "Redact: \"VALUE\", \"VALUE\"", redact(src));
-        add(&["snapshots"], "Snapshots: FILE", snapshots(src));
-        add(
+        add!(&["redact"], "Redact: \"VALUE\", \"VALUE\"", redact(src));
+        add!(&["snapshots"], "Snapshots: FILE", snapshots(src));
+        add!(
             &["ignore"],
             "Ignore snapshot paths: \"$.PATH\", \"$.PATH\"",
-            ignore_snapshot_paths(src),
+            ignore_snapshot_paths(src)
         );
-        add(&["client"], "Client behavior:", client_behavior());
-        add(
+        add!(&["client"], "Client behavior:", client_behavior());
+        add!(
             &["functions", "custom"],
             "Functions: PATH, PATH",
-            functions(src),
+            functions(src)
         );
-        add(&["import"], "Import flows from \"PATH\"", import_flows());
-        add(&["flow"], "Flow: \"NAME\"", flow_header());
-        add(&["data"], "Data source: \"NAME\"", data_source_header());
-        add(&["test"], "Test ID: ID", id(src));
-        add(&["test", "scenario"], "Test: NAME", test_header(src));
-        add(&["inputs"], "Inputs: a, b=1", inputs(src));
-        add(&["outputs"], "Outputs: VALUE", outputs(src));
-        add(&["id"], "Id: ID", id(src));
-        add(&["on"], "On server \"NAME\"", on_server());
-        add(&["skip"], "Skip: REASON", skip(src));
-        add(&["variables"], "Variables:", variables());
-        add(
+        add!(&["import"], "Import flows from \"PATH\"", import_flows());
+        add!(&["flow"], "Flow: \"NAME\"", flow_header());
+        add!(&["data"], "Data source: \"NAME\"", data_source_header());
+        add!(&["test"], "Test ID: ID", id(src));
+        add!(&["test", "scenario"], "Test: NAME", test_header(src));
+        add!(&["inputs"], "Inputs: a, b=1", inputs(src));
+        add!(&["outputs"], "Outputs: VALUE", outputs(src));
+        add!(&["id"], "Id: ID", id(src));
+        add!(&["on"], "On server \"NAME\"", on_server());
+        add!(&["skip"], "Skip: REASON", skip(src));
+        add!(&["variables"], "Variables:", variables());
+        add!(
             &["require"],
             "Require protocol: \"2025-06-18\"",
-            require_protocol(src),
+            require_protocol(src)
         );
-        add(
+        add!(
             &["require", "given"],
             "Require: CAPABILITY, CAPABILITY",
-            require(src),
+            require(src)
         );
-        add(&["depends", "after"], "Depends on: ID, ID", depends_on(src));
-        add(
+        add!(&["depends", "after"], "Depends on: ID, ID", depends_on(src));
+        add!(
             &["setup", "steps", "step", "actions", "action", "cleanup"],
             "Setup: / Steps: / Cleanup:",
-            section(),
+            section()
         );
-        add(
+        add!(
             &["call", "when"],
             "Call tool \"NAME\" with progress and cancel after 500 ms with:",
-            call_tool_progress(),
+            call_tool_progress()
         );
-        add(&["call", "when"], "Call tool \"NAME\" with:", call_tool());
-        add(&["read", "when"], "Read resource \"URI\"", read_resource());
-        add(&["get", "when"], "Get prompt \"NAME\" with:", get_prompt());
-        add(&["send", "when"], "Send \"METHOD\" with:", send());
-        add(&["subscribe"], "Subscribe to resource \"URI\"", subscribe());
-        add(
+        add!(&["call", "when"], "Call tool \"NAME\" with:", call_tool());
+        add!(&["read", "when"], "Read resource \"URI\"", read_resource());
+        add!(&["get", "when"], "Get prompt \"NAME\" with:", get_prompt());
+        add!(&["send", "when"], "Send \"METHOD\" with:", send());
+        add!(&["subscribe"], "Subscribe to resource \"URI\"", subscribe());
+        add!(
             &["unsubscribe"],
             "Unsubscribe from resource \"URI\"",
-            unsubscribe(),
+            unsubscribe()
         );
-        add(
+        add!(
             &["wait"],
             "Wait for notification \"METHOD\" within 5 seconds",
-            wait_for_notification(),
+            wait_for_notification()
         );
-        add(&["wait"], "Wait up to 2 seconds", wait_up_to());
-        add(&["set"], "Set log level to \"LEVEL\"", set_log_level(src));
-        add(
+        add!(&["wait"], "Wait up to 2 seconds", wait_up_to());
+        add!(&["set"], "Set log level to \"LEVEL\"", set_log_level(src));
+        add!(
             &["set"],
             "Set \"VARIABLE\" using \"FUNCTION\" with:",
-            set_using(),
+            set_using()
         );
-        add(
+        add!(
             &["list"],
             "List all tools|resources|prompts|resource templates",
-            list_all(),
+            list_all()
         );
-        add(&["list"], "List tasks", list_tasks());
-        add(&["get"], "Get task \"TASK-ID\"", get_task());
-        add(&["cancel"], "Cancel task \"TASK-ID\"", cancel_task());
-        add(
+        add!(&["list"], "List tasks", list_tasks());
+        add!(&["get"], "Get task \"TASK-ID\"", get_task());
+        add!(&["cancel"], "Cancel task \"TASK-ID\"", cancel_task());
+        add!(
             &["when"],
             "When the server asks for input, respond \"accept\" with:",
-            respond_elicitation(),
+            respond_elicitation()
         );
-        add(
+        add!(
             &["when"],
             "When the server requests sampling, respond \"TEXT\"",
-            respond_sampling(),
+            respond_sampling()
         );
-        add(&["use"], "Use flow \"NAME\" with:", use_flow());
-        add(
+        add!(&["use"], "Use flow \"NAME\" with:", use_flow());
+        add!(
             &["for"],
             "For each row: | For each row in \"FILE\" | For each row from \"SOURCE\"",
-            for_each_row(),
+            for_each_row()
         );
-        add(&["expect", "then"], "Expect it succeeds", expect_success());
-        add(&["expect", "then"], "Expect an error", expect_error());
-        add(
+        add!(&["expect", "then"], "Expect it succeeds", expect_success());
+        add!(&["expect", "then"], "Expect an error", expect_error());
+        add!(
             &["expect", "then"],
             "Expect error code -32602",
-            expect_error_code(),
+            expect_error_code()
         );
-        add(
+        add!(
             &["expect", "then"],
             "Expect error message contains TEXT",
-            expect_error_message(src),
+            expect_error_message(src)
         );
-        add(
+        add!(
             &["expect", "then"],
             "Expect the call to finish within 800 ms",
-            expect_finish(),
+            expect_finish()
         );
-        add(
+        add!(
             &["expect", "then"],
             "Expect \"PATH\" equals VALUE",
-            expect_path(src),
+            expect_path(src)
         );
-        add(
+        add!(
             &["save", "remember"],
             "Save \"PATH\" as \"VARIABLE\"",
-            save(),
+            save()
         );
-        add(&["export"], "Export \"PATH\" as \"NAME\"", export());
-        add(&["from"], "From REST \"URL\" at \"PATH\"", from_rest());
-        add(&["from"], "From CSV \"FILE\"", from_file());
-        add(
+        add!(&["export"], "Export \"PATH\" as \"NAME\"", export());
+        add!(&["from"], "From REST \"URL\" at \"PATH\"", from_rest());
+        add!(&["from"], "From CSV \"FILE\"", from_file());
+        add!(
             &["column"],
             "Column \"NAME\" is string required",
-            column(src),
+            column(src)
         );
-        add(&["derive"], "Derive \"NAME\" as TEMPLATE", derive(src));
-        add(
+        add!(&["derive"], "Derive \"NAME\" as TEMPLATE", derive(src));
+        add!(
             &["keep"],
             "Keep rows where \"COLUMN\" equals VALUE",
-            keep_rows(src),
+            keep_rows(src)
         );
-        add(&["sample"], "Sample 25 rows with seed 2025", sample());
-        add(&["cache"], "Cache this source", cache());
+        add!(&["sample"], "Sample 25 rows with seed 2025", sample());
+        add!(&["cache"], "Cache this source", cache());
         let groups = by_word
             .into_iter()
-            .map(|(w, rules)| {
-                let all =
-                    choice(rules.iter().map(|r| r.parser.clone()).collect::<Vec<_>>()).boxed();
-                (w, (all, rules))
+            .map(|(w, entries)| {
+                let (rules, fast): (Vec<_>, Vec<_>) = entries.into_iter().unzip();
+                (w, choice(fast).boxed(), rules)
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let mut groups = groups;
+        groups.sort_by_key(|g| g.0);
         Grammar { groups }
     }
 
     /// Parses one line's tokens. `line_end` is the byte offset of the end of
     /// the line (for errors at the end of input).
     pub fn parse(&self, tokens: &'a [(Tok<'s>, SimpleSpan)], line_end: usize) -> LineResult {
-        let first = match tokens.first() {
-            Some((Tok::Word(w), _)) => w.to_ascii_lowercase(),
-            _ => return LineResult::Unknown,
-        };
-        let Some((all, rules)) = self.groups.get(first.as_str()) else {
+        let Some((all, rules)) = self.group(tokens) else {
             return LineResult::Unknown;
         };
         let eoi = SimpleSpan::from(line_end..line_end);
@@ -1322,9 +1367,26 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         }
     }
 
-    /// Whether a lower-cased word starts some statement.
-    pub fn knows(&self, word: &str) -> bool {
-        self.groups.contains_key(word)
+    /// The rules for the line's first word (compared without case and
+    /// without allocating).
+    fn group(
+        &self,
+        tokens: &[(Tok<'s>, SimpleSpan)],
+    ) -> Option<(&P<'a, 's, Stmt, Fast>, &[Rule<'a, 's>])> {
+        let Some((Tok::Word(w), _)) = tokens.first() else {
+            return None;
+        };
+        let mut buf = [0u8; 16];
+        let key = buf.get_mut(..w.len())?;
+        for (d, b) in key.iter_mut().zip(w.bytes()) {
+            *d = b.to_ascii_lowercase();
+        }
+        let i = self
+            .groups
+            .binary_search_by(|g| g.0.as_bytes().cmp(key))
+            .ok()?;
+        let g = &self.groups[i];
+        Some((&g.1, &g.2))
     }
 }
 

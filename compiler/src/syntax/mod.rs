@@ -297,9 +297,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             self.check_placement(&node, line, ctx);
         }
         if node.stmt.opens_yaml_block() {
-            node.yaml = self.yaml_block(line, &node);
+            node.yaml = self.yaml_block(line, &node).map(Box::new);
         } else if node.stmt == Stmt::ForEachRow {
-            node.table = self.table(line);
+            node.table = self.table(line).map(Box::new);
         }
         node
     }
@@ -402,15 +402,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 cancel_after: Some(d),
                 ..
             } => durations.push(d),
-            Stmt::Budget {
-                percentile,
-                max,
-                window,
-                ..
-            } => {
-                durations.push(max);
-                numbers.push((percentile, "percentile"));
-                if let Some(w) = window {
+            Stmt::Budget(b) => {
+                durations.push(&b.max);
+                numbers.push((&b.percentile, "percentile"));
+                if let Some(w) = &b.window {
                     numbers.push((w, "window size"));
                 }
             }
@@ -599,7 +594,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 self.parse_yaml_lines(start, end, 0, header.span)
             };
             match block {
-                Some(b) => header.yaml = Some(b),
+                Some(b) => header.yaml = Some(Box::new(b)),
                 None => self.report(
                     Problem::MissingBlock {
                         opener: "From CSV \"customers.csv\"",

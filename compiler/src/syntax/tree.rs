@@ -140,6 +140,22 @@ pub enum Aggregate {
     Map,
 }
 
+/// `Budget[ for "T"]: pP N unit[ over W calls]`, boxed in `Stmt` because it
+/// is the largest statement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// The test the budget applies to (all tests when absent).
+    pub test: Option<Text>,
+    /// The percentile (the number after `p`).
+    pub percentile: Number,
+    /// The latency limit.
+    pub max: Duration,
+    /// Sample window size.
+    pub window: Option<Number>,
+    /// Unit of the window (calls, runs, samples).
+    pub window_unit: Option<Text>,
+}
+
 /// One recognised statement, with the parts the line spells out.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "form", rename_all = "camelCase")]
@@ -174,13 +190,7 @@ pub enum Stmt {
     DefaultTimeout {
         duration: Duration,
     },
-    Budget {
-        test: Option<Text>,
-        percentile: Number,
-        max: Duration,
-        window: Option<Number>,
-        window_unit: Option<Text>,
-    },
+    Budget(Box<Budget>),
     Redact {
         items: Vec<Text>,
     },
@@ -448,7 +458,7 @@ impl Stmt {
             | CompareTarget { .. }
             | TargetOptionsFor { .. }
             | DefaultTimeout { .. }
-            | Budget { .. }
+            | Budget(_)
             | Redact { .. }
             | Snapshots { .. }
             | IgnoreSnapshotPaths { .. }
@@ -628,10 +638,10 @@ pub struct Node {
     pub indent: u32,
     /// YAML block that belongs to this line, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub yaml: Option<YamlBlock>,
+    pub yaml: Option<Box<YamlBlock>>,
     /// Inline table that belongs to this line, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub table: Option<Table>,
+    pub table: Option<Box<Table>>,
     /// Body of a `Test:`, `Flow:` or `Data source:` block.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Node>,
@@ -644,8 +654,23 @@ impl Node {
     }
 
     /// Iterates this node and every node below it, depth first.
-    pub fn walk(&self) -> Box<dyn Iterator<Item = &Node> + '_> {
-        Box::new(std::iter::once(self).chain(self.children.iter().flat_map(|c| c.walk())))
+    pub fn walk(&self) -> Walk<'_> {
+        Walk { stack: vec![self] }
+    }
+}
+
+/// Depth-first iterator over a node and its descendants.
+pub struct Walk<'n> {
+    stack: Vec<&'n Node>,
+}
+
+impl<'n> Iterator for Walk<'n> {
+    type Item = &'n Node;
+
+    fn next(&mut self) -> Option<&'n Node> {
+        let node = self.stack.pop()?;
+        self.stack.extend(node.children.iter().rev());
+        Some(node)
     }
 }
 
@@ -658,8 +683,10 @@ pub struct Document {
 
 impl Document {
     /// Every node of the document, depth first.
-    pub fn walk(&self) -> impl Iterator<Item = &Node> {
-        self.nodes.iter().flat_map(|n| n.walk())
+    pub fn walk(&self) -> Walk<'_> {
+        Walk {
+            stack: self.nodes.iter().rev().collect(),
+        }
     }
 }
 

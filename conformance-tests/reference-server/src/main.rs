@@ -12,7 +12,8 @@
 //! `code_review` (with completions). Tools are listed 4 per page to exercise cursors.
 //!
 //! `--variant conflict` starts a drifted twin for compare targets: only `echo` and `add`,
-//! and `add` answers `structuredContent.sum` as a string.
+//! and `add` answers `structuredContent.sum` as a string. `--http HOST:PORT` serves
+//! Streamable HTTP at `/mcp` instead of stdio.
 
 #![expect(
     deprecated,
@@ -967,23 +968,30 @@ impl ServerHandler for Reference {
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let conflict = match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        [] => false,
-        ["--variant", "conflict"] => true,
-        _ => {
-            eprintln!("usage: mcpr-reference-server [--variant conflict]");
-            std::process::exit(2);
+    let mut conflict = false;
+    let mut http: Option<String> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match (a.as_str(), it.clone().next().map(String::as_str)) {
+            ("--variant", Some("conflict")) => {
+                conflict = true;
+                it.next();
+            }
+            ("--http", Some(addr)) => {
+                http = Some(addr.to_string());
+                it.next();
+            }
+            _ => {
+                eprintln!("usage: mcpr-reference-server [--variant conflict] [--http HOST:PORT]");
+                std::process::exit(2);
+            }
         }
-    };
-    let server = Reference {
-        conflict,
-        ..Reference::default()
-    };
+    }
+    let server = Reference { conflict, ..Reference::default() };
+    if let Some(addr) = http {
+        serve_http(server, &addr).await;
+        return;
+    }
     let service = match server.serve(rmcp::transport::stdio()).await {
         Ok(s) => s,
         Err(e) => {
@@ -992,6 +1000,30 @@ async fn main() {
         }
     };
     if let Err(e) = service.waiting().await {
+        eprintln!("mcpr-reference-server: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// Serves Streamable HTTP at `http://ADDR/mcp` (sessions for the handshake era, stateless
+/// requests for 2026-07-28). The bound address is printed on stderr, so `:0` works.
+async fn serve_http(server: Reference, addr: &str) {
+    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager};
+    let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
+    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("mcpr-reference-server: cannot listen on {addr}: {e}");
+            std::process::exit(1);
+        }
+    };
+    match listener.local_addr() {
+        Ok(a) => eprintln!("mcpr-reference-server: listening on http://{a}/mcp"),
+        Err(e) => eprintln!("mcpr-reference-server: listening ({e})"),
+    }
+    if let Err(e) = axum::serve(listener, router).await {
         eprintln!("mcpr-reference-server: {e}");
         std::process::exit(1);
     }
