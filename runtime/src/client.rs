@@ -132,6 +132,14 @@ impl Client {
         Ok(Client::new(Session::start(stdio, config).await?))
     }
 
+    /// Connects to a Streamable HTTP endpoint and runs the handshake.
+    pub async fn connect_http(
+        http: crate::transport::http::HttpConfig,
+        config: SessionConfig,
+    ) -> Result<Client, Error> {
+        Ok(Client::new(Session::start_http(http, config).await?))
+    }
+
     /// Wraps an open session.
     pub fn new(session: Session) -> Client {
         Client {

@@ -52,7 +52,7 @@ pub enum ErrorKind {
         status: Option<String>,
     },
     /// A line on stdout that is not a JSON-RPC message.
-    #[error("MCP server wrote a line on stdout that is not a JSON-RPC message ({why}): {line}")]
+    #[error("MCP server wrote a line that is not a JSON-RPC message ({why}): {line}")]
     NotJsonRpc {
         /// The line (shortened).
         line: String,
@@ -190,6 +190,14 @@ pub enum ErrorKind {
         /// What is wrong.
         reason: String,
     },
+    /// An HTTP exchange failed (status, connection, or a POST without the response).
+    #[error("HTTP: {}{reason}", match .status { Some(s) => format!("status {s}: "), None => String::new() })]
+    Http {
+        /// The status code, when the server answered one.
+        status: Option<u16>,
+        /// What happened.
+        reason: String,
+    },
     /// The session was closed before or during the operation.
     #[error("the MCP session is closed")]
     Closed,
@@ -230,6 +238,7 @@ impl ErrorKind {
             ErrorKind::Unsupported { .. } => "MCP-CAP-001",
             ErrorKind::Skill { .. } => "MCP-SKILL-001",
             ErrorKind::App { .. } => "MCP-APP-001",
+            ErrorKind::Http { .. } => "MCP-HTTP-001",
             ErrorKind::Closed => "MCP-CLOSED-001",
             ErrorKind::Write { .. } => "MCP-IO-001",
             ErrorKind::Usage(_) => "MCP-USAGE-001",

@@ -472,7 +472,91 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// Feeds what the HTTP transport reads into the session (weakly: the session owns the
+/// transport, not the other way round).
+struct SessionSink(std::sync::Weak<Inner>);
+
+impl HttpSink for SessionSink {
+    fn on_message(&self, value: Value, text: String) {
+        if let Some(inner) = self.0.upgrade() {
+            inner.on_message(value, Some(text), false);
+        }
+    }
+
+    fn on_garbage(&self, text: String, why: String) {
+        if let Some(inner) = self.0.upgrade() {
+            let kind = ErrorKind::NotJsonRpc {
+                line: shorten(&text, 300),
+                why,
+            };
+            let mut st = inner.state.lock().expect("state lock");
+            if !text.is_empty() {
+                inner.push_transcript(&mut st, Direction::Received, "invalid", None, text);
+            }
+            inner.record_violation(&mut st, &kind, true);
+        }
+    }
+
+    fn on_request_failed(&self, id: i64, failure: HttpFailure) {
+        if let Some(inner) = self.0.upgrade() {
+            inner.fail_pending(id, failure);
+        }
+    }
+
+    fn on_post_rejected(&self, what: String, failure: HttpFailure) {
+        if let Some(inner) = self.0.upgrade() {
+            let reason = match failure {
+                HttpFailure::Rpc(e) => format!("the server refused it with error {e}"),
+                HttpFailure::Status { status, body } => {
+                    format!("the server refused it with HTTP {status}: {body}")
+                }
+                HttpFailure::Io(e) | HttpFailure::NoAnswer(e) => e,
+                HttpFailure::TooLarge { limit } => format!("an answer over {limit} bytes"),
+            };
+            let kind = ErrorKind::Conformance { what, reason };
+            let mut st = inner.state.lock().expect("state lock");
+            inner.record_violation(&mut st, &kind, false);
+        }
+    }
+}
+
 impl Inner {
+    fn new(
+        config: &SessionConfig,
+        handle: Option<ProcessHandle>,
+        writer: Option<mpsc::UnboundedSender<String>>,
+        http: Option<Arc<HttpWire>>,
+        max_message_bytes: usize,
+    ) -> Arc<Inner> {
+        Arc::new(Inner {
+            started: Instant::now(),
+            state: Mutex::new(State {
+                next_id: 1,
+                pending: HashMap::new(),
+                cancelled: HashSet::new(),
+                inbox: VecDeque::new(),
+                violations: Vec::new(),
+                fatal: None,
+                server_requests: Vec::new(),
+                progress: HashMap::new(),
+                transcript: Transcript::new(config.transcript_limit),
+                queued: HashMap::new(),
+                eof: false,
+            }),
+            inbox_changed: Notify::new(),
+            writer: Mutex::new(writer),
+            behaviour: Mutex::new(config.behaviour.clone()),
+            envelope: Mutex::new(None),
+            handle,
+            http,
+            negotiated: Mutex::new(None),
+            strict: config.strict,
+            max_inbox: config.max_inbox,
+            batching: Mutex::new(false),
+            max_message_bytes,
+        })
+    }
+
     fn elapsed_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
     }
@@ -487,16 +571,21 @@ impl Inner {
         let mut e = Error::new(kind);
         e.last_message = self.last_message();
         let Some(handle) = &self.handle else { return e };
-        let dead = handle.exit_status().is_some() || matches!(e.kind, ErrorKind::ServerExited { .. });
+        let dead =
+            handle.exit_status().is_some() || matches!(e.kind, ErrorKind::ServerExited { .. });
         if dead {
             e.exit_status = handle.exit_description();
         }
-        if dead || matches!(e.kind, ErrorKind::Handshake { .. } | ErrorKind::UnsupportedVersion { .. }) {
+        if dead
+            || matches!(
+                e.kind,
+                ErrorKind::Handshake { .. } | ErrorKind::UnsupportedVersion { .. }
+            )
+        {
             e.stderr_tail = Some(handle.stderr_tail());
         }
         e
     }
-
 
     fn record_violation(&self, st: &mut State, kind: &ErrorKind, fatal: bool) {
         if st.violations.len() < 1000 {
@@ -529,11 +618,22 @@ impl Inner {
 
     /// Sends a line (the transcript entry is written first, so order is kept).
     #[allow(clippy::result_large_err)]
-    fn send_line(self: &Arc<Self>, value: &Value, kind: &'static str, method: Option<&str>) -> Result<(), ErrorKind> {
+    fn send_line(
+        self: &Arc<Self>,
+        value: &Value,
+        kind: &'static str,
+        method: Option<&str>,
+    ) -> Result<(), ErrorKind> {
         let text = value.to_string();
         {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
-            self.push_transcript(&mut st, Direction::Sent, kind, method.map(str::to_string), text.clone());
+            self.push_transcript(
+                &mut st,
+                Direction::Sent,
+                kind,
+                method.map(str::to_string),
+                text.clone(),
+            );
         }
         if let Some(http) = &self.http {
             let info = self.message_info(value);
@@ -545,18 +645,32 @@ impl Inner {
         line.push('\n');
         let guard = self.writer.lock().map_err(|_| ErrorKind::Closed)?;
         match guard.as_ref() {
-            Some(tx) => tx.send(line).map_err(|_| ErrorKind::Write { reason: "the server's stdin is closed".into() }),
+            Some(tx) => tx.send(line).map_err(|_| ErrorKind::Write {
+                reason: "the server's stdin is closed".into(),
+            }),
             None => Err(ErrorKind::Closed),
         }
     }
 
     /// The HTTP headers' view of an outgoing message.
     fn message_info(&self, value: &Value) -> MessageInfo {
-        let method = value.get("method").and_then(Value::as_str).map(str::to_string);
-        let id = if method.is_some() { value.get("id").and_then(Value::as_i64) } else { None };
+        let method = value
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let id = if method.is_some() {
+            value.get("id").and_then(Value::as_i64)
+        } else {
+            None
+        };
         let envelope = self.envelope.lock().ok().and_then(|e| e.clone());
         let params = value.get("params");
-        let param = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str).map(str::to_string);
+        let param = |k: &str| {
+            params
+                .and_then(|p| p.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
         let name = match method.as_deref() {
             Some("tools/call" | "prompts/get") => param("name"),
             Some("resources/read") => param("uri"),
@@ -567,22 +681,41 @@ impl Inner {
             Some(env) => Some(env.version.clone()),
             None => self.negotiated.lock().ok().and_then(|n| n.clone()),
         };
-        MessageInfo { id, method, name, protocol_version, modern: envelope.is_some() }
+        MessageInfo {
+            id,
+            method,
+            name,
+            protocol_version,
+            modern: envelope.is_some(),
+        }
     }
 
     /// Ends a pending request with what the HTTP transport saw.
     fn fail_pending(&self, id: i64, failure: HttpFailure) {
         let mut st = self.state.lock().expect("state lock");
-        let Some(slot) = st.pending.remove(&id) else { return };
+        let Some(slot) = st.pending.remove(&id) else {
+            return;
+        };
         let outcome = match failure {
             HttpFailure::Rpc(e) => Ok(Err(e)),
-            HttpFailure::Status { status, body } => Err(ErrorKind::Http { status: Some(status), reason: if body.is_empty() { "(empty body)".into() } else { body } }),
-            HttpFailure::Io(reason) | HttpFailure::NoAnswer(reason) => Err(ErrorKind::Http { status: None, reason }),
-            HttpFailure::TooLarge { limit } => Err(ErrorKind::MessageTooLarge { limit, seen: limit }),
+            HttpFailure::Status { status, body } => Err(ErrorKind::Http {
+                status: Some(status),
+                reason: if body.is_empty() {
+                    "(empty body)".into()
+                } else {
+                    body
+                },
+            }),
+            HttpFailure::Io(reason) | HttpFailure::NoAnswer(reason) => Err(ErrorKind::Http {
+                status: None,
+                reason,
+            }),
+            HttpFailure::TooLarge { limit } => {
+                Err(ErrorKind::MessageTooLarge { limit, seen: limit })
+            }
         };
         let _ = slot.tx.send(outcome);
     }
-
 
     fn on_frame_line(self: &Arc<Self>, bytes: Vec<u8>) {
         let text = match String::from_utf8(bytes) {
@@ -842,7 +975,10 @@ impl Inner {
             self.record_violation(&mut st, &kind, false);
         }
         st.eof = true;
-        let status = self.handle.as_ref().and_then(ProcessHandle::exit_description);
+        let status = self
+            .handle
+            .as_ref()
+            .and_then(ProcessHandle::exit_description);
         if st.fatal.is_none() {
             st.fatal = Some(ErrorKind::ServerExited {
                 during: None,
@@ -915,35 +1051,42 @@ impl Session {
         if let Some(stdin) = process.stdin.take() {
             tokio::spawn(write_loop(stdin, rx));
         }
-        let inner = Arc::new(Inner {
-            started: Instant::now(),
-            state: Mutex::new(State {
-                next_id: 1,
-                pending: HashMap::new(),
-                cancelled: HashSet::new(),
-                inbox: VecDeque::new(),
-                violations: Vec::new(),
-                fatal: None,
-                server_requests: Vec::new(),
-                progress: HashMap::new(),
-                transcript: Transcript::new(config.transcript_limit),
-                queued: HashMap::new(),
-                eof: false,
-            }),
-            inbox_changed: Notify::new(),
-            writer: Mutex::new(Some(tx)),
-            behaviour: Mutex::new(config.behaviour.clone()),
-            envelope: Mutex::new(None),
-            handle: process.handle.clone(),
-            strict: config.strict,
-            max_inbox: config.max_inbox,
-            batching: Mutex::new(false),
-            max_message_bytes: stdio.max_message_bytes,
-        });
+        let inner = Inner::new(
+            &config,
+            Some(process.handle.clone()),
+            Some(tx),
+            None,
+            stdio.max_message_bytes,
+        );
         let reader = process
             .stdout
             .take()
             .map(|r| tokio::spawn(read_loop(inner.clone(), r)));
+        Session::open(inner, reader, config, process.withheld_env, stdio.display()).await
+    }
+
+    /// Connects to a Streamable HTTP endpoint and runs the handshake of the chosen era
+    /// (the same probe as on stdio: a 2026 `server/discover`, then `initialize`).
+    pub async fn start_http(http: HttpConfig, config: SessionConfig) -> Result<Session, Error> {
+        let url = http.url.clone();
+        let max = http.max_message_bytes;
+        let wire = HttpWire::new(http).map_err(|reason| {
+            Error::new(ErrorKind::Http {
+                status: None,
+                reason,
+            })
+        })?;
+        let inner = Inner::new(&config, None, None, Some(Arc::new(wire)), max);
+        Session::open(inner, None, config, Vec::new(), url).await
+    }
+
+    async fn open(
+        inner: Arc<Inner>,
+        reader: Option<JoinHandle<()>>,
+        config: SessionConfig,
+        withheld_env: Vec<String>,
+        command: String,
+    ) -> Result<Session, Error> {
         let mut session = Session {
             inner,
             reader: Mutex::new(reader),
@@ -957,8 +1100,8 @@ impl Session {
                 handshake_result: Value::Null,
             },
             config,
-            withheld_env: process.withheld_env,
-            command: stdio.display(),
+            withheld_env,
+            command,
             closed: Mutex::new(None),
         };
         match session.handshake().await {
@@ -967,13 +1110,13 @@ impl Session {
                 Ok(session)
             }
             Err(e) => {
-                session.inner.handle.kill_now();
-                session
-                    .inner
-                    .handle
-                    .shutdown(Duration::from_millis(200))
-                    .await;
-                *session.closed.lock().expect("closed lock") = None;
+                if let Some(handle) = &session.inner.handle {
+                    handle.kill_now();
+                    handle.shutdown(Duration::from_millis(200)).await;
+                }
+                if let Some(http) = &session.inner.http {
+                    http.abort_all();
+                }
                 Err(e)
             }
         }
@@ -1006,6 +1149,7 @@ impl Session {
                             ErrorKind::Timeout { .. }
                                 | ErrorKind::Rpc { .. }
                                 | ErrorKind::Handshake { .. }
+                                | ErrorKind::Http { .. }
                         ) =>
                     {
                         *self.inner.envelope.lock().expect("envelope lock") = None;
@@ -1097,8 +1241,13 @@ impl Session {
             }
         }
         *self.inner.batching.lock().expect("batching lock") = version::batching_allowed(&offered);
+        *self.inner.negotiated.lock().expect("negotiated lock") = Some(offered.clone());
         self.notify("notifications/initialized", None)
             .map_err(|k| self.inner.error(k))?;
+        if let Some(http) = &self.inner.http {
+            let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(&self.inner)));
+            http.open_get_stream(sink, Some(offered.clone()));
+        }
         Ok(ServerFacts {
             era: Era::Legacy,
             protocol_version: offered,
@@ -1254,7 +1403,7 @@ impl Session {
 
     /// The server's process id (also its process group id).
     pub fn pid(&self) -> i32 {
-        self.inner.handle.pid
+        self.inner.handle.as_ref().map(|h| h.pid).unwrap_or(0)
     }
 
     /// The session's default request deadline.
@@ -1459,6 +1608,9 @@ impl Session {
                     st.pending.remove(&id);
                     st.cancelled.insert(id);
                 }
+                if let Some(http) = &self.inner.http {
+                    http.abort(id);
+                }
                 if method != "initialize" {
                     let _ = self.notify(
                         "notifications/cancelled",
@@ -1584,6 +1736,9 @@ impl Session {
             st.pending.remove(&pending.id);
             st.cancelled.insert(pending.id);
         }
+        if let Some(http) = &self.inner.http {
+            http.abort(pending.id);
+        }
         self.notify(
             "notifications/cancelled",
             Some(json!({"requestId": pending.id, "reason": reason})),
@@ -1705,17 +1860,28 @@ impl Session {
 
     /// The server's stderr tail (at most 64 KiB).
     pub fn stderr_tail(&self) -> String {
-        self.inner.handle.stderr_tail()
+        self.inner
+            .handle
+            .as_ref()
+            .map(ProcessHandle::stderr_tail)
+            .unwrap_or_default()
     }
 
     /// Bytes the server wrote on stderr in all.
     pub fn stderr_total(&self) -> u64 {
-        self.inner.handle.stderr_total()
+        self.inner
+            .handle
+            .as_ref()
+            .map(ProcessHandle::stderr_total)
+            .unwrap_or(0)
     }
 
     /// The exit status, if the server has exited.
     pub fn exit_status(&self) -> Option<String> {
-        self.inner.handle.exit_description()
+        self.inner
+            .handle
+            .as_ref()
+            .and_then(ProcessHandle::exit_description)
     }
 
     /// True while the session can still be used.
@@ -1729,14 +1895,43 @@ impl Session {
         if let Some(r) = self.closed.lock().expect("closed lock").clone() {
             return r;
         }
-        let exited_before = self.inner.handle.exit_status().is_some();
-        // Dropping the sender ends the writer task, which drops stdin: EOF.
-        self.inner.writer.lock().expect("writer lock").take();
-        let mut report = self.inner.handle.shutdown(self.config.shutdown_grace).await;
-        if !exited_before && report.stage == ShutdownStage::AlreadyExited {
-            // It exited in the moment between closing stdin and looking.
-            report.stage = ShutdownStage::StdinEof;
-        }
+        let report = match (&self.inner.handle, &self.inner.http) {
+            (Some(handle), _) => {
+                let exited_before = handle.exit_status().is_some();
+                // Dropping the sender ends the writer task, which drops stdin: EOF.
+                self.inner.writer.lock().expect("writer lock").take();
+                let mut report = handle.shutdown(self.config.shutdown_grace).await;
+                if !exited_before && report.stage == ShutdownStage::AlreadyExited {
+                    // It exited in the moment between closing stdin and looking.
+                    report.stage = ShutdownStage::StdinEof;
+                }
+                report
+            }
+            (None, Some(http)) => {
+                let start = Instant::now();
+                let version = if self.facts.era == Era::Legacy {
+                    Some(self.facts.protocol_version.clone())
+                } else {
+                    None
+                };
+                let status = http
+                    .close(version)
+                    .await
+                    .map(|s| format!("DELETE answered {s}"));
+                ShutdownReport {
+                    stage: ShutdownStage::Disconnected,
+                    status,
+                    elapsed: start.elapsed(),
+                    ended_stragglers: false,
+                }
+            }
+            (None, None) => ShutdownReport {
+                stage: ShutdownStage::Disconnected,
+                status: None,
+                elapsed: Duration::ZERO,
+                ended_stragglers: false,
+            },
+        };
         let reader = self.reader.lock().expect("reader lock").take();
         if let Some(reader) = reader {
             // Stdout closes when the group is gone; give the reader a moment to drain.
@@ -1757,7 +1952,12 @@ impl Drop for Session {
     fn drop(&mut self) {
         let closed = self.closed.lock().map(|c| c.is_some()).unwrap_or(false);
         if !closed {
-            self.inner.handle.kill_now();
+            if let Some(handle) = &self.inner.handle {
+                handle.kill_now();
+            }
+            if let Some(http) = &self.inner.http {
+                http.abort_all();
+            }
         }
         if let Ok(mut r) = self.reader.lock()
             && let Some(task) = r.take()

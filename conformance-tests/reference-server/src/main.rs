@@ -987,7 +987,10 @@ async fn main() {
             }
         }
     }
-    let server = Reference { conflict, ..Reference::default() };
+    let server = Reference {
+        conflict,
+        ..Reference::default()
+    };
     if let Some(addr) = http {
         serve_http(server, &addr).await;
         return;
@@ -1008,9 +1011,15 @@ async fn main() {
 /// Serves Streamable HTTP at `http://ADDR/mcp` (sessions for the handshake era, stateless
 /// requests for 2026-07-28). The bound address is printed on stderr, so `:0` works.
 async fn serve_http(server: Reference, addr: &str) {
-    use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager};
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
     let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(LocalSessionManager::default()), config);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,

@@ -1,5 +1,6 @@
-//! Transports: how bytes reach a server. Only stdio so far.
+//! Transports: how bytes reach a server: stdio and Streamable HTTP.
 
+pub mod http;
 pub mod stdio;
 
 pub use stdio::{

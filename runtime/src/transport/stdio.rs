@@ -233,6 +233,8 @@ pub enum ShutdownStage {
     Sigterm,
     /// It needed SIGKILL.
     Sigkill,
+    /// An HTTP connection was closed (no process of ours).
+    Disconnected,
 }
 
 /// The outcome of a shutdown.

@@ -1,0 +1,542 @@
+//! The Streamable HTTP transport (client side): every client message is a POST; a request
+//! is answered with one JSON object or an SSE stream; session ids and protocol headers for
+//! the handshake era; `Mcp-Method` / `Mcp-Name` for 2026-07-28; an optional GET stream for
+//! server-initiated messages; message size limits on bodies and events.
+//!
+//! The transport knows no session: what it reads goes to an [`HttpSink`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::task::AbortHandle;
+
+use crate::protocol::RpcError;
+
+/// How to reach a server over HTTP.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The MCP endpoint (`http://127.0.0.1:3001/mcp`).
+    pub url: String,
+    /// Extra headers sent with every request (`Authorization`, …).
+    pub headers: BTreeMap<String, String>,
+    /// Largest accepted message (JSON body or SSE event), in bytes.
+    pub max_message_bytes: usize,
+}
+
+impl HttpConfig {
+    /// A configuration with no extra headers and a 16 MiB message limit.
+    pub fn new(url: impl Into<String>) -> HttpConfig {
+        HttpConfig {
+            url: url.into(),
+            headers: BTreeMap::new(),
+            max_message_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+/// Why a request got no answer over HTTP.
+#[derive(Debug, Clone)]
+pub enum HttpFailure {
+    /// The server answered a JSON-RPC error in the body of a failed POST.
+    Rpc(RpcError),
+    /// The server answered an HTTP error status.
+    Status {
+        /// The status code.
+        status: u16,
+        /// The start of the body.
+        body: String,
+    },
+    /// The connection failed.
+    Io(String),
+    /// The POST succeeded but neither its body nor its stream held the response.
+    NoAnswer(String),
+    /// A body or event over the size limit.
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+/// Where the transport delivers what it reads.
+pub trait HttpSink: Send + Sync + 'static {
+    /// A message read from a body or an SSE event (the text as received).
+    fn on_message(&self, value: Value, text: String);
+    /// Text that is not JSON, where a JSON-RPC message was due.
+    fn on_garbage(&self, text: String, why: String);
+    /// A request that will get no answer (ignored when it was answered already).
+    fn on_request_failed(&self, id: i64, failure: HttpFailure);
+    /// A notification or response the server refused.
+    fn on_post_rejected(&self, what: String, failure: HttpFailure);
+}
+
+/// What the transport needs to know about an outgoing message.
+#[derive(Debug, Clone, Default)]
+pub struct MessageInfo {
+    /// The id, for requests.
+    pub id: Option<i64>,
+    /// The method, for requests and notifications.
+    pub method: Option<String>,
+    /// The `Mcp-Name` value (tool or prompt name, resource URI, task id), 2026 only.
+    pub name: Option<String>,
+    /// The `MCP-Protocol-Version` header value, if one is due.
+    pub protocol_version: Option<String>,
+    /// 2026-07-28 headers (`Mcp-Method`, `Mcp-Name`).
+    pub modern: bool,
+}
+
+/// A connection to one HTTP endpoint.
+pub struct HttpWire {
+    client: reqwest::Client,
+    config: HttpConfig,
+    session_id: Mutex<Option<String>>,
+    in_flight: Mutex<HashMap<i64, AbortHandle>>,
+    others: Mutex<Vec<AbortHandle>>,
+}
+
+impl std::fmt::Debug for HttpWire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpWire")
+            .field("url", &self.config.url)
+            .finish()
+    }
+}
+
+fn install_crypto() {
+    static ONCE: OnceLock<()> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+impl HttpWire {
+    /// Prepares a client for `config.url`.
+    pub fn new(config: HttpConfig) -> Result<HttpWire, String> {
+        install_crypto();
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(HttpWire {
+            client,
+            config,
+            session_id: Mutex::new(None),
+            in_flight: Mutex::new(HashMap::new()),
+            others: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The session id the server assigned (`Mcp-Session-Id`), if any.
+    pub fn session_id(&self) -> Option<String> {
+        self.session_id.lock().ok().and_then(|s| s.clone())
+    }
+
+    fn base(&self, method: reqwest::Method, info: &MessageInfo) -> reqwest::RequestBuilder {
+        let mut req = self.client.request(method, &self.config.url);
+        for (k, v) in &self.config.headers {
+            req = req.header(k, v);
+        }
+        if let Some(v) = &info.protocol_version {
+            req = req.header("MCP-Protocol-Version", v);
+        }
+        if !info.modern
+            && let Some(id) = self.session_id()
+        {
+            req = req.header("Mcp-Session-Id", id);
+        }
+        if info.modern {
+            if let Some(m) = &info.method {
+                req = req.header("Mcp-Method", m);
+            }
+            if let Some(n) = &info.name {
+                req = req.header("Mcp-Name", header_value(n));
+            }
+        }
+        req
+    }
+
+    /// POSTs one message; what comes back goes to `sink`. Returns at once.
+    pub fn post(self: &Arc<Self>, sink: Arc<dyn HttpSink>, body: String, info: MessageInfo) {
+        let me = self.clone();
+        let id = info.id;
+        let task = tokio::spawn(async move {
+            me.post_task(sink, body, info).await;
+            if let Some(id) = id
+                && let Ok(mut m) = me.in_flight.lock()
+            {
+                m.remove(&id);
+            }
+        });
+        match id {
+            Some(id) => {
+                if let Ok(mut m) = self.in_flight.lock() {
+                    m.insert(id, task.abort_handle());
+                }
+            }
+            None => {
+                if let Ok(mut o) = self.others.lock() {
+                    o.retain(|h| !h.is_finished());
+                    o.push(task.abort_handle());
+                }
+            }
+        }
+    }
+
+    /// Drops the connection of an in-flight request (the 2026 way to cancel on HTTP).
+    pub fn abort(&self, id: i64) {
+        if let Some(h) = self.in_flight.lock().ok().and_then(|mut m| m.remove(&id)) {
+            h.abort();
+        }
+    }
+
+    async fn post_task(&self, sink: Arc<dyn HttpSink>, body: String, info: MessageInfo) {
+        let what = info.method.clone().unwrap_or_else(|| "response".into());
+        let req = self
+            .base(reqwest::Method::POST, &info)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(body);
+        let fail = |f: HttpFailure| match info.id {
+            Some(id) => sink.on_request_failed(id, f),
+            None => sink.on_post_rejected(what.clone(), f),
+        };
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => return fail(HttpFailure::Io(describe(&e))),
+        };
+        if let Some(sid) = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            && !info.modern
+            && let Ok(mut s) = self.session_id.lock()
+            && s.is_none()
+        {
+            *s = Some(sid.to_string());
+        }
+        let status = resp.status().as_u16();
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if status == 202
+            || (status == 200 && info.id.is_none() && !content_type.contains("text/event-stream"))
+        {
+            if info.id.is_some() {
+                fail(HttpFailure::NoAnswer(format!(
+                    "the server answered the request with status {status} and no body"
+                )));
+            }
+            return;
+        }
+        if !(200..300).contains(&status) {
+            let body = read_capped(resp, 64 * 1024).await.unwrap_or_default();
+            let text = String::from_utf8_lossy(&body).into_owned();
+            let rpc = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v.get("error").and_then(|e| RpcError::from_value(e).ok()));
+            return fail(match rpc {
+                Some(e) => HttpFailure::Rpc(e),
+                None => HttpFailure::Status {
+                    status,
+                    body: text.chars().take(500).collect(),
+                },
+            });
+        }
+        if content_type.contains("text/event-stream") {
+            self.read_sse(resp, &sink).await;
+        } else {
+            match read_capped(resp, self.config.max_message_bytes).await {
+                Ok(body) => {
+                    let text = String::from_utf8_lossy(&body).into_owned();
+                    if !text.trim().is_empty() {
+                        deliver(&sink, text);
+                    }
+                }
+                Err(Capped::TooLarge) => {
+                    return fail(HttpFailure::TooLarge {
+                        limit: self.config.max_message_bytes,
+                    });
+                }
+                Err(Capped::Io(e)) => return fail(HttpFailure::Io(e)),
+            }
+        }
+        if let Some(id) = info.id {
+            sink.on_request_failed(
+                id,
+                HttpFailure::NoAnswer(format!(
+                    "the {what} response body or stream ended without the response"
+                )),
+            );
+        }
+    }
+
+    async fn read_sse(&self, mut resp: reqwest::Response, sink: &Arc<dyn HttpSink>) {
+        let mut parser = SseParser::new(self.config.max_message_bytes);
+        loop {
+            match resp.chunk().await {
+                Ok(Some(bytes)) => match parser.feed(&bytes) {
+                    Ok(events) => {
+                        for data in events {
+                            deliver(sink, data);
+                        }
+                    }
+                    Err(SseTooLarge) => {
+                        sink.on_garbage(
+                            String::new(),
+                            format!("an SSE event over {} bytes", self.config.max_message_bytes),
+                        );
+                        return;
+                    }
+                },
+                Ok(None) => return,
+                Err(e) => {
+                    sink.on_garbage(
+                        String::new(),
+                        format!("the SSE stream broke: {}", describe(&e)),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Opens the GET stream for server-initiated messages (handshake era). A 405 or any
+    /// other refusal is fine: the server has no such stream.
+    pub fn open_get_stream(
+        self: &Arc<Self>,
+        sink: Arc<dyn HttpSink>,
+        protocol_version: Option<String>,
+    ) {
+        let me = self.clone();
+        let task = tokio::spawn(async move {
+            let info = MessageInfo {
+                protocol_version,
+                ..Default::default()
+            };
+            let req = me
+                .base(reqwest::Method::GET, &info)
+                .header("Accept", "text/event-stream");
+            if let Ok(resp) = req.send().await
+                && resp.status().as_u16() == 200
+            {
+                me.read_sse(resp, &sink).await;
+            }
+        });
+        if let Ok(mut o) = self.others.lock() {
+            o.push(task.abort_handle());
+        }
+    }
+
+    /// Ends the connection: aborts every stream and, when the server gave a session id,
+    /// sends DELETE (a 405 is fine). Returns the DELETE status, if one was sent.
+    pub async fn close(&self, protocol_version: Option<String>) -> Option<u16> {
+        if let Ok(mut m) = self.in_flight.lock() {
+            for (_, h) in m.drain() {
+                h.abort();
+            }
+        }
+        if let Ok(mut o) = self.others.lock() {
+            for h in o.drain(..) {
+                h.abort();
+            }
+        }
+        self.session_id()?;
+        let info = MessageInfo {
+            protocol_version,
+            ..Default::default()
+        };
+        let req = self
+            .base(reqwest::Method::DELETE, &info)
+            .timeout(Duration::from_secs(5));
+        req.send().await.ok().map(|r| r.status().as_u16())
+    }
+
+    /// Aborts every stream at once (for drops).
+    pub fn abort_all(&self) {
+        if let Ok(mut m) = self.in_flight.lock() {
+            for (_, h) in m.drain() {
+                h.abort();
+            }
+        }
+        if let Ok(mut o) = self.others.lock() {
+            for h in o.drain(..) {
+                h.abort();
+            }
+        }
+    }
+}
+
+fn deliver(sink: &Arc<dyn HttpSink>, text: String) {
+    if text.trim().is_empty() {
+        // SSE priming events (2025-11-25) and keep-alives carry no message.
+        return;
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v) => sink.on_message(v, text),
+        Err(e) => sink.on_garbage(text, format!("not JSON: {e}")),
+    }
+}
+
+fn describe(e: &reqwest::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(inner) = src {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        src = inner.source();
+    }
+    s
+}
+
+enum Capped {
+    TooLarge,
+    Io(String),
+}
+
+async fn read_capped(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, Capped> {
+    let mut out = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(b)) => {
+                if out.len() + b.len() > limit {
+                    return Err(Capped::TooLarge);
+                }
+                out.extend_from_slice(&b);
+            }
+            Ok(None) => return Ok(out),
+            Err(e) => return Err(Capped::Io(describe(&e))),
+        }
+    }
+}
+
+/// A header-safe value: as is when it is visible ASCII without leading or trailing space,
+/// else `=?base64?…?=` (2026-07-28 rules).
+pub fn header_value(v: &str) -> String {
+    let looks_encoded = v.starts_with("=?") && v.ends_with("?=");
+    let safe = !v.is_empty()
+        && v.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !v.starts_with(' ')
+        && !v.ends_with(' ')
+        && !looks_encoded;
+    if safe {
+        v.to_string()
+    } else {
+        use base64::Engine as _;
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(v.as_bytes())
+        )
+    }
+}
+
+/// An SSE line or event passed the size limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseTooLarge;
+
+/// A WHATWG event-stream parser that yields the `data` of each event, with a size limit.
+#[derive(Debug)]
+pub struct SseParser {
+    line: Vec<u8>,
+    data: String,
+    has_data: bool,
+    limit: usize,
+    last_cr: bool,
+}
+
+impl SseParser {
+    /// A parser whose lines and events may not exceed `limit` bytes.
+    pub fn new(limit: usize) -> SseParser {
+        SseParser {
+            line: Vec::new(),
+            data: String::new(),
+            has_data: false,
+            limit,
+            last_cr: false,
+        }
+    }
+
+    /// Feeds bytes; returns the data of every event completed. `Err` when the limit is
+    /// passed.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<String>, SseTooLarge> {
+        let mut out = Vec::new();
+        for &b in bytes {
+            if b == b'\n' && self.last_cr {
+                self.last_cr = false;
+                continue;
+            }
+            self.last_cr = b == b'\r';
+            if b == b'\n' || b == b'\r' {
+                let line = std::mem::take(&mut self.line);
+                self.line_done(&line, &mut out);
+            } else {
+                self.line.push(b);
+                if self.line.len() > self.limit {
+                    return Err(SseTooLarge);
+                }
+            }
+        }
+        if self.data.len() > self.limit {
+            return Err(SseTooLarge);
+        }
+        Ok(out)
+    }
+
+    fn line_done(&mut self, line: &[u8], out: &mut Vec<String>) {
+        if line.is_empty() {
+            if self.has_data {
+                let mut data = std::mem::take(&mut self.data);
+                if data.ends_with('\n') {
+                    data.pop();
+                }
+                out.push(data);
+            }
+            self.has_data = false;
+            return;
+        }
+        if line[0] == b':' {
+            return;
+        }
+        let text = String::from_utf8_lossy(line);
+        let (field, value) = match text.find(':') {
+            Some(i) => (
+                &text[..i],
+                text[i + 1..].strip_prefix(' ').unwrap_or(&text[i + 1..]),
+            ),
+            None => (&text[..], ""),
+        };
+        if field == "data" {
+            self.data.push_str(value);
+            self.data.push('\n');
+            self.has_data = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_across_chunks_and_line_endings() {
+        let mut p = SseParser::new(1000);
+        let mut got = p
+            .feed(b": keep-alive\n\nid: 1\nevent: message\ndata: {\"a\":")
+            .unwrap();
+        assert!(got.is_empty());
+        got.extend(p.feed(b"1}\r\n\r\ndata: x\ndata: y\n\nid: 2\n\n").unwrap());
+        assert_eq!(got, vec!["{\"a\":1}".to_string(), "x\ny".to_string()]);
+        let mut small = SseParser::new(4);
+        assert!(small.feed(b"data: 123456\n").is_err());
+    }
+
+    #[test]
+    fn header_values() {
+        assert_eq!(header_value("get_weather"), "get_weather");
+        assert_eq!(header_value("héllo"), "=?base64?aMOpbGxv?=");
+        assert_eq!(header_value(" x"), "=?base64?IHg=?=");
+    }
+}

@@ -1,0 +1,223 @@
+//! Client operations over Streamable HTTP against the reference server (rmcp's
+//! Streamable HTTP service), in both eras.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{config, server_bin};
+use mcpr_runtime::client::content_text;
+use mcpr_runtime::protocol::Era;
+use mcpr_runtime::session::Match;
+use mcpr_runtime::transport::ShutdownStage;
+use mcpr_runtime::transport::http::HttpConfig;
+use mcpr_runtime::{CallOptions, Client};
+use serde_json::json;
+
+/// The reference server listening on a free port; killed on drop.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let mut child = Command::new(server_bin("mcpr-reference-server"))
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the reference server");
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        HttpServer { child, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn ok<T>(r: Result<T, mcpr_runtime::Error>) -> T {
+    match r {
+        Ok(v) => v,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+async fn connect(server: &HttpServer, protocol: Option<&str>) -> Client {
+    ok(Client::connect_http(HttpConfig::new(server.url.clone()), config(protocol)).await)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn core_operations_over_http_in_both_eras() {
+    let server = HttpServer::start();
+    for (protocol, era) in [
+        (Some("2025-11-25"), Era::Legacy),
+        (Some("2026-07-28"), Era::Modern),
+        (None, Era::Modern),
+        (Some("2025-06-18"), Era::Legacy),
+    ] {
+        let c = connect(&server, protocol).await;
+        assert_eq!(c.era(), era, "{protocol:?}");
+        let tools = ok(c.list_tools().await);
+        assert_eq!(tools.len(), 13);
+        let add = ok(c
+            .call_tool("add", json!({"a": 2, "b": 3}), &CallOptions::default())
+            .await);
+        assert_eq!(add.result["structuredContent"]["sum"], 5);
+        let p = ok(c
+            .call_tool(
+                "progress",
+                json!({"steps": 3, "delayMs": 1}),
+                &CallOptions {
+                    progress: true,
+                    ..Default::default()
+                },
+            )
+            .await);
+        assert_eq!(p.progress.len(), 3);
+        let status = ok(c.read_resource("fixture://status").await);
+        assert!(
+            status["contents"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("ready")
+        );
+        let greet = ok(c.get_prompt("greet", Some(json!({"name": "Ada"}))).await);
+        assert_eq!(greet["messages"][0]["content"]["text"], "Hello, Ada!");
+        let fail = c
+            .call_tool("fail", json!({}), &CallOptions::default())
+            .await
+            .unwrap_err();
+        assert_eq!(fail.code(), "MCP-TOOL-001");
+        let e = c
+            .call_tool(
+                "slow",
+                json!({"ms": 3000}),
+                &CallOptions {
+                    timeout: Some(Duration::from_millis(200)),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "MCP-TIMEOUT-001");
+        let echo = ok(c
+            .call_tool("echo", json!({"text": "after"}), &CallOptions::default())
+            .await);
+        assert_eq!(content_text(&echo.result), "after");
+        assert!(
+            c.violations().is_empty(),
+            "{protocol:?}: {:?}",
+            c.violations()
+        );
+        let report = c.close().await;
+        assert_eq!(report.stage, ShutdownStage::Disconnected);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_requests_and_notifications_over_http() {
+    let server = HttpServer::start();
+    // Legacy: sampling, elicitation and roots arrive as requests on the POST's SSE stream
+    // and are answered with POSTs; logs and list_changed too.
+    let c = connect(&server, Some("2025-11-25")).await;
+    let s = ok(c
+        .call_tool("sample", json!({"prompt": "hi"}), &CallOptions::default())
+        .await);
+    assert_eq!(content_text(&s.result), "sampled: sampled text");
+    c.queue_answer(
+        "elicitation/create",
+        Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
+    );
+    let e = ok(c
+        .call_tool("elicit", json!({}), &CallOptions::default())
+        .await);
+    assert_eq!(content_text(&e.result), "elicitation accept: Ada");
+    let r = ok(c
+        .call_tool("roots", json!({}), &CallOptions::default())
+        .await);
+    assert_eq!(content_text(&r.result), "roots: file:///tmp/mcpr-root");
+    ok(c.set_log_level("info").await);
+    ok(c.call_tool(
+        "log",
+        json!({"level": "warning", "message": "over http"}),
+        &CallOptions::default(),
+    )
+    .await);
+    ok(c.wait_notification(
+        "notifications/message",
+        &[Match::dotted("data.message", json!("over http"))],
+        Duration::from_secs(2),
+    )
+    .await);
+    assert!(c.violations().is_empty(), "{:?}", c.violations());
+    c.close().await;
+
+    // 2026: multi round-trip requests and a listen stream.
+    let c = connect(&server, Some("2026-07-28")).await;
+    let s = ok(c
+        .call_tool("sample", json!({"prompt": "hi"}), &CallOptions::default())
+        .await);
+    assert_eq!(
+        (content_text(&s.result).as_str(), s.rounds),
+        ("sampled: sampled text", 2)
+    );
+    let sub = ok(c
+        .listen(json!({"resourceSubscriptions": ["fixture://status"]}), None)
+        .await);
+    ok(c.call_tool(
+        "notify",
+        json!({"kind": "updated", "uri": "fixture://status"}),
+        &CallOptions::default(),
+    )
+    .await);
+    ok(c.wait_subscription_notification(
+        &sub,
+        "notifications/resources/updated",
+        Duration::from_secs(2),
+    )
+    .await);
+    ok(c.stop_listen(sub));
+    let task = ok(c
+        .call_tool("long_task", json!({"ms": 20}), &CallOptions::default())
+        .await);
+    let id = task.result["taskId"].as_str().unwrap().to_string();
+    assert_eq!(
+        ok(c.task_run_to_end(&id, Duration::from_secs(5)).await)["status"],
+        "completed"
+    );
+    assert!(c.violations().is_empty(), "{:?}", c.violations());
+    c.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_failures_are_named() {
+    // Nothing listens on this port.
+    let e = Client::connect_http(
+        HttpConfig::new("http://127.0.0.1:9/mcp"),
+        config(Some("2025-11-25")),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), "MCP-HTTP-001", "{e}");
+    // A wrong path: the server answers 404.
+    let server = HttpServer::start();
+    let wrong = server.url.replace("/mcp", "/nope");
+    let e = Client::connect_http(HttpConfig::new(wrong), config(Some("2025-11-25")))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "MCP-HTTP-001", "{e}");
+    assert!(e.to_string().contains("status 404"), "{e}");
+}
