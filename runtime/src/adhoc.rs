@@ -1,6 +1,7 @@
 //! One-shot operations for the CLI's ad-hoc commands (`mcpr tools -- CMD`, `mcpr call TOOL
 //! '{json}' -- CMD`, `mcpr ping -- CMD`): start the server, run the handshake, do one thing,
-//! shut the server down (always, also on failure).
+//! shut the server down (always, also on failure). `AdhocOptions::http(url)` talks
+//! Streamable HTTP instead.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use serde_json::{Value, json};
 use crate::client::{CallOptions, Client};
 use crate::error::{Error, ErrorKind};
 use crate::session::{ProtocolChoice, SessionConfig};
+use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
 
 /// What an ad-hoc command needs.
@@ -28,6 +30,10 @@ pub struct AdhocOptions {
     pub protocol: Option<String>,
     /// Deadline of the handshake and of the request.
     pub timeout: Duration,
+    /// Talk Streamable HTTP to this URL instead of starting `command`.
+    pub url: Option<String>,
+    /// Extra HTTP headers (`Authorization`, …) for `url`.
+    pub headers: BTreeMap<String, String>,
 }
 
 impl AdhocOptions {
@@ -43,6 +49,27 @@ impl AdhocOptions {
             env: BTreeMap::new(),
             protocol: None,
             timeout: Duration::from_secs(30),
+            url: None,
+            headers: BTreeMap::new(),
+        }
+    }
+
+    /// Options for a Streamable HTTP endpoint with the default 30 s deadline.
+    pub fn http(url: impl Into<String>) -> AdhocOptions {
+        let mut o = AdhocOptions::new(String::new(), Vec::<String>::new());
+        o.url = Some(url.into());
+        o
+    }
+
+    async fn connect(&self) -> Result<Client, Error> {
+        let (stdio, config) = self.configs();
+        match &self.url {
+            Some(url) => {
+                let mut http = HttpConfig::new(url.clone());
+                http.headers = self.headers.clone();
+                Client::connect_http(http, config).await
+            }
+            None => Client::connect(stdio, config).await,
         }
     }
 
@@ -84,8 +111,7 @@ async fn with_client<T, F>(opts: &AdhocOptions, f: F) -> Result<T, Error>
 where
     F: AsyncFnOnce(&Client) -> Result<T, Error>,
 {
-    let (stdio, config) = opts.configs();
-    let client = Client::connect(stdio, config).await?;
+    let client = opts.connect().await?;
     let out = f(&client).await;
     client.close().await;
     out
@@ -120,8 +146,7 @@ pub async fn call_tool(opts: &AdhocOptions, tool: &str, arguments: Value) -> Res
 /// Starts the server, runs the handshake and one ping round trip.
 pub async fn ping(opts: &AdhocOptions) -> Result<PingReport, Error> {
     let start = Instant::now();
-    let (stdio, config) = opts.configs();
-    let client = Client::connect(stdio, config).await?;
+    let client = opts.connect().await?;
     let startup = start.elapsed();
     let rtt = client.ping(Some(opts.timeout)).await;
     let facts = client.facts().clone();

@@ -221,3 +221,25 @@ async fn http_failures_are_named() {
     assert_eq!(e.code(), "MCP-HTTP-001", "{e}");
     assert!(e.to_string().contains("status 404"), "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adhoc_commands_over_http() {
+    use mcpr_runtime::adhoc::{self, AdhocOptions};
+    let server = HttpServer::start();
+    let mut opts = AdhocOptions::http(server.url.clone());
+    opts.timeout = Duration::from_secs(10);
+    assert_eq!(
+        adhoc::list_tools(&opts).await.unwrap()["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        13
+    );
+    let add = adhoc::call_tool(&opts, "add", json!({"a": 1, "b": 2}))
+        .await
+        .unwrap();
+    assert_eq!(add["structuredContent"]["sum"], 3);
+    opts.protocol = Some("2025-06-18".into());
+    let ping = adhoc::ping(&opts).await.unwrap();
+    assert_eq!(ping.protocol_version, "2025-06-18");
+}

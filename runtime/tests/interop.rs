@@ -580,3 +580,136 @@ async fn git_server() {
     assert!(content_text(&diff.result).contains("+two"));
     close(c).await;
 }
+
+/// A server process on a free local port, killed on drop.
+struct HttpChild {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn start_http_server(mut cmd: std::process::Command, port: u16) -> HttpChild {
+    let child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "server on port {port} did not come up"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    HttpChild {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
+async fn everything_over_streamable_http() {
+    let port = free_port();
+    let script = dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let mut cmd = std::process::Command::new("node");
+    cmd.arg(script)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    let server = start_http_server(cmd, port).await;
+    let c = ok(Client::connect_http(
+        mcpr_runtime::transport::http::HttpConfig::new(server.url.clone()),
+        cfg(None, ClientBehaviour::everything()),
+    )
+    .await);
+    assert_eq!(c.era(), Era::Legacy);
+    let tools = ok(c.list_tools().await);
+    assert!(tools.iter().any(|t| t["name"] == "echo"));
+    let echo = ok(c
+        .call_tool(
+            "echo",
+            json!({"message": "over http"}),
+            &CallOptions::default(),
+        )
+        .await);
+    assert_eq!(content_text(&echo.result), "Echo: over http");
+    let weather = ok(c
+        .call_tool(
+            "get-structured-content",
+            json!({"location": "Chicago"}),
+            &CallOptions::default(),
+        )
+        .await);
+    assert!(weather.result["structuredContent"].is_object());
+    let s = ok(c
+        .call_tool(
+            "trigger-sampling-request",
+            json!({"prompt": "hi", "maxTokens": 20}),
+            &CallOptions::default(),
+        )
+        .await);
+    assert!(
+        s.result.to_string().contains("sampled text"),
+        "{}",
+        s.result
+    );
+    let p = ok(c
+        .call_tool(
+            "trigger-long-running-operation",
+            json!({"duration": 1, "steps": 2}),
+            &CallOptions {
+                progress: true,
+                ..Default::default()
+            },
+        )
+        .await);
+    assert_eq!(p.progress.len(), 2);
+    let report = c.close().await;
+    assert_eq!(
+        report.status.as_deref(),
+        Some("DELETE answered 200"),
+        "{report:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
+async fn python_sdk_over_streamable_http_in_both_eras() {
+    let port = free_port();
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-tests/interop/tiny_server.py");
+    let mut cmd = std::process::Command::new(venv_bin("python"));
+    cmd.arg(script).arg("http").arg(port.to_string());
+    let server = start_http_server(cmd, port).await;
+    for (protocol, era) in [(None, Era::Modern), (Some("2025-11-25"), Era::Legacy)] {
+        let c = ok(Client::connect_http(
+            mcpr_runtime::transport::http::HttpConfig::new(server.url.clone()),
+            cfg(protocol, ClientBehaviour::default()),
+        )
+        .await);
+        assert_eq!(c.era(), era, "{protocol:?}");
+        let add = ok(c
+            .call_tool("add", json!({"a": 2, "b": 40}), &CallOptions::default())
+            .await);
+        assert_eq!(add.result["structuredContent"]["total"], 42);
+        let item = ok(c.read_resource("tiny://item/7").await);
+        assert!(item["contents"][0]["text"].as_str().unwrap().contains('7'));
+        c.close().await;
+    }
+}
