@@ -235,6 +235,26 @@ pub struct SessionConfig {
     pub max_inbox: usize,
     /// Most messages kept in the transcript (older ones are dropped and counted).
     pub transcript_limit: usize,
+    /// Called with every transcript entry as it is recorded (live reporting).
+    pub observer: Option<Observer>,
+}
+
+/// A callback that sees every message of a session as it is recorded. It runs on the
+/// session's I/O path: keep it short (push to a channel, print a line).
+#[derive(Clone)]
+pub struct Observer(pub Arc<dyn Fn(&Entry) + Send + Sync>);
+
+impl Observer {
+    /// Wraps a closure.
+    pub fn new(f: impl Fn(&Entry) + Send + Sync + 'static) -> Observer {
+        Observer(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observer(..)")
+    }
 }
 
 impl Default for SessionConfig {
@@ -250,6 +270,7 @@ impl Default for SessionConfig {
             strict: true,
             max_inbox: 50_000,
             transcript_limit: 100_000,
+            observer: None,
         }
     }
 }
@@ -398,6 +419,7 @@ struct State {
 
 struct Inner {
     started: Instant,
+    observer: Option<Observer>,
     state: Mutex<State>,
     inbox_changed: Notify,
     writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
@@ -530,6 +552,7 @@ impl Inner {
     ) -> Arc<Inner> {
         Arc::new(Inner {
             started: Instant::now(),
+            observer: config.observer.clone(),
             state: Mutex::new(State {
                 next_id: 1,
                 pending: HashMap::new(),
@@ -613,7 +636,10 @@ impl Inner {
         text: String,
     ) {
         let at = self.started.elapsed();
-        st.transcript.push(at, direction, kind, method, text);
+        let entry = st.transcript.push(at, direction, kind, method, text);
+        if let Some(observer) = &self.observer {
+            (observer.0)(entry);
+        }
     }
 
     /// Sends a line (the transcript entry is written first, so order is kept).

@@ -71,7 +71,7 @@ async fn core_operations_over_http_in_both_eras() {
         let c = connect(&server, protocol).await;
         assert_eq!(c.era(), era, "{protocol:?}");
         let tools = ok(c.list_tools().await);
-        assert_eq!(tools.len(), 13);
+        assert_eq!(tools.len(), 14);
         let add = ok(c
             .call_tool("add", json!({"a": 2, "b": 3}), &CallOptions::default())
             .await);
@@ -233,7 +233,7 @@ async fn adhoc_commands_over_http() {
             .as_array()
             .unwrap()
             .len(),
-        13
+        14
     );
     let add = adhoc::call_tool(&opts, "add", json!({"a": 1, "b": 2}))
         .await

@@ -71,14 +71,14 @@ async fn tools_list_follows_cursors_and_calls_check_results() {
     both_eras(async |c, _era| {
         let tools = ok(c.list_tools().await);
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names.len(), 13, "{names:?}");
+        assert_eq!(names.len(), 14, "{names:?}");
         assert!(names.contains(&"add") && names.contains(&"app"));
         let (transcript, _) = c.transcript();
         let list_requests = transcript
             .iter()
             .filter(|e| e.method.as_deref() == Some("tools/list"))
             .count();
-        assert_eq!(list_requests, 4, "13 tools at 4 per page");
+        assert_eq!(list_requests, 4, "14 tools at 4 per page");
 
         let echo = ok(c
             .call_tool("echo", json!({"text": "hi"}), &CallOptions::default())
@@ -788,4 +788,70 @@ async fn progress_can_restart_the_deadline_up_to_a_hard_limit() {
     );
     assert!(e.to_string().contains("within 500ms"), "{e}");
     c.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cwd_env_and_the_observer() {
+    let dir = std::env::temp_dir().join(format!("mcpr-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut stdio = reference();
+    stdio.cwd = Some(dir.clone());
+    stdio
+        .env
+        .insert("MCPR_TEST_API_TOKEN".into(), "explicit-secret".into());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let mut cfg = config(Some(LEGACY));
+    cfg.observer = Some(mcpr_runtime::session::Observer::new(move |e| {
+        sink.lock().unwrap().push((e.direction, e.kind))
+    }));
+    let c = ok(Client::connect(stdio, cfg).await);
+    let token = env_of(&c, "MCPR_TEST_API_TOKEN").await;
+    assert_eq!(
+        token["value"], "explicit-secret",
+        "explicit variables pass even when credential-like"
+    );
+    assert_eq!(
+        std::fs::canonicalize(token["cwd"].as_str().unwrap()).unwrap(),
+        std::fs::canonicalize(&dir).unwrap()
+    );
+    assert!(
+        env_of(&c, "PATH").await["value"].is_string(),
+        "the runner's environment is inherited"
+    );
+    // Whatever credential-like variables the runner has are withheld, by name.
+    let expected: Vec<String> = {
+        let mut v: Vec<String> = mcpr_runtime::redact::runner_env()
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| mcpr_runtime::redact::looks_like_credential(k))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(c.withheld_env(), expected.as_slice());
+    for name in &expected {
+        assert!(
+            env_of(&c, name).await["value"].is_null(),
+            "{name} reached the server"
+        );
+    }
+    let (transcript, _) = c.transcript();
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        transcript.len(),
+        "the observer saw every message"
+    );
+    c.close().await;
+}
+
+async fn env_of(c: &Client, name: &str) -> serde_json::Value {
+    let r = ok(c
+        .call_tool(
+            "environment",
+            json!({"name": name}),
+            &CallOptions::default(),
+        )
+        .await);
+    serde_json::from_str(&content_text(&r.result)).unwrap()
 }

@@ -5,7 +5,8 @@
 //! Tools: `echo`, `add` (outputSchema + structuredContent.sum), `fail` (isError),
 //! `progress` (N steps), `sample`, `elicit`, `roots` (server→client requests in the
 //! legacy era, multi round-trip `input_required` in 2026), `notify` (list_changed and
-//! resource updates on demand), `log`, `slow` (cancellable), `long_task` (task-capable via
+//! resource updates on demand), `log`, `slow` (cancellable), `environment` (cwd and one
+//! variable), `long_task` (task-capable via
 //! the tasks extension), `ask_task` (a task that needs input), `app` (an MCP App).
 //! Resources: `fixture://status`, `fixture://readme`, `fixture://blob`, the template
 //! `fixture://items/{id}`, `ui://reference/app.html`, the skill files. Prompts: `greet`,
@@ -141,6 +142,8 @@ fn tools(conflict: bool) -> Vec<Value> {
                "inputSchema": obj(json!({"ms": {"type": "integer", "minimum": 0}}), &[]), "execution": {"taskSupport": "optional"}}),
         json!({"name": "ask_task", "description": "A task that needs the client's input (tasks extension only).", "inputSchema": obj(json!({}), &[]),
                "execution": {"taskSupport": "required"}}),
+        json!({"name": "environment", "description": "Reports the working directory and the value of environment variable `name`.",
+               "inputSchema": obj(json!({"name": {"type": "string"}}), &["name"])}),
         json!({"name": "app", "description": "Shows the reference MCP App.", "inputSchema": obj(json!({}), &[]),
                "_meta": {"ui": {"resourceUri": APP_URI, "visibility": ["model", "app"]}}}),
     ]
@@ -579,6 +582,17 @@ impl Reference {
                 let mut v = self.task_value(&id, &entry);
                 v["resultType"] = json!("task");
                 Ok(CallToolResponse::Task(conv(v)?))
+            }
+            "environment" => {
+                let name = str_arg("name").unwrap_or_default();
+                let cwd = std::env::current_dir()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
+                let value = std::env::var(&name).ok();
+                Ok(
+                    text_result(json!({"cwd": cwd, "name": name, "value": value}).to_string())
+                        .into(),
+                )
             }
             "app" => Ok(text_result(
                 "The reference app is at ui://reference/app.html (text fallback).",
