@@ -47,7 +47,7 @@ fn span(s: SimpleSpan) -> Span {
 /// A keyword, matched case-insensitively on a word token.
 fn kw<'a, 's: 'a, E: Extra<'a, 's>>(k: &'static str) -> P<'a, 's, (), E> {
     select! { Tok::Word(w) if w.eq_ignore_ascii_case(k) => () }
-        .labelled(format!("`{k}`"))
+        .labelled(k)
         .boxed()
 }
 
@@ -1102,6 +1102,19 @@ pub struct Rule<'a, 's> {
     pub parser: P<'a, 's, Stmt, Ex<'a, 's>>,
 }
 
+/// Size of the first-word index (a power of two, well above the number of
+/// first words so probes stay short).
+const SLOTS: usize = 256;
+
+/// FNV-1a hash of a lower-cased first word, reduced to a slot.
+fn slot_of(word: &[u8]) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in word {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    (h as usize) % SLOTS
+}
+
 /// A rule in both instantiations, before grouping.
 type Entry<'a, 's> = (Rule<'a, 's>, P<'a, 's, Stmt, Fast>);
 
@@ -1111,7 +1124,8 @@ type Group<'a, 's> = (&'static str, P<'a, 's, Stmt, Fast>, Vec<Rule<'a, 's>>);
 
 /// All rules, grouped by the lower-cased first word of the statement.
 pub struct Grammar<'a, 's> {
-    /// Sorted by word, for binary search.
+    /// Open-addressing index: slot → position in `groups` + 1 (0 = empty).
+    slots: [u8; SLOTS],
     groups: Vec<Group<'a, 's>>,
 }
 
@@ -1315,7 +1329,15 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             .collect::<Vec<_>>();
         let mut groups = groups;
         groups.sort_by_key(|g| g.0);
-        Grammar { groups }
+        let mut slots = [0u8; SLOTS];
+        for (i, g) in groups.iter().enumerate() {
+            let mut at = slot_of(g.0.as_bytes());
+            while slots[at] != 0 {
+                at = (at + 1) % SLOTS;
+            }
+            slots[at] = u8::try_from(i + 1).expect("fewer than 255 first words");
+        }
+        Grammar { slots, groups }
     }
 
     /// Parses one line's tokens. `line_end` is the byte offset of the end of
@@ -1381,12 +1403,15 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         for (d, b) in key.iter_mut().zip(w.bytes()) {
             *d = b.to_ascii_lowercase();
         }
-        let i = self
-            .groups
-            .binary_search_by(|g| g.0.as_bytes().cmp(key))
-            .ok()?;
-        let g = &self.groups[i];
-        Some((&g.1, &g.2))
+        let key: &[u8] = key;
+        let mut at = slot_of(key);
+        loop {
+            let g = &self.groups[usize::from(self.slots[at]).checked_sub(1)?];
+            if g.0.as_bytes() == key {
+                return Some((&g.1, &g.2));
+            }
+            at = (at + 1) % SLOTS;
+        }
     }
 }
 
@@ -1418,6 +1443,10 @@ fn describe_error(err: &Rich<'_, Tok<'_>>) -> String {
     let mut expected: Vec<String> = err
         .expected()
         .filter_map(|p| match p {
+            // Keyword labels are bare words; show them as code.
+            RichPattern::Label(l) if l.chars().all(|c| c.is_ascii_alphanumeric()) => {
+                Some(format!("`{l}`"))
+            }
             RichPattern::Label(l) => Some(l.to_string()),
             RichPattern::Token(t) => Some(t.to_string()),
             RichPattern::EndOfInput => Some("the end of the line".to_string()),

@@ -83,7 +83,8 @@ pub fn parse(file: &SourceFile, file_id: usize) -> Parsed {
     let src = file.text();
     let mut diags = Vec::new();
     let lines = scan_lines(file, file_id, &mut diags);
-    let mut tokens: Vec<(Tok<'_>, SimpleSpan)> = Vec::new();
+    // About one token per five bytes of text; sized once to avoid regrowth.
+    let mut tokens: Vec<(Tok<'_>, SimpleSpan)> = Vec::with_capacity(src.len() / 5 + 16);
     let mut raw = Vec::new();
     let lines: Vec<Line> = lines
         .into_iter()
