@@ -276,7 +276,21 @@ impl Client {
 
     /// All tools (cached for the `outputSchema` check).
     pub async fn list_tools(&self) -> Result<Vec<Value>, Error> {
-        let tools = self.list_all("tools/list", "tools", None, None).await?;
+        let mut tools = self.list_all("tools/list", "tools", None, None).await?;
+        if self.session.is_http() && self.session.era() == Era::Modern {
+            // 2026 HTTP clients must drop tools whose x-mcp-header annotations are invalid.
+            tools.retain(|t| match invalid_param_headers(t) {
+                None => true,
+                Some(reason) => {
+                    let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
+                    self.session.note_violation(ErrorKind::Conformance {
+                        what: format!("tool {name}"),
+                        reason: format!("dropped from tools/list: {reason}"),
+                    });
+                    false
+                }
+            });
+        }
         let mut map = HashMap::new();
         for t in &tools {
             let Some(name) = t.get("name").and_then(Value::as_str) else {
@@ -497,12 +511,21 @@ impl Client {
         }
         let token =
             (copts.progress || copts.reset_timeout_on_progress).then(|| self.next_progress_token());
+        let http_headers = if self.session.is_http() && self.session.era() == Era::Modern {
+            match self.tool_definition(name).await? {
+                Some(tool) => param_headers(&tool, &params["arguments"]),
+                None => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
         let ropts = RequestOptions {
             timeout: copts.timeout,
             log_level: copts.log_level.clone(),
             progress_token: token.clone(),
             reset_on_progress: copts.reset_timeout_on_progress,
             max_total: copts.max_total,
+            http_headers,
             ..Default::default()
         };
         let start = Instant::now();
@@ -1130,6 +1153,83 @@ impl Client {
     }
 }
 
+/// The `Mcp-Param-*` headers of a 2026 `tools/call` over HTTP: one per argument whose
+/// `inputSchema` property carries `x-mcp-header` (strings as they are, made header-safe;
+/// integers in decimal; booleans as `true`/`false`; absent or null arguments left out).
+pub fn param_headers(tool: &Value, arguments: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Some(props) = tool
+        .get("inputSchema")
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+    else {
+        return out;
+    };
+    for (prop, schema) in props {
+        let Some(header) = schema.get("x-mcp-header").and_then(Value::as_str) else {
+            continue;
+        };
+        let value = match arguments.get(prop) {
+            Some(Value::String(s)) => crate::transport::http::header_value(s),
+            Some(Value::Number(n)) if n.is_i64() || n.is_u64() => n.to_string(),
+            Some(Value::Bool(b)) => b.to_string(),
+            _ => continue,
+        };
+        out.push((format!("Mcp-Param-{header}"), value));
+    }
+    out
+}
+
+/// Why a tool's `x-mcp-header` annotations are invalid (2026), if they are: not a header
+/// token, duplicated (case-insensitively), on a property that is not a string, integer or
+/// boolean, or anywhere but directly on a top-level property.
+pub fn invalid_param_headers(tool: &Value) -> Option<String> {
+    fn count(v: &Value) -> usize {
+        match v {
+            Value::Object(o) => o
+                .iter()
+                .map(|(k, v)| usize::from(k == "x-mcp-header") + count(v))
+                .sum(),
+            Value::Array(a) => a.iter().map(count).sum(),
+            _ => 0,
+        }
+    }
+    let schema = tool.get("inputSchema")?;
+    let mut seen = HashSet::new();
+    let mut direct = 0;
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (prop, ps) in props {
+            let Some(h) = ps.get("x-mcp-header") else {
+                continue;
+            };
+            direct += 1;
+            let Some(h) = h.as_str() else {
+                return Some(format!("{prop}: x-mcp-header is not a string"));
+            };
+            let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+            if h.is_empty() || !h.bytes().all(tchar) {
+                return Some(format!("{prop}: x-mcp-header {h:?} is not a header token"));
+            }
+            if !seen.insert(h.to_ascii_lowercase()) {
+                return Some(format!("{prop}: x-mcp-header {h:?} is used twice"));
+            }
+            match ps.get("type").and_then(Value::as_str) {
+                Some("string" | "integer" | "boolean") => {}
+                other => {
+                    return Some(format!(
+                        "{prop}: x-mcp-header on a property of type {}",
+                        other.unwrap_or("(none)")
+                    ));
+                }
+            }
+        }
+    }
+    if count(schema) > direct {
+        return Some("x-mcp-header inside a nested schema (items, anyOf, $ref, …)".into());
+    }
+    None
+}
+
 /// The bytes of the first content of a `resources/read` result (`text` as UTF-8, `blob`
 /// base64-decoded).
 pub fn resource_bytes(read: &Value) -> Result<Vec<u8>, String> {
@@ -1175,6 +1275,36 @@ pub fn is_method_not_found(e: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn x_mcp_header_rules() {
+        let tool = |props: Value| json!({"name": "t", "inputSchema": {"type": "object", "properties": props}});
+        let good = tool(
+            json!({"region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "N"}, "q": {"type": "string"}}),
+        );
+        assert_eq!(invalid_param_headers(&good), None);
+        let headers = param_headers(&good, &json!({"region": "eu west", "n": 3, "q": "x"}));
+        assert_eq!(
+            headers,
+            vec![
+                ("Mcp-Param-Region".to_string(), "eu west".to_string()),
+                ("Mcp-Param-N".to_string(), "3".to_string())
+            ]
+        );
+        assert_eq!(
+            param_headers(&good, &json!({"region": "é"}))[0].1,
+            "=?base64?w6k=?="
+        );
+        for bad in [
+            json!({"a": {"type": "string", "x-mcp-header": ""}}),
+            json!({"a": {"type": "string", "x-mcp-header": "Bad Name"}}),
+            json!({"a": {"type": "number", "x-mcp-header": "A"}}),
+            json!({"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}),
+            json!({"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}),
+        ] {
+            assert!(invalid_param_headers(&tool(bad.clone())).is_some(), "{bad}");
+        }
+    }
 
     #[test]
     fn resource_bytes_text_and_blob() {

@@ -291,6 +291,8 @@ pub struct RequestOptions {
     /// Hard maximum of a request whose deadline progress restarts (10× the deadline when
     /// `None`).
     pub max_total: Option<Duration>,
+    /// Extra HTTP headers for this request (ignored on stdio).
+    pub http_headers: Vec<(String, String)>,
 }
 
 /// A protocol violation noticed on the wire.
@@ -428,6 +430,7 @@ struct Inner {
     handle: Option<ProcessHandle>,
     http: Option<Arc<HttpWire>>,
     negotiated: Mutex<Option<String>>,
+    request_headers: Mutex<HashMap<i64, Vec<(String, String)>>>,
     strict: bool,
     max_inbox: usize,
     batching: Mutex<bool>,
@@ -573,6 +576,7 @@ impl Inner {
             handle,
             http,
             negotiated: Mutex::new(None),
+            request_headers: Mutex::new(HashMap::new()),
             strict: config.strict,
             max_inbox: config.max_inbox,
             batching: Mutex::new(false),
@@ -707,12 +711,21 @@ impl Inner {
             Some(env) => Some(env.version.clone()),
             None => self.negotiated.lock().ok().and_then(|n| n.clone()),
         };
+        let extra_headers = id
+            .and_then(|i| {
+                self.request_headers
+                    .lock()
+                    .ok()
+                    .and_then(|mut h| h.remove(&i))
+            })
+            .unwrap_or_default();
         MessageInfo {
             id,
             method,
             name,
             protocol_version,
             modern: envelope.is_some(),
+            extra_headers,
         }
     }
 
@@ -1407,6 +1420,19 @@ impl Session {
         &self.facts
     }
 
+    /// True for a Streamable HTTP session.
+    pub fn is_http(&self) -> bool {
+        self.inner.http.is_some()
+    }
+
+    /// Records a rule break that does not stop the session (`MCP-PROTOCOL-011` and the
+    /// like), for checks made above the session.
+    pub fn note_violation(&self, kind: ErrorKind) {
+        if let Ok(mut st) = self.inner.state.lock() {
+            self.inner.record_violation(&mut st, &kind, false);
+        }
+    }
+
     /// The era in use.
     pub fn era(&self) -> Era {
         self.facts.era
@@ -1564,6 +1590,13 @@ impl Session {
                 "progressToken",
                 token.clone(),
             );
+        }
+        if self.inner.http.is_some() && !opts.http_headers.is_empty() {
+            self.inner
+                .request_headers
+                .lock()
+                .expect("headers lock")
+                .insert(id, opts.http_headers.clone());
         }
         let msg = jsonrpc::request(id, method, params.as_ref());
         if let Err(kind) = self.inner.send_line(&msg, "request", Some(method)) {

@@ -23,7 +23,7 @@ async fn tools_call_and_ping() {
     for protocol in [None, Some("2025-06-18"), Some("2026-07-28")] {
         let opts = reference_opts(protocol);
         let tools = adhoc::list_tools(&opts).await.unwrap();
-        assert_eq!(tools["tools"].as_array().unwrap().len(), 14);
+        assert_eq!(tools["tools"].as_array().unwrap().len(), 15);
         let add = adhoc::call_tool(&opts, "add", json!({"a": 40, "b": 2}))
             .await
             .unwrap();

@@ -71,7 +71,7 @@ async fn core_operations_over_http_in_both_eras() {
         let c = connect(&server, protocol).await;
         assert_eq!(c.era(), era, "{protocol:?}");
         let tools = ok(c.list_tools().await);
-        assert_eq!(tools.len(), 14);
+        assert_eq!(tools.len(), 15);
         let add = ok(c
             .call_tool("add", json!({"a": 2, "b": 3}), &CallOptions::default())
             .await);
@@ -117,6 +117,23 @@ async fn core_operations_over_http_in_both_eras() {
             .call_tool("echo", json!({"text": "after"}), &CallOptions::default())
             .await);
         assert_eq!(content_text(&echo.result), "after");
+        // Over 2026 HTTP the region also travels in Mcp-Param-Region; rmcp checks it.
+        let regional = ok(c
+            .call_tool(
+                "regional",
+                json!({"region": "eu-west-1", "text": "hi"}),
+                &CallOptions::default(),
+            )
+            .await);
+        assert_eq!(content_text(&regional.result), "hi@eu-west-1");
+        if era == Era::Modern {
+            let bare = ok(c.request_outcome("tools/call", Some(json!({"name": "regional", "arguments": {"region": "eu-west-1", "text": "hi"}})), &Default::default()).await);
+            assert_eq!(
+                bare.unwrap_err().code,
+                -32020,
+                "a call without Mcp-Param-Region is a header mismatch"
+            );
+        }
         assert!(
             c.violations().is_empty(),
             "{protocol:?}: {:?}",
@@ -233,7 +250,7 @@ async fn adhoc_commands_over_http() {
             .as_array()
             .unwrap()
             .len(),
-        14
+        15
     );
     let add = adhoc::call_tool(&opts, "add", json!({"a": 1, "b": 2}))
         .await

@@ -71,14 +71,14 @@ async fn tools_list_follows_cursors_and_calls_check_results() {
     both_eras(async |c, _era| {
         let tools = ok(c.list_tools().await);
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-        assert_eq!(names.len(), 14, "{names:?}");
+        assert_eq!(names.len(), 15, "{names:?}");
         assert!(names.contains(&"add") && names.contains(&"app"));
         let (transcript, _) = c.transcript();
         let list_requests = transcript
             .iter()
             .filter(|e| e.method.as_deref() == Some("tools/list"))
             .count();
-        assert_eq!(list_requests, 4, "14 tools at 4 per page");
+        assert_eq!(list_requests, 4, "15 tools at 4 per page");
 
         let echo = ok(c
             .call_tool("echo", json!({"text": "hi"}), &CallOptions::default())

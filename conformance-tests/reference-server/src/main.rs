@@ -144,6 +144,8 @@ fn tools(conflict: bool) -> Vec<Value> {
                "execution": {"taskSupport": "required"}}),
         json!({"name": "environment", "description": "Reports the working directory and the value of environment variable `name`.",
                "inputSchema": obj(json!({"name": {"type": "string"}}), &["name"])}),
+        json!({"name": "regional", "description": "Echoes `text` with `region`, which travels in the Mcp-Param-Region header over 2026 HTTP.",
+               "inputSchema": obj(json!({"region": {"type": "string", "x-mcp-header": "Region"}, "text": {"type": "string"}}), &["region", "text"])}),
         json!({"name": "app", "description": "Shows the reference MCP App.", "inputSchema": obj(json!({}), &[]),
                "_meta": {"ui": {"resourceUri": APP_URI, "visibility": ["model", "app"]}}}),
     ]
@@ -583,6 +585,11 @@ impl Reference {
                 v["resultType"] = json!("task");
                 Ok(CallToolResponse::Task(conv(v)?))
             }
+            "regional" => {
+                let region = str_arg("region").unwrap_or_default();
+                let text = str_arg("text").unwrap_or_default();
+                Ok(text_result(format!("{text}@{region}")).into())
+            }
             "environment" => {
                 let name = str_arg("name").unwrap_or_default();
                 let cwd = std::env::current_dir()
@@ -669,6 +676,14 @@ impl ServerHandler for Reference {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        // Lets rmcp check arguments and, over 2026 HTTP, the Mcp-Param-* headers.
+        tools(self.conflict)
+            .into_iter()
+            .find(|t| t["name"] == name)
+            .and_then(|t| serde_json::from_value(t).ok())
     }
 
     async fn list_tools(

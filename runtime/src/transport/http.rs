@@ -84,6 +84,8 @@ pub struct MessageInfo {
     pub protocol_version: Option<String>,
     /// 2026-07-28 headers (`Mcp-Method`, `Mcp-Name`).
     pub modern: bool,
+    /// Further headers for this message (2026 `Mcp-Param-*`).
+    pub extra_headers: Vec<(String, String)>,
 }
 
 /// A connection to one HTTP endpoint.
@@ -139,6 +141,9 @@ impl HttpWire {
         }
         if let Some(v) = &info.protocol_version {
             req = req.header("MCP-Protocol-Version", v);
+        }
+        for (k, v) in &info.extra_headers {
+            req = req.header(k, v);
         }
         if !info.modern
             && let Some(id) = self.session_id()
