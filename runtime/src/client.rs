@@ -140,6 +140,14 @@ impl Client {
         Ok(Client::new(Session::start_http(http, config).await?))
     }
 
+    /// Connects with the legacy HTTP+SSE transport (2024-11-05).
+    pub async fn connect_sse(
+        http: crate::transport::http::HttpConfig,
+        config: SessionConfig,
+    ) -> Result<Client, Error> {
+        Ok(Client::new(Session::start_sse(http, config).await?))
+    }
+
     /// Wraps an open session.
     pub fn new(session: Session) -> Client {
         Client {

@@ -1105,17 +1105,71 @@ impl Session {
     }
 
     /// Connects to a Streamable HTTP endpoint and runs the handshake of the chosen era
-    /// (the same probe as on stdio: a 2026 `server/discover`, then `initialize`).
+    /// (the same probe as on stdio: a 2026 `server/discover`, then `initialize`). When the
+    /// endpoint refuses the POST with 400, 404 or 405 and no version was pinned to 2026, the
+    /// legacy HTTP+SSE transport is tried on the same URL (mcp-protocol.md §13.2).
     pub async fn start_http(http: HttpConfig, config: SessionConfig) -> Result<Session, Error> {
         let url = http.url.clone();
         let max = http.max_message_bytes;
-        let wire = HttpWire::new(http).map_err(|reason| {
+        let wire = HttpWire::new(http.clone()).map_err(|reason| {
             Error::new(ErrorKind::Http {
                 status: None,
                 reason,
             })
         })?;
         let inner = Inner::new(&config, None, None, Some(Arc::new(wire)), max);
+        let modern_pin = matches!(&config.protocol, ProtocolChoice::Pinned(v) if version::era_of(v) == Some(Era::Modern));
+        match Session::open(inner, None, config.clone(), Vec::new(), url).await {
+            Err(e)
+                if !modern_pin
+                    && matches!(
+                        e.kind,
+                        ErrorKind::Http {
+                            status: Some(400 | 404 | 405),
+                            ..
+                        }
+                    ) =>
+            {
+                Session::start_sse(http, config).await.map_err(|sse| {
+                    let mut first = e;
+                    first.kind = ErrorKind::Http {
+                        status: None,
+                        reason: format!(
+                            "Streamable HTTP failed ({}), and so did HTTP+SSE ({})",
+                            first.kind, sse.kind
+                        ),
+                    };
+                    first
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// Connects with the legacy HTTP+SSE transport (2024-11-05): GET the URL as an event
+    /// stream, POST to the endpoint it announces, read every answer from the stream. Only
+    /// the handshake era applies.
+    pub async fn start_sse(http: HttpConfig, config: SessionConfig) -> Result<Session, Error> {
+        let url = http.url.clone();
+        let max = http.max_message_bytes;
+        let wire = Arc::new(HttpWire::new(http).map_err(|reason| {
+            Error::new(ErrorKind::Http {
+                status: None,
+                reason,
+            })
+        })?);
+        let inner = Inner::new(&config, None, None, Some(wire.clone()), max);
+        let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(&inner)));
+        if let Err(f) = wire.connect_sse(sink, config.connect_timeout).await {
+            let (status, reason) = match f {
+                HttpFailure::Status { status, body } => (Some(status), body),
+                HttpFailure::Rpc(e) => (None, e.to_string()),
+                HttpFailure::Io(r) | HttpFailure::NoAnswer(r) => (None, r),
+                HttpFailure::TooLarge { limit } => (None, format!("an event over {limit} bytes")),
+            };
+            wire.abort_all();
+            return Err(Error::new(ErrorKind::Http { status, reason }));
+        }
         Session::open(inner, None, config, Vec::new(), url).await
     }
 
@@ -1175,6 +1229,12 @@ impl Session {
                 )))),
             },
             ProtocolChoice::Auto => {
+                if self.inner.http.as_ref().is_some_and(|h| h.is_sse()) {
+                    // HTTP+SSE exists only in the handshake era: no probe.
+                    return self
+                        .initialize(version::LATEST_HANDSHAKE, false, remaining())
+                        .await;
+                }
                 let probe = self
                     .config
                     .probe_timeout

@@ -713,3 +713,48 @@ async fn python_sdk_over_streamable_http_in_both_eras() {
         c.close().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
+async fn everything_over_legacy_http_sse() {
+    let port = free_port();
+    let script = dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let mut cmd = std::process::Command::new("node");
+    cmd.arg(script).arg("sse").env("PORT", port.to_string());
+    let server = start_http_server(cmd, port).await;
+    let sse_url = server.url.replace("/mcp", "/sse");
+    // Explicitly, and as the fallback of a Streamable HTTP attempt on the same URL.
+    for fallback in [false, true] {
+        let http = mcpr_runtime::transport::http::HttpConfig::new(sse_url.clone());
+        let behaviour = ClientBehaviour::everything();
+        let c = if fallback {
+            Client::connect_http(http, cfg(None, behaviour)).await
+        } else {
+            Client::connect_sse(http, cfg(None, behaviour)).await
+        };
+        let c = ok(c);
+        assert_eq!(c.era(), Era::Legacy);
+        let echo = ok(c
+            .call_tool(
+                "echo",
+                json!({"message": "over sse"}),
+                &CallOptions::default(),
+            )
+            .await);
+        assert_eq!(content_text(&echo.result), "Echo: over sse");
+        let s = ok(c
+            .call_tool(
+                "trigger-sampling-request",
+                json!({"prompt": "hi", "maxTokens": 20}),
+                &CallOptions::default(),
+            )
+            .await);
+        assert!(
+            s.result.to_string().contains("sampled text"),
+            "{}",
+            s.result
+        );
+        c.close().await;
+    }
+    drop(server);
+}

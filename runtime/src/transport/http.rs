@@ -93,6 +93,7 @@ pub struct HttpWire {
     client: reqwest::Client,
     config: HttpConfig,
     session_id: Mutex<Option<String>>,
+    sse_endpoint: Mutex<Option<String>>,
     in_flight: Mutex<HashMap<i64, AbortHandle>>,
     others: Mutex<Vec<AbortHandle>>,
 }
@@ -124,9 +125,18 @@ impl HttpWire {
             client,
             config,
             session_id: Mutex::new(None),
+            sse_endpoint: Mutex::new(None),
             in_flight: Mutex::new(HashMap::new()),
             others: Mutex::new(Vec::new()),
         })
+    }
+
+    /// True once a legacy HTTP+SSE connection is established.
+    pub fn is_sse(&self) -> bool {
+        self.sse_endpoint
+            .lock()
+            .map(|e| e.is_some())
+            .unwrap_or(false)
     }
 
     /// The session id the server assigned (`Mcp-Session-Id`), if any.
@@ -135,7 +145,14 @@ impl HttpWire {
     }
 
     fn base(&self, method: reqwest::Method, info: &MessageInfo) -> reqwest::RequestBuilder {
-        let mut req = self.client.request(method, &self.config.url);
+        let url = match (
+            &method,
+            self.sse_endpoint.lock().ok().and_then(|e| e.clone()),
+        ) {
+            (&reqwest::Method::POST, Some(endpoint)) => endpoint,
+            _ => self.config.url.clone(),
+        };
+        let mut req = self.client.request(method, url);
         for (k, v) in &self.config.headers {
             req = req.header(k, v);
         }
@@ -227,6 +244,15 @@ impl HttpWire {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
+        let sse_mode = self
+            .sse_endpoint
+            .lock()
+            .map(|e| e.is_some())
+            .unwrap_or(false);
+        if sse_mode && (200..300).contains(&status) {
+            // Legacy HTTP+SSE: every answer comes on the GET stream.
+            return;
+        }
         if status == 202
             || (status == 200 && info.id.is_none() && !content_type.contains("text/event-stream"))
         {
@@ -279,14 +305,33 @@ impl HttpWire {
         }
     }
 
-    async fn read_sse(&self, mut resp: reqwest::Response, sink: &Arc<dyn HttpSink>) {
+    async fn read_sse(&self, resp: reqwest::Response, sink: &Arc<dyn HttpSink>) {
+        self.read_sse_events(resp, sink, None).await;
+    }
+
+    /// Reads an event stream: `message` events go to the sink; the first `endpoint` event
+    /// (legacy HTTP+SSE) goes to `endpoint`.
+    async fn read_sse_events(
+        &self,
+        mut resp: reqwest::Response,
+        sink: &Arc<dyn HttpSink>,
+        mut endpoint: Option<tokio::sync::oneshot::Sender<String>>,
+    ) {
         let mut parser = SseParser::new(self.config.max_message_bytes);
         loop {
             match resp.chunk().await {
                 Ok(Some(bytes)) => match parser.feed(&bytes) {
                     Ok(events) => {
-                        for data in events {
-                            deliver(sink, data);
+                        for e in events {
+                            match e.event.as_str() {
+                                "message" => deliver(sink, e.data),
+                                "endpoint" => {
+                                    if let Some(tx) = endpoint.take() {
+                                        let _ = tx.send(e.data);
+                                    }
+                                }
+                                _ => {}
+                            }
                         }
                     }
                     Err(SseTooLarge) => {
@@ -307,6 +352,62 @@ impl HttpWire {
                 }
             }
         }
+    }
+
+    /// Opens a legacy HTTP+SSE connection (2024-11-05): GET the URL as an event stream and
+    /// wait for its `endpoint` event; later POSTs go to that endpoint and every server
+    /// message arrives on the stream. Returns the endpoint.
+    pub async fn connect_sse(
+        self: &Arc<Self>,
+        sink: Arc<dyn HttpSink>,
+        timeout: Duration,
+    ) -> Result<String, HttpFailure> {
+        let info = MessageInfo::default();
+        let req = self
+            .base(reqwest::Method::GET, &info)
+            .header("Accept", "text/event-stream");
+        let resp = tokio::time::timeout(timeout, req.send())
+            .await
+            .map_err(|_| HttpFailure::NoAnswer("the SSE endpoint did not answer in time".into()))?
+            .map_err(|e| HttpFailure::Io(describe(&e)))?;
+        let status = resp.status().as_u16();
+        let content_type = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if status != 200 || !content_type.contains("text/event-stream") {
+            let body = read_capped(resp, 64 * 1024).await.unwrap_or_default();
+            return Err(HttpFailure::Status {
+                status,
+                body: String::from_utf8_lossy(&body).chars().take(500).collect(),
+            });
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let me = self.clone();
+        let task = tokio::spawn(async move { me.read_sse_events(resp, &sink, Some(tx)).await });
+        if let Ok(mut o) = self.others.lock() {
+            o.push(task.abort_handle());
+        }
+        let endpoint = match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(e)) => e,
+            _ => {
+                return Err(HttpFailure::NoAnswer(
+                    "the SSE stream sent no endpoint event".into(),
+                ));
+            }
+        };
+        let resolved = reqwest::Url::parse(&self.config.url)
+            .and_then(|base| base.join(endpoint.trim()))
+            .map_err(|e| {
+                HttpFailure::NoAnswer(format!("the endpoint event {endpoint:?} is not a URL: {e}"))
+            })?
+            .to_string();
+        if let Ok(mut e) = self.sse_endpoint.lock() {
+            *e = Some(resolved.clone());
+        }
+        Ok(resolved)
     }
 
     /// Opens the GET stream for server-initiated messages (handshake era). A 405 or any
@@ -442,10 +543,20 @@ pub fn header_value(v: &str) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SseTooLarge;
 
-/// A WHATWG event-stream parser that yields the `data` of each event, with a size limit.
+/// One server-sent event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The event type (`message` when the stream names none).
+    pub event: String,
+    /// The data lines, joined by newlines.
+    pub data: String,
+}
+
+/// A WHATWG event-stream parser that yields complete events, with a size limit.
 #[derive(Debug)]
 pub struct SseParser {
     line: Vec<u8>,
+    event: String,
     data: String,
     has_data: bool,
     limit: usize,
@@ -457,6 +568,7 @@ impl SseParser {
     pub fn new(limit: usize) -> SseParser {
         SseParser {
             line: Vec::new(),
+            event: String::new(),
             data: String::new(),
             has_data: false,
             limit,
@@ -466,7 +578,7 @@ impl SseParser {
 
     /// Feeds bytes; returns the data of every event completed. `Err` when the limit is
     /// passed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<String>, SseTooLarge> {
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, SseTooLarge> {
         let mut out = Vec::new();
         for &b in bytes {
             if b == b'\n' && self.last_cr {
@@ -490,15 +602,24 @@ impl SseParser {
         Ok(out)
     }
 
-    fn line_done(&mut self, line: &[u8], out: &mut Vec<String>) {
+    fn line_done(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
         if line.is_empty() {
             if self.has_data {
                 let mut data = std::mem::take(&mut self.data);
                 if data.ends_with('\n') {
                     data.pop();
                 }
-                out.push(data);
+                let event = std::mem::take(&mut self.event);
+                out.push(SseEvent {
+                    event: if event.is_empty() {
+                        "message".into()
+                    } else {
+                        event
+                    },
+                    data,
+                });
             }
+            self.event.clear();
             self.has_data = false;
             return;
         }
@@ -513,10 +634,14 @@ impl SseParser {
             ),
             None => (&text[..], ""),
         };
-        if field == "data" {
-            self.data.push_str(value);
-            self.data.push('\n');
-            self.has_data = true;
+        match field {
+            "data" => {
+                self.data.push_str(value);
+                self.data.push('\n');
+                self.has_data = true;
+            }
+            "event" => self.event = value.to_string(),
+            _ => {}
         }
     }
 }
@@ -533,7 +658,19 @@ mod tests {
             .unwrap();
         assert!(got.is_empty());
         got.extend(p.feed(b"1}\r\n\r\ndata: x\ndata: y\n\nid: 2\n\n").unwrap());
-        assert_eq!(got, vec!["{\"a\":1}".to_string(), "x\ny".to_string()]);
+        let data: Vec<&str> = got.iter().map(|e| e.data.as_str()).collect();
+        assert_eq!(data, vec!["{\"a\":1}", "x\ny"]);
+        assert_eq!(got[0].event, "message");
+        let ep = p
+            .feed(b"event: endpoint\ndata: /message?sessionId=1\n\n")
+            .unwrap();
+        assert_eq!(
+            ep,
+            vec![SseEvent {
+                event: "endpoint".into(),
+                data: "/message?sessionId=1".into()
+            }]
+        );
         let mut small = SseParser::new(4);
         assert!(small.feed(b"data: 123456\n").is_err());
     }
