@@ -19,6 +19,12 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Compile a file and print an intermediate form as JSON.
     Compile(CompileArgs),
+    /// List a server's tools as JSON: `mcpr tools -- CMD ARGS…`.
+    Tools(ToolsArgs),
+    /// Call one tool: `mcpr call TOOL '{"a": 1}' -- CMD ARGS…`.
+    Call(CallArgs),
+    /// Start a server, shake hands and ping it, with timings.
+    Ping(PingArgs),
 }
 
 /// Output format of diagnostics.
@@ -78,4 +84,46 @@ pub struct CompileArgs {
     /// What to print.
     #[arg(long, value_enum, default_value_t = EmitArg::Ast)]
     pub emit: EmitArg,
+}
+
+/// How an ad-hoc command reaches its server.
+#[derive(Debug, Args)]
+pub struct AdhocTarget {
+    /// Streamable HTTP endpoint instead of a command.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// HTTP header `Name: value` (repeatable).
+    #[arg(long)]
+    pub header: Vec<String>,
+    /// Pin the protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.
+    #[arg(long)]
+    pub protocol: Option<String>,
+    /// Seconds for the handshake and for the request.
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool to call.
+    pub tool: String,
+    /// Arguments as a JSON object (default `{}`).
+    pub arguments: Option<String>,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+#[derive(Debug, Args)]
+pub struct PingArgs {
+    #[command(flatten)]
+    pub target: AdhocTarget,
 }

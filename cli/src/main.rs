@@ -14,6 +14,9 @@ fn main() -> ExitCode {
         args::Command::Check(a) => commands::check::run(a),
         args::Command::Explain(a) => commands::explain::run(a),
         args::Command::Compile(a) => commands::compile::run(a),
+        args::Command::Tools(a) => commands::adhoc::tools(a),
+        args::Command::Call(a) => commands::adhoc::call(a),
+        args::Command::Ping(a) => commands::adhoc::ping(a),
     };
     ExitCode::from(code)
 }

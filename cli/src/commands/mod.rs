@@ -1,5 +1,6 @@
 //! One module per command.
 
+pub mod adhoc;
 pub mod check;
 pub mod compile;
 pub mod explain;

@@ -1,0 +1,122 @@
+//! Ad-hoc commands against one server, in the style of quick shell checks:
+//! `mcpr tools -- CMD ARGS…`, `mcpr call TOOL '{json}' -- CMD ARGS…`,
+//! `mcpr ping -- CMD ARGS…` (or `--url URL` for Streamable HTTP).
+
+use crate::args::{AdhocTarget, CallArgs, PingArgs, ToolsArgs};
+use crate::output;
+use mcpr_runtime::adhoc::{self, AdhocOptions};
+use mcpr_runtime::error::ErrorKind;
+use std::time::Duration;
+
+/// Exit code: a tool answered with `isError: true`.
+const TOOL_ERROR: u8 = 1;
+/// Exit code: the server or the transport failed.
+const SERVER_FAILURE: u8 = 3;
+
+fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
+    let mut opts = match (&target.url, target.command.split_first()) {
+        (Some(url), None) => AdhocOptions::http(url.clone()),
+        (None, Some((cmd, args))) => AdhocOptions::new(cmd.clone(), args.iter().cloned()),
+        (Some(_), Some(_)) => {
+            return Err("give either --url or a command after `--`, not both".into());
+        }
+        (None, None) => return Err("name the server: `-- COMMAND ARGS…` or `--url URL`".into()),
+    };
+    opts.protocol = target.protocol.clone();
+    opts.timeout = Duration::from_secs(target.timeout);
+    for h in &target.header {
+        let (k, v) = h
+            .split_once(':')
+            .ok_or_else(|| format!("header `{h}` is not `Name: value`"))?;
+        opts.headers
+            .insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(opts)
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("the async runtime starts")
+}
+
+fn failure(err: &mcpr_runtime::error::Error) -> u8 {
+    eprintln!("error: {err}");
+    if matches!(err.kind, ErrorKind::Usage(_)) {
+        output::USAGE
+    } else {
+        SERVER_FAILURE
+    }
+}
+
+fn print_json(v: &impl serde::Serialize) {
+    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+}
+
+/// `mcpr tools`: the tool list as JSON.
+pub fn tools(args: ToolsArgs) -> u8 {
+    let opts = match options(&args.target) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return output::USAGE;
+        }
+    };
+    match runtime().block_on(adhoc::list_tools(&opts)) {
+        Ok(v) => {
+            print_json(&v);
+            output::OK
+        }
+        Err(e) => failure(&e),
+    }
+}
+
+/// `mcpr call`: one tool call; exit 1 when the result has `isError: true`.
+pub fn call(args: CallArgs) -> u8 {
+    let opts = match options(&args.target) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return output::USAGE;
+        }
+    };
+    let arguments: serde_json::Value =
+        match serde_json::from_str(args.arguments.as_deref().unwrap_or("{}")) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("error: the arguments are not JSON: {e}");
+                return output::USAGE;
+            }
+        };
+    match runtime().block_on(adhoc::call_tool(&opts, &args.tool, arguments)) {
+        Ok(result) => {
+            print_json(&result);
+            if result.get("isError").and_then(|v| v.as_bool()) == Some(true) {
+                TOOL_ERROR
+            } else {
+                output::OK
+            }
+        }
+        Err(e) => failure(&e),
+    }
+}
+
+/// `mcpr ping`: handshake plus one ping, with timings.
+pub fn ping(args: PingArgs) -> u8 {
+    let opts = match options(&args.target) {
+        Ok(o) => o,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return output::USAGE;
+        }
+    };
+    match runtime().block_on(adhoc::ping(&opts)) {
+        Ok(report) => {
+            print_json(&report);
+            output::OK
+        }
+        Err(e) => failure(&e),
+    }
+}

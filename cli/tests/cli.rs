@@ -1,0 +1,238 @@
+//! The command line as a user sees it: exit codes, output formats, colour
+//! rules. Snapshots keep the printed text stable.
+
+use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
+use std::path::Path;
+use std::process::Command;
+
+fn mcpr() -> Command {
+    let mut cmd = Command::new(get_cargo_bin("mcpr"));
+    cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    cmd.env_remove("NO_COLOR");
+    cmd
+}
+
+#[test]
+fn check_clean_folder_exits_zero() {
+    assert_cmd_snapshot!(mcpr().args(["check", "conformance-tests/compiler/valid"]));
+}
+
+/// A scratch folder holding `files`; commands run inside it so paths are
+/// short and stable.
+fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+const ODD: &str = "Server: node server.js\n\nTest: \"Create customer\"\n  Call tool \"create\"\n   Expect it succeeds\n";
+const TYPOS: &str = "Server: node server.js\nDefault timeout: 10 minutes\n\nTest: \"Typos\"\n  Cal tool \"add\"\n  Call tool \"add\"\n  Wait up to 2.5 seconds\n";
+
+#[test]
+fn check_reports_errors_and_exits_two() {
+    let dir = scratch(&[("suite.mcpr", ODD)]);
+    assert_cmd_snapshot!(mcpr().current_dir(dir.path()).args(["check", "suite.mcpr"]));
+}
+
+#[test]
+fn check_short_and_github_formats() {
+    let dir = scratch(&[("a.mcpr", TYPOS), ("b.mcpr", ODD)]);
+    assert_cmd_snapshot!(
+        mcpr()
+            .current_dir(dir.path())
+            .args(["check", "--format", "short", "b.mcpr", "a.mcpr"])
+    );
+    assert_cmd_snapshot!(
+        mcpr()
+            .current_dir(dir.path())
+            .args(["check", "--format", "github", "."])
+    );
+}
+
+#[test]
+fn check_json_is_machine_readable() {
+    let out = mcpr()
+        .args([
+            "check",
+            "--format",
+            "json",
+            "conformance-tests/compiler/invalid/209-malformed-table.mcpr",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["version"], 1);
+    let tables: Vec<_> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "MCPLANG209")
+        .collect();
+    assert_eq!(tables.len(), 8);
+    assert!(v["summary"]["errors"].as_u64().unwrap() >= 8);
+    let first = tables[0];
+    assert_eq!(first["code"], "MCPLANG209");
+    assert_eq!(first["line"], 3);
+    assert_eq!(first["range"]["start"]["line"], 2);
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let dir = scratch(&[("suite.mcpr", ODD)]);
+    let file = dir.path().join("suite.mcpr");
+    // Piped output (not a terminal): no escape codes.
+    let plain = mcpr().arg("check").arg(&file).output().unwrap();
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains('\u{1b}'));
+    let forced = mcpr()
+        .args(["check", "--color", "always"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&forced.stdout).contains('\u{1b}'));
+    let never = mcpr()
+        .arg("check")
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&never.stdout).contains('\u{1b}'));
+}
+
+#[test]
+fn missing_path_is_a_usage_error() {
+    assert_cmd_snapshot!(mcpr().args(["check", "no/such/file.mcpr"]));
+}
+
+#[test]
+fn explain_prints_the_page() {
+    let out = mcpr().args(["explain", "MCPLANG204"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("# MCPLANG204: Unknown statement"));
+    let short = mcpr().args(["explain", "102"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&short.stdout).starts_with("# MCPLANG102:"));
+    assert_cmd_snapshot!(mcpr().args(["explain", "MCPLANG999"]));
+}
+
+#[test]
+fn compile_emits_the_located_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.mcpr");
+    std::fs::write(
+        &file,
+        "Test: \"ü𝄞\"\n  Call tool \"add\" with:\n    a: 1\nServer: node server.js\n",
+    )
+    .unwrap();
+    let out = mcpr()
+        .args(["compile", "--emit", "ast"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let test = &v["nodes"][0];
+    assert_eq!(test["form"], "testHeader");
+    assert_eq!(test["declKind"], "blockHeader");
+    // The name's semantic span is inside the quotes: column 8, UTF-16 units.
+    assert_eq!(test["semanticSpan"]["start"]["column"], 8);
+    assert_eq!(test["semanticSpan"]["end"]["column"], 11);
+    let call = &test["children"][0];
+    assert_eq!(call["form"], "callTool");
+    assert_eq!(call["indent"], 2);
+    assert_eq!(call["span"]["start"]["line"], 2);
+    assert_eq!(call["span"]["start"]["offset"], 14);
+    assert_eq!(call["yaml"]["value"]["a"], 1);
+}
+
+/// The reference server binary, built once (`MCPR_REFERENCE_SERVER` overrides).
+fn reference_server() -> String {
+    if let Ok(p) = std::env::var("MCPR_REFERENCE_SERVER") {
+        return p;
+    }
+    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            // target/<profile>/mcpr is where insta-cmd found the binary under test.
+            let dir = get_cargo_bin("mcpr").parent().unwrap().to_path_buf();
+            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                // The same invocation as the runtime's tests, so one build serves both.
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "mcpr-reference-server",
+                    "-p",
+                    "mcpr-hostile-server",
+                ])
+                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the reference server failed");
+            dir.join("mcpr-reference-server")
+        })
+        .display()
+        .to_string()
+}
+
+#[test]
+fn adhoc_commands_talk_to_a_real_server() {
+    let server = reference_server();
+    let out = mcpr()
+        .args(["call", "add", r#"{"a": 2, "b": 3}"#, "--", &server])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["structuredContent"]["sum"], 5);
+
+    let out = mcpr()
+        .args(["tools", "--protocol", "2025-11-25", "--", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "add")
+    );
+
+    let out = mcpr()
+        .args(["ping", "--protocol", "2025-11-25", "--", &server])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["protocol_version"], "2025-11-25");
+    assert_eq!(v["era"], "legacy");
+
+    // A missing server is a named failure with exit code 3.
+    let out = mcpr()
+        .args(["ping", "--", "/no/such/server"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MCP-SPAWN-001"));
+    // No server at all is a usage error.
+    let out = mcpr().args(["tools"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = mcpr()
+        .args(["call", "add", "not json", "--", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
