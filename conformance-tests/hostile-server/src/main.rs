@@ -8,6 +8,11 @@
 //! benchmarks), batch (answers tools/call inside a JSON-RPC batch and echoes any version),
 //! sloppy-modern (speaks 2026-07-28 but leaves out resultType, caching hints and
 //! subscription ids, and logs unasked).
+//!
+//! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
+//! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
+//! http-hang (never answers), http-huge (a 50 MB body), http-sse-flood (100,000 events before
+//! the answer), http-wrong-id.
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -36,6 +41,12 @@ const MODES: &[&str] = &[
     "instant",
     "batch",
     "sloppy-modern",
+    "http-garbage",
+    "http-status-500",
+    "http-hang",
+    "http-huge",
+    "http-sse-flood",
+    "http-wrong-id",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -83,6 +94,10 @@ async fn main() {
             MODES.join(", ")
         );
         std::process::exit(2);
+    }
+    if let Some(fault) = mode.strip_prefix("http-") {
+        serve_http(fault).await;
+        return;
     }
     let mut out = Out {
         stdout: std::io::stdout(),
@@ -291,5 +306,123 @@ async fn main() {
         loop {
             tokio::time::sleep(Duration::from_secs(3600)).await;
         }
+    }
+}
+
+/// A deliberately small HTTP/1.1 server: one request per connection, `Connection: close`.
+async fn serve_http(fault: &str) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("hostile: cannot listen: {e}");
+            std::process::exit(1);
+        }
+    };
+    match listener.local_addr() {
+        Ok(a) => eprintln!("hostile: listening on http://{a}/mcp"),
+        Err(e) => eprintln!("hostile: listening ({e})"),
+    }
+    let fault = fault.to_string();
+    loop {
+        let Ok((mut sock, _)) = listener.accept().await else {
+            continue;
+        };
+        let fault = fault.clone();
+        tokio::spawn(async move {
+            // Read the head, then Content-Length bytes of body.
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 8192];
+            let head_end = loop {
+                match sock.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    break i + 4;
+                }
+            };
+            let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| {
+                    l.strip_prefix("content-length:")
+                        .and_then(|v| v.trim().parse().ok())
+                })
+                .unwrap_or(0);
+            while buf.len() < head_end + len {
+                match sock.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let body: Value =
+                serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
+            let method = body
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let id = body.get("id").cloned().unwrap_or(Value::Null);
+            let send = |status: &str, ctype: &str, payload: Vec<u8>| {
+                let mut r = format!("HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nMcp-Session-Id: hostile-1\r\nConnection: close\r\n\r\n", payload.len()).into_bytes();
+                r.extend_from_slice(&payload);
+                r
+            };
+            let reply = match method.as_str() {
+                "initialize" => send("200 OK", "application/json", result(&id, json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "mcpr-hostile-server", "version": "0.1.0"}})).to_string().into_bytes()),
+                "server/discover" => send("200 OK", "application/json", error(&id, -32601, "Method not found").to_string().into_bytes()),
+                "tools/list" => send("200 OK", "application/json", result(&id, json!({"tools": tool_list("")})).to_string().into_bytes()),
+                "tools/call" => match fault.as_str() {
+                    "garbage" => send("200 OK", "application/json", b"<html>Internal proxy page</html>".to_vec()),
+                    "status-500" => send("500 Internal Server Error", "text/plain", b"upstream exploded".to_vec()),
+                    "hang" => {
+                        tokio::time::sleep(Duration::from_secs(3600)).await;
+                        return;
+                    }
+                    "huge" => {
+                        let total = 50 * 1024 * 1024;
+                        let headr = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {total}\r\nConnection: close\r\n\r\n");
+                        if sock.write_all(headr.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        let block = vec![b' '; 1024 * 1024];
+                        for _ in 0..50 {
+                            if sock.write_all(&block).await.is_err() {
+                                return;
+                            }
+                        }
+                        return;
+                    }
+                    "sse-flood" => {
+                        let headr = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+                        if sock.write_all(headr.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        let mut events = String::with_capacity(4 * 1024 * 1024);
+                        for i in 0..100_000u32 {
+                            events.push_str(&format!("event: message\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{i}}}}}\n\n"));
+                            if events.len() > 1024 * 1024 {
+                                if sock.write_all(events.as_bytes()).await.is_err() {
+                                    return;
+                                }
+                                events.clear();
+                            }
+                        }
+                        events.push_str(&format!("event: message\ndata: {}\n\n", result(&id, json!({"content": []}))));
+                        let _ = sock.write_all(events.as_bytes()).await;
+                        return;
+                    }
+                    _ => {
+                        let wrong = id.as_i64().map(|i| json!(i + 1000)).unwrap_or(json!("wrong"));
+                        send("200 OK", "application/json", result(&wrong, json!({"content": []})).to_string().into_bytes())
+                    }
+                },
+                _ if id.is_null() => send("202 Accepted", "text/plain", Vec::new()),
+                other => send("200 OK", "application/json", error(&id, -32601, &format!("Method not found: {other}")).to_string().into_bytes()),
+            };
+            let _ = sock.write_all(&reply).await;
+            let _ = sock.shutdown().await;
+        });
     }
 }

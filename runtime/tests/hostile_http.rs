@@ -1,0 +1,119 @@
+//! Hostile Streamable HTTP servers: each fault ends in its named failure within the
+//! deadline plus 2 s, and the session stays usable or fails cleanly.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::server_bin;
+use mcpr_runtime::session::{ClientBehaviour, ProtocolChoice, SessionConfig};
+use mcpr_runtime::transport::http::HttpConfig;
+use mcpr_runtime::{CallOptions, Client};
+use serde_json::json;
+
+const DEADLINE: Duration = Duration::from_secs(5);
+
+struct Hostile {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Hostile {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(mode: &str) -> Hostile {
+    let mut child = Command::new(server_bin("mcpr-hostile-server"))
+        .arg(mode)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the hostile server");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    Hostile { child, url }
+}
+
+async fn expect(mode: &str, code: &str) -> mcpr_runtime::Error {
+    let server = start(mode);
+    let config = SessionConfig {
+        request_timeout: DEADLINE,
+        connect_timeout: DEADLINE,
+        protocol: ProtocolChoice::Auto,
+        behaviour: ClientBehaviour::default(),
+        ..SessionConfig::default()
+    };
+    let c = match Client::connect_http(HttpConfig::new(server.url.clone()), config).await {
+        Ok(c) => c,
+        Err(e) => panic!("{mode}: connect failed: {e}"),
+    };
+    assert_eq!(c.protocol_version(), "2025-11-25");
+    let start = Instant::now();
+    let e = c
+        .call_tool(
+            "echo",
+            json!({"text": "x"}),
+            &CallOptions {
+                skip_schema_check: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), code, "{mode}: {e}");
+    let took = start.elapsed();
+    assert!(
+        took <= DEADLINE + Duration::from_secs(2),
+        "{mode} took {took:?}"
+    );
+    c.close().await;
+    e
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_is_not_json() {
+    let e = expect("http-garbage", "MCP-PROTOCOL-001").await;
+    assert!(
+        e.to_string().contains("<html>Internal proxy page</html>"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_error_status() {
+    let e = expect("http-status-500", "MCP-HTTP-001").await;
+    assert!(
+        e.to_string().contains("status 500: upstream exploded"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_hangs() {
+    expect("http-hang", "MCP-TIMEOUT-001").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifty_megabyte_body() {
+    expect("http-huge", "MCP-PROTOCOL-003").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_sse_flood() {
+    expect("http-sse-flood", "MCP-PROTOCOL-009").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_with_the_wrong_id() {
+    expect("http-wrong-id", "MCP-PROTOCOL-002").await;
+}
