@@ -239,8 +239,8 @@ pub struct SessionConfig {
     pub observer: Option<Observer>,
 }
 
-/// A callback that sees every message of a session as it is recorded. It runs on the
-/// session's I/O path: keep it short (push to a channel, print a line).
+/// A callback that sees every message of a session, in order, shortly after it is
+/// recorded. It runs on a task of its own, so it may block briefly or call the session.
 #[derive(Clone)]
 pub struct Observer(pub Arc<dyn Fn(&Entry) + Send + Sync>);
 
@@ -421,7 +421,7 @@ struct State {
 
 struct Inner {
     started: Instant,
-    observer: Option<Observer>,
+    observer: Option<mpsc::UnboundedSender<Entry>>,
     state: Mutex<State>,
     inbox_changed: Notify,
     writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
@@ -555,7 +555,15 @@ impl Inner {
     ) -> Arc<Inner> {
         Arc::new(Inner {
             started: Instant::now(),
-            observer: config.observer.clone(),
+            observer: config.observer.clone().map(|observer| {
+                let (tx, mut rx) = mpsc::unbounded_channel::<Entry>();
+                tokio::spawn(async move {
+                    while let Some(entry) = rx.recv().await {
+                        (observer.0)(&entry);
+                    }
+                });
+                tx
+            }),
             state: Mutex::new(State {
                 next_id: 1,
                 pending: HashMap::new(),
@@ -642,7 +650,7 @@ impl Inner {
         let at = self.started.elapsed();
         let entry = st.transcript.push(at, direction, kind, method, text);
         if let Some(observer) = &self.observer {
-            (observer.0)(entry);
+            let _ = observer.send(entry.clone());
         }
     }
 

@@ -839,6 +839,12 @@ async fn cwd_env_and_the_observer() {
         );
     }
     let (transcript, _) = c.transcript();
+    for _ in 0..100 {
+        if seen.lock().unwrap().len() >= transcript.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert_eq!(
         seen.lock().unwrap().len(),
         transcript.len(),
