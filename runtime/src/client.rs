@@ -96,6 +96,17 @@ pub struct AppReport {
     pub visibility: Vec<String>,
 }
 
+/// Where a server is and how to reach it.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A command started over stdio.
+    Stdio(StdioConfig),
+    /// A Streamable HTTP endpoint (falls back to HTTP+SSE on 400/404/405).
+    Http(crate::transport::http::HttpConfig),
+    /// A legacy HTTP+SSE endpoint (2024-11-05).
+    Sse(crate::transport::http::HttpConfig),
+}
+
 /// An MCP client on one session.
 pub struct Client {
     session: Session,
@@ -130,6 +141,15 @@ impl Client {
     /// Starts a server over stdio and runs the handshake.
     pub async fn connect(stdio: StdioConfig, config: SessionConfig) -> Result<Client, Error> {
         Ok(Client::new(Session::start(stdio, config).await?))
+    }
+
+    /// Connects to any target and runs the handshake.
+    pub async fn connect_to(target: Target, config: SessionConfig) -> Result<Client, Error> {
+        match target {
+            Target::Stdio(stdio) => Client::connect(stdio, config).await,
+            Target::Http(http) => Client::connect_http(http, config).await,
+            Target::Sse(http) => Client::connect_sse(http, config).await,
+        }
     }
 
     /// Connects to a Streamable HTTP endpoint and runs the handshake.

@@ -2,12 +2,13 @@
 //!
 //! It speaks the protocol itself (both eras: the `initialize` handshake of 2024-11-05 …
 //! 2025-11-25 and the stateless 2026-07-28 revision) so that a test can see and report what
-//! an SDK would hide. Servers are untrusted: every request has a deadline, messages have a
-//! size limit, stdout lines that are not JSON-RPC are reported, stderr is drained and its
-//! tail kept, and processes are ended with their whole process group.
+//! an SDK would hide, over stdio, Streamable HTTP and the legacy HTTP+SSE transport.
+//! Servers are untrusted: every request has a deadline, messages have a size limit, stdout
+//! lines (or bodies, or events) that are not JSON-RPC are reported, stderr is drained and
+//! its tail kept, and processes are ended with their whole process group.
 //!
-//! Layers: [`protocol`] (messages, no wire) ← [`transport`] (stdio) ← [`session`] (one
-//! connection) ← [`client`] (operations) ← [`adhoc`] (one-shot commands for the CLI).
+//! Layers: [`protocol`] (messages, no wire) ← [`transport`] (stdio, http) ← [`session`]
+//! (one connection) ← [`client`] (operations) ← [`adhoc`] (one-shot commands for the CLI).
 
 pub mod adhoc;
 pub mod client;
@@ -18,7 +19,7 @@ pub mod session;
 pub mod transcript;
 pub mod transport;
 
-pub use client::{CallOptions, Client, ToolCall};
+pub use client::{CallOptions, Client, Target, ToolCall};
 pub use error::{Error, ErrorKind};
 pub use session::{ClientBehaviour, Match, ProtocolChoice, RequestOptions, Session, SessionConfig};
 pub use transport::stdio::{StdioConfig, kill_all_process_groups};

@@ -117,3 +117,28 @@ async fn an_sse_flood() {
 async fn a_response_with_the_wrong_id() {
     expect("http-wrong-id", "MCP-PROTOCOL-002").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_session() {
+    let e = expect("http-session-expired", "MCP-HTTP-001").await;
+    assert!(
+        e.to_string().contains("no longer knows session hostile-1"),
+        "{e}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_endpoint_is_not_an_sse_endpoint() {
+    let server = start("http-garbage");
+    let target = mcpr_runtime::Target::Sse(HttpConfig::new(server.url.clone()));
+    let e = Client::connect_to(
+        target,
+        SessionConfig {
+            connect_timeout: DEADLINE,
+            ..SessionConfig::default()
+        },
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(e.code(), "MCP-HTTP-001", "{e}");
+}

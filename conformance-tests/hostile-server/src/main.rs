@@ -12,7 +12,7 @@
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
 //! http-hang (never answers), http-huge (a 50 MB body), http-sse-flood (100,000 events before
-//! the answer), http-wrong-id.
+//! the answer), http-wrong-id, http-session-expired (404 for a known session).
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -47,6 +47,7 @@ const MODES: &[&str] = &[
     "http-huge",
     "http-sse-flood",
     "http-wrong-id",
+    "http-session-expired",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -375,6 +376,7 @@ async fn serve_http(fault: &str) {
                 "tools/list" => send("200 OK", "application/json", result(&id, json!({"tools": tool_list("")})).to_string().into_bytes()),
                 "tools/call" => match fault.as_str() {
                     "garbage" => send("200 OK", "application/json", b"<html>Internal proxy page</html>".to_vec()),
+                    "session-expired" => send("404 Not Found", "text/plain", b"no such session".to_vec()),
                     "status-500" => send("500 Internal Server Error", "text/plain", b"upstream exploded".to_vec()),
                     "hang" => {
                         tokio::time::sleep(Duration::from_secs(3600)).await;

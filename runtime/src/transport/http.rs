@@ -269,12 +269,17 @@ impl HttpWire {
             let rpc = serde_json::from_str::<Value>(&text)
                 .ok()
                 .and_then(|v| v.get("error").and_then(|e| RpcError::from_value(e).ok()));
+            let mut body: String = text.chars().take(500).collect();
+            if status == 404
+                && let Some(sid) = self.session_id()
+            {
+                body = format!(
+                    "the server no longer knows session {sid} (it must be initialized again); {body}"
+                );
+            }
             return fail(match rpc {
                 Some(e) => HttpFailure::Rpc(e),
-                None => HttpFailure::Status {
-                    status,
-                    body: text.chars().take(500).collect(),
-                },
+                None => HttpFailure::Status { status, body },
             });
         }
         if content_type.contains("text/event-stream") {
