@@ -62,6 +62,9 @@ pub struct CheckArgs {
     /// Colour in human output.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+    /// Also warn about things that are often intended (an export no test reads).
+    #[arg(long)]
+    pub pedantic: bool,
 }
 
 #[derive(Debug, Args)]
@@ -75,6 +78,8 @@ pub struct ExplainArgs {
 pub enum EmitArg {
     /// The located syntax tree.
     Ast,
+    /// The Suite IR the runtime executes.
+    Ir,
 }
 
 #[derive(Debug, Args)]
@@ -84,6 +89,9 @@ pub struct CompileArgs {
     /// What to print.
     #[arg(long, value_enum, default_value_t = EmitArg::Ast)]
     pub emit: EmitArg,
+    /// Also warn about things that are often intended (an export no test reads).
+    #[arg(long)]
+    pub pedantic: bool,
 }
 
 /// How an ad-hoc command reaches its server.

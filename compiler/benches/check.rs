@@ -1,7 +1,8 @@
-//! Throughput of `check` on generated suites: prints MB/s for a 50,000-line
+//! Throughput of `check` (parsing and lowering) on generated suites: prints MB/s for a 50,000-line
 //! suite and the time per line at three sizes, so non-linear behaviour shows
 //! as a ratio. Run with `cargo bench -p mcpr-compiler`.
 
+use mcpr_compiler::lower::{MemoryLoader, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, check};
 use std::time::{Duration, Instant};
@@ -37,10 +38,11 @@ fn generate(lines: usize) -> String {
 fn time_check(text: &str) -> Duration {
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new("bench.mcpr", text.to_string()));
+    let loader = MemoryLoader::new();
     let mut best = Duration::MAX;
     for _ in 0..15 {
         let start = Instant::now();
-        let diags = check(&map, id);
+        let diags = check(&mut map, id, &loader, &Options::default());
         let took = start.elapsed();
         std::hint::black_box(diags);
         best = best.min(took);

@@ -1,9 +1,10 @@
 //! The mcpr compiler: MCP Test Language 1 (`.mcpr`) source → located syntax
-//! tree → diagnostics (and, later, the Suite IR). The crate does no I/O of its
+//! tree → Suite IR, with every problem reported as a located diagnostic. The crate does no I/O of its
 //! own: text comes in through the caller.
 
 pub mod diagnostics;
 pub mod ir;
+pub mod lower;
 pub mod source;
 pub mod syntax;
 pub mod yaml;
@@ -40,7 +41,13 @@ impl SourceMap {
     }
 }
 
-/// Checks one `.mcpr` text: parses it and returns every diagnostic, sorted.
-pub fn check(map: &SourceMap, file_id: usize) -> Vec<Diagnostic> {
-    syntax::parse(map.get(file_id), file_id).diagnostics
+/// Checks one `.mcpr` file of `map`: parses it, reads its imports through `loader` (adding
+/// them to `map`), lowers it to the Suite IR and returns every diagnostic, sorted.
+pub fn check(
+    map: &mut SourceMap,
+    file_id: usize,
+    loader: &dyn lower::Loader,
+    options: &lower::Options,
+) -> Vec<Diagnostic> {
+    lower::compile(map, file_id, loader, options).diagnostics
 }

@@ -2,7 +2,8 @@
 //! must check clean, and files whose expected diagnostics are written in them
 //! as `# expect: MCPLANG102 8:1` comments. Adding a case needs no Rust.
 
-use mcpr_compiler::diagnostics::{Code, render};
+use mcpr_compiler::diagnostics::{Code, Diagnostic, render};
+use mcpr_compiler::lower::{FsLoader, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, check};
 use std::collections::BTreeSet;
@@ -47,19 +48,42 @@ fn load(path: &Path) -> (SourceMap, usize) {
     (map, id)
 }
 
-/// `(code, line, column)` triples, in file order.
-fn actual(path: &Path) -> Vec<(String, u32, u32)> {
-    let (map, id) = load(path);
-    check(&map, id)
+/// Checks a case the way `mcpr check` does: imports are read from the repository (the shown
+/// paths are relative to its root); a `# check: --pedantic` line turns on pedantic warnings.
+fn run_check(path: &Path) -> (SourceMap, usize, Vec<Diagnostic>) {
+    let (mut map, id) = load(path);
+    let pedantic = map
+        .get(id)
+        .text()
+        .lines()
+        .any(|l| l.trim() == "# check: --pedantic");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let diags = check(&mut map, id, &FsLoader::new(root), &Options { pedantic });
+    (map, id, diags)
+}
+
+/// `(code, position)` pairs, in file order. The position is `line:column` in the case file,
+/// or `path:line:column` (relative to the case's folder) in a file it imports.
+fn actual(path: &Path) -> Vec<(String, String)> {
+    let (map, id, diags) = run_check(path);
+    let folder = format!("{}/", shown(path).rsplit_once('/').unwrap().0);
+    diags
         .iter()
         .map(|d| {
-            let p = map.get(d.file).position(d.span.start as usize);
-            (d.code.as_str().to_string(), p.line, p.column)
+            let f = map.get(d.file);
+            let p = f.position(d.span.start as usize);
+            let pos = if d.file == id {
+                format!("{}:{}", p.line, p.column)
+            } else {
+                let rel = f.path().strip_prefix(&folder).unwrap_or(f.path());
+                format!("{rel}:{}:{}", p.line, p.column)
+            };
+            (d.code.as_str().to_string(), pos)
         })
         .collect()
 }
 
-fn expected(path: &Path) -> Vec<(String, u32, u32)> {
+fn expected(path: &Path) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut out = Vec::new();
     for line in text.lines() {
@@ -69,11 +93,27 @@ fn expected(path: &Path) -> Vec<(String, u32, u32)> {
         let mut parts = rest.split_whitespace();
         let code = parts.next().expect("code after # expect:").to_string();
         let pos = parts.next().expect("line:column after the code");
-        let (l, c) = pos.split_once(':').expect("line:column");
-        out.push((code, l.parse().unwrap(), c.parse().unwrap()));
+        assert!(
+            pos.contains(':'),
+            "{}: `{pos}` is not line:column",
+            path.display()
+        );
+        out.push((code, pos.to_string()));
     }
     out.sort();
     out
+}
+
+/// The case files of the invalid corpus: the `.mcpr` files directly in `invalid/` (its
+/// subfolders hold files that cases import).
+fn invalid_cases() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus().join("invalid"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "mcpr"))
+        .collect();
+    files.sort();
+    files
 }
 
 #[test]
@@ -97,8 +137,7 @@ fn valid_files_check_clean() {
 
 #[test]
 fn invalid_files_report_exactly_their_expectations() {
-    let mut files = Vec::new();
-    mcpr_files(&corpus().join("invalid"), &mut files);
+    let files = invalid_cases();
     let mut failures = Vec::new();
     for f in &files {
         let want = expected(f);
@@ -117,12 +156,11 @@ fn invalid_files_report_exactly_their_expectations() {
 
 #[test]
 fn every_code_has_a_case_and_a_page() {
-    let mut files = Vec::new();
-    mcpr_files(&corpus().join("invalid"), &mut files);
+    let files = invalid_cases();
     let covered: BTreeSet<String> = files
         .iter()
         .flat_map(|f| expected(f))
-        .map(|(c, _, _)| c)
+        .map(|(c, _)| c)
         .collect();
     let missing: Vec<_> = Code::ALL
         .iter()
@@ -162,8 +200,7 @@ fn human_renderings() {
         "../../conformance-tests/compiler",
         "invalid/*.mcpr",
         |path| {
-            let (map, id) = load(path);
-            let diags = check(&map, id);
+            let (map, _, diags) = run_check(path);
             insta::assert_snapshot!(render::human(&diags, &map, false));
         }
     );
@@ -172,8 +209,7 @@ fn human_renderings() {
 #[test]
 fn other_renderings() {
     let path = corpus().join("invalid/209-malformed-table.mcpr");
-    let (map, id) = load(&path);
-    let diags = check(&map, id);
+    let (map, _, diags) = run_check(&path);
     insta::assert_snapshot!("short", render::short(&diags, &map));
     insta::assert_snapshot!("github", render::github(&diags, &map));
     insta::assert_json_snapshot!("json", render::json(&diags, &map, 1));

@@ -1,8 +1,9 @@
-//! `mcpr check PATH…`: compile files and report every diagnostic.
+//! `mcpr check PATH…`: compile files (imports included) and report every diagnostic.
 
 use crate::args::{CheckArgs, FormatArg};
 use crate::output::{self, display_path, use_color};
 use mcpr_compiler::diagnostics::render::{self, Summary};
+use mcpr_compiler::lower::{FsLoader, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, diagnostics};
 use std::path::{Path, PathBuf};
@@ -20,6 +21,11 @@ pub fn run(args: CheckArgs) -> u8 {
     files.dedup();
     let mut map = SourceMap::new();
     let mut diags = Vec::new();
+    // Imports are read relative to the shown paths, which are relative to the working folder.
+    let loader = FsLoader::new(".");
+    let options = Options {
+        pedantic: args.pedantic,
+    };
     for path in &files {
         let text = match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
@@ -39,7 +45,7 @@ pub fn run(args: CheckArgs) -> u8 {
             }
         };
         let id = map.add(SourceFile::new(display_path(path), text));
-        diags.extend(mcpr_compiler::check(&map, id));
+        diags.extend(mcpr_compiler::check(&mut map, id, &loader, &options));
     }
     diagnostics::sort(&mut diags);
     let summary = Summary::of(&diags, files.len());

@@ -1,8 +1,9 @@
-//! `mcpr compile FILE --emit ast`: print the located tree as JSON.
+//! `mcpr compile FILE --emit ast|ir`: print the located tree or the Suite IR as JSON.
 
 use crate::args::{CompileArgs, EmitArg};
 use crate::output::{self, display_path};
 use mcpr_compiler::diagnostics::render;
+use mcpr_compiler::lower::{self, FsLoader, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, syntax};
 
@@ -17,17 +18,38 @@ pub fn run(args: CompileArgs) -> u8 {
     };
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(display_path(&args.file), text));
-    let parsed = syntax::parse(map.get(id), id);
+    let options = Options {
+        pedantic: args.pedantic,
+    };
+    let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &options);
+    let failed = compiled.diagnostics.iter().any(|d| d.is_error());
     match args.emit {
         EmitArg::Ast => {
-            let mut v = syntax::ast_json(&parsed.document, map.get(id));
-            v["diagnostics"] = render::json(&parsed.diagnostics, &map, 1)["diagnostics"].clone();
+            let mut v = syntax::ast_json(&compiled.document, map.get(id));
+            v["diagnostics"] = render::json(&compiled.diagnostics, &map, 1)["diagnostics"].clone();
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         }
+        EmitArg::Ir => {
+            if !compiled.diagnostics.is_empty() {
+                eprint!("{}", render::short(&compiled.diagnostics, &map));
+            }
+            match &compiled.suite {
+                Some(suite) => {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(suite).unwrap_or_default()
+                    );
+                }
+                None if !failed => {
+                    eprintln!(
+                        "{}: no tests to compile (a file of flows is imported by suites, not run)",
+                        map.get(id).path()
+                    );
+                    return output::USAGE;
+                }
+                None => {}
+            }
+        }
     }
-    if parsed.diagnostics.iter().any(|d| d.is_error()) {
-        output::USAGE
-    } else {
-        output::OK
-    }
+    if failed { output::USAGE } else { output::OK }
 }

@@ -102,6 +102,44 @@ registry! {
     NothingToAttach = 213, Error, "Expectation has no step to attach to", "QA-LANG-001";
     UnknownDataPhrase = 214, Error, "Unknown data source phrase", "QA-DATA-004";
     SecondIteration = 215, Error, "More than one data iteration in a test", "QA-LANG-001";
+    // 3xx: imports
+    ImportCycle = 301, Error, "Import cycle", "MCPLANG301";
+    ImportUnreadable = 302, Error, "Imported file cannot be read", "MCPLANG302";
+    ImportTooDeep = 303, Error, "Imports nested too deeply", "MCPLANG303";
+    AbsoluteImport = 304, Error, "Absolute import path", "MCPLANG304";
+    ImportTooLarge = 305, Error, "Imported file larger than 1 MiB", "MCPLANG305";
+    TooManyImports = 306, Error, "More than 64 imported files", "MCPLANG306";
+    ImportOutsideFolder = 307, Error, "Import outside the entry file's folder", "MCPLANG307";
+    UnknownStdLibrary = 308, Error, "Unknown standard flow library", "";
+    // 4xx: names, flows, dependencies
+    UnknownFlow = 401, Error, "Unknown flow", "QA-FLOW-001";
+    RecursiveFlow = 402, Error, "Recursive flow", "QA-FLOW-002";
+    DuplicateTestId = 403, Error, "Duplicate test id", "MCP-DEP-001";
+    UnknownDependency = 404, Error, "Unknown dependency", "MCP-DEP-004";
+    DependencyCycle = 405, Error, "Dependency cycle", "MCP-DEP-002";
+    DependsOnSkipped = 406, Warning, "Dependency on a skipped test", "";
+    DepsNotDeclared = 407, Error, "Dependency output of a test that is not a dependency", "";
+    UnknownServer = 408, Error, "Unknown named server", "QA-LANG-001";
+    SingleTarget = 409, Error, "Only one compare target or named server", "QA-LANG-001";
+    MissingFlowInput = 410, Error, "Missing required flow input", "MCPLANG410";
+    UnknownFlowInput = 411, Error, "Unknown flow input", "MCPLANG411";
+    OptionsForUndeclared = 412, Error, "Options for an undeclared server or target", "QA-LANG-001";
+    OptionsBeforeTarget = 413, Error, "Server options before any server", "QA-LANG-001";
+    UnknownFunction = 414, Error, "Unknown utility function", "MCP-EXT-002";
+    BadResultPath = 415, Error, "Malformed result path", "";
+    NoTarget = 416, Error, "No server to test", "QA-LANG-001";
+    BadServerOption = 417, Error, "Invalid server option", "QA-LANG-001";
+    NoTests = 418, Error, "No tests", "QA-LANG-001";
+    // 5xx: data sources
+    UnknownDataSource = 501, Error, "Unknown data source", "QA-DATA-001";
+    DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";
+    BadDataSourceSettings = 503, Error, "Invalid data source settings", "QA-DATA-003";
+    NonNumericFilter = 504, Error, "Row filter needs a number", "";
+    // 9xx: warnings
+    UnusedFlow = 901, Warning, "Flow never used", "";
+    UnreadSavedVariable = 902, Warning, "Saved variable never read", "";
+    UnreadVariable = 903, Warning, "Variables entry never read", "";
+    UnusedExport = 904, Warning, "Export nobody depends on", "";
 }
 
 impl std::fmt::Display for Code {

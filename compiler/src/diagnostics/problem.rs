@@ -124,6 +124,201 @@ pub enum Problem {
     },
     /// A second `For each row` in one test.
     SecondIteration,
+    /// Imports that lead back to a file already being imported.
+    ImportCycle {
+        /// The files of the cycle, as shown, first and last the same.
+        chain: Vec<String>,
+    },
+    /// An imported file that cannot be read.
+    ImportUnreadable {
+        /// The path as resolved.
+        path: String,
+        /// Why reading failed.
+        reason: String,
+    },
+    /// Imports nested eight or more levels deep.
+    ImportTooDeep {
+        /// The limit.
+        limit: usize,
+    },
+    /// An import written as an absolute path.
+    AbsoluteImport {
+        /// The path as written.
+        path: String,
+    },
+    /// An imported file larger than the limit.
+    ImportTooLarge {
+        /// The path as resolved.
+        path: String,
+        /// Its size in bytes.
+        bytes: usize,
+    },
+    /// More distinct imported files than the limit.
+    TooManyImports {
+        /// The limit.
+        limit: usize,
+    },
+    /// An import that resolves outside the entry file's folder.
+    ImportOutsideFolder {
+        /// The path as written.
+        path: String,
+    },
+    /// `Import flows from "std:…"` naming no standard library.
+    UnknownStdLibrary {
+        /// The name after `std:`.
+        name: String,
+    },
+    /// `Use flow` naming no declared or imported flow.
+    UnknownFlow {
+        /// The name used.
+        name: String,
+        /// The closest declared flow.
+        suggestion: Option<String>,
+    },
+    /// Flows that call themselves, directly or through others.
+    RecursiveFlow {
+        /// The call chain, first and last the same.
+        chain: Vec<String>,
+    },
+    /// Two tests with the same id.
+    DuplicateTestId {
+        /// The id.
+        id: String,
+        /// Whether the id was written with `Id:` (else it is the slug of the name).
+        explicit: bool,
+    },
+    /// `Depends on:` naming no test.
+    UnknownDependency {
+        /// The id as written.
+        id: String,
+        /// The closest test id.
+        suggestion: Option<String>,
+    },
+    /// Tests that depend on each other in a circle.
+    DependencyCycle {
+        /// The ids of the cycle, first and last the same.
+        chain: Vec<String>,
+    },
+    /// A dependency on a test that is always skipped.
+    DependsOnSkipped {
+        /// The skipped test's id.
+        id: String,
+    },
+    /// `${deps.ID.KEY}` where ID is not in `Depends on:`.
+    DepsNotDeclared {
+        /// The id referred to.
+        id: String,
+        /// The test using the reference.
+        test: String,
+    },
+    /// `On server` naming no `Named server`.
+    UnknownServer {
+        /// The name used.
+        name: String,
+        /// The declared names.
+        known: Vec<String>,
+    },
+    /// Exactly one `Compare target` or exactly one `Named server`.
+    SingleTarget {
+        /// "compare target" or "named server".
+        kind: &'static str,
+    },
+    /// A required flow input with no value at a call.
+    MissingFlowInput {
+        /// The flow.
+        flow: String,
+        /// The inputs without value.
+        inputs: Vec<String>,
+    },
+    /// A value for an input the flow does not declare.
+    UnknownFlowInput {
+        /// The flow.
+        flow: String,
+        /// The undeclared names.
+        inputs: Vec<String>,
+        /// The inputs the flow declares.
+        declared: Vec<String>,
+    },
+    /// `Server options for` / `Target options for` an undeclared name.
+    OptionsForUndeclared {
+        /// "named server" or "compare target".
+        kind: &'static str,
+        /// The name used.
+        name: String,
+        /// The names declared so far.
+        known: Vec<String>,
+    },
+    /// `Server options:` before any server is declared.
+    OptionsBeforeTarget,
+    /// `Set … using` naming no utility function.
+    UnknownFunction {
+        /// The name used.
+        name: String,
+        /// The closest built-in.
+        suggestion: Option<String>,
+    },
+    /// A result path that cannot be evaluated.
+    BadResultPath {
+        /// The path as normalised.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file with tests but no server to run them against.
+    NoTarget,
+    /// A setting in a server options block that does not apply or has the wrong shape.
+    BadServerOption {
+        /// The setting.
+        key: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A file with neither tests nor flows.
+    NoTests,
+    /// `For each row from` naming no data source.
+    UnknownDataSource {
+        /// The name used.
+        name: String,
+        /// The closest declared source.
+        suggestion: Option<String>,
+    },
+    /// A data source that names nothing to load.
+    DataSourceWithoutOrigin {
+        /// The source's name.
+        name: String,
+    },
+    /// YAML settings of a data source that do not fit the data source model.
+    BadDataSourceSettings {
+        /// What is wrong.
+        reason: String,
+    },
+    /// `Keep rows where … is greater/less than` with a value that is not a number.
+    NonNumericFilter {
+        /// The value as written.
+        value: String,
+    },
+    /// A flow declared in the file and used by no test.
+    UnusedFlow {
+        /// The flow.
+        name: String,
+    },
+    /// A variable saved or set and never read afterwards.
+    UnreadSavedVariable {
+        /// The variable.
+        name: String,
+    },
+    /// A `Variables:` entry never read.
+    UnreadVariable {
+        /// The variable.
+        name: String,
+    },
+    /// An export that no test reads through `${deps.…}`.
+    UnusedExport {
+        /// The export.
+        name: String,
+        /// The exporting test's id.
+        test: String,
+    },
 }
 
 /// Why a duration is rejected.
@@ -405,7 +600,254 @@ impl Problem {
                 "A test iterates over one data set; a second `For each row` would be ignored.",
                 Some("remove one of them, or join the data in a `Data source:` block".into()),
             ),
+            ImportCycle { chain } => w(
+                Code::ImportCycle,
+                "this import closes a cycle",
+                format!("These imports form a cycle: {}.", chain.join(" → ")),
+                Some("move the shared flows into a file that imports neither of the others".into()),
+            ),
+            ImportUnreadable { path, reason } => w(
+                Code::ImportUnreadable,
+                "cannot read this file",
+                format!("The imported file `{path}` cannot be read: {reason}."),
+                Some("check the path; it is relative to the folder of the importing file".into()),
+            ),
+            ImportTooDeep { limit } => w(
+                Code::ImportTooDeep,
+                format!("import nested {limit} levels deep"),
+                format!("Imports may be nested at most {} levels deep; this import is number {limit} in a chain.", limit - 1),
+                Some("import the flows you need directly instead of through a chain of files".into()),
+            ),
+            AbsoluteImport { path } => w(
+                Code::AbsoluteImport,
+                "absolute path",
+                format!("`{path}` is an absolute path; imports are relative to the importing file so a suite can move as a whole."),
+                Some("write the path relative to this file, e.g. `./shared/flows.mcpr`".into()),
+            ),
+            ImportTooLarge { path, bytes } => w(
+                Code::ImportTooLarge,
+                "file larger than 1 MiB",
+                format!("The imported file `{path}` has {bytes} bytes; an imported file may have at most 1 MiB (1048576 bytes)."),
+                Some("split the flows into several smaller files".into()),
+            ),
+            TooManyImports { limit } => w(
+                Code::TooManyImports,
+                format!("import number {}", limit + 1),
+                format!("A suite may import at most {limit} different files."),
+                Some("gather related flows into fewer files".into()),
+            ),
+            ImportOutsideFolder { path } => w(
+                Code::ImportOutsideFolder,
+                "outside the suite's folder",
+                format!("`{path}` resolves outside the folder of the file being checked; imports must stay inside it (symbolic links are followed before comparing)."),
+                Some("move the imported file into the suite's folder or a subfolder".into()),
+            ),
+            UnknownStdLibrary { name } => w(
+                Code::UnknownStdLibrary,
+                "unknown standard library",
+                format!("`std:{name}` is not a standard flow library of this version of mcpr; `std:` names are reserved for libraries shipped with mcpr."),
+                Some("import a file by its relative path instead, e.g. `./flows.mcpr`".into()),
+            ),
+            UnknownFlow { name, suggestion } => w(
+                Code::UnknownFlow,
+                "no flow with this name",
+                format!("No flow named \"{name}\" is declared in this file or in the files it imports."),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean \"{s}\"?"),
+                    None => "declare it with `Flow: \"name\"` or import the file that declares it".into(),
+                }),
+            ),
+            RecursiveFlow { chain } => w(
+                Code::RecursiveFlow,
+                "this call makes the flow recursive",
+                format!("Flows may not call themselves, directly or through other flows: {}.", chain.join(" → ")),
+                Some("remove the call that leads back, or move the shared steps into a third flow".into()),
+            ),
+            DuplicateTestId { id, explicit } => w(
+                Code::DuplicateTestId,
+                format!("second test with id `{id}`"),
+                if *explicit {
+                    format!("Two tests have the id `{id}`; ids must be unique so dependencies, outputs and snapshots can tell them apart.")
+                } else {
+                    format!("Two tests get the id `{id}` (made from their names); ids must be unique so dependencies, outputs and snapshots can tell them apart.")
+                },
+                Some("give one of the tests its own `Id:`".into()),
+            ),
+            UnknownDependency { id, suggestion } => w(
+                Code::UnknownDependency,
+                "no test with this id",
+                format!("No test has the id `{id}`. A test's id is its `Id:`, or its name in lower case with every run of other characters turned into `-`."),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "name the id of a test of this file".into(),
+                }),
+            ),
+            DependencyCycle { chain } => w(
+                Code::DependencyCycle,
+                "dependency cycle",
+                format!("These tests depend on each other in a circle, so none of them can run first: {}.", chain.join(" → ")),
+                Some("remove one of the `Depends on:` entries of the cycle".into()),
+            ),
+            DependsOnSkipped { id } => w(
+                Code::DependsOnSkipped,
+                "this test is skipped",
+                format!("The test `{id}` is marked `Skip`, so it never passes and this test is always blocked."),
+                Some(format!("remove `Skip` from `{id}`, or skip this test too")),
+            ),
+            DepsNotDeclared { id, test } => w(
+                Code::DepsNotDeclared,
+                "not a dependency of this test",
+                format!("`${{deps.{id}.…}}` reads an output of `{id}`, but the test \"{test}\" does not depend on it, so the value is never there."),
+                Some(format!("add `Depends on: {id}` to the test")),
+            ),
+            UnknownServer { name, known } => w(
+                Code::UnknownServer,
+                "no named server with this name",
+                format!("No `Named server \"{name}\"` is declared{}.", known_list(known)),
+                Some(format!("declare it at the top of the file: `Named server \"{name}\": node server.js`")),
+            ),
+            SingleTarget { kind } => w(
+                Code::SingleTarget,
+                format!("the only {kind}"),
+                if *kind == "compare target" {
+                    "A parity run compares at least two servers, but the file declares one compare target.".to_string()
+                } else {
+                    "A composition routes tests to at least two servers, but the file declares one named server.".to_string()
+                },
+                Some(if *kind == "compare target" {
+                    "declare a second `Compare target`, or use `Server:` for a single server".into()
+                } else {
+                    "declare a second `Named server`, or use `Server:` for a single server".into()
+                }),
+            ),
+            MissingFlowInput { flow, inputs } => w(
+                Code::MissingFlowInput,
+                format!("missing {}", quoted_list(inputs)),
+                format!("The flow \"{flow}\" requires {} but this call gives {}.", quoted_list(inputs), if inputs.len() == 1 { "no value for it" } else { "no values for them" }),
+                Some(format!("add `{}: …` under `Use flow \"{flow}\" with:`", inputs[0])),
+            ),
+            UnknownFlowInput { flow, inputs, declared } => w(
+                Code::UnknownFlowInput,
+                format!("unknown {}", quoted_list(inputs)),
+                format!("The flow \"{flow}\" declares no input {}{}.", quoted_list(inputs), if declared.is_empty() { "; it takes no inputs".to_string() } else { format!("; its inputs are {}", quoted_list(declared)) }),
+                Some("remove the value, or add the input to the flow's `Inputs:` line".into()),
+            ),
+            OptionsForUndeclared { kind, name, known } => w(
+                Code::OptionsForUndeclared,
+                format!("no {kind} with this name"),
+                format!("These options are for the {kind} \"{name}\", which is not declared before this line{}.", known_list(known)),
+                Some(format!("declare the {kind} above the options, or correct the name")),
+            ),
+            OptionsBeforeTarget => w(
+                Code::OptionsBeforeTarget,
+                "no server declared yet",
+                "`Server options:` apply to the server declared before them, and none is declared yet.",
+                Some("put `Server: command` or `MCP URL: https://…` above the options".into()),
+            ),
+            UnknownFunction { name, suggestion } => w(
+                Code::UnknownFunction,
+                "unknown function",
+                format!("`{name}` is not a built-in utility function, and the file declares no `Functions:` module that could provide it."),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "use one of lowercase, uppercase, trim, join, replace, length, number, text, json, round, urlEncode, base64, hash".into(),
+                }),
+            ),
+            BadResultPath { path, reason } => w(
+                Code::BadResultPath,
+                "malformed path",
+                format!("The result path `{path}` cannot be evaluated: {reason}."),
+                Some("write member names separated by dots and list indexes in brackets, e.g. `content[0].text`".into()),
+            ),
+            NoTarget => w(
+                Code::NoTarget,
+                "no server declared",
+                "The file has tests but declares no server to run them against.",
+                Some("add `Server: node server.js` or `MCP URL: https://…` at the top of the file".into()),
+            ),
+            BadServerOption { key, reason } => w(
+                Code::BadServerOption,
+                format!("`{key}` {reason}"),
+                format!("In a server options block, `{key}` {reason}."),
+                Some("stdio servers take `cwd` and `env`; HTTP servers take `headers`, `Token from` and `OAuth`".into()),
+            ),
+            NoTests => w(
+                Code::NoTests,
+                "nothing to run",
+                "The file declares no test and no flow.",
+                Some("add a test: `Test: \"name\"` followed by an indented action".into()),
+            ),
+            UnknownDataSource { name, suggestion } => w(
+                Code::UnknownDataSource,
+                "no data source with this name",
+                format!("No `Data source: \"{name}\"` is declared in this file."),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean \"{s}\"?"),
+                    None => "declare it with a `Data source:` block, or read a file with `For each row in \"file.csv\"`".into(),
+                }),
+            ),
+            DataSourceWithoutOrigin { name } => w(
+                Code::DataSourceWithoutOrigin,
+                "nothing to load",
+                format!("The data source \"{name}\" says how to shape rows but not where they come from."),
+                Some("add a `From CSV \"file.csv\"` (or JSON, YAML, Excel, REST) line, or `file:`/`url:`/`rows:` settings".into()),
+            ),
+            BadDataSourceSettings { reason } => w(
+                Code::BadDataSourceSettings,
+                "invalid data source settings",
+                format!("The data source settings do not fit the data source model: {reason}."),
+                Some("see `docs/ir.md` (Data source) for the settings and their shapes".into()),
+            ),
+            NonNumericFilter { value } => w(
+                Code::NonNumericFilter,
+                "not a number",
+                format!("`is greater than` and `is less than` compare numbers, but `{value}` is not a number."),
+                Some("write a number, e.g. `Keep rows where \"spend\" is greater than 100`".into()),
+            ),
+            UnusedFlow { name } => w(
+                Code::UnusedFlow,
+                "never used",
+                format!("No test of this file uses the flow \"{name}\", directly or through another flow."),
+                Some("use it with `Use flow`, remove it, or move it into a file that other suites import".into()),
+            ),
+            UnreadSavedVariable { name } => w(
+                Code::UnreadSavedVariable,
+                "never read",
+                format!("`{name}` is saved here but no later line of the test reads `${{{name}}}`."),
+                Some("use the variable, or remove the line".into()),
+            ),
+            UnreadVariable { name } => w(
+                Code::UnreadVariable,
+                "never read",
+                format!("The variable `{name}` is declared but no line of the test reads `${{{name}}}`."),
+                Some("use the variable, or remove the entry".into()),
+            ),
+            UnusedExport { name, test } => w(
+                Code::UnusedExport,
+                "no test reads this output",
+                format!("No test reads `${{deps.{test}.{name}}}`, so this export only reaches state files."),
+                Some("remove the export, or read it from a test that depends on this one".into()),
+            ),
         }
+    }
+}
+
+/// `a`, `a` and `b`, `a`, `b` and `c` — names in backticks.
+fn quoted_list(items: &[String]) -> String {
+    let q: Vec<String> = items.iter().map(|i| format!("`{i}`")).collect();
+    match q.len() {
+        0 => String::new(),
+        1 => q[0].clone(),
+        n => format!("{} and {}", q[..n - 1].join(", "), q[n - 1]),
+    }
+}
+
+/// `; declared: a, b` or `; none is declared`.
+fn known_list(known: &[String]) -> String {
+    if known.is_empty() {
+        " (none is declared)".to_string()
+    } else {
+        format!(" (declared: {})", quoted_list(known))
     }
 }
 

@@ -1,0 +1,181 @@
+//! Test ids and the dependency graph: duplicate ids, unknown dependencies, cycles (strongly
+//! connected components), dependencies on skipped tests, `${deps.ID.…}` outside the test's
+//! dependencies, and (pedantic) exports nobody reads.
+
+use super::Lower;
+use super::mcpr::BuiltTest;
+use super::values::{closest, slug};
+use crate::diagnostics::Problem;
+use crate::ir::Skip;
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{HashMap, VecDeque};
+
+/// Runs every dependency check over the tests of the entry file.
+pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
+    let file = l.entry;
+    // Ids: the first test with an id owns it.
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        let id = t.test.id.clone().unwrap_or_default();
+        if let Some(&first) = by_id.get(&id) {
+            if !t.explicit_id && !tests[first].explicit_id && tests[first].test.name == t.test.name
+            {
+                // Two tests of the same name: MCPLANG201 already says so.
+                continue;
+            }
+            let d = crate::diagnostics::Diagnostic::new(
+                Problem::DuplicateTestId {
+                    id: id.clone(),
+                    explicit: t.explicit_id,
+                },
+                file,
+                t.id_span,
+            )
+            .with_secondary(tests[first].id_span, "first test with this id");
+            l.diags.push(d);
+        } else {
+            by_id.insert(id, i);
+        }
+    }
+    // A dependency may also name a data-driven test by the slug of its name.
+    let mut by_name: HashMap<String, usize> = HashMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        by_name.entry(slug(&t.test.name)).or_insert(i);
+    }
+    let resolve = |id: &str| by_id.get(id).or_else(|| by_name.get(id)).copied();
+
+    let mut graph: DiGraph<usize, ()> = DiGraph::new();
+    let nodes: Vec<NodeIndex> = (0..tests.len()).map(|i| graph.add_node(i)).collect();
+    // edge (from, to) → span of the `Depends on:` item.
+    let mut edge_at = HashMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        for (dep, span) in &t.depends {
+            match resolve(dep) {
+                Some(j) => {
+                    graph.add_edge(nodes[i], nodes[j], ());
+                    edge_at.entry((i, j)).or_insert(*span);
+                    if matches!(
+                        tests[j].test.skip,
+                        Some(Skip::Flag(true)) | Some(Skip::Reason(_))
+                    ) && tests[i].test.skip.is_none()
+                    {
+                        l.report(Problem::DependsOnSkipped { id: dep.clone() }, file, *span);
+                    }
+                }
+                None => l.report(
+                    Problem::UnknownDependency {
+                        id: dep.clone(),
+                        suggestion: closest(dep, by_id.keys().map(String::as_str)),
+                    },
+                    file,
+                    *span,
+                ),
+            }
+        }
+    }
+    for scc in tarjan_scc(&graph) {
+        let members: Vec<usize> = {
+            let mut m: Vec<usize> = scc.iter().map(|n| graph[*n]).collect();
+            m.sort_unstable();
+            m
+        };
+        let looped = members.len() == 1 && edge_at.contains_key(&(members[0], members[0]));
+        if members.len() < 2 && !looped {
+            continue;
+        }
+        let start = members[0];
+        let path = cycle_from(&graph, &nodes, start, &members);
+        let chain: Vec<String> = path
+            .iter()
+            .map(|&i| tests[i].test.id.clone().unwrap_or_default())
+            .collect();
+        let next = path.get(1).copied().unwrap_or(start);
+        let span = edge_at
+            .get(&(start, next))
+            .copied()
+            .unwrap_or(tests[start].id_span);
+        l.report(Problem::DependencyCycle { chain }, file, span);
+    }
+    // `${deps.ID.…}` must name a dependency of the test.
+    for t in tests.iter() {
+        let deps: Vec<&str> = t.depends.iter().map(|(d, _)| d.as_str()).collect();
+        for (inner, f, span) in &t.deps_refs {
+            let rest = &inner["deps.".len()..];
+            let ok = deps
+                .iter()
+                .any(|d| rest == *d || rest.starts_with(&format!("{d}.")));
+            if !ok {
+                let id = rest.split('.').next().unwrap_or(rest).to_string();
+                l.report(
+                    Problem::DepsNotDeclared {
+                        id,
+                        test: t.test.name.clone(),
+                    },
+                    *f,
+                    *span,
+                );
+            }
+        }
+    }
+    if l.options.pedantic {
+        for t in tests.iter() {
+            let id = t.test.id.clone().unwrap_or_default();
+            for (name, span) in &t.exports {
+                let wanted = format!("deps.{id}.{name}");
+                let read = tests.iter().any(|o| {
+                    o.deps_refs
+                        .iter()
+                        .any(|(r, _, _)| r == &wanted || r.starts_with(&format!("{wanted}.")))
+                });
+                if !read {
+                    l.report(
+                        Problem::UnusedExport {
+                            name: name.clone(),
+                            test: id.clone(),
+                        },
+                        file,
+                        *span,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A shortest cycle through `start` inside one strongly connected component, as test
+/// indexes with `start` first and last.
+fn cycle_from(
+    graph: &DiGraph<usize, ()>,
+    nodes: &[NodeIndex],
+    start: usize,
+    members: &[usize],
+) -> Vec<usize> {
+    let mut parent: HashMap<usize, usize> = HashMap::new();
+    let mut queue = VecDeque::from([start]);
+    while let Some(at) = queue.pop_front() {
+        let mut next: Vec<usize> = graph.neighbors(nodes[at]).map(|n| graph[n]).collect();
+        next.sort_unstable();
+        for n in next {
+            if n == start {
+                let mut path = vec![start];
+                let mut cur = at;
+                while cur != start {
+                    path.push(cur);
+                    cur = parent[&cur];
+                }
+                path.push(start);
+                // Built backwards from the end; the first element is `start` already.
+                let mut out = vec![start];
+                out.extend(path[1..path.len() - 1].iter().rev());
+                out.push(start);
+                return out;
+            }
+            if members.contains(&n) && !parent.contains_key(&n) && n != start {
+                parent.insert(n, at);
+                queue.push_back(n);
+            }
+        }
+    }
+    vec![start, start]
+}

@@ -1,0 +1,353 @@
+//! Flows: declarations (local and imported), recursion, and expansion at each `Use flow`.
+//!
+//! A call gets a prefix unique within its test (`flow0`, `flow1`, … in the order calls are
+//! expanded, nested ones included), its inputs become the test variables `flowK.NAME`, and
+//! inside the body every reference to an input is renamed to `${flowK.NAME}`. Other
+//! references (`${env.…}`, `${row.…}`, `${deps.…}`, `${state.…}`, values saved in the flow)
+//! are left as written. Steps keep the position of the line in the flow's own file and carry
+//! the chain of calls they came from.
+
+use super::Lower;
+use super::mcpr::{TestBuilder, block_map, body};
+use super::values::{self, closest};
+use crate::diagnostics::Problem;
+use crate::ir::FlowFrame;
+use crate::syntax::{Document, Node, Stmt, Text};
+use serde_json::{Map, Value};
+use std::cell::Cell;
+use std::collections::{BTreeSet, HashMap};
+
+/// One declared flow.
+pub struct Flow<'d> {
+    /// The name as written on the header.
+    pub name: &'d Text,
+    /// The file it is declared in.
+    pub file: usize,
+    /// The header node (the body is its children).
+    pub node: &'d Node,
+    /// Inputs in declaration order, with their defaults.
+    pub inputs: Vec<(String, Option<Value>)>,
+    /// Whether some test uses it (directly or through another flow).
+    pub used: Cell<bool>,
+    /// Whether it is part of a recursive cycle (never expanded).
+    pub recursive: Cell<bool>,
+}
+
+/// Every flow visible to the entry file: its own first, then the imported ones.
+pub struct Flows<'d> {
+    by_name: HashMap<&'d str, usize>,
+    list: Vec<Flow<'d>>,
+}
+
+/// Where a body is being walked: its file, the flow calls around it, and the renaming of
+/// the innermost call's inputs.
+#[derive(Clone)]
+pub struct Scope {
+    /// File of the body's lines.
+    pub file: usize,
+    /// Calls from the test down to this body, outermost first.
+    pub frames: Vec<FlowFrame>,
+    /// Prefix and input names of the innermost call.
+    inputs: Option<(String, BTreeSet<String>)>,
+    /// Names of the flows being expanded (to stop at recursion).
+    stack: Vec<String>,
+}
+
+impl Scope {
+    /// The scope of a test body.
+    pub fn top(file: usize) -> Self {
+        Self {
+            file,
+            frames: Vec::new(),
+            inputs: None,
+            stack: Vec::new(),
+        }
+    }
+
+    fn renamer(&self) -> impl Fn(&str) -> Option<String> + '_ {
+        move |r: &str| {
+            let (prefix, names) = self.inputs.as_ref()?;
+            names
+                .contains(values::head(r))
+                .then(|| format!("{prefix}.{r}"))
+        }
+    }
+
+    /// A string with the call's input references renamed.
+    pub fn rename_str(&self, s: &str) -> String {
+        if self.inputs.is_none() || !s.contains("${") {
+            return s.to_string();
+        }
+        values::rename_in_str(s, &self.renamer())
+    }
+
+    /// A value with the call's input references renamed.
+    pub fn rename_value(&self, v: &mut Value) {
+        if self.inputs.is_some() {
+            values::rename(v, &self.renamer());
+        }
+    }
+
+    /// A mapping with the call's input references renamed.
+    pub fn rename_map(&self, m: Map<String, Value>) -> Map<String, Value> {
+        let mut v = Value::Object(m);
+        self.rename_value(&mut v);
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+}
+
+impl<'d> Flows<'d> {
+    /// Collects the flows of the entry file and of the imported files; checks recursion.
+    pub fn collect(
+        l: &mut Lower<'_>,
+        entry: &'d Document,
+        imported: &[(usize, &'d Document)],
+    ) -> Self {
+        let mut flows = Flows {
+            by_name: HashMap::new(),
+            list: Vec::new(),
+        };
+        let files = std::iter::once((l.entry, entry)).chain(imported.iter().copied());
+        for (file, doc) in files {
+            for node in &doc.nodes {
+                let Stmt::FlowHeader { name } = &node.stmt else {
+                    continue;
+                };
+                if flows.by_name.contains_key(name.value.as_str()) {
+                    continue;
+                }
+                let inputs = node
+                    .children
+                    .iter()
+                    .find_map(|c| match &c.stmt {
+                        Stmt::Inputs { inputs } => Some(inputs),
+                        _ => None,
+                    })
+                    .map(|inputs| {
+                        inputs
+                            .iter()
+                            .map(|i| {
+                                (
+                                    i.name.value.clone(),
+                                    i.default.as_ref().map(|d| values::typed(&d.value)),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                flows.by_name.insert(name.value.as_str(), flows.list.len());
+                flows.list.push(Flow {
+                    name,
+                    file,
+                    node,
+                    inputs,
+                    used: Cell::new(false),
+                    recursive: Cell::new(false),
+                });
+            }
+        }
+        flows.check_recursion(l);
+        flows
+    }
+
+    /// The flow named `name`.
+    pub fn get(&self, name: &str) -> Option<&Flow<'d>> {
+        self.by_name.get(name).map(|&i| &self.list[i])
+    }
+
+    /// Reports every cycle of calls between flows once, at the call that closes it.
+    fn check_recursion(&self, l: &mut Lower<'_>) {
+        // 0 = not visited, 1 = on the stack, 2 = done.
+        let mut state = vec![0u8; self.list.len()];
+        let mut reported: BTreeSet<Vec<usize>> = BTreeSet::new();
+        for start in 0..self.list.len() {
+            if state[start] == 0 {
+                let mut path = Vec::new();
+                self.dfs(l, start, &mut state, &mut path, &mut reported);
+            }
+        }
+    }
+
+    fn dfs(
+        &self,
+        l: &mut Lower<'_>,
+        at: usize,
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+        reported: &mut BTreeSet<Vec<usize>>,
+    ) {
+        state[at] = 1;
+        path.push(at);
+        let flow = &self.list[at];
+        for child in &flow.node.children {
+            let Stmt::UseFlow { name, .. } = &child.stmt else {
+                continue;
+            };
+            let Some(&next) = self.by_name.get(name.value.as_str()) else {
+                continue;
+            };
+            match state[next] {
+                1 => {
+                    let from = path.iter().position(|&p| p == next).unwrap_or(0);
+                    let cycle: Vec<usize> = path[from..].to_vec();
+                    let mut key = cycle.clone();
+                    key.sort_unstable();
+                    for &c in &cycle {
+                        self.list[c].recursive.set(true);
+                    }
+                    if reported.insert(key) {
+                        let mut chain: Vec<String> = cycle
+                            .iter()
+                            .map(|&c| format!("\"{}\"", self.list[c].name.value))
+                            .collect();
+                        chain.push(format!("\"{}\"", self.list[next].name.value));
+                        l.report(Problem::RecursiveFlow { chain }, flow.file, name.span);
+                    }
+                }
+                0 => self.dfs(l, next, state, path, reported),
+                _ => {}
+            }
+        }
+        path.pop();
+        state[at] = 2;
+    }
+
+    /// Warns about flows of the entry file that no test uses.
+    pub fn report_unused(&self, l: &mut Lower<'_>) {
+        for f in &self.list {
+            if f.file == l.entry && !f.used.get() {
+                l.report(
+                    Problem::UnusedFlow {
+                        name: f.name.value.clone(),
+                    },
+                    f.file,
+                    f.name.span,
+                );
+            }
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|f| f.name.value.as_str())
+    }
+}
+
+/// Expands one `Use flow` line into the test being built.
+pub fn expand(
+    l: &mut Lower<'_>,
+    flows: &Flows<'_>,
+    b: &mut TestBuilder,
+    node: &Node,
+    name: &Text,
+    scope: &Scope,
+    functions_declared: bool,
+) {
+    let Some(flow) = flows.get(&name.value) else {
+        l.report(
+            Problem::UnknownFlow {
+                name: name.value.clone(),
+                suggestion: closest(&name.value, flows.names()),
+            },
+            scope.file,
+            name.span,
+        );
+        return;
+    };
+    flow.used.set(true);
+    if flow.recursive.get() || scope.stack.contains(&name.value) {
+        mark_used(flows, flow);
+        return;
+    }
+    let given = block_map(node).unwrap_or_default();
+    let declared: Vec<String> = flow.inputs.iter().map(|(n, _)| n.clone()).collect();
+    let unknown: Vec<String> = given
+        .keys()
+        .filter(|k| !declared.contains(k))
+        .cloned()
+        .collect();
+    let missing: Vec<String> = flow
+        .inputs
+        .iter()
+        .filter(|(n, d)| d.is_none() && !given.contains_key(n))
+        .map(|(n, _)| n.clone())
+        .collect();
+    if !unknown.is_empty() {
+        l.report(
+            Problem::UnknownFlowInput {
+                flow: name.value.clone(),
+                inputs: unknown,
+                declared: declared.clone(),
+            },
+            scope.file,
+            node.span,
+        );
+    }
+    if !missing.is_empty() {
+        l.report(
+            Problem::MissingFlowInput {
+                flow: name.value.clone(),
+                inputs: missing,
+            },
+            scope.file,
+            node.span,
+        );
+    }
+    let prefix = format!("flow{}", b.next_prefix);
+    b.next_prefix += 1;
+    let inner = Scope {
+        file: flow.file,
+        frames: {
+            let mut f = scope.frames.clone();
+            f.push(FlowFrame {
+                name: name.value.clone(),
+                call_site: l.location(scope.file, node.span),
+                prefix: prefix.clone(),
+            });
+            f
+        },
+        inputs: Some((prefix.clone(), declared.iter().cloned().collect())),
+        stack: {
+            let mut s = scope.stack.clone();
+            s.push(name.value.clone());
+            s
+        },
+    };
+    for (input, default) in &flow.inputs {
+        let value = match given.get(input) {
+            Some(v) => {
+                let mut v = v.clone();
+                scope.rename_value(&mut v);
+                v
+            }
+            None => match default {
+                Some(d) => {
+                    let mut d = d.clone();
+                    inner.rename_value(&mut d);
+                    d
+                }
+                None => continue,
+            },
+        };
+        b.variables.insert(format!("{prefix}.{input}"), value);
+    }
+    // Section markers inside the flow change phases only inside it.
+    let phase = b.phase;
+    body(l, flows, b, &flow.node.children, &inner, functions_declared);
+    b.phase = phase;
+}
+
+/// Marks the flows a recursive flow calls as used (they are never expanded).
+fn mark_used(flows: &Flows<'_>, flow: &Flow<'_>) {
+    for child in &flow.node.children {
+        if let Stmt::UseFlow { name, .. } = &child.stmt
+            && let Some(f) = flows.get(&name.value)
+            && !f.used.get()
+        {
+            f.used.set(true);
+            mark_used(flows, f);
+        }
+    }
+}

@@ -1,0 +1,1200 @@
+//! `.mcpr` → Suite IR: document settings, targets, tests and their steps.
+//!
+//! The located tree is walked once per block. Flows are expanded where they are used
+//! (`flows.rs`), data declarations become `dataSources` and `forEach` (`data.rs`), and the
+//! dependency graph is checked once every test is known (`deps.rs`).
+
+use super::Lower;
+use super::data;
+use super::deps;
+use super::flows::{self, Flows, Scope};
+use super::values::{self, closest, normalise_path};
+use crate::diagnostics::Problem;
+use crate::ir::{
+    self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, JsonAssertions, JsonType,
+    NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Phase, RequestStep, SetStep,
+    SnapshotAssertion, SourceLocation, Status, Step, StepKind, Suite, Target, Test, ToolStep,
+};
+use crate::source::Span;
+use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
+use serde_json::{Map, Value, json};
+
+/// The utility functions every runtime provides (§3.8).
+pub const BUILT_IN_FUNCTIONS: &[&str] = &[
+    "lowercase",
+    "uppercase",
+    "trim",
+    "join",
+    "replace",
+    "length",
+    "number",
+    "text",
+    "json",
+    "round",
+    "urlEncode",
+    "base64",
+    "hash",
+];
+
+/// Where a target came from, so `Server options:` also reach the named entry it copies.
+#[derive(Clone)]
+enum Link {
+    None,
+    Server(String),
+    Compare(String),
+}
+
+/// Document-level state collected in source order.
+struct Settings {
+    name: Option<String>,
+    target: Option<(Target, Link)>,
+    servers: OrderedMap<Target>,
+    servers_at: Vec<(usize, Span)>,
+    targets: OrderedMap<Target>,
+    targets_at: Vec<(usize, Span)>,
+    defaults: Option<ir::Defaults>,
+    budgets: Vec<ir::Budget>,
+    redact: Option<Vec<String>>,
+    snapshots: Option<ir::Snapshots>,
+    client: Option<Map<String, Value>>,
+    functions: Option<Vec<String>>,
+}
+
+/// Lowers the entry document (with the imported files' flows) to a suite.
+pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)]) -> Option<Suite> {
+    let entry = l.entry;
+    let mut settings = Settings {
+        name: None,
+        target: None,
+        servers: OrderedMap::new(),
+        servers_at: Vec::new(),
+        targets: OrderedMap::new(),
+        targets_at: Vec::new(),
+        defaults: None,
+        budgets: Vec::new(),
+        redact: None,
+        snapshots: None,
+        client: None,
+        functions: None,
+    };
+    for node in &doc.nodes {
+        document_setting(l, &mut settings, node);
+    }
+    for (kind, at) in [
+        ("named server", &settings.servers_at),
+        ("compare target", &settings.targets_at),
+    ] {
+        if at.len() == 1 {
+            l.report(Problem::SingleTarget { kind }, at[0].0, at[0].1);
+        }
+    }
+
+    let flows = Flows::collect(l, doc, imported);
+    let sources = data::sources(l, doc);
+
+    let mut tests = Vec::new();
+    let mut test_nodes = Vec::new();
+    for node in &doc.nodes {
+        if let Stmt::TestHeader { name } = &node.stmt {
+            let built = test(l, &settings, &flows, &sources, node, name);
+            tests.push(built);
+            test_nodes.push(node);
+        }
+    }
+    let has_flows = doc
+        .nodes
+        .iter()
+        .any(|n| matches!(n.stmt, Stmt::FlowHeader { .. }));
+    if !tests.is_empty() {
+        flows.report_unused(l);
+    }
+    deps::check(l, &mut tests);
+
+    if tests.is_empty() {
+        if !has_flows {
+            let span = doc.nodes.first().map_or(Span::at(0), |n| n.span);
+            l.report(Problem::NoTests, entry, span);
+        }
+        return None;
+    }
+    let Some((target, _)) = settings.target.take() else {
+        if let Some(Stmt::TestHeader { name }) = test_nodes.first().map(|n| &n.stmt) {
+            l.report(Problem::NoTarget, entry, name.span);
+        }
+        return None;
+    };
+    let mut suite = Suite::new(target, tests.into_iter().map(|t| t.test).collect());
+    suite.name = settings.name;
+    suite.targets = (!settings.targets.is_empty()).then_some(settings.targets);
+    suite.servers = (!settings.servers.is_empty()).then_some(settings.servers);
+    suite.defaults = settings.defaults;
+    suite.budgets = (!settings.budgets.is_empty()).then_some(settings.budgets);
+    suite.redact = settings.redact;
+    suite.snapshots = settings.snapshots;
+    suite.client = settings.client;
+    suite.extensions = settings.functions.map(|f| ir::Extensions {
+        functions: Some(f),
+        ..Default::default()
+    });
+    suite.data_sources = (!sources.is_empty()).then(|| {
+        sources
+            .iter()
+            .map(|(k, s)| (k.to_string(), s.clone()))
+            .collect()
+    });
+    Some(suite)
+}
+
+/// Pushes `item` unless it is already there.
+fn push_unique(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// A target from a `Named server` / `Compare target` connection text.
+fn connection(text: &str) -> Target {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let unq = values::split_command(t);
+    if lower.starts_with("http://")
+        || lower.starts_with("https://")
+        || lower.starts_with("\"http")
+        || lower.starts_with("'http")
+    {
+        Target::http(unq.into_iter().next().unwrap_or_default())
+    } else {
+        command_target(t)
+    }
+}
+
+fn command_target(text: &str) -> Target {
+    let mut words = values::split_command(text).into_iter();
+    let command = words.next().unwrap_or_default();
+    Target::stdio(command, words.collect())
+}
+
+fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
+    let file = l.entry;
+    match &node.stmt {
+        Stmt::Suite { name } => s.name = Some(name.value.clone()),
+        Stmt::Server { command } if !command.value.trim().is_empty() => {
+            s.target = Some((command_target(&command.value), Link::None));
+        }
+        Stmt::McpUrl { url } => s.target = Some((Target::http(url.value.trim()), Link::None)),
+        Stmt::NamedServer {
+            name,
+            connection: c,
+        } => {
+            s.servers.insert(name.value.clone(), connection(&c.value));
+            s.servers_at.push((file, name.span));
+            if s.target.is_none() {
+                s.target = Some((connection(&c.value), Link::Server(name.value.clone())));
+            }
+        }
+        Stmt::CompareTarget {
+            name,
+            connection: c,
+        } => {
+            s.targets.insert(name.value.clone(), connection(&c.value));
+            s.targets_at.push((file, name.span));
+            if s.target.is_none() {
+                s.target = Some((connection(&c.value), Link::Compare(name.value.clone())));
+            }
+        }
+        Stmt::ServerOptions => {
+            let Some(block) = block_map(node) else { return };
+            let Some((target, link)) = s.target.as_mut() else {
+                l.report(Problem::OptionsBeforeTarget, file, node.span);
+                return;
+            };
+            apply_options(l, target, &block, node);
+            let linked = match link.clone() {
+                Link::None => None,
+                Link::Server(n) => s.servers.get_mut(&n),
+                Link::Compare(n) => s.targets.get_mut(&n),
+            };
+            if let Some(t) = linked {
+                *t = target.clone();
+            }
+        }
+        Stmt::ServerOptionsFor { name } | Stmt::TargetOptionsFor { name } => {
+            let servers = matches!(node.stmt, Stmt::ServerOptionsFor { .. });
+            let Some(block) = block_map(node) else { return };
+            let map = if servers {
+                &mut s.servers
+            } else {
+                &mut s.targets
+            };
+            let known: Vec<String> = map.keys().map(str::to_string).collect();
+            let Some(entry) = map.get_mut(&name.value) else {
+                let kind = if servers {
+                    "named server"
+                } else {
+                    "compare target"
+                };
+                l.report(
+                    Problem::OptionsForUndeclared {
+                        kind,
+                        name: name.value.clone(),
+                        known,
+                    },
+                    file,
+                    name.span,
+                );
+                return;
+            };
+            apply_options(l, entry, &block, node);
+            let updated = entry.clone();
+            if let Some((t, link)) = s.target.as_mut() {
+                let same = match link {
+                    Link::Server(n) => servers && *n == name.value,
+                    Link::Compare(n) => !servers && *n == name.value,
+                    Link::None => false,
+                };
+                if same {
+                    *t = updated;
+                }
+            }
+        }
+        Stmt::DefaultTimeout { duration } => {
+            if let Some(ms) = duration.ms {
+                s.defaults = Some(ir::Defaults {
+                    timeout_ms: Some(ms),
+                });
+            }
+        }
+        Stmt::Budget(b) => {
+            let (Some(p), Some(max)) = (b.percentile.value, b.max.ms) else {
+                return;
+            };
+            s.budgets.push(ir::Budget {
+                test: b.test.as_ref().map_or("*".into(), |t| t.value.clone()),
+                percentile: p.clamp(0, u32::MAX as i64) as u32,
+                max_ms: max,
+                window: b
+                    .window
+                    .as_ref()
+                    .and_then(|w| w.value)
+                    .map(|w| w.clamp(0, u32::MAX as i64) as u32),
+            });
+        }
+        Stmt::Redact { items } => {
+            let list = s.redact.get_or_insert_with(Vec::new);
+            for i in items.iter().filter(|i| !i.value.is_empty()) {
+                push_unique(list, i.value.clone());
+            }
+        }
+        Stmt::Snapshots { file: f } => {
+            s.snapshots.get_or_insert_with(Default::default).file = Some(f.value.clone());
+        }
+        Stmt::IgnoreSnapshotPaths { paths } => {
+            let snap = s.snapshots.get_or_insert_with(Default::default);
+            let list = snap.ignore.get_or_insert_with(Vec::new);
+            for p in paths {
+                if let Some(path) = l.path(file, p) {
+                    push_unique(list, path);
+                }
+            }
+        }
+        Stmt::ClientBehavior => {
+            if let Some(block) = block_map(node) {
+                let client = s.client.get_or_insert_with(Map::new);
+                for (k, v) in block {
+                    client.insert(k, v);
+                }
+            }
+        }
+        Stmt::Functions { paths } => {
+            let list = s.functions.get_or_insert_with(Vec::new);
+            for p in paths.iter().filter(|p| !p.value.is_empty()) {
+                push_unique(list, p.value.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The YAML block of a node when it is a mapping (anything else was reported by the parser).
+pub fn block_map(node: &Node) -> Option<Map<String, Value>> {
+    match node.yaml.as_ref()?.value.as_ref()? {
+        Value::Object(m) => Some(m.clone()),
+        _ => None,
+    }
+}
+
+/// A scalar option value as text.
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn string_map(v: &Value) -> Result<OrderedMap<String>, String> {
+    let Value::Object(m) = v else {
+        return Err("must hold `name: value` lines".into());
+    };
+    let mut out = OrderedMap::new();
+    for (k, v) in m {
+        let Some(t) = scalar_text(v) else {
+            return Err(format!("has a value for `{k}` that is not text"));
+        };
+        out.insert(k.clone(), t);
+    }
+    Ok(out)
+}
+
+fn oauth(v: &Value) -> Result<OAuth, String> {
+    match v {
+        Value::Bool(true) => Ok(OAuth::Enabled(true)),
+        Value::Object(m) => {
+            let mut s = OAuthSettings::default();
+            for (k, v) in m {
+                match k.as_str() {
+                    "clientId" | "client id" | "client_id" => s.client_id = scalar_text(v),
+                    "clientSecret" | "client secret" | "client_secret" => {
+                        s.client_secret = scalar_text(v)
+                    }
+                    "scope" | "scopes" => {
+                        s.scope = match v {
+                            Value::Array(items) => Some(
+                                items
+                                    .iter()
+                                    .filter_map(scalar_text)
+                                    .collect::<Vec<_>>()
+                                    .join(" "),
+                            ),
+                            other => scalar_text(other),
+                        }
+                    }
+                    other => return Err(format!("has an unknown setting `{other}`")),
+                }
+            }
+            Ok(OAuth::Settings(s))
+        }
+        _ => Err("must be `true` or a block with clientId, clientSecret and scope".into()),
+    }
+}
+
+/// Applies a `Server options` block to one target; every key must fit its transport.
+fn apply_options(l: &mut Lower<'_>, target: &mut Target, block: &Map<String, Value>, node: &Node) {
+    let file = l.entry;
+    for (key, value) in block {
+        let at = l.key_span(file, node, key);
+        let result: Result<(), String> = match target {
+            Target::Stdio(t) => match key.as_str() {
+                "cwd" => scalar_text(value)
+                    .map(|c| t.cwd = Some(c))
+                    .ok_or_else(|| "must be a folder path".to_string()),
+                "env" => string_map(value).map(|m| t.env = Some(m)),
+                "headers" | "Token from" | "token from" | "tokenFrom" | "OAuth" | "oauth"
+                | "Auth" | "auth" => {
+                    Err("applies to HTTP servers, not to a server started as a command".into())
+                }
+                _ => Err("is not a server option".into()),
+            },
+            Target::StreamableHttp(t) | Target::Sse(t) => http_option(t, key, value),
+        };
+        if let Err(reason) = result {
+            l.report(
+                Problem::BadServerOption {
+                    key: key.clone(),
+                    reason,
+                },
+                file,
+                at,
+            );
+        }
+    }
+}
+
+fn http_option(t: &mut HttpTarget, key: &str, value: &Value) -> Result<(), String> {
+    match key {
+        "headers" => string_map(value).map(|m| t.headers = Some(m)),
+        "Token from" | "token from" | "tokenFrom" => scalar_text(value)
+            .map(|c| t.token_from = Some(c))
+            .ok_or_else(|| "must be a command".to_string()),
+        "OAuth" | "oauth" | "Auth" | "auth" => oauth(value).map(|o| t.oauth = Some(o)),
+        "cwd" | "env" => Err("applies to servers started as a command, not to HTTP servers".into()),
+        _ => Err("is not a server option".into()),
+    }
+}
+
+/// A test as lowered, with what the later checks need.
+pub struct BuiltTest {
+    /// The IR test.
+    pub test: Test,
+    /// Whether `Id:` was written.
+    pub explicit_id: bool,
+    /// Span of the id (or of the name when the id is its slug).
+    pub id_span: Span,
+    /// Each `Depends on:` item with its span.
+    pub depends: Vec<(String, Span)>,
+    /// `${deps.…}` references: inner text, file, span.
+    pub deps_refs: Vec<(String, usize, Span)>,
+    /// Exports written in the entry file: name, span.
+    pub exports: Vec<(String, Span)>,
+}
+
+/// Builder state while a test body (and the flows it calls) is walked.
+pub struct TestBuilder {
+    /// Steps so far.
+    pub steps: Vec<Step>,
+    /// Index of the step expectations attach to.
+    pub current: Option<usize>,
+    /// Phase of the next step.
+    pub phase: Phase,
+    /// Initial variables (explicit ones and flow inputs).
+    pub variables: Map<String, Value>,
+    /// Next flow prefix number.
+    pub next_prefix: usize,
+    /// `${deps.…}` references seen.
+    pub deps_refs: Vec<(String, usize, Span)>,
+    /// Saves and sets written in the test itself: variable, span, step index.
+    pub saves: Vec<(String, Span, usize)>,
+    /// Exports written in the entry file.
+    pub exports: Vec<(String, Span)>,
+}
+
+fn test(
+    l: &mut Lower<'_>,
+    settings: &Settings,
+    flows: &Flows<'_>,
+    sources: &OrderedMap<ir::DataSource>,
+    header: &Node,
+    name: &Text,
+) -> BuiltTest {
+    let file = l.entry;
+    let mut t = Test::new(name.value.clone(), Vec::new());
+    let mut b = TestBuilder {
+        steps: Vec::new(),
+        current: None,
+        phase: Phase::Test,
+        variables: Map::new(),
+        next_prefix: 0,
+        deps_refs: Vec::new(),
+        saves: Vec::new(),
+        exports: Vec::new(),
+    };
+    let mut explicit_id = None;
+    let mut depends = Vec::new();
+    let mut declared_vars: Vec<(String, Span)> = Vec::new();
+    // Only the first data iteration counts (a second one is MCPLANG215).
+    let first_iteration = header
+        .children
+        .iter()
+        .position(|n| n.decl_kind() == crate::syntax::DeclKind::Iteration);
+    // Properties first: they are position-free.
+    for (at, node) in header.children.iter().enumerate() {
+        if node.decl_kind() == crate::syntax::DeclKind::Iteration && Some(at) != first_iteration {
+            continue;
+        }
+        match &node.stmt {
+            Stmt::Id { id } => explicit_id = Some(id.clone()),
+            Stmt::OnServer { name: server } => {
+                if settings.servers.contains_key(&server.value) {
+                    t.server = Some(server.value.clone());
+                } else {
+                    l.report(
+                        Problem::UnknownServer {
+                            name: server.value.clone(),
+                            known: settings.servers.keys().map(str::to_string).collect(),
+                        },
+                        file,
+                        server.span,
+                    );
+                }
+            }
+            Stmt::Skip { reason } => {
+                t.skip = Some(match reason {
+                    Some(r) if !r.value.trim().is_empty() => ir::Skip::Reason(r.value.clone()),
+                    _ => ir::Skip::Flag(true),
+                })
+            }
+            Stmt::Variables => {
+                if let Some(block) = block_map(node) {
+                    for (k, v) in block {
+                        declared_vars.push((k.clone(), l.key_span(file, node, &k)));
+                        b.variables.insert(k, v);
+                    }
+                }
+            }
+            Stmt::Require { capabilities } => {
+                let req = t.requires.get_or_insert_with(Default::default);
+                let list = req.capabilities.get_or_insert_with(Vec::new);
+                for c in capabilities.iter().filter(|c| !c.value.is_empty()) {
+                    push_unique(list, c.value.clone());
+                }
+            }
+            Stmt::RequireProtocol { versions } => {
+                let req = t.requires.get_or_insert_with(Default::default);
+                let list = req.protocol_versions.get_or_insert_with(Vec::new);
+                for v in versions.iter().filter(|v| !v.value.is_empty()) {
+                    push_unique(list, v.value.clone());
+                }
+            }
+            Stmt::DependsOn { ids } => {
+                let list = t.depends_on.get_or_insert_with(Vec::new);
+                for i in ids.iter().filter(|i| !i.value.is_empty()) {
+                    push_unique(list, i.value.clone());
+                    depends.push((i.value.clone(), i.span));
+                }
+            }
+            Stmt::ForEachRow => {
+                if let Some(table) = &node.table {
+                    t.for_each = data::inline_rows(table);
+                }
+            }
+            Stmt::ForEachRowIn { file: f, sheet } => {
+                t.for_each = Some(ir::ForEach::File(ir::ForEachFile {
+                    file: f.value.clone(),
+                    sheet: sheet.as_ref().map(|s| s.value.clone()),
+                }));
+            }
+            Stmt::ForEachRowFrom { source } => {
+                if sources.contains_key(&source.value) {
+                    t.for_each = Some(ir::ForEach::Source(ir::ForEachSource {
+                        source: source.value.clone(),
+                    }));
+                } else {
+                    l.report(
+                        Problem::UnknownDataSource {
+                            name: source.value.clone(),
+                            suggestion: closest(&source.value, sources.keys()),
+                        },
+                        file,
+                        source.span,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    let functions_declared = settings.functions.is_some();
+    let scope = Scope::top(file);
+    body(
+        l,
+        flows,
+        &mut b,
+        &header.children,
+        &scope,
+        functions_declared,
+    );
+
+    // Unread variables (warnings) for what the test itself declares.
+    let mut read: Vec<(usize, String)> = Vec::new();
+    for (i, step) in b.steps.iter().enumerate() {
+        step_refs(step, &mut |r| read.push((i, values::head(r).to_string())));
+    }
+    for v in b.variables.values() {
+        values::each_ref(v, &mut |r| {
+            read.push((usize::MAX, values::head(r).to_string()))
+        });
+    }
+    for (name, span) in &declared_vars {
+        if !read.iter().any(|(_, h)| h == name) {
+            l.report(Problem::UnreadVariable { name: name.clone() }, file, *span);
+        }
+    }
+    for (name, span, at) in &b.saves {
+        let used = read.iter().any(|(i, h)| h == name && *i > *at);
+        if !used {
+            l.report(
+                Problem::UnreadSavedVariable { name: name.clone() },
+                file,
+                *span,
+            );
+        }
+    }
+
+    let (id, id_span, explicit) = match &explicit_id {
+        Some(id) => (id.value.clone(), id.span, true),
+        None => (values::slug(&name.value), name.span, false),
+    };
+    t.id = Some(id);
+    if t.for_each.is_some() {
+        t.logical_name = Some(name.value.clone());
+    }
+    t.variables = (!b.variables.is_empty()).then_some(b.variables);
+    t.steps = b.steps;
+    BuiltTest {
+        test: t,
+        explicit_id: explicit,
+        id_span,
+        depends,
+        deps_refs: b.deps_refs,
+        exports: b.exports,
+    }
+}
+
+/// Every reference in the templates of a step (what it sends and what it expects).
+pub fn step_refs(step: &Step, f: &mut dyn FnMut(&str)) {
+    match &step.kind {
+        StepKind::Tool(t) => {
+            values::refs(&t.name).for_each(|(_, r)| f(r));
+            if let Some(a) = &t.arguments {
+                a.values().for_each(|v| values::each_ref(v, f));
+            }
+        }
+        StepKind::Request(r) => {
+            if let Some(p) = &r.params {
+                values::each_ref(p, f);
+            }
+        }
+        StepKind::Set(s) => {
+            if let Some(a) = &s.arguments {
+                a.values().for_each(|v| values::each_ref(v, f));
+            }
+        }
+        StepKind::Native(n) => {
+            for s in [&n.uri, &n.task_id].into_iter().flatten() {
+                values::refs(s).for_each(|(_, r)| f(r));
+            }
+            if let Some(p) = &n.params {
+                values::each_ref(p, f);
+            }
+            if let Some(b) = &n.behavior {
+                b.values().for_each(|v| values::each_ref(v, f));
+            }
+        }
+    }
+    if let Some(a) = &step.assert
+        && let Ok(v) = serde_json::to_value(a)
+    {
+        values::each_ref(&v, f);
+    }
+}
+
+/// The step name for quoted subjects: `Call tool “add”`.
+fn named(verb: &str, subject: &str) -> String {
+    format!("{verb} \u{201c}{subject}\u{201d}")
+}
+
+/// Walks a test or flow body, appending steps.
+pub fn body(
+    l: &mut Lower<'_>,
+    flows: &Flows<'_>,
+    b: &mut TestBuilder,
+    nodes: &[Node],
+    scope: &Scope,
+    functions_declared: bool,
+) {
+    let file = scope.file;
+    for node in nodes {
+        collect_deps_refs(l, b, node, file);
+        let phase = b.phase;
+        let cleanup = phase == Phase::Cleanup;
+        let block = || block_map(node).map(|m| scope.rename_map(m));
+        let mut step: Option<(StepKind, String, Option<bool>)> = None;
+        match &node.stmt {
+            Stmt::Setup => {
+                b.phase = Phase::Setup;
+                b.current = None;
+            }
+            Stmt::Steps => {
+                b.phase = Phase::Test;
+                b.current = None;
+            }
+            Stmt::Cleanup => {
+                b.phase = Phase::Cleanup;
+                b.current = None;
+            }
+            Stmt::CallTool { name, .. } => {
+                step = Some((
+                    StepKind::Tool(ToolStep {
+                        name: scope.rename_str(&name.value),
+                        arguments: block(),
+                    }),
+                    named("Call tool", &name.value),
+                    Some(cleanup),
+                ));
+            }
+            Stmt::CallToolWithProgress {
+                name, cancel_after, ..
+            } => {
+                let mut n = NativeStep::new(NativeAction::Request);
+                n.method = Some("tools/call".into());
+                n.params = Some(json!({
+                    "name": scope.rename_str(&name.value),
+                    "arguments": Value::Object(block().unwrap_or_default()),
+                }));
+                n.progress = Some(true);
+                n.cancel_after_ms = cancel_after.as_ref().and_then(|d| d.ms);
+                step = Some((
+                    StepKind::Native(n),
+                    format!("{} with progress", named("Call tool", &name.value)),
+                    None,
+                ));
+            }
+            Stmt::ReadResource { uri } => {
+                step = Some((
+                    StepKind::Request(RequestStep {
+                        method: "resources/read".into(),
+                        params: Some(json!({ "uri": scope.rename_str(&uri.value) })),
+                    }),
+                    named("Read resource", &uri.value),
+                    Some(cleanup),
+                ));
+            }
+            Stmt::GetPrompt { name, .. } => {
+                step = Some((
+                    StepKind::Request(RequestStep {
+                        method: "prompts/get".into(),
+                        params: Some(json!({
+                            "name": scope.rename_str(&name.value),
+                            "arguments": Value::Object(block().unwrap_or_default()),
+                        })),
+                    }),
+                    named("Get prompt", &name.value),
+                    Some(cleanup),
+                ));
+            }
+            Stmt::Send { method, .. } => {
+                step = Some((
+                    StepKind::Request(RequestStep {
+                        method: method.value.clone(),
+                        params: block().map(Value::Object),
+                    }),
+                    format!("Send {}", method.value),
+                    Some(cleanup),
+                ));
+            }
+            Stmt::Subscribe { uri } | Stmt::Unsubscribe { uri } => {
+                let sub = matches!(node.stmt, Stmt::Subscribe { .. });
+                let mut n = NativeStep::new(if sub {
+                    NativeAction::Subscribe
+                } else {
+                    NativeAction::Unsubscribe
+                });
+                n.uri = Some(scope.rename_str(&uri.value));
+                step = Some(if sub {
+                    (StepKind::Native(n), named("Subscribe to", &uri.value), None)
+                } else {
+                    (
+                        StepKind::Native(n),
+                        named("Unsubscribe from", &uri.value),
+                        Some(cleanup),
+                    )
+                });
+            }
+            Stmt::WaitForNotification { method, within } => {
+                let mut n = NativeStep::new(NativeAction::AwaitNotification);
+                n.method = Some(method.value.clone());
+                n.timeout_ms = Some(within.as_ref().and_then(|d| d.ms).unwrap_or(5000));
+                step = Some((
+                    StepKind::Native(n),
+                    named("Wait for notification", &method.value),
+                    Some(cleanup),
+                ));
+            }
+            Stmt::SetLogLevel { level } => {
+                let mut n = NativeStep::new(NativeAction::SetLogLevel);
+                n.level = Some(level.value.clone());
+                step = Some((
+                    StepKind::Native(n),
+                    format!("Set log level to {}", level.value),
+                    None,
+                ));
+            }
+            Stmt::ListAll { what } => {
+                let (method, field, noun) = match what {
+                    ListKind::Tools => ("tools/list", "tools", "tools"),
+                    ListKind::Resources => ("resources/list", "resources", "resources"),
+                    ListKind::Prompts => ("prompts/list", "prompts", "prompts"),
+                    ListKind::ResourceTemplates => (
+                        "resources/templates/list",
+                        "resourceTemplates",
+                        "resource templates",
+                    ),
+                };
+                let mut n = NativeStep::new(NativeAction::ListAll);
+                n.method = Some(method.into());
+                n.field = Some(field.into());
+                step = Some((StepKind::Native(n), format!("List all {noun}"), None));
+            }
+            Stmt::GetTask { task } | Stmt::CancelTask { task } => {
+                let get = matches!(node.stmt, Stmt::GetTask { .. });
+                let mut n = NativeStep::new(if get {
+                    NativeAction::TaskGet
+                } else {
+                    NativeAction::TaskCancel
+                });
+                n.task_id = Some(scope.rename_str(&task.value));
+                let verb = if get { "Get task" } else { "Cancel task" };
+                step = Some((StepKind::Native(n), named(verb, &task.value), None));
+            }
+            Stmt::ListTasks => {
+                step = Some((
+                    StepKind::Native(NativeStep::new(NativeAction::TaskList)),
+                    "List tasks".into(),
+                    None,
+                ));
+            }
+            Stmt::RespondToElicitation { action, .. } => {
+                let a = action.value.to_ascii_lowercase();
+                let mut el = Map::new();
+                el.insert("action".into(), Value::String(a.clone()));
+                if let Some(content) = block() {
+                    el.insert("content".into(), Value::Object(content));
+                }
+                let mut n = NativeStep::new(NativeAction::ConfigureClient);
+                let mut behavior = Map::new();
+                behavior.insert("elicitation".into(), Value::Object(el));
+                n.behavior = Some(behavior);
+                step = Some((
+                    StepKind::Native(n),
+                    format!("Respond to elicitation with {a}"),
+                    None,
+                ));
+            }
+            Stmt::RespondToSampling { text } => {
+                let mut n = NativeStep::new(NativeAction::ConfigureClient);
+                let mut behavior = Map::new();
+                behavior.insert(
+                    "sampling".into(),
+                    json!({ "model": "mcprigor-scripted", "text": scope.rename_str(&text.value) }),
+                );
+                n.behavior = Some(behavior);
+                step = Some((
+                    StepKind::Native(n),
+                    "Respond to sampling with a scripted message".into(),
+                    None,
+                ));
+            }
+            Stmt::SetUsing {
+                variable, function, ..
+            } => {
+                if !functions_declared && !BUILT_IN_FUNCTIONS.contains(&function.value.as_str()) {
+                    l.report(
+                        Problem::UnknownFunction {
+                            name: function.value.clone(),
+                            suggestion: closest(
+                                &function.value,
+                                BUILT_IN_FUNCTIONS.iter().copied(),
+                            ),
+                        },
+                        file,
+                        function.span,
+                    );
+                }
+                let mut s = Step::new(StepKind::Set(SetStep {
+                    variable: variable.value.clone(),
+                    function: function.value.clone(),
+                    arguments: block(),
+                }));
+                s.name = Some(format!(
+                    "{} using {}",
+                    named("Set", &variable.value),
+                    function.value
+                ));
+                s.phase = Some(phase);
+                s.always = Some(cleanup);
+                s.source = Some(l.location(file, node.span));
+                s.flow = scope.frames.clone();
+                if scope.frames.is_empty() && file == l.entry {
+                    b.saves
+                        .push((variable.value.clone(), variable.span, b.steps.len()));
+                }
+                b.steps.push(s);
+                b.current = None;
+            }
+            Stmt::UseFlow { name, .. } => {
+                flows::expand(l, flows, b, node, name, scope, functions_declared);
+            }
+            // Expectations and modifiers attach to the current step.
+            _ if node.stmt.decl_kind() == crate::syntax::DeclKind::Expectation
+                || node.stmt.decl_kind() == crate::syntax::DeclKind::Modifier =>
+            {
+                if let Some(i) = b.current {
+                    attach(l, b, i, node, scope);
+                }
+            }
+            _ => {}
+        }
+        if let Some((kind, name, always)) = step {
+            let mut s = Step::new(kind);
+            s.name = Some(name);
+            s.phase = Some(phase);
+            s.always = always;
+            s.source = Some(l.location(file, node.span));
+            s.flow = scope.frames.clone();
+            b.current = Some(b.steps.len());
+            b.steps.push(s);
+        }
+    }
+}
+
+/// Records `${deps.…}` references written on a line or in its block, with exact spans.
+fn collect_deps_refs(l: &Lower<'_>, b: &mut TestBuilder, node: &Node, file: usize) {
+    let mut span = node.span;
+    if let Some(y) = &node.yaml {
+        span = span.cover(y.span);
+    }
+    let text = &l.map.get(file).text()[span.range()];
+    if !text.contains("${deps.") {
+        return;
+    }
+    for (at, inner) in values::refs(text) {
+        if inner.starts_with("deps.") {
+            let start = span.start as usize + at;
+            b.deps_refs.push((
+                inner.to_string(),
+                file,
+                Span::new(start, start + inner.len() + 3),
+            ));
+        }
+    }
+}
+
+fn assert(step: &mut Step) -> &mut Assert {
+    step.assert.get_or_insert_with(Assert::default)
+}
+
+fn assertion(path: String) -> Assertion {
+    Assertion {
+        path: Some(path),
+        ..Default::default()
+    }
+}
+
+/// Applies an expectation or modifier to step `i`.
+fn attach(l: &mut Lower<'_>, b: &mut TestBuilder, i: usize, node: &Node, scope: &Scope) {
+    let file = scope.file;
+    let entry = l.entry;
+    let step = &mut b.steps[i];
+    let mut json_check: Option<Assertion> = None;
+    match &node.stmt {
+        Stmt::ExpectSuccess => assert(step).status = Some(Status::Success),
+        Stmt::ExpectError => assert(step).status = Some(Status::Error),
+        Stmt::ExpectErrorCode { code } => {
+            let a = assert(step);
+            a.status = Some(Status::Error);
+            if let Some(c) = code.value {
+                a.error.get_or_insert_with(ErrorExpectation::default).code = Some(c);
+            }
+        }
+        Stmt::ExpectErrorMessage { compare, value } => {
+            let a = assert(step);
+            a.status = Some(Status::Error);
+            let e = a.error.get_or_insert_with(ErrorExpectation::default);
+            let v = scope.rename_str(&value.value);
+            match compare {
+                Compare::Matches => e.matches = Some(v),
+                // `contains` is a substring test: a regex that matches the text literally.
+                Compare::Contains => e.matches = Some(values::regex_escape(&v)),
+                _ => e.message = Some(v),
+            }
+        }
+        Stmt::ExpectFinishWithin { duration } => {
+            if let Some(ms) = duration.ms {
+                assert(step).max_duration_ms = Some(ms);
+            }
+        }
+        Stmt::ExpectValue {
+            path,
+            compare,
+            value,
+        } => {
+            let Some(p) = l.path(file, path) else { return };
+            let step = &mut b.steps[i];
+            let mut a = assertion(p);
+            let mut typed = values::typed(&value.value);
+            scope.rename_value(&mut typed);
+            match compare {
+                Compare::Equals => a.equals = Some(typed),
+                Compare::NotEquals => a.not_equals = Some(typed),
+                Compare::Contains => a.contains = Some(typed),
+                _ => a.matches = Some(scope.rename_str(&value.value)),
+            }
+            push_json(step, a);
+            return;
+        }
+        Stmt::ExpectExists { path } => {
+            json_check = l.path(file, path).map(|p| Assertion {
+                exists: Some(true),
+                ..assertion(p)
+            })
+        }
+        Stmt::ExpectLength { path, count, .. } => {
+            if let Some(n) = count.value.and_then(|n| u64::try_from(n).ok()) {
+                json_check = l.path(file, path).map(|p| Assertion {
+                    length: Some(n),
+                    ..assertion(p)
+                })
+            }
+        }
+        Stmt::ExpectType { path, kind } => {
+            let k = match kind {
+                ValueType::String => JsonType::String,
+                ValueType::Number => JsonType::Number,
+                ValueType::Boolean => JsonType::Boolean,
+                ValueType::Object => JsonType::Object,
+                ValueType::Array => JsonType::Array,
+                ValueType::Null => JsonType::Null,
+                // `date` and `json` are column types; the parser keeps them out of `is a`.
+                ValueType::Date | ValueType::Json => JsonType::String,
+            };
+            json_check = l.path(file, path).map(|p| Assertion {
+                kind: Some(k),
+                ..assertion(p)
+            })
+        }
+        Stmt::ExpectMatchesSchema { path } => {
+            if let Some(schema) = block_map(node) {
+                let mut v = Value::Object(schema);
+                scope.rename_value(&mut v);
+                if let (Some(p), Value::Object(schema)) = (l.path(file, path), v) {
+                    json_check = Some(Assertion {
+                        schema: Some(schema),
+                        ..assertion(p)
+                    });
+                }
+            }
+        }
+        Stmt::ExpectSnapshot {
+            path,
+            name,
+            ignoring,
+        } => {
+            let mut ignore = Vec::new();
+            for p in ignoring {
+                if let Some(p) = l.path(file, p) {
+                    push_unique(&mut ignore, p);
+                }
+            }
+            json_check = l.path(file, path).map(|p| Assertion {
+                snapshot: Some(SnapshotAssertion {
+                    name: scope.rename_str(&name.value),
+                    ignore: (!ignore.is_empty()).then_some(ignore),
+                }),
+                ..assertion(p)
+            })
+        }
+        Stmt::Save { path, variable } => {
+            if let Some(p) = l.path(file, path) {
+                let step = &mut b.steps[i];
+                step.capture
+                    .get_or_insert_with(OrderedMap::new)
+                    .insert(variable.value.clone(), p);
+                if scope.frames.is_empty() && file == entry {
+                    b.saves.push((variable.value.clone(), variable.span, i));
+                }
+            }
+            return;
+        }
+        Stmt::Export {
+            path,
+            name,
+            aggregate,
+            sensitive,
+        } => {
+            if let Some(p) = l.path(file, path) {
+                let step = &mut b.steps[i];
+                step.export.get_or_insert_with(OrderedMap::new).insert(
+                    name.value.clone(),
+                    Export {
+                        path: p,
+                        aggregate: Some(match aggregate {
+                            None => ir::Aggregate::Single,
+                            Some(crate::syntax::Aggregate::List) => ir::Aggregate::List,
+                            Some(crate::syntax::Aggregate::Map) => ir::Aggregate::Map,
+                        }),
+                        sensitive: sensitive.then_some(true),
+                    },
+                );
+                if file == entry {
+                    b.exports.push((name.value.clone(), name.span));
+                }
+            }
+            return;
+        }
+        Stmt::WaitUpTo { duration } => {
+            if let Some(ms) = duration.ms {
+                match &mut step.kind {
+                    StepKind::Native(n) => n.timeout_ms = Some(ms),
+                    _ => step.timeout_ms = Some(ms),
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(a) = json_check {
+        push_json(&mut b.steps[i], a);
+    }
+}
+
+fn push_json(step: &mut Step, a: Assertion) {
+    let assert = step.assert.get_or_insert_with(Assert::default);
+    match &mut assert.json {
+        Some(JsonAssertions::List(list)) => list.push(a),
+        Some(JsonAssertions::One(one)) => {
+            let first = std::mem::take(one.as_mut());
+            assert.json = Some(JsonAssertions::List(vec![first, a]));
+        }
+        None => assert.json = Some(JsonAssertions::List(vec![a])),
+    }
+}
+
+impl Lower<'_> {
+    /// The location of a byte offset, for a step's `source`.
+    pub fn location(&self, file: usize, span: Span) -> SourceLocation {
+        let f = self.map.get(file);
+        let p = f.position(span.start as usize);
+        SourceLocation::new(f.path(), p.line, p.column)
+    }
+
+    /// Normalises and checks an author's path; reports MCPLANG415 when it is malformed.
+    pub fn path(&mut self, file: usize, text: &Text) -> Option<String> {
+        let p = normalise_path(&text.value);
+        match values::check_path(&p) {
+            Ok(()) => Some(p),
+            Err(reason) => {
+                self.report(Problem::BadResultPath { path: p, reason }, file, text.span);
+                None
+            }
+        }
+    }
+
+    /// The span of `key:` inside a node's YAML block (the node's line when not found).
+    pub fn key_span(&self, file: usize, node: &Node, key: &str) -> Span {
+        let Some(y) = &node.yaml else {
+            return node.span;
+        };
+        let text = &self.map.get(file).text()[y.span.range()];
+        let mut offset = 0;
+        let mut indent = usize::MAX;
+        for line in text.split_inclusive('\n') {
+            let trimmed = line.trim_start_matches(' ');
+            let lead = line.len() - trimmed.len();
+            if !trimmed.trim().is_empty() && !trimmed.starts_with('#') {
+                indent = indent.min(lead);
+                if lead == indent {
+                    let k = trimmed
+                        .strip_prefix(key)
+                        .or_else(|| {
+                            trimmed
+                                .strip_prefix('"')
+                                .and_then(|t| t.strip_prefix(key))
+                                .and_then(|t| t.strip_prefix('"'))
+                        })
+                        .or_else(|| {
+                            trimmed
+                                .strip_prefix('\'')
+                                .and_then(|t| t.strip_prefix(key))
+                                .and_then(|t| t.strip_prefix('\''))
+                        });
+                    if k.is_some_and(|r| r.starts_with(':')) {
+                        let start = y.span.start as usize + offset + lead;
+                        let len = trimmed.find(':').unwrap_or(key.len());
+                        return Span::new(start, start + len);
+                    }
+                }
+            }
+            offset += line.len();
+        }
+        node.span
+    }
+}

@@ -1,0 +1,318 @@
+//! Values, result paths and `${…}` references as lowering sees them.
+//!
+//! Values stay templates in the IR: a string that is exactly one reference keeps the
+//! referenced value's JSON type at run time, any other string interpolates to text. The
+//! compiler never resolves a reference; it only reads them (to check names) and renames them
+//! (to give flow inputs their call's prefix).
+
+use serde_json::Value;
+
+/// Types the rest of a line the way the language types values after `equals`, `contains`
+/// and `is`: YAML 1.2 core when it parses, the raw text otherwise.
+pub fn typed(text: &str) -> Value {
+    crate::yaml::scalar_or_text(text)
+}
+
+/// Turns an author's result path into the IR form (§4.3): a leading `result` or `error`
+/// word is dropped, a leading `.` removed, empty or `$` is the root, `$.` and `$[` paths
+/// are kept, `[…` gets `$` in front and anything else `$.`.
+pub fn normalise_path(text: &str) -> String {
+    let mut t = text.trim();
+    for word in ["result", "error"] {
+        if let Some(rest) = t.strip_prefix(word)
+            && (rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+        {
+            t = rest;
+            break;
+        }
+    }
+    let t = t.strip_prefix('.').unwrap_or(t);
+    if t.is_empty() || t == "$" {
+        "$".to_string()
+    } else if t.starts_with("$.") || t.starts_with("$[") {
+        t.to_string()
+    } else if t.starts_with('[') {
+        format!("${t}")
+    } else {
+        format!("$.{t}")
+    }
+}
+
+/// Checks a normalised path: `$` followed by `.name` and `[index]` segments. Returns why
+/// it cannot be evaluated otherwise.
+pub fn check_path(path: &str) -> Result<(), String> {
+    let Some(mut rest) = path.strip_prefix('$') else {
+        return Err("a result path starts at the result".into());
+    };
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            let name = &r[..end];
+            if name.is_empty() {
+                return Err(
+                    "it has an empty member name (two dots in a row, or a dot at the end)".into(),
+                );
+            }
+            if name.contains(']') {
+                return Err(format!("`]` in `{name}` closes no `[`"));
+            }
+            rest = &r[end..];
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let Some(close) = r.find(']') else {
+                return Err("a `[` is never closed".into());
+            };
+            let index = &r[..close];
+            if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "`[{index}]` is not a list index; indexes are whole numbers from 0, such as `[0]`"
+                ));
+            }
+            rest = &r[close + 1..];
+            if !(rest.is_empty() || rest.starts_with('.') || rest.starts_with('[')) {
+                return Err("a `.` must follow `]` before the next member name".into());
+            }
+        } else {
+            return Err("members are separated by `.`".into());
+        }
+    }
+    Ok(())
+}
+
+/// The inside of every `${…}` in a string, with its byte offset in the string.
+pub fn refs(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + s.get(from..)?.find("${")?;
+        let close = s[at + 2..].find('}')?;
+        from = at + 2 + close + 1;
+        Some((at, &s[at + 2..at + 2 + close]))
+    })
+}
+
+/// The first segment of a reference (`row` for `row.email`).
+pub fn head(reference: &str) -> &str {
+    reference.split('.').next().unwrap_or(reference)
+}
+
+/// Calls `f` with every reference found in the strings of a value (keys excluded).
+pub fn each_ref(value: &Value, f: &mut dyn FnMut(&str)) {
+    match value {
+        Value::String(s) => refs(s).for_each(|(_, r)| f(r)),
+        Value::Array(items) => items.iter().for_each(|v| each_ref(v, f)),
+        Value::Object(map) => map.values().for_each(|v| each_ref(v, f)),
+        _ => {}
+    }
+}
+
+/// Rewrites every reference in a string with `f` (which returns the new inside).
+pub fn rename_in_str(s: &str, f: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for (at, inner) in refs(s) {
+        if let Some(new) = f(inner) {
+            out.push_str(&s[last..at]);
+            out.push_str("${");
+            out.push_str(&new);
+            out.push('}');
+            last = at + 2 + inner.len() + 1;
+        }
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+/// Rewrites every reference in the strings of a value (keys are never templates).
+pub fn rename(value: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
+    match value {
+        Value::String(s) if s.contains("${") => *s = rename_in_str(s, f),
+        Value::Array(items) => items.iter_mut().for_each(|v| rename(v, f)),
+        Value::Object(map) => map.values_mut().for_each(|v| rename(v, f)),
+        _ => {}
+    }
+}
+
+/// The test id made from a name (§4.7): lower case, every run of characters outside
+/// `[a-z0-9]` becomes one `-`, no `-` at either end, `test` when nothing is left.
+pub fn slug(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut dash = false;
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            if dash && !out.is_empty() {
+                out.push('-');
+            }
+            dash = false;
+            out.push(c);
+        } else {
+            dash = true;
+        }
+    }
+    if out.is_empty() { "test".into() } else { out }
+}
+
+/// Splits a server command line into words (§1.8): whitespace separates words outside
+/// quotes, a quoted run keeps its spaces, and a word that both starts and ends with the same
+/// quote loses that pair. A quote inside a word is kept.
+pub fn split_command(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut any = false;
+    for c in line.chars() {
+        match quote {
+            Some(q) => {
+                word.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c.is_whitespace() => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            None => {
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                }
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
+        .into_iter()
+        .map(|w| {
+            let b = w.as_bytes();
+            if b.len() >= 2 && (b[0] == b'"' || b[0] == b'\'') && b[b.len() - 1] == b[0] {
+                w[1..w.len() - 1].to_string()
+            } else {
+                w
+            }
+        })
+        .collect()
+}
+
+/// Escapes a text so that a regular expression matches it literally.
+pub fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        if "\\^$.|?*+()[]{}/".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Edit distance between two strings (for "did you mean" suggestions).
+pub fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The candidate closest to `name`, when it is close enough to be a likely typo.
+pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
+    let lower = name.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (distance(&lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.chars().count().max(name.chars().count()) / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn paths_normalise_as_the_language_says() {
+        for (from, to) in [
+            ("structuredContent.total", "$.structuredContent.total"),
+            ("content[0].text", "$.content[0].text"),
+            ("$", "$"),
+            ("", "$"),
+            ("$.x", "$.x"),
+            ("result.x", "$.x"),
+            ("result", "$"),
+            ("error.message", "$.message"),
+            ("resultCount", "$.resultCount"),
+            (".items", "$.items"),
+            ("[0]", "$[0]"),
+            ("$[0].a", "$[0].a"),
+        ] {
+            assert_eq!(normalise_path(from), to, "{from}");
+        }
+    }
+
+    #[test]
+    fn paths_are_checked() {
+        for ok in ["$", "$.a", "$.a[0].b", "$[1][2]", "$.my key"] {
+            assert!(check_path(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "$.a..b", "$.a.", "$.a[x]", "$.a[0", "$.a[-1]", "$.a[0]b", "$.a]",
+        ] {
+            assert!(check_path(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn references_are_found_and_renamed() {
+        let found: Vec<_> = refs("a ${x} b ${row.y}").map(|(_, r)| r).collect();
+        assert_eq!(found, ["x", "row.y"]);
+        let mut v = json!({"a": "${x}", "b": ["${env.HOME}/${x.y}"], "${x}": 1});
+        rename(&mut v, &|r| (head(r) == "x").then(|| format!("flow0.{r}")));
+        assert_eq!(
+            v,
+            json!({"a": "${flow0.x}", "b": ["${env.HOME}/${flow0.x.y}"], "${x}": 1})
+        );
+    }
+
+    #[test]
+    fn slugs_match_the_reference_rule() {
+        assert_eq!(slug("Create customer"), "create-customer");
+        assert_eq!(slug("  Ünïcode -- Test 2! "), "n-code-test-2");
+        assert_eq!(slug("!!!"), "test");
+    }
+
+    #[test]
+    fn commands_split_into_words() {
+        assert_eq!(
+            split_command(r#"node dist/server.js --mode "fast start" --x="a b" 'q'"#),
+            [
+                "node",
+                "dist/server.js",
+                "--mode",
+                "fast start",
+                "--x=\"a b\"",
+                "q"
+            ]
+        );
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            closest("create-custmer", ["create-customer", "other"]).as_deref(),
+            Some("create-customer")
+        );
+        assert_eq!(closest("zzz", ["create-customer"]), None);
+        assert_eq!(regex_escape("a.b (c)"), r"a\.b \(c\)");
+    }
+}

@@ -1,0 +1,223 @@
+//! The lowering corpus (`conformance-tests/lowering/<case>/`): each folder holds `main.mcpr`
+//! (plus any files it imports) and `expected.ir.json`, the Suite IR it must compile to.
+//! Adding a case needs no Rust: write the input, run with `MCPR_BLESS=1` to write the
+//! expectation, review it, commit both.
+//!
+//! Every IR the corpus produces (this one and the valid files of the diagnostics corpus)
+//! must also validate against `docs/schema/suite.schema.json`.
+
+use mcpr_compiler::SourceMap;
+use mcpr_compiler::lower::{self, FsLoader, MemoryLoader, Options};
+use mcpr_compiler::source::SourceFile;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const SCHEMA_TEXT: &str = include_str!("../../docs/schema/suite.schema.json");
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema: Value = serde_json::from_str(SCHEMA_TEXT).unwrap();
+    jsonschema::draft202012::new(&schema).unwrap()
+}
+
+fn schema_errors(v: &jsonschema::Validator, ir: &Value) -> Vec<String> {
+    v.iter_errors(ir)
+        .map(|e| format!("{}: {e}", e.instance_path().as_str()))
+        .collect()
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("conformance-tests/lowering"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Compiles `main.mcpr` of a case folder; paths are shown relative to the folder.
+fn compile_case(dir: &Path) -> (SourceMap, lower::Compiled) {
+    let text = std::fs::read_to_string(dir.join("main.mcpr")).unwrap();
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new("main.mcpr", text));
+    let compiled = lower::compile(&mut map, id, &FsLoader::new(dir), &Options::default());
+    (map, compiled)
+}
+
+#[test]
+fn cases_compile_to_their_expected_ir() {
+    let bless = std::env::var_os("MCPR_BLESS").is_some_and(|v| v == "1");
+    let cases = cases();
+    assert!(cases.len() >= 20, "the lowering corpus is missing");
+    let validator = validator();
+    let mut failures = Vec::new();
+    for dir in &cases {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let (map, compiled) = compile_case(dir);
+        if !compiled.diagnostics.is_empty() {
+            failures.push(format!(
+                "{name}: diagnostics\n{}",
+                mcpr_compiler::diagnostics::render::short(&compiled.diagnostics, &map)
+            ));
+            continue;
+        }
+        let Some(suite) = compiled.suite else {
+            failures.push(format!("{name}: no suite"));
+            continue;
+        };
+        let ir = serde_json::to_value(&suite).unwrap();
+        let errors = schema_errors(&validator, &ir);
+        if !errors.is_empty() {
+            failures.push(format!("{name}: IR does not fit the schema: {errors:#?}"));
+        }
+        let text = serde_json::to_string_pretty(&suite).unwrap() + "\n";
+        let path = dir.join("expected.ir.json");
+        if bless {
+            std::fs::write(&path, &text).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(want) if want == text => {}
+            Ok(want) => failures.push(format!(
+                "{name}: IR differs from expected.ir.json (MCPR_BLESS=1 rewrites it)\n{}",
+                first_difference(&want, &text)
+            )),
+            Err(_) => failures.push(format!(
+                "{name}: no expected.ir.json (run with MCPR_BLESS=1)"
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn first_difference(want: &str, got: &str) -> String {
+    for (i, (a, b)) in want.lines().zip(got.lines()).enumerate() {
+        if a != b {
+            return format!("line {}:\n  expected {a}\n  actual   {b}", i + 1);
+        }
+    }
+    format!(
+        "lengths differ: expected {} lines, actual {}",
+        want.lines().count(),
+        got.lines().count()
+    )
+}
+
+/// Every valid file of the diagnostics corpus that has tests compiles to schema-valid IR.
+#[test]
+fn valid_corpus_lowers_to_schema_valid_ir() {
+    let dir = root().join("conformance-tests/compiler/valid");
+    let validator = validator();
+    let mut compiled_any = 0;
+    let mut failures = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "mcpr") {
+            continue;
+        }
+        let shown = format!(
+            "conformance-tests/compiler/valid/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new(
+            shown.clone(),
+            std::fs::read_to_string(&path).unwrap(),
+        ));
+        let compiled = lower::compile(&mut map, id, &FsLoader::new(root()), &Options::default());
+        let Some(suite) = compiled.suite else {
+            failures.push(format!("{shown}: no suite"));
+            continue;
+        };
+        compiled_any += 1;
+        let errors = schema_errors(&validator, &serde_json::to_value(&suite).unwrap());
+        if !errors.is_empty() {
+            failures.push(format!("{shown}: {errors:#?}"));
+        }
+    }
+    assert!(compiled_any >= 10);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Imports are read through the loader only: an in-memory loader compiles a suite whose
+/// flows live in another folder, and positions stay those of each file.
+#[test]
+fn memory_loader_imports_across_folders() {
+    let mut loader = MemoryLoader::new();
+    loader.insert("suite/main.mcpr", "");
+    loader.insert(
+        "suite/lib/flows.mcpr",
+        "Flow: \"Ping twice\"\n  Send \"ping\"\n  Send \"ping\"\n",
+    );
+    let main = "Server: node s.js\nImport flows from \"./lib/flows.mcpr\"\n\nTest: \"t\"\n  Use flow \"Ping twice\"\n";
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new("suite/main.mcpr", main));
+    let compiled = lower::compile(&mut map, id, &loader, &Options::default());
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{:?}",
+        compiled.diagnostics
+    );
+    let suite = compiled.suite.unwrap();
+    let step = &suite.tests[0].steps[1];
+    let source = step.source.as_ref().unwrap();
+    assert_eq!(
+        (source.file.as_str(), source.line, source.column),
+        ("suite/lib/flows.mcpr", 3, 3)
+    );
+    assert_eq!(step.flow[0].call_site.line, 5);
+}
+
+/// Files the loader cannot provide are MCPLANG302, reported at the import line.
+#[test]
+fn memory_loader_missing_file() {
+    let loader = MemoryLoader::new();
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new(
+        "main.mcpr",
+        "Server: x\nImport flows from \"./nope.mcpr\"\nTest: \"t\"\n  Send \"ping\"\n",
+    ));
+    let compiled = lower::compile(&mut map, id, &loader, &Options::default());
+    let codes: Vec<_> = compiled
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(codes, ["MCPLANG302"]);
+    assert!(compiled.suite.is_none());
+}
+
+/// The statement forms (the `form` tag of the tree) used by the `.mcpr` files below a folder.
+fn forms_in(dir: &Path, out: &mut std::collections::BTreeSet<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            forms_in(&path, out);
+        } else if path.extension().is_some_and(|e| e == "mcpr") {
+            let file = SourceFile::new("x.mcpr", std::fs::read_to_string(&path).unwrap());
+            for node in mcpr_compiler::syntax::parse(&file, 0).document.walk() {
+                let v = serde_json::to_value(&node.stmt).unwrap();
+                out.insert(v["form"].as_str().unwrap().to_string());
+            }
+        }
+    }
+}
+
+/// Every statement form has a lowering case: the lowering corpus uses every form the valid
+/// diagnostics corpus uses (which `conformance.rs` checks is all of them).
+#[test]
+fn every_statement_form_has_a_lowering_case() {
+    let mut all = std::collections::BTreeSet::new();
+    forms_in(&root().join("conformance-tests/compiler/valid"), &mut all);
+    let mut lowered = std::collections::BTreeSet::new();
+    forms_in(&root().join("conformance-tests/lowering"), &mut lowered);
+    let missing: Vec<_> = all.difference(&lowered).collect();
+    assert!(
+        missing.is_empty(),
+        "forms without a lowering case: {missing:?}"
+    );
+}
