@@ -196,7 +196,24 @@ impl ClientBehaviour {
                     }
                     let mut out = json!({"action": e.action});
                     if e.action == "accept" && mode == "form" {
-                        out["content"] = e.content.clone().unwrap_or_else(|| json!({}));
+                        let mut content = e.content.clone().unwrap_or_else(|| json!({}));
+                        // SEP-1034: fields the answer leaves out take the schema's defaults.
+                        if let (Some(obj), Some(props)) = (
+                            content.as_object_mut(),
+                            params
+                                .get("requestedSchema")
+                                .and_then(|s| s.get("properties"))
+                                .and_then(Value::as_object),
+                        ) {
+                            for (name, prop) in props {
+                                if let Some(default) = prop.get("default")
+                                    && !obj.contains_key(name)
+                                {
+                                    obj.insert(name.clone(), default.clone());
+                                }
+                            }
+                        }
+                        out["content"] = content;
                     }
                     Ok(out)
                 }
@@ -526,6 +543,16 @@ impl HttpSink for SessionSink {
         if let Some(inner) = self.0.upgrade() {
             inner.fail_pending(id, failure);
         }
+    }
+
+    fn is_pending(&self, id: i64) -> bool {
+        self.0.upgrade().is_some_and(|inner| {
+            inner
+                .state
+                .lock()
+                .map(|st| st.pending.contains_key(&id))
+                .unwrap_or(false)
+        })
     }
 
     fn on_post_rejected(&self, what: String, failure: HttpFailure) {
@@ -2155,6 +2182,13 @@ mod tests {
             none.answer("foo/bar", &Value::Null).unwrap_err().code,
             -32601
         );
+        let defaults = b
+            .answer(
+                "elicitation/create",
+                &json!({"requestedSchema": {"properties": {"name": {"type": "string", "default": "John"}, "age": {"type": "integer", "default": 30}}}}),
+            )
+            .unwrap();
+        assert_eq!(defaults["content"], json!({"name": "John", "age": 30}));
         let form_only = ClientBehaviour {
             elicitation: Some(ElicitationAnswer::default()),
             ..Default::default()

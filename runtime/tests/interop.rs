@@ -758,3 +758,67 @@ async fn everything_over_legacy_http_sse() {
     }
     drop(server);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
+async fn official_conformance_client_scenarios() {
+    // Build the example client that the harness runs against its scenario servers.
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "mcpr-runtime",
+            "--example",
+            "conformance_client",
+        ])
+        .env(
+            "CARGO_TARGET_DIR",
+            std::env::current_exe()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap(),
+        )
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exe = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/conformance_client");
+    let harness = dir().join("node_modules/.bin/conformance");
+    for scenario in [
+        "initialize",
+        "tools_call",
+        "elicitation-sep1034-client-defaults",
+        "sse-retry",
+    ] {
+        let out = tokio::process::Command::new(&harness)
+            .args([
+                "client",
+                "--command",
+                &exe.display().to_string(),
+                "--scenario",
+                scenario,
+            ])
+            .env("NO_COLOR", "1")
+            .output()
+            .await
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && text.contains("OVERALL: PASSED") && text.contains(" 0 failed"),
+            "{scenario}:\n{text}"
+        );
+    }
+}

@@ -69,6 +69,8 @@ pub trait HttpSink: Send + Sync + 'static {
     fn on_request_failed(&self, id: i64, failure: HttpFailure);
     /// A notification or response the server refused.
     fn on_post_rejected(&self, what: String, failure: HttpFailure);
+    /// True while request `id` still waits for its response.
+    fn is_pending(&self, id: i64) -> bool;
 }
 
 /// What the transport needs to know about an outgoing message.
@@ -283,7 +285,10 @@ impl HttpWire {
             });
         }
         if content_type.contains("text/event-stream") {
-            self.read_sse(resp, &sink).await;
+            let end = self.read_sse(resp, &sink).await;
+            if let Some(id) = info.id {
+                self.resume(id, &sink, end, &info).await;
+            }
         } else {
             match read_capped(resp, self.config.max_message_bytes).await {
                 Ok(body) => {
@@ -310,8 +315,8 @@ impl HttpWire {
         }
     }
 
-    async fn read_sse(&self, resp: reqwest::Response, sink: &Arc<dyn HttpSink>) {
-        self.read_sse_events(resp, sink, None).await;
+    async fn read_sse(&self, resp: reqwest::Response, sink: &Arc<dyn HttpSink>) -> SseEnd {
+        self.read_sse_events(resp, sink, None).await
     }
 
     /// Reads an event stream: `message` events go to the sink; the first `endpoint` event
@@ -321,8 +326,12 @@ impl HttpWire {
         mut resp: reqwest::Response,
         sink: &Arc<dyn HttpSink>,
         mut endpoint: Option<tokio::sync::oneshot::Sender<String>>,
-    ) {
+    ) -> SseEnd {
         let mut parser = SseParser::new(self.config.max_message_bytes);
+        let end = |p: &SseParser| SseEnd {
+            last_id: p.last_event_id.clone(),
+            retry_ms: p.retry_ms,
+        };
         loop {
             match resp.chunk().await {
                 Ok(Some(bytes)) => match parser.feed(&bytes) {
@@ -344,16 +353,59 @@ impl HttpWire {
                             String::new(),
                             format!("an SSE event over {} bytes", self.config.max_message_bytes),
                         );
-                        return;
+                        return end(&parser);
                     }
                 },
-                Ok(None) => return,
-                Err(e) => {
-                    sink.on_garbage(
-                        String::new(),
-                        format!("the SSE stream broke: {}", describe(&e)),
-                    );
-                    return;
+                // A stream that ends or breaks is not an error by itself: a request whose
+                // response did not come is resumed or reported by the caller.
+                Ok(None) | Err(_) => return end(&parser),
+            }
+        }
+    }
+
+    /// SSE polling and resumability (2025-11-25, SEP-1699): when a request's stream ends
+    /// before its response and the stream carried an event id, wait the announced `retry`
+    /// and reconnect with GET and `Last-Event-ID`, up to five times, while the request is
+    /// still pending.
+    async fn resume(&self, id: i64, sink: &Arc<dyn HttpSink>, mut end: SseEnd, info: &MessageInfo) {
+        for _ in 0..5 {
+            if !sink.is_pending(id) {
+                return;
+            }
+            let Some(last_id) = end.last_id.clone() else {
+                return;
+            };
+            tokio::time::sleep(Duration::from_millis(
+                end.retry_ms.unwrap_or(1000).min(30_000),
+            ))
+            .await;
+            let get = MessageInfo {
+                protocol_version: info.protocol_version.clone(),
+                ..Default::default()
+            };
+            let req = self
+                .base(reqwest::Method::GET, &get)
+                .header("Accept", "text/event-stream")
+                .header("Last-Event-ID", last_id);
+            let Ok(resp) = req.send().await else { return };
+            if resp.status().as_u16() != 200 {
+                return;
+            }
+            // The resumed stream may stay open after the response; read it until the
+            // response has come or the stream ends.
+            let reading = self.read_sse(resp, sink);
+            tokio::pin!(reading);
+            loop {
+                tokio::select! {
+                    e = &mut reading => {
+                        end = SseEnd { last_id: e.last_id.or(end.last_id), retry_ms: e.retry_ms.or(end.retry_ms) };
+                        break;
+                    }
+                    _ = tokio::time::sleep(Duration::from_millis(20)) => {
+                        if !sink.is_pending(id) {
+                            return;
+                        }
+                    }
                 }
             }
         }
@@ -544,6 +596,13 @@ pub fn header_value(v: &str) -> String {
     }
 }
 
+/// Where an event stream stopped: what a reconnection needs.
+#[derive(Debug, Clone, Default)]
+struct SseEnd {
+    last_id: Option<String>,
+    retry_ms: Option<u64>,
+}
+
 /// An SSE line or event passed the size limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SseTooLarge;
@@ -560,6 +619,10 @@ pub struct SseEvent {
 /// A WHATWG event-stream parser that yields complete events, with a size limit.
 #[derive(Debug)]
 pub struct SseParser {
+    /// The last event id seen (`id:`), for `Last-Event-ID`.
+    pub last_event_id: Option<String>,
+    /// The last reconnection delay announced (`retry:`), in milliseconds.
+    pub retry_ms: Option<u64>,
     line: Vec<u8>,
     event: String,
     data: String,
@@ -572,6 +635,8 @@ impl SseParser {
     /// A parser whose lines and events may not exceed `limit` bytes.
     pub fn new(limit: usize) -> SseParser {
         SseParser {
+            last_event_id: None,
+            retry_ms: None,
             line: Vec::new(),
             event: String::new(),
             data: String::new(),
@@ -646,6 +711,12 @@ impl SseParser {
                 self.has_data = true;
             }
             "event" => self.event = value.to_string(),
+            "id" if !value.contains('\0') => self.last_event_id = Some(value.to_string()),
+            "retry" => {
+                if let Ok(ms) = value.parse::<u64>() {
+                    self.retry_ms = Some(ms);
+                }
+            }
             _ => {}
         }
     }
@@ -675,6 +746,12 @@ mod tests {
                 event: "endpoint".into(),
                 data: "/message?sessionId=1".into()
             }]
+        );
+        let mut p2 = SseParser::new(100);
+        p2.feed(b"id: event-7\nretry: 500\ndata: \n\n").unwrap();
+        assert_eq!(
+            (p2.last_event_id.as_deref(), p2.retry_ms),
+            (Some("event-7"), Some(500))
         );
         let mut small = SseParser::new(4);
         assert!(small.feed(b"data: 123456\n").is_err());
