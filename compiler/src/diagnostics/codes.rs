@@ -130,6 +130,7 @@ registry! {
     NoTarget = 416, Error, "No server to test", "QA-LANG-001";
     BadServerOption = 417, Error, "Invalid server option", "QA-LANG-001";
     NoTests = 418, Error, "No tests", "QA-LANG-001";
+    UnknownVariable = 419, Error, "Unknown variable", "";
     // 5xx: data sources
     UnknownDataSource = 501, Error, "Unknown data source", "QA-DATA-001";
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";

@@ -275,6 +275,15 @@ pub enum Problem {
     },
     /// A file with neither tests nor flows.
     NoTests,
+    /// A `${NAME}` that no declaration of the test or flow provides.
+    UnknownVariable {
+        /// The reference as written inside `${…}`.
+        reference: String,
+        /// The flow whose body holds it, when it is in a flow.
+        flow: Option<String>,
+        /// A close known name.
+        suggestion: Option<String>,
+    },
     /// `For each row from` naming no data source.
     UnknownDataSource {
         /// The name used.
@@ -777,6 +786,25 @@ impl Problem {
                 "The file declares no test and no flow.",
                 Some("add a test: `Test: \"name\"` followed by an indented action".into()),
             ),
+            UnknownVariable { reference, flow, suggestion } => {
+                let head = reference.split('.').next().unwrap_or(reference);
+                let message = match flow {
+                    Some(f) => format!("The flow \"{f}\" reads `${{{reference}}}`, but `{head}` is not one of its inputs and the flow does not save it; a flow sees only its inputs, what it saves, and `env.`, `row.`, `deps.` and `state.` values."),
+                    None if head == "row" => "`${row.…}` reads the current data row, but this test does not iterate over data.".to_string(),
+                    None => format!("No variable `{head}` is declared in this test: it is not in `Variables:`, and no step saves or sets it."),
+                };
+                w(
+                    Code::UnknownVariable,
+                    "unknown variable",
+                    message,
+                    Some(match (suggestion, flow) {
+                        (Some(s), _) => format!("did you mean `${{{s}}}`?"),
+                        (None, Some(_)) => format!("add `{head}` to the flow's `Inputs:` and pass it with `Use flow … with:`"),
+                        (None, None) if head == "row" => "add `For each row:` with a table, `For each row in \"file.csv\"` or `For each row from \"source\"` to the test".to_string(),
+                        (None, None) => format!("declare it under `Variables:`, or save it with `Save \"path\" as \"{head}\"` before this line"),
+                    }),
+                )
+            }
             UnknownDataSource { name, suggestion } => w(
                 Code::UnknownDataSource,
                 "no data source with this name",

@@ -8,7 +8,7 @@
 //! the chain of calls they came from.
 
 use super::Lower;
-use super::mcpr::{TestBuilder, block_map, body};
+use super::mcpr::{NAMESPACES, TestBuilder, block_map, body, node_refs};
 use super::values::{self, closest};
 use crate::diagnostics::Problem;
 use crate::ir::FlowFrame;
@@ -150,7 +150,61 @@ impl<'d> Flows<'d> {
             }
         }
         flows.check_recursion(l);
+        flows.check_variables(l);
         flows
+    }
+
+    /// Names a flow saves or sets, itself or through the flows it calls.
+    fn saved(&self, at: usize, seen: &mut Vec<bool>, out: &mut BTreeSet<String>) {
+        if seen[at] {
+            return;
+        }
+        seen[at] = true;
+        for child in &self.list[at].node.children {
+            match &child.stmt {
+                Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } => {
+                    out.insert(variable.value.clone());
+                }
+                Stmt::UseFlow { name, .. } => {
+                    if let Some(&next) = self.by_name.get(name.value.as_str()) {
+                        self.saved(next, seen, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Reports references in flow bodies that reach past the flow's inputs (MCPLANG419).
+    fn check_variables(&self, l: &mut Lower<'_>) {
+        for (at, flow) in self.list.iter().enumerate() {
+            let mut known: BTreeSet<String> = flow.inputs.iter().map(|(n, _)| n.clone()).collect();
+            known.extend(NAMESPACES.iter().map(|n| n.to_string()));
+            self.saved(at, &mut vec![false; self.list.len()], &mut known);
+            for child in &flow.node.children {
+                if matches!(
+                    child.stmt,
+                    Stmt::Comment | Stmt::Error | Stmt::Inputs { .. } | Stmt::Outputs { .. }
+                ) {
+                    continue;
+                }
+                for (inner, span) in node_refs(l, child, flow.file) {
+                    let head = values::head(&inner);
+                    if !known.contains(head) {
+                        let suggestion = closest(head, known.iter().map(String::as_str));
+                        l.report(
+                            Problem::UnknownVariable {
+                                reference: inner.clone(),
+                                flow: Some(flow.name.value.clone()),
+                                suggestion,
+                            },
+                            flow.file,
+                            span,
+                        );
+                    }
+                }
+            }
+        }
     }
 
     /// The flow named `name`.

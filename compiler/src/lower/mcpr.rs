@@ -18,6 +18,7 @@ use crate::ir::{
 use crate::source::Span;
 use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
 use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
 
 /// The utility functions every runtime provides (§3.8).
 pub const BUILT_IN_FUNCTIONS: &[&str] = &[
@@ -610,6 +611,46 @@ fn test(
         }
     }
 
+    // Every reference written in the test must name something the test declares.
+    let mut known: BTreeSet<String> = declared_vars.iter().map(|(n, _)| n.clone()).collect();
+    known.extend(["env", "deps", "state"].map(String::from));
+    if first_iteration.is_some() {
+        known.insert("row".into());
+    }
+    for node in &header.children {
+        if let Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } = &node.stmt {
+            known.insert(variable.value.clone());
+        }
+    }
+    for step in &b.steps {
+        if let Some(c) = &step.capture {
+            known.extend(c.keys().map(str::to_string));
+        }
+        if let StepKind::Set(s) = &step.kind {
+            known.insert(s.variable.clone());
+        }
+    }
+    for node in &header.children {
+        if matches!(node.stmt, Stmt::Comment | Stmt::Error) {
+            continue;
+        }
+        for (inner, span) in node_refs(l, node, file) {
+            let head = values::head(&inner);
+            if !known.contains(head) {
+                let suggestion = closest(head, known.iter().map(String::as_str));
+                l.report(
+                    Problem::UnknownVariable {
+                        reference: inner.clone(),
+                        flow: None,
+                        suggestion,
+                    },
+                    file,
+                    span,
+                );
+            }
+        }
+    }
+
     let (id, id_span, explicit) = match &explicit_id {
         Some(id) => (id.value.clone(), id.span, true),
         None => (values::slug(&name.value), name.span, false),
@@ -927,27 +968,36 @@ pub fn body(
     }
 }
 
-/// Records `${deps.…}` references written on a line or in its block, with exact spans.
-fn collect_deps_refs(l: &Lower<'_>, b: &mut TestBuilder, node: &Node, file: usize) {
+/// Every `${…}` written on a node's line or in its block: the inside and its exact span.
+pub fn node_refs(l: &Lower<'_>, node: &Node, file: usize) -> Vec<(String, Span)> {
     let mut span = node.span;
     if let Some(y) = &node.yaml {
         span = span.cover(y.span);
     }
     let text = &l.map.get(file).text()[span.range()];
-    if !text.contains("${deps.") {
-        return;
+    if !text.contains("${") {
+        return Vec::new();
     }
-    for (at, inner) in values::refs(text) {
-        if inner.starts_with("deps.") {
+    values::refs(text)
+        .filter(|(_, inner)| !inner.trim().is_empty())
+        .map(|(at, inner)| {
             let start = span.start as usize + at;
-            b.deps_refs.push((
-                inner.to_string(),
-                file,
-                Span::new(start, start + inner.len() + 3),
-            ));
+            (inner.to_string(), Span::new(start, start + inner.len() + 3))
+        })
+        .collect()
+}
+
+/// Records `${deps.…}` references written on a line or in its block, with exact spans.
+fn collect_deps_refs(l: &Lower<'_>, b: &mut TestBuilder, node: &Node, file: usize) {
+    for (inner, span) in node_refs(l, node, file) {
+        if inner.starts_with("deps.") {
+            b.deps_refs.push((inner, file, span));
         }
     }
 }
+
+/// Namespaces every body may read: the environment, data rows, dependency outputs, state.
+pub const NAMESPACES: &[&str] = &["env", "row", "deps", "state"];
 
 fn assert(step: &mut Step) -> &mut Assert {
     step.assert.get_or_insert_with(Assert::default)

@@ -82,10 +82,17 @@ pub fn check_path(path: &str) -> Result<(), String> {
 pub fn refs(s: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut from = 0;
     std::iter::from_fn(move || {
-        let at = from + s.get(from..)?.find("${")?;
-        let close = s[at + 2..].find('}')?;
-        from = at + 2 + close + 1;
-        Some((at, &s[at + 2..at + 2 + close]))
+        loop {
+            let at = from + s.get(from..)?.find("${")?;
+            let close = s[at + 2..].find('}')?;
+            from = at + 2 + close + 1;
+            let inner = &s[at + 2..at + 2 + close];
+            // A reference never spans lines; an unclosed one is MCPLANG105.
+            if !inner.contains('\n') {
+                return Some((at, inner));
+            }
+            from = at + 2;
+        }
     })
 }
 
@@ -276,6 +283,8 @@ mod tests {
     fn references_are_found_and_renamed() {
         let found: Vec<_> = refs("a ${x} b ${row.y}").map(|(_, r)| r).collect();
         assert_eq!(found, ["x", "row.y"]);
+        let found: Vec<_> = refs("a ${open\nb ${y}").map(|(_, r)| r).collect();
+        assert_eq!(found, ["y"]);
         let mut v = json!({"a": "${x}", "b": ["${env.HOME}/${x.y}"], "${x}": 1});
         rename(&mut v, &|r| (head(r) == "x").then(|| format!("flow0.{r}")));
         assert_eq!(
