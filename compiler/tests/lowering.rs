@@ -221,3 +221,30 @@ fn every_statement_form_has_a_lowering_case() {
         "forms without a lowering case: {missing:?}"
     );
 }
+
+/// With an in-memory loader the entry's folder is the root too: `../` escapes it (307), and
+/// a file imported twice (a diamond, not a cycle) is read once.
+#[test]
+fn memory_loader_containment_and_diamonds() {
+    let mut loader = MemoryLoader::new();
+    loader.insert("../outside.mcpr", "Flow: \"Out\"\n  Send \"ping\"\n");
+    loader.insert("a.mcpr", "Import flows from \"./c.mcpr\"\n");
+    loader.insert("b.mcpr", "Import flows from \"./c.mcpr\"\n");
+    loader.insert("c.mcpr", "Flow: \"C\"\n  Send \"ping\"\n");
+    let main = "Server: x\nImport flows from \"../outside.mcpr\"\nImport flows from \"./a.mcpr\"\nImport flows from \"./b.mcpr\"\nTest: \"t\"\n  Use flow \"C\"\n";
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new("main.mcpr", main));
+    let compiled = lower::compile(&mut map, id, &loader, &Options::default());
+    let found: Vec<_> = compiled
+        .diagnostics
+        .iter()
+        .map(|d| {
+            (
+                d.code.as_str(),
+                map.get(d.file).position(d.span.start as usize).line,
+            )
+        })
+        .collect();
+    assert_eq!(found, [("MCPLANG307", 2)]);
+    assert_eq!(map.files().len(), 4, "c.mcpr is read once");
+}

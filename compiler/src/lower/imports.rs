@@ -217,6 +217,16 @@ struct Resolver {
 }
 
 impl Resolver {
+    /// Whether a canonical path lies inside the entry file's folder.
+    fn inside(&self, canonical: &str) -> bool {
+        if self.root.is_empty() {
+            // The entry is named relative to an unknown folder (an in-memory file).
+            !(canonical == ".." || canonical.starts_with("../") || canonical.starts_with('/'))
+        } else {
+            canonical.starts_with(&format!("{}/", self.root))
+        }
+    }
+
     fn visit(
         &mut self,
         ctx: &mut Ctx<'_>,
@@ -265,7 +275,7 @@ impl Resolver {
                     continue;
                 }
             };
-            if !canonical.starts_with(&format!("{}/", self.root)) && !self.root.is_empty() {
+            if !self.inside(&canonical) {
                 report(
                     ctx,
                     Problem::ImportOutsideFolder {

@@ -208,7 +208,7 @@ pub fn split_command(line: &str) -> Vec<String> {
 pub fn regex_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 4);
     for c in text.chars() {
-        if "\\^$.|?*+()[]{}/".contains(c) {
+        if "\\^$.|?*+()[]{}".contains(c) {
             out.push('\\');
         }
         out.push(c);
