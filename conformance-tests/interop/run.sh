@@ -11,4 +11,4 @@ export MCPR_INTEROP_DIR=${1:-${MCPR_INTEROP_DIR:-${TMPDIR:-/tmp}/mcpr-interop}}
 
 "$here/install.sh" "$MCPR_INTEROP_DIR"
 cd "$root"
-cargo test -p mcpr-runtime --test interop -- --ignored --test-threads=2
+cargo test -p mcpr-runtime --test interop -- --ignored --test-threads=1

@@ -1376,12 +1376,17 @@ impl Session {
         }
         *self.inner.batching.lock().expect("batching lock") = version::batching_allowed(&offered);
         *self.inner.negotiated.lock().expect("negotiated lock") = Some(offered.clone());
+        if let Some(http) = &self.inner.http
+            && !http.is_sse()
+        {
+            // The GET stream stands before `initialized`, so what the server sends on
+            // initialization (list_changed, roots/list…) has somewhere to go.
+            let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(&self.inner)));
+            let ready = http.open_get_stream(sink, Some(offered.clone()));
+            let _ = tokio::time::timeout(Duration::from_secs(2).min(timeout), ready).await;
+        }
         self.notify("notifications/initialized", None)
             .map_err(|k| self.inner.error(k))?;
-        if let Some(http) = &self.inner.http {
-            let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(&self.inner)));
-            http.open_get_stream(sink, Some(offered.clone()));
-        }
         Ok(ServerFacts {
             era: Era::Legacy,
             protocol_version: offered,

@@ -581,6 +581,19 @@ async fn git_server() {
     close(c).await;
 }
 
+/// server-everything adds its capability-dependent tools after `initialized`, each with a
+/// `tools/list_changed`; wait for all five before calling them.
+async fn everything_ready(c: &Client) {
+    for _ in 0..5 {
+        ok(c.wait_notification(
+            "notifications/tools/list_changed",
+            &[],
+            Duration::from_secs(10),
+        )
+        .await);
+    }
+}
+
 /// A server process on a free local port, killed on drop.
 struct HttpChild {
     child: std::process::Child,
@@ -639,6 +652,7 @@ async fn everything_over_streamable_http() {
     )
     .await);
     assert_eq!(c.era(), Era::Legacy);
+    everything_ready(&c).await;
     let tools = ok(c.list_tools().await);
     assert!(tools.iter().any(|t| t["name"] == "echo"));
     let echo = ok(c
@@ -734,6 +748,7 @@ async fn everything_over_legacy_http_sse() {
         };
         let c = ok(c);
         assert_eq!(c.era(), Era::Legacy);
+        everything_ready(&c).await;
         let echo = ok(c
             .call_tool(
                 "echo",

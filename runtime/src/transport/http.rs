@@ -469,12 +469,15 @@ impl HttpWire {
 
     /// Opens the GET stream for server-initiated messages (handshake era). A 405 or any
     /// other refusal is fine: the server has no such stream.
+    /// The returned receiver fires once the server has answered the GET (or refused it),
+    /// so a caller can let the stream stand before it sends `initialized`.
     pub fn open_get_stream(
         self: &Arc<Self>,
         sink: Arc<dyn HttpSink>,
         protocol_version: Option<String>,
-    ) {
+    ) -> tokio::sync::oneshot::Receiver<()> {
         let me = self.clone();
+        let (ready, ready_rx) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(async move {
             let info = MessageInfo {
                 protocol_version,
@@ -483,7 +486,9 @@ impl HttpWire {
             let req = me
                 .base(reqwest::Method::GET, &info)
                 .header("Accept", "text/event-stream");
-            if let Ok(resp) = req.send().await
+            let resp = req.send().await;
+            let _ = ready.send(());
+            if let Ok(resp) = resp
                 && resp.status().as_u16() == 200
             {
                 me.read_sse(resp, &sink).await;
@@ -492,6 +497,7 @@ impl HttpWire {
         if let Ok(mut o) = self.others.lock() {
             o.push(task.abort_handle());
         }
+        ready_rx
     }
 
     /// Ends the connection: aborts every stream and, when the server gave a session id,
