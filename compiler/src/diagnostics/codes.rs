@@ -141,6 +141,7 @@ registry! {
     UnreadSavedVariable = 902, Warning, "Saved variable never read", "";
     UnreadVariable = 903, Warning, "Variables entry never read", "";
     UnusedExport = 904, Warning, "Export nobody depends on", "";
+    UnknownBudgetTest = 905, Warning, "Budget for a test that does not exist", "";
 }
 
 impl std::fmt::Display for Code {

@@ -321,6 +321,13 @@ pub enum Problem {
         /// The variable.
         name: String,
     },
+    /// `Budget for "T"` naming no test of the file.
+    UnknownBudgetTest {
+        /// The name used.
+        name: String,
+        /// The closest test name.
+        suggestion: Option<String>,
+    },
     /// An export that no test reads through `${deps.…}`.
     UnusedExport {
         /// The export.
@@ -849,6 +856,15 @@ impl Problem {
                 "never read",
                 format!("The variable `{name}` is declared but no line of the test reads `${{{name}}}`."),
                 Some("use the variable, or remove the entry".into()),
+            ),
+            UnknownBudgetTest { name, suggestion } => w(
+                Code::UnknownBudgetTest,
+                "no test with this name",
+                format!("No test of this file is named \"{name}\", so this latency budget never measures anything."),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean \"{s}\"?"),
+                    None => "name a test exactly as its `Test:` line does, or write `Budget:` for every test".into(),
+                }),
             ),
             UnusedExport { name, test } => w(
                 Code::UnusedExport,

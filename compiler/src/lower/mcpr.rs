@@ -55,6 +55,7 @@ struct Settings {
     targets_at: Vec<(usize, Span)>,
     defaults: Option<ir::Defaults>,
     budgets: Vec<ir::Budget>,
+    budget_names: Vec<(String, Span)>,
     redact: Option<Vec<String>>,
     snapshots: Option<ir::Snapshots>,
     client: Option<Map<String, Value>>,
@@ -73,6 +74,7 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
         targets_at: Vec::new(),
         defaults: None,
         budgets: Vec::new(),
+        budget_names: Vec::new(),
         redact: None,
         snapshots: None,
         client: None,
@@ -110,6 +112,23 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
         flows.report_unused(l);
     }
     deps::check(l, &mut tests);
+    for (name, span) in &settings.budget_names {
+        let known = tests.iter().any(|t| {
+            t.test.name == *name
+                || (t.test.for_each.is_some() && name.starts_with(&format!("{} [", t.test.name)))
+        });
+        if !known {
+            let suggestion = closest(name, tests.iter().map(|t| t.test.name.as_str()));
+            l.report(
+                Problem::UnknownBudgetTest {
+                    name: name.clone(),
+                    suggestion,
+                },
+                entry,
+                *span,
+            );
+        }
+    }
 
     if tests.is_empty() {
         if !has_flows {
@@ -269,6 +288,9 @@ fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
             let (Some(p), Some(max)) = (b.percentile.value, b.max.ms) else {
                 return;
             };
+            if let Some(t) = &b.test {
+                s.budget_names.push((t.value.clone(), t.span));
+            }
             s.budgets.push(ir::Budget {
                 test: b.test.as_ref().map_or("*".into(), |t| t.value.clone()),
                 percentile: p.clamp(0, u32::MAX as i64) as u32,
