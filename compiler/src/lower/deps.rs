@@ -38,12 +38,23 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
             by_id.insert(id, i);
         }
     }
-    // A dependency may also name a data-driven test by the slug of its name.
-    let mut by_name: HashMap<String, usize> = HashMap::new();
-    for (i, t) in tests.iter().enumerate() {
-        by_name.entry(slug(&t.test.name)).or_insert(i);
-    }
-    let resolve = |id: &str| by_id.get(id).or_else(|| by_name.get(id)).copied();
+    // A dependency may also name a data-driven test by the slug of its name (only worked
+    // out when some dependency is not an id).
+    let mut by_name: Option<HashMap<String, usize>> = None;
+    let mut resolve = |id: &str| {
+        by_id.get(id).copied().or_else(|| {
+            by_name
+                .get_or_insert_with(|| {
+                    let mut m = HashMap::new();
+                    for (i, t) in tests.iter().enumerate() {
+                        m.entry(slug(&t.test.name)).or_insert(i);
+                    }
+                    m
+                })
+                .get(id)
+                .copied()
+        })
+    };
 
     let mut graph: DiGraph<usize, ()> = DiGraph::new();
     let nodes: Vec<NodeIndex> = (0..tests.len()).map(|i| graph.add_node(i)).collect();

@@ -27,6 +27,8 @@ pub struct Flow<'d> {
     pub node: &'d Node,
     /// Inputs in declaration order, with their defaults.
     pub inputs: Vec<(String, Option<Value>)>,
+    /// The input names, for renaming references.
+    names: BTreeSet<String>,
     /// Whether some test uses it (directly or through another flow).
     pub used: Cell<bool>,
     /// Whether it is part of a recursive cycle (never expanded).
@@ -42,18 +44,18 @@ pub struct Flows<'d> {
 /// Where a body is being walked: its file, the flow calls around it, and the renaming of
 /// the innermost call's inputs.
 #[derive(Clone)]
-pub struct Scope {
+pub struct Scope<'f> {
     /// File of the body's lines.
     pub file: usize,
     /// Calls from the test down to this body, outermost first.
     pub frames: Vec<FlowFrame>,
     /// Prefix and input names of the innermost call.
-    inputs: Option<(String, BTreeSet<String>)>,
+    inputs: Option<(String, &'f BTreeSet<String>)>,
     /// Names of the flows being expanded (to stop at recursion).
-    stack: Vec<String>,
+    stack: Vec<&'f str>,
 }
 
-impl Scope {
+impl Scope<'_> {
     /// The scope of a test body.
     pub fn top(file: usize) -> Self {
         Self {
@@ -139,10 +141,12 @@ impl<'d> Flows<'d> {
                     })
                     .unwrap_or_default();
                 flows.by_name.insert(name.value.as_str(), flows.list.len());
+                let inputs: Vec<(String, Option<Value>)> = inputs;
                 flows.list.push(Flow {
                     name,
                     file,
                     node,
+                    names: inputs.iter().map(|(n, _)| n.clone()).collect(),
                     inputs,
                     used: Cell::new(false),
                     recursive: Cell::new(false),
@@ -290,13 +294,13 @@ impl<'d> Flows<'d> {
 }
 
 /// Expands one `Use flow` line into the test being built.
-pub fn expand(
+pub fn expand<'f>(
     l: &mut Lower<'_>,
-    flows: &Flows<'_>,
+    flows: &'f Flows<'_>,
     b: &mut TestBuilder,
     node: &Node,
     name: &Text,
-    scope: &Scope,
+    scope: &Scope<'f>,
     functions_declared: bool,
 ) {
     let Some(flow) = flows.get(&name.value) else {
@@ -311,15 +315,14 @@ pub fn expand(
         return;
     };
     flow.used.set(true);
-    if flow.recursive.get() || scope.stack.contains(&name.value) {
+    if flow.recursive.get() || scope.stack.contains(&name.value.as_str()) {
         mark_used(flows, flow);
         return;
     }
     let given = block_map(node).unwrap_or_default();
-    let declared: Vec<String> = flow.inputs.iter().map(|(n, _)| n.clone()).collect();
     let unknown: Vec<String> = given
         .keys()
-        .filter(|k| !declared.contains(k))
+        .filter(|k| !flow.names.contains(*k))
         .cloned()
         .collect();
     let missing: Vec<String> = flow
@@ -333,7 +336,7 @@ pub fn expand(
             Problem::UnknownFlowInput {
                 flow: name.value.clone(),
                 inputs: unknown,
-                declared: declared.clone(),
+                declared: flow.inputs.iter().map(|(n, _)| n.clone()).collect(),
             },
             scope.file,
             node.span,
@@ -362,10 +365,10 @@ pub fn expand(
             });
             f
         },
-        inputs: Some((prefix.clone(), declared.iter().cloned().collect())),
+        inputs: Some((prefix.clone(), &flow.names)),
         stack: {
             let mut s = scope.stack.clone();
-            s.push(name.value.clone());
+            s.push(flow.name.value.as_str());
             s
         },
     };

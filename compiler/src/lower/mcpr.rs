@@ -609,7 +609,8 @@ fn test(
 
     // Unread variables (warnings) for what the test itself declares.
     let mut read: Vec<(usize, String)> = Vec::new();
-    for (i, step) in b.steps.iter().enumerate() {
+    let wanted = !declared_vars.is_empty() || !b.saves.is_empty();
+    for (i, step) in b.steps.iter().enumerate().filter(|_| wanted) {
         step_refs(step, &mut |r| read.push((i, values::head(r).to_string())));
     }
     for v in b.variables.values() {
@@ -724,10 +725,28 @@ pub fn step_refs(step: &Step, f: &mut dyn FnMut(&str)) {
             }
         }
     }
-    if let Some(a) = &step.assert
-        && let Ok(v) = serde_json::to_value(a)
-    {
-        values::each_ref(&v, f);
+    let Some(a) = &step.assert else { return };
+    if let Some(e) = &a.error {
+        for s in [&e.message, &e.matches].into_iter().flatten() {
+            values::refs(s).for_each(|(_, r)| f(r));
+        }
+    }
+    for x in a.json.as_ref().map_or(&[][..], |j| j.as_slice()) {
+        for v in [&x.equals, &x.not_equals, &x.contains]
+            .into_iter()
+            .flatten()
+        {
+            values::each_ref(v, f);
+        }
+        if let Some(m) = &x.matches {
+            values::refs(m).for_each(|(_, r)| f(r));
+        }
+        if let Some(schema) = &x.schema {
+            schema.values().for_each(|v| values::each_ref(v, f));
+        }
+        if let Some(snap) = &x.snapshot {
+            values::refs(&snap.name).for_each(|(_, r)| f(r));
+        }
     }
 }
 
@@ -737,12 +756,12 @@ fn named(verb: &str, subject: &str) -> String {
 }
 
 /// Walks a test or flow body, appending steps.
-pub fn body(
+pub fn body<'f>(
     l: &mut Lower<'_>,
-    flows: &Flows<'_>,
+    flows: &'f Flows<'_>,
     b: &mut TestBuilder,
     nodes: &[Node],
-    scope: &Scope,
+    scope: &Scope<'f>,
     functions_declared: bool,
 ) {
     let file = scope.file;
@@ -1033,7 +1052,7 @@ fn assertion(path: String) -> Assertion {
 }
 
 /// Applies an expectation or modifier to step `i`.
-fn attach(l: &mut Lower<'_>, b: &mut TestBuilder, i: usize, node: &Node, scope: &Scope) {
+fn attach(l: &mut Lower<'_>, b: &mut TestBuilder, i: usize, node: &Node, scope: &Scope<'_>) {
     let file = scope.file;
     let entry = l.entry;
     let step = &mut b.steps[i];

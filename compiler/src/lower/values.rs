@@ -10,7 +10,41 @@ use serde_json::Value;
 /// Types the rest of a line the way the language types values after `equals`, `contains`
 /// and `is`: YAML 1.2 core when it parses, the raw text otherwise.
 pub fn typed(text: &str) -> Value {
-    crate::yaml::scalar_or_text(text)
+    simple_scalar(text.trim()).unwrap_or_else(|| crate::yaml::scalar_or_text(text))
+}
+
+/// The YAML 1.2 core value of the common one-line forms, decided without the YAML parser:
+/// quoted text without escapes, `null`, booleans, decimal integers, and plain text that
+/// starts with a letter and holds no YAML indicator. Anything else returns `None`.
+fn simple_scalar(t: &str) -> Option<Value> {
+    let b = t.as_bytes();
+    let first = *b.first()?;
+    if first == b'"' {
+        let inner = t.strip_prefix('"')?.strip_suffix('"')?;
+        return (!inner.contains(['"', '\\'])).then(|| Value::String(inner.to_string()));
+    }
+    if first == b'\'' {
+        let inner = t.strip_prefix('\'')?.strip_suffix('\'')?;
+        return (!inner.contains('\'')).then(|| Value::String(inner.to_string()));
+    }
+    match t {
+        "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        _ => {}
+    }
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+        if digits == "0" || !digits.starts_with('0') {
+            return t.parse::<i64>().ok().map(Value::from);
+        }
+        return None;
+    }
+    let plain = first.is_ascii_alphabetic()
+        && !t
+            .bytes()
+            .any(|c| b":#{}[],&*!|>'\"%@`\t\r\n".contains(&c) || c >= 0x80);
+    plain.then(|| Value::String(t.to_string()))
 }
 
 /// Turns an author's result path into the IR form (§4.3): a leading `result` or `error`
@@ -291,6 +325,46 @@ mod tests {
             v,
             json!({"a": "${flow0.x}", "b": ["${env.HOME}/${flow0.x.y}"], "${x}": 1})
         );
+    }
+
+    #[test]
+    fn simple_scalars_match_the_yaml_parser() {
+        for text in [
+            "2",
+            "-7",
+            "0",
+            "007",
+            "\"2\"",
+            "'x y'",
+            "true",
+            "False",
+            "NULL",
+            "~",
+            "yes",
+            "plain words here",
+            "a-b_c.d",
+            "Customer 1",
+            "\"${row.input}\"",
+            "4.5",
+            "1e3",
+            "0x1F",
+            ".inf",
+            "[1, 2]",
+            "{a: 1}",
+            "a: b",
+            "x # c",
+            "\"a\\\"b\"",
+            "'it''s'",
+            "\"complete\"",
+            "-",
+            "",
+        ] {
+            let full = crate::yaml::scalar_or_text(text);
+            if let Some(fast) = simple_scalar(text) {
+                assert_eq!(fast, full, "{text}");
+            }
+            assert_eq!(typed(text), full, "{text}");
+        }
     }
 
     #[test]
