@@ -248,3 +248,139 @@ fn memory_loader_containment_and_diamonds() {
     assert_eq!(found, [("MCPLANG307", 2)]);
     assert_eq!(map.files().len(), 4, "c.mcpr is read once");
 }
+
+/// Lines that make generated files exercise every part of lowering, valid or not.
+fn line() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just("Server: node s.js\n"),
+        Just("Named server \"a\": node a.js\n"),
+        Just("Server options:\n  cwd: x\n  headers:\n    A: b\n"),
+        Just("Import flows from \"./lib.mcpr\"\n"),
+        Just("Import flows from \"../x.mcpr\"\n"),
+        Just("Flow: \"f\"\n"),
+        Just("Flow: \"g\"\n"),
+        Just("  Inputs: a, b=1\n"),
+        Just("  Use flow \"f\" with:\n    a: \"${x}\"\n"),
+        Just("  Use flow \"g\"\n"),
+        Just("Test: \"t\"\n"),
+        Just("Test: \"u\"\n"),
+        Just("  Id: t\n"),
+        Just("  Depends on: t, u, v\n"),
+        Just("  Skip\n"),
+        Just("  Variables:\n    x: 1\n"),
+        Just("  Call tool \"c\" with:\n    a: \"${a}\"\n    d: \"${deps.t.k}\"\n"),
+        Just("  Expect \"a..b\" equals 2\n"),
+        Just("  Expect \"x\" contains [1, 2]\n"),
+        Just("  Save \"id\" as \"x\"\n"),
+        Just("  Export \"id\" as \"k\"\n"),
+        Just("  Set \"y\" using \"trimm\" with:\n    value: \"${x}\"\n"),
+        Just("  Cleanup:\n"),
+        Just("  For each row:\n    | a | b |\n    | 1 | 2 |\n"),
+        Just("  For each row from \"d\"\n"),
+        Just(
+            "Data source: \"d\"\n  From CSV \"d.csv\"\n  Keep rows where \"a\" is greater than x\n"
+        ),
+        Just("Data source: \"e\"\n  provider: nope\n"),
+        Just("  ${\n"),
+        Just("\t\n"),
+        Just("   odd\n"),
+    ]
+    .prop_map(str::to_string)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Lowering never panics, and every diagnostic points inside its file.
+    #[test]
+    fn lowering_never_panics(lines in proptest::collection::vec(line(), 0..30)) {
+        let text = lines.concat();
+        let mut loader = MemoryLoader::new();
+        loader.insert("lib.mcpr", "Import flows from \"./main.mcpr\"\nFlow: \"g\"\n  Use flow \"f\"\n");
+        loader.insert("main.mcpr", text.clone());
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("main.mcpr", text));
+        let compiled = lower::compile(&mut map, id, &loader, &Options { pedantic: true });
+        for d in &compiled.diagnostics {
+            let len = map.get(d.file).text().len();
+            proptest::prop_assert!(d.span.end as usize <= len, "{d:?}");
+        }
+        if let Some(suite) = compiled.suite {
+            let ir = serde_json::to_value(&suite).unwrap();
+            let errors = schema_errors(&validator(), &ir);
+            proptest::prop_assert!(errors.is_empty(), "{errors:#?}");
+        }
+    }
+}
+
+/// The ```mcpr blocks of a page section, each with its file name (a `` `name`: `` line
+/// before the block, else `suite.mcpr`).
+fn page_files(page: &str, from: &str, to: &str) -> Vec<(String, String)> {
+    let Some(start) = page.find(from) else {
+        return Vec::new();
+    };
+    let section = &page[start..];
+    let section = &section[..section.find(to).unwrap_or(section.len())];
+    let mut out = Vec::new();
+    let mut name = "suite.mcpr".to_string();
+    let mut lines = section.lines();
+    while let Some(l) = lines.next() {
+        if let Some(n) = l.strip_prefix('`').and_then(|r| r.strip_suffix("`:")) {
+            name = n.to_string();
+        } else if l == "```mcpr" {
+            let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+            out.push((name.clone(), body.join("\n") + "\n"));
+            name = "suite.mcpr".to_string();
+        }
+    }
+    out
+}
+
+fn page_codes(files: &[(String, String)]) -> Vec<&'static str> {
+    let mut loader = MemoryLoader::new();
+    for (name, text) in files {
+        loader.insert(name, text.clone());
+    }
+    let Some((main, text)) = files.iter().find(|(n, _)| n.ends_with("suite.mcpr")) else {
+        return Vec::new();
+    };
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new(main.clone(), text.clone()));
+    let options = Options { pedantic: true };
+    lower::compile(&mut map, id, &loader, &options)
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect()
+}
+
+/// The pages of the lowering codes (3xx and up) show an example that triggers the code and a
+/// fix that does not, files of several-file examples included.
+#[test]
+fn lowering_pages_show_a_real_example_and_a_real_fix() {
+    use mcpr_compiler::diagnostics::Code;
+    let mut failures = Vec::new();
+    // 305 and 306 need a file over 1 MiB and 65 files; their cases are in the corpus.
+    for code in Code::ALL
+        .iter()
+        .filter(|c| c.number() >= 300 && ![305, 306].contains(&c.number()))
+    {
+        let page = code.doc();
+        let example = page_files(page, "## Example", "## What mcpr prints");
+        if !page_codes(&example).contains(&code.as_str()) {
+            failures.push(format!("{code}: the example does not trigger it"));
+        }
+        let mut fixed = example.clone();
+        for (name, text) in page_files(page, "## How to fix it", "## Replaces") {
+            match fixed.iter_mut().find(|(n, _)| *n == name) {
+                Some(slot) => slot.1 = text,
+                None => fixed.push((name, text)),
+            }
+        }
+        if page_codes(&fixed).contains(&code.as_str()) {
+            failures.push(format!("{code}: the fix still triggers it"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
