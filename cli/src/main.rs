@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod loader;
 mod output;
 
 use clap::Parser;

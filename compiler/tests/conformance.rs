@@ -2,8 +2,10 @@
 //! must check clean, and files whose expected diagnostics are written in them
 //! as `# expect: MCPLANG102 8:1` comments. Adding a case needs no Rust.
 
+mod common;
+
 use mcpr_compiler::diagnostics::{Code, Diagnostic, render};
-use mcpr_compiler::lower::{FsLoader, Options};
+use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, check};
 use std::collections::BTreeSet;
@@ -58,7 +60,12 @@ fn run_check(path: &Path) -> (SourceMap, usize, Vec<Diagnostic>) {
         .lines()
         .any(|l| l.trim() == "# check: --pedantic");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let diags = check(&mut map, id, &FsLoader::new(root), &Options { pedantic });
+    let diags = check(
+        &mut map,
+        id,
+        &common::DirLoader(root),
+        &Options { pedantic },
+    );
     (map, id, diags)
 }
 

@@ -7,10 +7,12 @@
 //! must also validate against `docs/schema/suite.schema.json`.
 
 use mcpr_compiler::SourceMap;
-use mcpr_compiler::lower::{self, FsLoader, MemoryLoader, Options};
+use mcpr_compiler::lower::{self, MemoryLoader, Options};
 use mcpr_compiler::source::SourceFile;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+mod common;
 
 const SCHEMA_TEXT: &str = include_str!("../../docs/schema/suite.schema.json");
 
@@ -44,7 +46,12 @@ fn compile_case(dir: &Path) -> (SourceMap, lower::Compiled) {
     let text = std::fs::read_to_string(dir.join("main.mcpr")).unwrap();
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new("main.mcpr", text));
-    let compiled = lower::compile(&mut map, id, &FsLoader::new(dir), &Options::default());
+    let compiled = lower::compile(
+        &mut map,
+        id,
+        &common::DirLoader(dir.to_path_buf()),
+        &Options::default(),
+    );
     (map, compiled)
 }
 
@@ -128,7 +135,12 @@ fn valid_corpus_lowers_to_schema_valid_ir() {
             shown.clone(),
             std::fs::read_to_string(&path).unwrap(),
         ));
-        let compiled = lower::compile(&mut map, id, &FsLoader::new(root()), &Options::default());
+        let compiled = lower::compile(
+            &mut map,
+            id,
+            &common::DirLoader(root()),
+            &Options::default(),
+        );
         let Some(suite) = compiled.suite else {
             failures.push(format!("{shown}: no suite"));
             continue;

@@ -1,9 +1,10 @@
 //! `mcpr check PATH…`: compile files (imports included) and report every diagnostic.
 
 use crate::args::{CheckArgs, FormatArg};
+use crate::loader::FsLoader;
 use crate::output::{self, display_path, use_color};
 use mcpr_compiler::diagnostics::render::{self, Summary};
-use mcpr_compiler::lower::{FsLoader, Options};
+use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, diagnostics};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,6 @@ use crate::diagnostics::{Diagnostic, Problem};
 use crate::source::SourceFile;
 use crate::syntax::{self, Document, Stmt};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 /// Imports may be nested at most this many levels minus one.
 pub const MAX_DEPTH: usize = 8;
@@ -27,67 +26,15 @@ pub struct LoadError {
     pub reason: String,
 }
 
-/// Where the compiler reads imported files from. The CLI reads the file system, tests and
-/// editors hand text from memory. Paths are `/`-separated, as shown to users.
+/// Where the compiler reads imported files from: the compiler itself does no I/O. The CLI
+/// implements it on the file system, tests and editors hand text from memory
+/// ([`MemoryLoader`]). Paths are `/`-separated, as shown to users.
 pub trait Loader {
     /// The identity of the file at `path`: the same for every way of naming one file
     /// (symbolic links resolved). Fails when there is no such file.
     fn canonical(&self, path: &str) -> Result<String, LoadError>;
     /// The text of the file at `path`.
     fn read(&self, path: &str) -> Result<String, LoadError>;
-}
-
-/// Reads files below a base folder (paths are taken relative to it unless absolute).
-#[derive(Debug, Clone)]
-pub struct FsLoader {
-    base: PathBuf,
-}
-
-impl FsLoader {
-    /// A loader resolving relative paths against `base`.
-    pub fn new(base: impl Into<PathBuf>) -> Self {
-        Self { base: base.into() }
-    }
-
-    fn full(&self, path: &str) -> PathBuf {
-        let p = Path::new(path);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.base.join(p)
-        }
-    }
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "there is no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        std::io::ErrorKind::InvalidData => "it is not UTF-8 text".into(),
-        _ => e.to_string(),
-    }
-}
-
-impl Loader for FsLoader {
-    fn canonical(&self, path: &str) -> Result<String, LoadError> {
-        std::fs::canonicalize(self.full(path))
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .map_err(|e| LoadError {
-                reason: io_reason(&e),
-            })
-    }
-
-    fn read(&self, path: &str) -> Result<String, LoadError> {
-        let full = self.full(path);
-        if full.is_dir() {
-            return Err(LoadError {
-                reason: "it is a folder".into(),
-            });
-        }
-        std::fs::read_to_string(full).map_err(|e| LoadError {
-            reason: io_reason(&e),
-        })
-    }
 }
 
 /// Files held in memory, keyed by normalised path (for tests and editors).

@@ -2,8 +2,8 @@
 //! becomes one Suite IR, with every semantic problem reported as a located MCPLANG
 //! diagnostic in the file the user wrote.
 //!
-//! The compiler reads imported files only through a [`Loader`]; the CLI reads the file
-//! system ([`FsLoader`]), tests and editors hand text from memory ([`MemoryLoader`]).
+//! The compiler reads imported files only through a [`Loader`]; the CLI implements it on the
+//! file system, tests and editors hand text from memory ([`MemoryLoader`]).
 
 mod data;
 mod deps;
@@ -12,7 +12,7 @@ pub mod imports;
 mod mcpr;
 pub mod values;
 
-pub use imports::{FsLoader, LoadError, Loader, MemoryLoader};
+pub use imports::{LoadError, Loader, MemoryLoader};
 pub use mcpr::BUILT_IN_FUNCTIONS;
 
 use crate::SourceMap;
