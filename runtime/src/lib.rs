@@ -13,6 +13,7 @@
 pub mod adhoc;
 pub mod client;
 pub mod error;
+pub mod exec;
 pub mod protocol;
 pub mod redact;
 pub mod session;

@@ -1,0 +1,386 @@
+//! Checks of one step's outcome (mcp-test-language-1.md §4.5 with the fixes of
+//! architecture.md): status, error expectations and the JSON assertions.
+
+use mcpr_compiler::ir::{Assertion, ErrorExpectation, JsonType};
+use serde_json::{Map, Value};
+
+use super::values::lookup;
+
+/// An expectation that did not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// Stable code (`MCP-ASSERT-001`, `MCP-SCHEMA-001`, …).
+    pub code: &'static str,
+    /// One sentence saying what did not hold.
+    pub message: String,
+    /// What was expected, as text.
+    pub expected: Option<String>,
+    /// What came back, as text.
+    pub actual: Option<String>,
+}
+
+impl Mismatch {
+    fn new(message: impl Into<String>, expected: Option<String>, actual: Option<String>) -> Self {
+        Mismatch {
+            code: "MCP-ASSERT-001",
+            message: message.into(),
+            expected,
+            actual,
+        }
+    }
+}
+
+/// JSON text for a report: compact when short, pretty otherwise.
+pub fn show(v: &Value) -> String {
+    let compact = v.to_string();
+    if compact.len() <= 100 {
+        compact
+    } else {
+        serde_json::to_string_pretty(v).unwrap_or(compact)
+    }
+}
+
+fn show_opt(v: Option<&Value>) -> String {
+    v.map_or_else(|| "(absent)".to_string(), show)
+}
+
+/// Type-sensitive deep equality: `2` ≠ `"2"`, `1` = `1.0`, object key order ignored.
+pub fn deep_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => match (x.as_u64(), y.as_u64()) {
+                (Some(i), Some(j)) => i == j,
+                _ => x.as_f64() == y.as_f64(),
+            },
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// `contains`: substring of a string, an element of an array (equal, or a superset of an
+/// expected object), or a recursive subset of an object.
+pub fn contains(actual: &Value, expected: &Value) -> bool {
+    match (actual, expected) {
+        (Value::String(a), Value::String(e)) => a.contains(e.as_str()),
+        (Value::Array(items), e) => items.iter().any(|item| {
+            deep_equal(item, e) || (item.is_object() && e.is_object() && subset(item, e))
+        }),
+        (Value::Object(_), Value::Object(_)) => subset(actual, expected),
+        _ => false,
+    }
+}
+
+fn subset(actual: &Value, expected: &Value) -> bool {
+    match (actual, expected) {
+        (Value::Object(a), Value::Object(e)) => e
+            .iter()
+            .all(|(k, ev)| a.get(k).is_some_and(|av| subset(av, ev))),
+        _ => deep_equal(actual, expected),
+    }
+}
+
+fn kind(v: &Value) -> JsonType {
+    match v {
+        Value::Null => JsonType::Null,
+        Value::Bool(_) => JsonType::Boolean,
+        Value::Number(_) => JsonType::Number,
+        Value::String(_) => JsonType::String,
+        Value::Array(_) => JsonType::Array,
+        Value::Object(_) => JsonType::Object,
+    }
+}
+
+fn kind_name(k: JsonType) -> &'static str {
+    match k {
+        JsonType::Array => "array",
+        JsonType::Null => "null",
+        JsonType::Object => "object",
+        JsonType::String => "string",
+        JsonType::Number => "number",
+        JsonType::Boolean => "boolean",
+    }
+}
+
+/// Checks one assertion (already interpolated) against a result. The first check that
+/// fails is reported.
+pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
+    let path = a.path.as_deref().unwrap_or("$");
+    let value = lookup(result, path).map_err(|e| Mismatch::new(e, None, None))?;
+    let at = |what: &str| format!("{path} {what}");
+    if let Some(want) = a.exists {
+        if want && value.is_none() {
+            return Err(Mismatch::new(
+                at("does not exist"),
+                Some("present".into()),
+                Some("(absent)".into()),
+            ));
+        }
+        if !want && let Some(v) = value {
+            return Err(Mismatch::new(
+                at("exists but should not"),
+                Some("(absent)".into()),
+                Some(show(v)),
+            ));
+        }
+    }
+    if let Some(expected) = &a.equals
+        && !value.is_some_and(|v| deep_equal(v, expected))
+    {
+        return Err(Mismatch::new(
+            at("is not equal to the expected value"),
+            Some(show(expected)),
+            Some(show_opt(value)),
+        ));
+    }
+    if let Some(unwanted) = &a.not_equals
+        && value.is_some_and(|v| deep_equal(v, unwanted))
+    {
+        return Err(Mismatch::new(
+            at("equals a value it must not equal"),
+            Some(format!("anything but {}", show(unwanted))),
+            Some(show_opt(value)),
+        ));
+    }
+    if let Some(want) = a.kind {
+        let got = value.map(kind);
+        if got != Some(want) {
+            return Err(Mismatch::new(
+                at(&format!("is not of type {}", kind_name(want))),
+                Some(kind_name(want).into()),
+                Some(match value {
+                    Some(v) => format!("{} {}", kind_name(kind(v)), show(v)),
+                    None => "(absent)".into(),
+                }),
+            ));
+        }
+    }
+    if let Some(n) = a.length {
+        let got = match value {
+            Some(Value::String(s)) => Some(s.chars().count() as u64),
+            Some(Value::Array(items)) => Some(items.len() as u64),
+            _ => None,
+        };
+        if got != Some(n) {
+            return Err(Mismatch::new(
+                at(&format!("does not have length {n}")),
+                Some(format!("length {n}")),
+                Some(match (got, value) {
+                    (Some(g), Some(v)) => format!("length {g}: {}", show(v)),
+                    (_, v) => format!("no length (not a string or array): {}", show_opt(v)),
+                }),
+            ));
+        }
+    }
+    if let Some(expected) = &a.contains
+        && !value.is_some_and(|v| contains(v, expected))
+    {
+        return Err(Mismatch::new(
+            at("does not contain the expected value"),
+            Some(format!("contains {}", show(expected))),
+            Some(show_opt(value)),
+        ));
+    }
+    if let Some(pattern) = &a.matches {
+        let re = regex::Regex::new(pattern).map_err(|e| {
+            Mismatch::new(
+                format!("invalid regular expression {pattern:?}: {e}"),
+                None,
+                None,
+            )
+        })?;
+        match value {
+            Some(Value::String(s)) if re.is_match(s) => {}
+            other => {
+                return Err(Mismatch::new(
+                    at(&format!("does not match /{pattern}/")),
+                    Some(format!("a string matching /{pattern}/")),
+                    Some(show_opt(other)),
+                ));
+            }
+        }
+    }
+    if let Some(schema) = &a.schema {
+        check_schema(path, value, schema)?;
+    }
+    if let Some(snapshot) = &a.snapshot {
+        return Err(Mismatch {
+            code: "MCP-SNAPSHOT-003",
+            message: format!(
+                "snapshot {:?}: snapshot comparison is not supported by this runner yet",
+                snapshot.name
+            ),
+            expected: None,
+            actual: None,
+        });
+    }
+    Ok(())
+}
+
+fn check_schema(
+    path: &str,
+    value: Option<&Value>,
+    schema: &Map<String, Value>,
+) -> Result<(), Mismatch> {
+    let schema = Value::Object(schema.clone());
+    let validator = jsonschema::validator_for(&schema).map_err(|e| Mismatch {
+        code: "MCP-SCHEMA-002",
+        message: format!("the schema for {path} is not a valid JSON Schema: {e}"),
+        expected: None,
+        actual: None,
+    })?;
+    let Some(v) = value else {
+        return Err(Mismatch {
+            code: "MCP-SCHEMA-001",
+            message: format!("{path} does not exist, so it cannot match the schema"),
+            expected: Some(show(&schema)),
+            actual: Some("(absent)".into()),
+        });
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(v)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("at {at}: {e}")
+            }
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(Mismatch {
+            code: "MCP-SCHEMA-001",
+            message: format!("{path} does not match the schema: {}", errors.join("; ")),
+            expected: Some(show(&schema)),
+            actual: Some(show(v)),
+        })
+    }
+}
+
+/// What an MCP error looks like to the error expectations.
+#[derive(Debug, Clone)]
+pub struct McpError {
+    /// The JSON-RPC code (`None` for an `isError` tool result).
+    pub code: Option<i64>,
+    /// The message (for `isError`, the text content).
+    pub message: String,
+}
+
+/// Checks `error.code`, `error.message` (exact) and `error.matches` (regex search).
+pub fn check_error(err: &McpError, want: &ErrorExpectation) -> Result<(), Mismatch> {
+    if let Some(code) = want.code
+        && err.code != Some(code)
+    {
+        return Err(Mismatch::new(
+            "the error code is not the expected one",
+            Some(format!("error code {code}")),
+            Some(match err.code {
+                Some(c) => format!("error code {c}: {}", err.message),
+                None => format!("a tool result with isError (no code): {}", err.message),
+            }),
+        ));
+    }
+    if let Some(message) = &want.message
+        && &err.message != message
+    {
+        return Err(Mismatch::new(
+            "the error message is not the expected one",
+            Some(format!("{message:?}")),
+            Some(format!("{:?}", err.message)),
+        ));
+    }
+    if let Some(pattern) = &want.matches {
+        let re = regex::Regex::new(pattern).map_err(|e| {
+            Mismatch::new(
+                format!("invalid regular expression {pattern:?}: {e}"),
+                None,
+                None,
+            )
+        })?;
+        if !re.is_match(&err.message) {
+            return Err(Mismatch::new(
+                format!("the error message does not match /{pattern}/"),
+                Some(format!("a message matching /{pattern}/")),
+                Some(format!("{:?}", err.message)),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn a(v: Value) -> Assertion {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn every_check_passes_and_fails() {
+        let r = json!({"s": "hello world", "n": 2, "l": [1, {"a": 1, "b": 2}], "o": {"x": {"y": 1, "z": 2}}, "nil": null});
+        let ok = |v| check_assertion(&r, &a(v)).is_ok();
+        assert!(ok(json!({"path": "$.n", "equals": 2})));
+        assert!(ok(json!({"path": "$.n", "equals": 2.0})));
+        assert!(!ok(json!({"path": "$.n", "equals": "2"})));
+        assert!(ok(json!({"path": "$.n", "notEquals": "2"})));
+        assert!(!ok(json!({"path": "$.n", "notEquals": 2})));
+        assert!(ok(json!({"path": "$.nil", "exists": true})));
+        assert!(ok(json!({"path": "$.nil", "equals": null})));
+        assert!(!ok(json!({"path": "$.zz", "equals": null})));
+        assert!(ok(json!({"path": "$.zz", "exists": false})));
+        assert!(!ok(json!({"path": "$.zz", "exists": true})));
+        assert!(ok(json!({"path": "$.s", "contains": "lo wo"})));
+        assert!(!ok(json!({"path": "$.s", "contains": "bye"})));
+        assert!(ok(json!({"path": "$.l", "contains": 1})));
+        assert!(ok(json!({"path": "$.l", "contains": {"a": 1}})));
+        assert!(!ok(json!({"path": "$.l", "contains": {"a": 2}})));
+        assert!(ok(json!({"path": "$.o", "contains": {"x": {"y": 1}}})));
+        assert!(!ok(json!({"path": "$.o", "contains": {"x": {"y": 2}}})));
+        assert!(ok(json!({"path": "$.l", "length": 2})));
+        assert!(ok(json!({"path": "$.s", "length": 11})));
+        assert!(!ok(json!({"path": "$.n", "length": 1})));
+        assert!(ok(json!({"path": "$.o", "type": "object"})));
+        assert!(!ok(json!({"path": "$.n", "type": "string"})));
+        assert!(ok(json!({"path": "$.s", "matches": "^hel+o"})));
+        assert!(!ok(json!({"path": "$.n", "matches": "2"})));
+        assert!(ok(
+            json!({"path": "$.o", "schema": {"type": "object", "required": ["x"]}})
+        ));
+        assert!(!ok(
+            json!({"path": "$.o", "schema": {"type": "object", "required": ["q"]}})
+        ));
+        // draft-07 when $schema says so: `items` as an array is a tuple there.
+        assert!(ok(
+            json!({"path": "$.l", "schema": {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "integer"}]}})
+        ));
+    }
+
+    #[test]
+    fn error_expectations() {
+        let e = McpError {
+            code: Some(-32602),
+            message: "Unknown tool: nope".into(),
+        };
+        let w = |v: Value| -> ErrorExpectation { serde_json::from_value(v).unwrap() };
+        assert!(check_error(&e, &w(json!({"code": -32602}))).is_ok());
+        assert!(check_error(&e, &w(json!({"code": -32601}))).is_err());
+        assert!(check_error(&e, &w(json!({"message": "Unknown tool: nope"}))).is_ok());
+        assert!(check_error(&e, &w(json!({"message": "Unknown"}))).is_err());
+        assert!(check_error(&e, &w(json!({"matches": "tool: n"}))).is_ok());
+        assert!(check_error(&e, &w(json!({"matches": "^tool"}))).is_err());
+    }
+}

@@ -1,0 +1,1060 @@
+//! Execution of one test of a Suite IR: its own session, its steps in textual order, the
+//! variables they read and write, and the checks of every step (mcp-test-language-1.md
+//! §4.4–§4.6, architecture.md "Compatibility decisions").
+
+pub mod assert;
+pub mod values;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use mcpr_compiler::ir::{
+    self, Assert, NativeAction, NativeStep, Phase, SourceLocation, Status, Step, StepKind,
+};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::client::{CallOptions, Client, Target};
+use crate::error::{Error, ErrorKind};
+use crate::protocol::RpcError;
+use crate::session::{
+    ClientBehaviour, ElicitationAnswer, Match, RequestOptions, Root, SamplingAnswer, SessionConfig,
+};
+use crate::transcript::Direction;
+use crate::transport::http::HttpConfig;
+use crate::transport::stdio::StdioConfig;
+
+use assert::{McpError, Mismatch, check_assertion, check_error, show};
+use values::Vars;
+
+/// The runner's own request deadline when neither the step nor the suite sets one.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How a test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every step ran and every expectation held.
+    Passed,
+    /// An expectation did not hold.
+    Failed,
+    /// The server or the environment broke (no session, the server died, …).
+    Errored,
+    /// Not run: `skip`, or an unmet `requires`.
+    Skipped,
+    /// Not run: a dependency did not pass.
+    Blocked,
+}
+
+impl Outcome {
+    /// The lower-case name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Errored => "errored",
+            Outcome::Skipped => "skipped",
+            Outcome::Blocked => "blocked",
+        }
+    }
+}
+
+/// Why a step or a test did not pass.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    /// Stable code (`MCP-ASSERT-001`, `MCP-TIMEOUT-001`, `MCP-DEP-003`, …).
+    pub code: String,
+    /// What went wrong, in one or a few sentences.
+    pub message: String,
+    /// What was expected, as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What came back, as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The failing step's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// Where the failing statement is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<SourceLocation>,
+    /// The last MCP message exchanged, with its direction and kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_message: Option<String>,
+    /// The server's exit status, when it died.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<String>,
+    /// The last lines of the server's stderr, when it died.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+}
+
+impl Failure {
+    fn plain(code: &str, message: impl Into<String>) -> Failure {
+        Failure {
+            code: code.into(),
+            message: message.into(),
+            ..Failure::default()
+        }
+    }
+
+    fn from_error(e: &Error) -> Failure {
+        Failure {
+            code: e.code().into(),
+            message: e.kind.to_string(),
+            last_message: e.last_message.as_ref().map(|m| {
+                let dir = match m.direction {
+                    Direction::Sent => "sent",
+                    Direction::Received => "received",
+                };
+                format!("({dir}, {}) {}", m.kind, m.text)
+            }),
+            exit_status: e.exit_status.clone(),
+            stderr_tail: e.stderr_tail.clone().filter(|t| !t.is_empty()),
+            ..Failure::default()
+        }
+    }
+}
+
+/// Status of one step that ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// Ran, and its expectations held.
+    Passed,
+    /// An expectation did not hold.
+    Failed,
+    /// The server or the transport broke.
+    Errored,
+}
+
+/// One step that ran (steps skipped after a failure are not reported).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepResult {
+    /// Display name.
+    pub name: String,
+    /// JSON-RPC method, `native/<action>` or `utility/<function>`.
+    pub method: String,
+    /// Phase it belongs to.
+    pub phase: &'static str,
+    /// How it went.
+    pub status: StepStatus,
+    /// Milliseconds, request and checks together.
+    pub duration_ms: u64,
+    /// Where it is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceLocation>,
+    /// Why it did not pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// The result of one test.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestResult {
+    /// Test id (explicit, else the slug of the name).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// How it ended.
+    pub status: Outcome,
+    /// Milliseconds from opening the session to the last step.
+    pub duration_ms: u64,
+    /// The steps that ran, in order.
+    pub steps: Vec<StepResult>,
+    /// Values published with `export`.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub outputs: Map<String, Value>,
+    /// Why it did not pass (the first failing step's failure, or why it did not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// The negotiated protocol version, when a session was opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+}
+
+impl TestResult {
+    /// A test that did not run (skipped or blocked).
+    pub fn not_run(id: &str, name: &str, status: Outcome, failure: Failure) -> TestResult {
+        TestResult {
+            id: id.into(),
+            name: name.into(),
+            status,
+            duration_ms: 0,
+            steps: Vec::new(),
+            outputs: Map::new(),
+            failure: Some(failure),
+            protocol_version: None,
+        }
+    }
+}
+
+/// The id a test is known by: `id`, else the slug of its name (§4.7).
+pub fn test_id(test: &ir::Test) -> String {
+    match &test.id {
+        Some(id) => id.clone(),
+        None => slug(&test.name),
+    }
+}
+
+/// Lower case, every run of characters outside `a-z0-9` becomes `-`, trimmed; `test` when
+/// nothing is left.
+pub fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let t = out.trim_matches('-');
+    if t.is_empty() {
+        "test".into()
+    } else {
+        t.into()
+    }
+}
+
+/// Everything one test needs besides the IR.
+#[derive(Debug, Clone)]
+pub struct TestInput {
+    /// The server to run against (the suite target, a named server, or an override).
+    pub target: ir::Target,
+    /// Outputs of the dependencies: id → {key: value}.
+    pub deps: Map<String, Value>,
+    /// The loaded state (`${state.…}`), an object.
+    pub state: Value,
+    /// Deadline of the handshake.
+    pub connect_timeout: Duration,
+}
+
+/// Turns an IR target into a runtime target, interpolating `${env.…}` and `${state.…}`.
+pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, String> {
+    let mut vars = Vars::new();
+    vars.set("state", state.clone());
+    let text = |s: &str| vars.interpolate_text(s);
+    Ok(match target {
+        ir::Target::Stdio(t) => {
+            let args = t
+                .args
+                .iter()
+                .flatten()
+                .map(|a| text(a))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut stdio = StdioConfig::new(text(&t.command)?, args);
+            if let Some(cwd) = &t.cwd {
+                stdio.cwd = Some(text(cwd)?.into());
+            }
+            if let Some(env) = &t.env {
+                for (k, v) in env.iter() {
+                    stdio.env.insert(k.to_string(), text(v)?);
+                }
+            }
+            Target::Stdio(stdio)
+        }
+        ir::Target::StreamableHttp(h) | ir::Target::Sse(h) => {
+            if h.token_from.is_some() || h.oauth.is_some() {
+                return Err("`tokenFrom` and `oauth` targets are not supported by this runner yet; pass an Authorization header instead".into());
+            }
+            let mut http = HttpConfig::new(text(&h.url)?);
+            if let Some(headers) = &h.headers {
+                let mut map = BTreeMap::new();
+                for (k, v) in headers.iter() {
+                    map.insert(k.to_string(), text(v)?);
+                }
+                http.headers = map;
+            }
+            if matches!(target, ir::Target::Sse(_)) {
+                Target::Sse(http)
+            } else {
+                Target::Http(http)
+            }
+        }
+    })
+}
+
+/// The suite's `client` block as the session's client behaviour.
+pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour {
+    let mut b = ClientBehaviour::default();
+    let Some(client) = client else {
+        return b;
+    };
+    if let Some(Value::Array(roots)) = client.get("roots") {
+        b.roots = Some(
+            roots
+                .iter()
+                .filter_map(|r| match r {
+                    Value::String(uri) => Some(Root {
+                        uri: uri.clone(),
+                        name: None,
+                    }),
+                    Value::Object(o) => Some(Root {
+                        uri: o.get("uri")?.as_str()?.to_string(),
+                        name: o.get("name").and_then(Value::as_str).map(str::to_string),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+        );
+    }
+    if let Some(s) = client.get("sampling") {
+        let mut answer = SamplingAnswer::default();
+        match s {
+            Value::String(text) => answer.text = text.clone(),
+            Value::Object(o) => {
+                if let Some(t) = o
+                    .get("text")
+                    .or_else(|| o.get("response"))
+                    .and_then(Value::as_str)
+                {
+                    answer.text = t.to_string();
+                }
+                if let Some(m) = o.get("model").and_then(Value::as_str) {
+                    answer.model = m.to_string();
+                }
+            }
+            _ => {}
+        }
+        b.sampling = Some(answer);
+    }
+    if let Some(e) = client.get("elicitation") {
+        let mut answer = ElicitationAnswer::default();
+        match e {
+            Value::String(action) => {
+                answer.action = action.clone();
+                answer.content = None;
+            }
+            Value::Object(o) => {
+                if let Some(a) = o.get("action").and_then(Value::as_str) {
+                    answer.action = a.to_string();
+                }
+                answer.content = o.get("content").cloned();
+            }
+            _ => {}
+        }
+        b.elicitation = Some(answer);
+    }
+    b
+}
+
+/// What a request-like step got back.
+enum Reply {
+    /// A result.
+    Ok(Value),
+    /// A JSON-RPC error.
+    Rpc(RpcError),
+    /// A tool result with `isError: true`.
+    ToolError(Value),
+}
+
+impl Reply {
+    fn as_error(&self) -> Option<McpError> {
+        match self {
+            Reply::Ok(_) => None,
+            Reply::Rpc(e) => Some(McpError {
+                code: Some(e.code),
+                message: e.message.clone(),
+            }),
+            Reply::ToolError(r) => Some(McpError {
+                code: None,
+                message: crate::client::content_text(r),
+            }),
+        }
+    }
+
+    /// The value JSON assertions, captures and exports read.
+    fn value(&self) -> Value {
+        match self {
+            Reply::Ok(v) | Reply::ToolError(v) => v.clone(),
+            Reply::Rpc(e) => json!({"code": e.code, "message": e.message, "data": e.data}),
+        }
+    }
+}
+
+fn from_result(r: Result<Value, Error>) -> Result<Reply, Error> {
+    match r {
+        Ok(v) => Ok(Reply::Ok(v)),
+        Err(e) => match e.rpc_error() {
+            Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+            None => Err(e),
+        },
+    }
+}
+
+fn session_broke(kind: &ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::Spawn { .. }
+            | ErrorKind::Handshake { .. }
+            | ErrorKind::UnsupportedVersion { .. }
+            | ErrorKind::ServerExited { .. }
+            | ErrorKind::Closed
+            | ErrorKind::Write { .. }
+            | ErrorKind::Http { .. }
+            | ErrorKind::NotificationFlood { .. }
+    )
+}
+
+fn phase_name(p: Option<Phase>) -> &'static str {
+    match p {
+        Some(Phase::Setup) => "setup",
+        Some(Phase::Cleanup) => "cleanup",
+        _ => "test",
+    }
+}
+
+fn step_method(step: &Step) -> String {
+    match &step.kind {
+        StepKind::Tool(_) => "tools/call".into(),
+        StepKind::Request(r) => r.method.clone(),
+        StepKind::Set(s) => format!("utility/{}", s.function),
+        StepKind::Native(n) => format!(
+            "native/{}",
+            serde_json::to_value(n.action)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+fn step_name(step: &Step) -> String {
+    if let Some(n) = &step.name {
+        return n.clone();
+    }
+    match &step.kind {
+        StepKind::Tool(t) => format!("Call tool “{}”", t.name),
+        StepKind::Request(r) => format!("Send “{}”", r.method),
+        StepKind::Set(s) => format!("Set “{}” using “{}”", s.variable, s.function),
+        StepKind::Native(_) => step_method(step),
+    }
+}
+
+/// Runs one test: opens its session, checks its requirements, runs its steps and closes
+/// the session. Never panics on a misbehaving server; every problem becomes the result.
+pub async fn run_test(suite: &ir::Suite, test: &ir::Test, input: TestInput) -> TestResult {
+    let id = test_id(test);
+    let started = Instant::now();
+    let default_timeout = suite
+        .defaults
+        .as_ref()
+        .and_then(|d| d.timeout_ms)
+        .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+    let mut result = TestResult {
+        id: id.clone(),
+        name: test.name.clone(),
+        status: Outcome::Passed,
+        duration_ms: 0,
+        steps: Vec::new(),
+        outputs: Map::new(),
+        failure: None,
+        protocol_version: None,
+    };
+    let target = match runtime_target(&input.target, &input.state) {
+        Ok(t) => t,
+        Err(e) => {
+            result.status = Outcome::Errored;
+            result.failure = Some(Failure::plain("MCP-CONFIG-001", e));
+            return result;
+        }
+    };
+    let config = SessionConfig {
+        request_timeout: default_timeout,
+        connect_timeout: input.connect_timeout,
+        behaviour: client_behaviour(suite.client.as_ref()),
+        ..SessionConfig::default()
+    };
+    let client = match Client::connect_to(target, config).await {
+        Ok(c) => c,
+        Err(e) => {
+            result.status = Outcome::Errored;
+            result.failure = Some(Failure::from_error(&e));
+            result.duration_ms = started.elapsed().as_millis() as u64;
+            return result;
+        }
+    };
+    result.protocol_version = Some(client.protocol_version().to_string());
+    if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
+        client.close().await;
+        result.status = Outcome::Skipped;
+        result.failure = Some(reason);
+        result.duration_ms = started.elapsed().as_millis() as u64;
+        return result;
+    }
+
+    let mut vars = Vars::new();
+    vars.set("state", input.state.clone());
+    vars.set("deps", Value::Object(input.deps.clone()));
+    if let Some(vs) = &test.variables {
+        for (k, v) in vs {
+            vars.set(k.clone(), v.clone());
+        }
+    }
+    let mut runner = StepRunner {
+        client: &client,
+        vars,
+        default_timeout,
+        sequence: 0,
+        outputs: Map::new(),
+        log_level: None,
+    };
+    let mut failed = false;
+    for step in &test.steps {
+        let cleanup = step.phase == Some(Phase::Cleanup) || step.always == Some(true);
+        if failed && !cleanup {
+            continue;
+        }
+        let sr = runner.run(step).await;
+        if sr.status != StepStatus::Passed {
+            if result.failure.is_none() {
+                result.failure = sr.failure.clone();
+            }
+            let status = if sr.status == StepStatus::Errored {
+                Outcome::Errored
+            } else {
+                Outcome::Failed
+            };
+            if result.status == Outcome::Passed || status == Outcome::Errored {
+                result.status = status;
+            }
+            failed = true;
+        }
+        result.steps.push(sr);
+    }
+    result.outputs = runner.outputs;
+    result.duration_ms = started.elapsed().as_millis() as u64;
+    client.close().await;
+    result
+}
+
+fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<Failure> {
+    let req = req?;
+    for cap in req.capabilities.iter().flatten() {
+        let path: Vec<&str> = cap.split('.').collect();
+        if !client.server_has(&path) {
+            return Some(Failure::plain(
+                "MCP-REQ-001",
+                format!("the server does not declare capability {cap}"),
+            ));
+        }
+    }
+    if let Some(versions) = &req.protocol_versions {
+        let got = client.protocol_version();
+        if !versions.iter().any(|v| v == got) {
+            return Some(Failure::plain(
+                "MCP-REQ-002",
+                format!(
+                    "the negotiated protocol version {got} is not one of {}",
+                    versions.join(", ")
+                ),
+            ));
+        }
+    }
+    None
+}
+
+struct StepRunner<'a> {
+    client: &'a Client,
+    vars: Vars,
+    default_timeout: Duration,
+    sequence: u64,
+    outputs: Map<String, Value>,
+    log_level: Option<String>,
+}
+
+/// A step that did not pass, before location and last message are added.
+struct StepFail {
+    broke: bool,
+    failure: Box<Failure>,
+}
+
+impl From<Mismatch> for StepFail {
+    fn from(m: Mismatch) -> StepFail {
+        StepFail {
+            broke: false,
+            failure: Box::new(Failure {
+                code: m.code.into(),
+                message: m.message,
+                expected: m.expected,
+                actual: m.actual,
+                ..Failure::default()
+            }),
+        }
+    }
+}
+
+fn fail(code: &str, message: impl Into<String>) -> StepFail {
+    StepFail {
+        broke: false,
+        failure: Box::new(Failure::plain(code, message)),
+    }
+}
+
+impl StepRunner<'_> {
+    async fn run(&mut self, step: &Step) -> StepResult {
+        let name = step_name(step);
+        let started = Instant::now();
+        let outcome = self.run_inner(step, &name).await;
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let (status, failure) = match outcome {
+            Ok(()) => (StepStatus::Passed, None),
+            Err(f) => {
+                let mut failure = *f.failure;
+                failure.step = Some(name.clone());
+                failure.location = step.source.clone();
+                if failure.last_message.is_none() {
+                    failure.last_message = self.client.last_message().map(|m| {
+                        let dir = match m.direction {
+                            Direction::Sent => "sent",
+                            Direction::Received => "received",
+                        };
+                        format!("({dir}, {}) {}", m.kind, m.text)
+                    });
+                }
+                if let Some(status) = self.client.exit_status() {
+                    failure.exit_status.get_or_insert(status);
+                    let tail = self.client.stderr_tail();
+                    if failure.stderr_tail.is_none() && !tail.is_empty() {
+                        failure.stderr_tail = Some(tail);
+                    }
+                }
+                let broke = f.broke || self.client.exit_status().is_some();
+                (
+                    if broke {
+                        StepStatus::Errored
+                    } else {
+                        StepStatus::Failed
+                    },
+                    Some(failure),
+                )
+            }
+        };
+        StepResult {
+            name,
+            method: step_method(step),
+            phase: phase_name(step.phase),
+            status,
+            duration_ms,
+            source: step.source.clone(),
+            failure,
+        }
+    }
+
+    fn timeout_of(&self, step: &Step) -> Duration {
+        let native = match &step.kind {
+            StepKind::Native(n) => n.timeout_ms,
+            _ => None,
+        };
+        step.timeout_ms
+            .or(native)
+            .map_or(self.default_timeout, Duration::from_millis)
+    }
+
+    async fn run_inner(&mut self, step: &Step, name: &str) -> Result<(), StepFail> {
+        if let StepKind::Set(set) = &step.kind {
+            let args = match &set.arguments {
+                Some(a) => self
+                    .vars
+                    .interpolate(&Value::Object(a.clone()))
+                    .map_err(|e| fail("MCP-VAR-001", e))?,
+                None => Value::Object(Map::new()),
+            };
+            let args = args.as_object().cloned().unwrap_or_default();
+            let v = values::builtin(&set.function, &args).map_err(|e| {
+                let code = if e.starts_with("unknown function") {
+                    "MCP-EXT-002"
+                } else {
+                    "MCP-EXT-005"
+                };
+                fail(code, format!("{}: {e}", set.function))
+            })?;
+            self.vars.set(set.variable.clone(), v);
+            return Ok(());
+        }
+        let timeout = self.timeout_of(step);
+        let started = Instant::now();
+        // The request has its own deadline; this guard names the step if anything else hangs.
+        let guard = timeout + Duration::from_secs(2);
+        let reply = match tokio::time::timeout(guard, self.perform(step, timeout)).await {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(f)) => return Err(f),
+            Err(_) => {
+                return Err(fail(
+                    "MCP-TIMEOUT-002",
+                    format!(
+                        "step “{name}” did not finish within {}",
+                        crate::error::fmt_duration(guard)
+                    ),
+                ));
+            }
+        };
+        let elapsed = started.elapsed();
+        let assert = match &step.assert {
+            Some(a) => Some(self.interpolated_assert(a)?),
+            None => None,
+        };
+        let expect_error = assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
+        match reply.as_error() {
+            None if expect_error => {
+                return Err(StepFail::from(Mismatch {
+                    code: "MCP-ASSERT-001",
+                    message: "expected an MCP error, but the request succeeded".into(),
+                    expected: Some("an error (a JSON-RPC error or a result with isError)".into()),
+                    actual: Some(show(&reply.value())),
+                }));
+            }
+            Some(err) if !expect_error => {
+                let (code, what) = match &reply {
+                    Reply::ToolError(_) => ("MCP-TOOL-001", "the tool reported an error (isError)"),
+                    _ => ("MCP-RPC-001", "the server answered with a JSON-RPC error"),
+                };
+                return Err(fail(
+                    code,
+                    match err.code {
+                        Some(c) => format!("{what}: {c} {}", err.message),
+                        None => format!("{what}: {}", err.message),
+                    },
+                ));
+            }
+            Some(err) => {
+                if let Some(want) = assert.as_ref().and_then(|a| a.error.as_ref()) {
+                    check_error(&err, want)?;
+                }
+            }
+            None => {}
+        }
+        let value = reply.value();
+        if let Some(a) = &assert {
+            for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
+                check_assertion(&value, assertion)?;
+            }
+            if let Some(max) = a.max_duration_ms
+                && elapsed > Duration::from_millis(max)
+            {
+                return Err(fail(
+                    "MCP-PERF-001",
+                    format!(
+                        "step took {} ms, more than the allowed {max} ms",
+                        elapsed.as_millis()
+                    ),
+                ));
+            }
+        }
+        for (var, path) in step.capture.iter().flat_map(|c| c.iter()) {
+            match values::lookup(&value, path).map_err(|e| fail("MCP-CAPTURE-001", e))? {
+                Some(v) => self.vars.set(var.to_string(), v.clone()),
+                None => {
+                    return Err(fail(
+                        "MCP-CAPTURE-001",
+                        format!("cannot save {path} as {var:?}: it is absent in the result"),
+                    ));
+                }
+            }
+        }
+        for (key, export) in step.export.iter().flat_map(|e| e.iter()) {
+            match values::lookup(&value, &export.path).map_err(|e| fail("MCP-EXPORT-001", e))? {
+                Some(v) => {
+                    self.outputs.insert(key.to_string(), v.clone());
+                }
+                None => {
+                    return Err(fail(
+                        "MCP-EXPORT-001",
+                        format!(
+                            "cannot export {} as {key:?}: it is absent in the result",
+                            export.path
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn interpolated_assert(&self, a: &Assert) -> Result<Assert, StepFail> {
+        let raw = serde_json::to_value(a).map_err(|e| fail("MCP-ASSERT-001", e.to_string()))?;
+        let done = self
+            .vars
+            .interpolate(&raw)
+            .map_err(|e| fail("MCP-ASSERT-001", format!("in an expectation: {e}")))?;
+        serde_json::from_value(done).map_err(|e| {
+            fail(
+                "MCP-ASSERT-001",
+                format!("an expectation is invalid after interpolation: {e}"),
+            )
+        })
+    }
+
+    fn interp(&self, v: &Value) -> Result<Value, StepFail> {
+        self.vars.interpolate(v).map_err(|e| fail("MCP-VAR-001", e))
+    }
+
+    fn interp_str(&self, s: &str) -> Result<String, StepFail> {
+        self.vars
+            .interpolate_text(s)
+            .map_err(|e| fail("MCP-VAR-001", e))
+    }
+
+    async fn perform(&mut self, step: &Step, timeout: Duration) -> Result<Reply, StepFail> {
+        let broke = |e: Error| StepFail {
+            broke: session_broke(&e.kind),
+            failure: Box::new(Failure::from_error(&e)),
+        };
+        match &step.kind {
+            StepKind::Tool(t) => {
+                let name = self.interp_str(&t.name)?;
+                let args = match &t.arguments {
+                    Some(a) => self.interp(&Value::Object(a.clone()))?,
+                    None => json!({}),
+                };
+                let opts = CallOptions {
+                    timeout: Some(timeout),
+                    allow_error: true,
+                    log_level: self.log_level.clone(),
+                    ..CallOptions::default()
+                };
+                match self.client.call_tool(&name, args, &opts).await {
+                    Ok(call) if call.is_error => Ok(Reply::ToolError(call.result)),
+                    Ok(call) => Ok(Reply::Ok(call.result)),
+                    Err(e) => match e.rpc_error() {
+                        Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                        None => Err(broke(e)),
+                    },
+                }
+            }
+            StepKind::Request(r) => {
+                let params = match &r.params {
+                    Some(p) => Some(self.interp(p)?),
+                    None => None,
+                };
+                self.request(&r.method, params, timeout)
+                    .await
+                    .map_err(broke)
+            }
+            StepKind::Native(n) => self.native(n, timeout).await.map_err(|e| match e {
+                NativeFail::Session(e) => broke(e),
+                NativeFail::Step(f) => f,
+            }),
+            StepKind::Set(_) => Ok(Reply::Ok(Value::Null)),
+        }
+    }
+
+    async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Reply, Error> {
+        let opts = RequestOptions {
+            timeout: Some(timeout),
+            log_level: self.log_level.clone(),
+            ..RequestOptions::default()
+        };
+        match self.client.request_outcome(method, params, &opts).await? {
+            Ok(v) if method == "tools/call" && v.get("isError") == Some(&Value::Bool(true)) => {
+                Ok(Reply::ToolError(v))
+            }
+            Ok(v) => Ok(Reply::Ok(v)),
+            Err(rpc) => Ok(Reply::Rpc(rpc)),
+        }
+    }
+
+    async fn native(&mut self, n: &NativeStep, timeout: Duration) -> Result<Reply, NativeFail> {
+        let c = self.client;
+        let need = |what: Option<&String>, member: &str| -> Result<String, NativeFail> {
+            match what {
+                Some(s) => self.interp_str(s).map_err(NativeFail::Step),
+                None => Err(NativeFail::Step(fail(
+                    "MCP-NATIVE-001",
+                    format!("this native step needs `{member}`"),
+                ))),
+            }
+        };
+        let params = match &n.params {
+            Some(p) => Some(self.interp(p).map_err(NativeFail::Step)?),
+            None => None,
+        };
+        let reply = match n.action {
+            NativeAction::Request => {
+                let method = need(n.method.as_ref(), "method")?;
+                if n.progress == Some(true) || n.cancel_after_ms.is_some() {
+                    return self.request_with_extras(n, &method, params, timeout).await;
+                }
+                self.request(&method, params, timeout).await?
+            }
+            NativeAction::AwaitNotification => {
+                let method = need(n.method.as_ref(), "method")?;
+                let filter: Vec<Match> = match &params {
+                    Some(Value::Object(o)) => {
+                        o.iter().map(|(k, v)| Match::dotted(k, v.clone())).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                let note = c.wait_notification(&method, &filter, timeout).await?;
+                self.sequence += 1;
+                Reply::Ok(
+                    json!({"method": note.method, "params": note.params, "sequence": self.sequence}),
+                )
+            }
+            NativeAction::Subscribe => {
+                let uri = need(n.uri.as_ref(), "uri")?;
+                from_result(c.subscribe(&uri).await.map(|()| json!({})))?
+            }
+            NativeAction::Unsubscribe => {
+                let uri = need(n.uri.as_ref(), "uri")?;
+                from_result(c.unsubscribe(&uri).await.map(|()| json!({})))?
+            }
+            NativeAction::SetLogLevel => {
+                let level = need(n.level.as_ref(), "level")?;
+                if c.era() == crate::protocol::Era::Modern {
+                    // 2026 has no setLevel: the level travels with every later request.
+                    self.log_level = Some(level);
+                    Reply::Ok(json!({}))
+                } else {
+                    from_result(c.set_log_level(&level).await.map(|()| json!({})))?
+                }
+            }
+            NativeAction::ListAll => {
+                let method = need(n.method.as_ref(), "method")?;
+                let field = need(n.field.as_ref(), "field")?;
+                self.list_all(&method, &field, params, timeout).await?
+            }
+            NativeAction::TaskGet => {
+                let id = need(n.task_id.as_ref(), "taskId")?;
+                from_result(c.task_get(&id).await)?
+            }
+            NativeAction::TaskList => {
+                from_result(c.task_list().await.map(|tasks| json!({"tasks": tasks})))?
+            }
+            NativeAction::TaskCancel => {
+                let id = need(n.task_id.as_ref(), "taskId")?;
+                from_result(c.task_cancel(&id).await)?
+            }
+            NativeAction::ConfigureClient => {
+                return Err(NativeFail::Step(fail(
+                    "MCP-NATIVE-002",
+                    "configure-client steps are not supported by this runner yet (the suite's `client` block is)",
+                )));
+            }
+        };
+        Ok(reply)
+    }
+
+    async fn list_all(
+        &self,
+        method: &str,
+        field: &str,
+        extra: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Reply, Error> {
+        let mut items = Vec::new();
+        let mut pages = 0u64;
+        let mut cursor: Option<Value> = None;
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            let mut params = match &extra {
+                Some(Value::Object(o)) => Value::Object(o.clone()),
+                _ => json!({}),
+            };
+            if let Some(c) = &cursor {
+                params["cursor"] = c.clone();
+            }
+            let page = match self.request(method, Some(params), timeout).await? {
+                Reply::Ok(v) => v,
+                other => return Ok(other),
+            };
+            pages += 1;
+            match page.get(field) {
+                Some(Value::Array(a)) => items.extend(a.iter().cloned()),
+                _ => {
+                    return Err(self.client.session().error(ErrorKind::InvalidResult {
+                        method: method.into(),
+                        reason: format!("`{field}` is missing or not an array"),
+                    }));
+                }
+            }
+            match page.get("nextCursor") {
+                Some(Value::String(next)) if seen.insert(next.clone()) && pages < 10_000 => {
+                    cursor = Some(Value::String(next.clone()));
+                }
+                Some(Value::String(next)) => {
+                    return Err(self.client.session().error(ErrorKind::RepeatedCursor {
+                        method: method.into(),
+                        cursor: next.clone(),
+                    }));
+                }
+                _ => break,
+            }
+        }
+        Ok(Reply::Ok(json!({"items": items, "pages": pages})))
+    }
+
+    async fn request_with_extras(
+        &self,
+        n: &NativeStep,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Reply, NativeFail> {
+        let session = self.client.session();
+        let token = (n.progress == Some(true)).then(|| self.client.next_progress_token());
+        // A cancellation is a deadline at `cancelAfterMs`, then `notifications/cancelled`.
+        let deadline = match n.cancel_after_ms {
+            Some(ms) => timeout.min(Duration::from_millis(ms)),
+            None => timeout,
+        };
+        let opts = RequestOptions {
+            timeout: Some(deadline),
+            progress_token: token.clone(),
+            log_level: self.log_level.clone(),
+            ..RequestOptions::default()
+        };
+        let pending = session.send(method, params, &opts)?;
+        let id = pending.id;
+        let outcome = match session.wait(pending).await {
+            Ok(r) => Some(r),
+            Err(e)
+                if n.cancel_after_ms.is_some() && matches!(e.kind, ErrorKind::Timeout { .. }) =>
+            {
+                session
+                    .notify(
+                        "notifications/cancelled",
+                        Some(json!({"requestId": id, "reason": "cancelled by the test"})),
+                    )
+                    .map_err(|k| NativeFail::Session(session.error(k)))?;
+                None
+            }
+            Err(e) => return Err(NativeFail::Session(e)),
+        };
+        let progress = match &token {
+            Some(t) => {
+                let (events, _) = session.progress_of(t);
+                session.retire_progress_token(t);
+                events
+            }
+            None => Vec::new(),
+        };
+        Ok(match outcome {
+            None => Reply::Ok(json!({"cancelled": true, "progress": progress})),
+            Some(Ok(result)) if token.is_some() => {
+                Reply::Ok(json!({"result": result, "progress": progress}))
+            }
+            Some(Ok(result)) => Reply::Ok(result),
+            Some(Err(rpc)) => Reply::Rpc(rpc),
+        })
+    }
+}
+
+enum NativeFail {
+    Session(Error),
+    Step(StepFail),
+}
+
+impl From<Error> for NativeFail {
+    fn from(e: Error) -> NativeFail {
+        NativeFail::Session(e)
+    }
+}

@@ -1,0 +1,179 @@
+//! Step execution against the reference server over real pipes: one test at a time, built
+//! as Suite IR JSON, checking statuses, failures, variables and locations.
+
+mod common;
+
+use std::time::Duration;
+
+use mcpr_compiler::ir::Suite;
+use mcpr_runtime::exec::{Outcome, StepStatus, TestInput, TestResult, run_test};
+use serde_json::{Value, json};
+
+fn suite(tests: Value) -> Suite {
+    let server = common::server_bin("mcpr-reference-server")
+        .display()
+        .to_string();
+    serde_json::from_value(json!({
+        "version": 1,
+        "target": {"transport": "stdio", "command": server},
+        "defaults": {"timeoutMs": 5000},
+        "tests": tests,
+    }))
+    .expect("valid IR")
+}
+
+async fn run_one(tests: Value) -> TestResult {
+    let s = suite(tests);
+    let input = TestInput {
+        target: s.target.clone(),
+        deps: serde_json::Map::new(),
+        state: json!({}),
+        connect_timeout: Duration::from_secs(20),
+    };
+    run_test(&s, &s.tests[0], input).await
+}
+
+fn step(v: Value) -> Value {
+    v
+}
+
+#[tokio::test]
+async fn variables_flow_between_steps_and_keep_types() {
+    let r = run_one(json!([{
+        "name": "vars",
+        "variables": {"x": 4, "flow0.b": 1},
+        "steps": [
+            step(json!({"tool": {"name": "add", "arguments": {"a": "${x}", "b": "${flow0.b}"}},
+                        "assert": {"status": "success", "json": [{"path": "$.structuredContent.sum", "equals": 5}]},
+                        "capture": {"total": "$.structuredContent.sum"}})),
+            step(json!({"set": {"variable": "t", "function": "text", "arguments": {"value": "${total}"}}})),
+            step(json!({"tool": {"name": "echo", "arguments": {"text": "sum=${t}"}},
+                        "assert": {"json": [{"path": "$.content[0].text", "equals": "sum=5"}]},
+                        "export": {"said": {"path": "$.content[0].text"}}})),
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Passed, "{r:#?}");
+    assert_eq!(r.outputs["said"], json!("sum=5"));
+    assert_eq!(r.steps.len(), 3);
+}
+
+#[tokio::test]
+async fn failure_names_location_expected_actual_and_last_message() {
+    let r = run_one(json!([{
+        "name": "wrong sum",
+        "steps": [
+            {"name": "add", "tool": {"name": "add", "arguments": {"a": 1, "b": 1}},
+             "assert": {"json": [{"path": "$.structuredContent.sum", "equals": "2"}]},
+             "source": {"file": "suite.mcpr", "line": 7, "column": 3}},
+            {"name": "not reached", "tool": {"name": "echo", "arguments": {"text": "x"}}},
+            {"name": "tidy", "phase": "cleanup", "tool": {"name": "echo", "arguments": {"text": "y"}}},
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Failed);
+    let f = r.failure.as_ref().expect("failure");
+    assert_eq!(f.code, "MCP-ASSERT-001");
+    assert_eq!(f.expected.as_deref(), Some("\"2\""));
+    assert_eq!(f.actual.as_deref(), Some("2"));
+    assert_eq!(f.location.as_ref().map(|l| l.line), Some(7));
+    assert!(
+        f.last_message
+            .as_deref()
+            .unwrap_or("")
+            .contains("\"sum\":2"),
+        "{f:?}"
+    );
+    let names: Vec<&str> = r.steps.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["add", "tidy"], "cleanup runs, the rest is skipped");
+    assert_eq!(r.steps[1].status, StepStatus::Passed);
+}
+
+#[tokio::test]
+async fn bare_expect_error_fails_on_success_and_is_error_counts() {
+    let r = run_one(json!([{
+        "name": "e",
+        "steps": [{"tool": {"name": "echo", "arguments": {"text": "fine"}}, "assert": {"status": "error"}}]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Failed);
+    assert!(r.failure.unwrap().message.contains("expected an MCP error"));
+
+    let r = run_one(json!([{
+        "name": "e",
+        "steps": [
+            {"tool": {"name": "fail", "arguments": {"message": "boom here"}},
+             "assert": {"status": "error", "error": {"matches": "boom"}}},
+            {"tool": {"name": "nope"}, "assert": {"status": "error", "error": {"code": -32602}}},
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Passed, "{r:#?}");
+
+    let r = run_one(json!([{
+        "name": "e",
+        "steps": [{"tool": {"name": "fail", "arguments": {"message": "boom"}}}]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Failed);
+    assert_eq!(r.failure.unwrap().code, "MCP-TOOL-001");
+}
+
+#[tokio::test]
+async fn step_timeout_names_the_step() {
+    let r = run_one(json!([{
+        "name": "slow",
+        "steps": [{"name": "sleepy", "tool": {"name": "slow", "arguments": {"ms": 3000}}, "timeoutMs": 200}]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Failed, "{r:#?}");
+    let f = r.failure.unwrap();
+    assert_eq!(f.code, "MCP-TIMEOUT-001");
+    assert_eq!(f.step.as_deref(), Some("sleepy"));
+    assert!(f.message.contains("200ms"), "{}", f.message);
+}
+
+#[tokio::test]
+async fn native_steps_list_subscribe_notify_and_log_level() {
+    let r = run_one(json!([{
+        "name": "native",
+        "steps": [
+            {"native": {"action": "list-all", "method": "tools/list", "field": "tools"},
+             "assert": {"json": [{"path": "$.items", "contains": {"name": "add"}}, {"path": "$.pages", "type": "number"}]}},
+            {"native": {"action": "set-log-level", "level": "debug"}},
+            {"tool": {"name": "log", "arguments": {"level": "info", "message": "hello log"}}},
+            {"native": {"action": "await-notification", "method": "notifications/message", "timeoutMs": 3000},
+             "assert": {"json": [{"path": "$.params.data.message", "equals": "hello log"}]}},
+            {"request": {"method": "resources/read", "params": {"uri": "fixture://status"}},
+             "assert": {"json": [{"path": "$.contents[0].text", "matches": "ready"}]}},
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Passed, "{r:#?}");
+}
+
+#[tokio::test]
+async fn unmet_requirement_skips_and_dead_server_errors() {
+    let r = run_one(json!([{
+        "name": "req",
+        "requires": {"capabilities": ["nonexistent.capability"]},
+        "steps": [{"tool": {"name": "echo", "arguments": {"text": "x"}}}]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Skipped);
+    assert_eq!(r.failure.unwrap().code, "MCP-REQ-001");
+
+    let mut s = suite(json!([{"name": "x", "steps": [{"tool": {"name": "echo"}}]}]));
+    s.target =
+        serde_json::from_value(json!({"transport": "stdio", "command": "/nonexistent/mcp-server"}))
+            .unwrap();
+    let input = TestInput {
+        target: s.target.clone(),
+        deps: serde_json::Map::new(),
+        state: json!({}),
+        connect_timeout: Duration::from_secs(5),
+    };
+    let r = run_test(&s, &s.tests[0], input).await;
+    assert_eq!(r.status, Outcome::Errored);
+    assert_eq!(r.failure.unwrap().code, "MCP-SPAWN-001");
+}
