@@ -539,13 +539,28 @@ impl Client {
         }
         let token =
             (copts.progress || copts.reset_timeout_on_progress).then(|| self.next_progress_token());
-        let http_headers = if self.session.is_http() && self.session.era() == Era::Modern {
-            match self.tool_definition(name).await? {
-                Some(tool) => param_headers(&tool, &params["arguments"]),
-                None => Vec::new(),
-            }
+        let modern_http = self.session.is_http() && self.session.era() == Era::Modern;
+        // Learn the tool's definition (outputSchema, x-mcp-header) before the call, so
+        // that the call's answer stays the last message of the exchange. A tools/list
+        // that the server refuses does not stop the call; it only skips those checks.
+        let definition = if copts.skip_schema_check && !modern_http {
+            None
         } else {
-            Vec::new()
+            match self.tool_definition(name).await {
+                Ok(d) => d,
+                Err(e) if e.rpc_error().is_some() => {
+                    self.tools
+                        .lock()
+                        .expect("tools lock")
+                        .get_or_insert_with(HashMap::new);
+                    None
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let http_headers = match (&definition, modern_http) {
+            (Some(tool), true) => param_headers(tool, &params["arguments"]),
+            _ => Vec::new(),
         };
         let ropts = RequestOptions {
             timeout: copts.timeout,

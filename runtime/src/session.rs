@@ -1081,6 +1081,7 @@ async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
             Frame::PartialAtEof(bytes) => {
                 if let Some(h) = &inner.handle {
                     h.wait_exit(Duration::from_secs(1)).await;
+                    h.wait_stderr_closed(Duration::from_millis(500)).await;
                 }
                 inner.on_eof(Some(bytes));
                 return;
@@ -1088,6 +1089,8 @@ async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
             Frame::Eof | Frame::Failed(_) => {
                 if let Some(h) = &inner.handle {
                     h.wait_exit(Duration::from_secs(1)).await;
+                    // A dead server's failure quotes its stderr: let the drain finish.
+                    h.wait_stderr_closed(Duration::from_millis(500)).await;
                 }
                 inner.on_eof(None);
                 return;

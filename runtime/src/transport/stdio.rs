@@ -134,6 +134,7 @@ pub struct ProcessHandle {
     pub pid: i32,
     exit: watch::Receiver<Option<ExitStatus>>,
     stderr: Arc<Mutex<StderrTail>>,
+    stderr_closed: watch::Receiver<bool>,
     started: Instant,
 }
 
@@ -184,6 +185,7 @@ impl StdioProcess {
             .take()
             .map(|s| LineReader::new(s, config.max_message_bytes));
         let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
+        let (closed_tx, closed_rx) = watch::channel(false);
         if let Some(mut stderr) = child.stderr.take() {
             let tail = stderr_tail.clone();
             tokio::spawn(async move {
@@ -198,7 +200,10 @@ impl StdioProcess {
                         }
                     }
                 }
+                let _ = closed_tx.send(true);
             });
+        } else {
+            let _ = closed_tx.send(true);
         }
         let (tx, rx) = watch::channel(None);
         tokio::spawn(async move {
@@ -214,6 +219,7 @@ impl StdioProcess {
                 pid,
                 exit: rx,
                 stderr: stderr_tail,
+                stderr_closed: closed_rx,
                 started: Instant::now(),
             },
             withheld_env: env.withheld,
@@ -301,6 +307,16 @@ impl ProcessHandle {
         let mut rx = self.exit.clone();
         matches!(
             tokio::time::timeout(limit, rx.wait_for(Option::is_some)).await,
+            Ok(Ok(_))
+        )
+    }
+
+    /// Waits until the server's stderr is closed (all of it is in the tail) or `limit`
+    /// passes; true when it closed.
+    pub async fn wait_stderr_closed(&self, limit: Duration) -> bool {
+        let mut rx = self.stderr_closed.clone();
+        matches!(
+            tokio::time::timeout(limit, rx.wait_for(|c| *c)).await,
             Ok(Ok(_))
         )
     }
