@@ -118,7 +118,26 @@ impl<'d> Flows<'d> {
                 let Stmt::FlowHeader { name } = &node.stmt else {
                     continue;
                 };
-                if flows.by_name.contains_key(name.value.as_str()) {
+                if let Some(&first) = flows.by_name.get(name.value.as_str()) {
+                    // Duplicates inside one file are MCPLANG201 of the parser. Across files,
+                    // the flow of the file being checked wins; it is reported there, and an
+                    // imported duplicate of another imported flow where it is declared.
+                    let earlier = &flows.list[first];
+                    if earlier.file != file {
+                        let (at, span) = if earlier.file == l.entry {
+                            (earlier.file, earlier.name.span)
+                        } else {
+                            (file, name.span)
+                        };
+                        l.report(
+                            Problem::DuplicateName {
+                                kind: "flow",
+                                name: name.value.clone(),
+                            },
+                            at,
+                            span,
+                        );
+                    }
                     continue;
                 }
                 let inputs = node
