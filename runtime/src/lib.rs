@@ -15,6 +15,7 @@ pub mod client;
 pub mod error;
 pub mod exec;
 pub mod protocol;
+pub mod schedule;
 pub mod redact;
 pub mod session;
 pub mod transcript;

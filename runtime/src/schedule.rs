@@ -1,0 +1,628 @@
+//! The scheduler: which tests run, in which order, how many at once, and what their
+//! dependencies hand them (mcp-test-language-1.md §4.6–§4.8).
+//!
+//! Tests are ordered depth-first by the dependency graph (dependencies first, otherwise
+//! source order); that order is also the order of every report, whatever the parallelism.
+//! Independent tests run at the same time, up to `jobs`, each in its own session. A test
+//! whose dependency did not pass is `blocked` and never opens a session.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcpr_compiler::ir::{self, ForEach, Skip, Suite, Test};
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use tokio::task::JoinSet;
+
+use crate::exec::{self, Failure, Outcome, TestInput, TestResult, slug, test_id};
+
+/// How to run a suite.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Most tests running at once (at least 1).
+    pub jobs: usize,
+    /// Only tests whose name (glob, `*` wildcard, case-insensitive, whole name) or id match.
+    pub filter: Option<String>,
+    /// With `filter`: do not pull in the dependencies of the selected tests.
+    pub no_deps: bool,
+    /// Stop starting tests after the first one that did not pass.
+    pub fail_fast: bool,
+    /// Replaces the suite's default target (tests naming a `server` keep theirs).
+    pub target: Option<ir::Target>,
+    /// Deadline of each session's handshake.
+    pub connect_timeout: Duration,
+    /// Loaded state for `${state.…}` (an object).
+    pub state: Value,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
+            filter: None,
+            no_deps: false,
+            fail_fast: false,
+            target: None,
+            connect_timeout: Duration::from_secs(30),
+            state: json!({}),
+        }
+    }
+}
+
+/// A problem with the suite that stops it before any test runs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct PlanError {
+    /// `MCP-DEP-001` duplicate id, `MCP-DEP-002` cycle, `MCP-DEP-004` unknown dependency,
+    /// `MCP-CONFIG-002` unknown named server or unusable data.
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn plan_error(code: &'static str, message: impl Into<String>) -> PlanError {
+    PlanError {
+        code,
+        message: message.into(),
+    }
+}
+
+/// What happens during a run, for reporters. `TestFinished` events arrive in report order.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The run begins: suite name and number of tests that will be reported.
+    RunStarted {
+        /// Suite name.
+        suite: String,
+        /// Tests in the report.
+        tests: usize,
+    },
+    /// A test ended (or was skipped or blocked), in report order.
+    TestFinished(Box<TestResult>),
+}
+
+/// Counts per outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Passed tests.
+    pub passed: usize,
+    /// Failed tests.
+    pub failed: usize,
+    /// Errored tests (the server or the environment broke).
+    pub errored: usize,
+    /// Skipped tests.
+    pub skipped: usize,
+    /// Blocked tests.
+    pub blocked: usize,
+}
+
+/// The result of a whole run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// Suite name.
+    pub suite_name: String,
+    /// `passed` when no test failed, errored or was blocked; `failed` otherwise.
+    pub status: &'static str,
+    /// Milliseconds for the whole run.
+    pub duration_ms: u64,
+    /// Every test in report order.
+    pub tests: Vec<TestResult>,
+    /// Outputs of every test: `ID.KEY` → value.
+    pub outputs: Map<String, Value>,
+    /// Counts per outcome.
+    pub summary: Summary,
+}
+
+impl RunResult {
+    /// Counts per outcome of a list of results.
+    pub fn summarise(tests: &[TestResult]) -> Summary {
+        let mut s = Summary::default();
+        for t in tests {
+            match t.status {
+                Outcome::Passed => s.passed += 1,
+                Outcome::Failed => s.failed += 1,
+                Outcome::Errored => s.errored += 1,
+                Outcome::Skipped => s.skipped += 1,
+                Outcome::Blocked => s.blocked += 1,
+            }
+        }
+        s
+    }
+}
+
+/// One runnable test after data rows are expanded.
+#[derive(Debug, Clone)]
+struct Planned {
+    test: Test,
+    id: String,
+    logical: String,
+    deps: Vec<String>,
+}
+
+/// Whole-name, case-insensitive glob match with `*` as the only wildcard.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.to_lowercase().chars().collect();
+    let t: Vec<char> = text.to_lowercase().chars().collect();
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+fn expand(suite: &Suite) -> Result<Vec<Planned>, PlanError> {
+    let mut out = Vec::new();
+    for test in &suite.tests {
+        let id = test_id(test);
+        let logical = test
+            .logical_name
+            .clone()
+            .unwrap_or_else(|| test.name.clone());
+        let deps = test.depends_on.clone().unwrap_or_default();
+        match &test.for_each {
+            None => out.push(Planned {
+                test: test.clone(),
+                id,
+                logical,
+                deps,
+            }),
+            Some(ForEach::Rows(rows)) => {
+                for (i, row) in rows.rows.iter().enumerate() {
+                    let row_id = (i + 1).to_string();
+                    let mut t = test.clone();
+                    t.for_each = None;
+                    t.name = format!("{} [{row_id}]", test.name);
+                    t.id = Some(format!("{id}.{row_id}"));
+                    let mut vars = t.variables.take().unwrap_or_default();
+                    vars.insert(
+                        "row".into(),
+                        Value::Object(row.clone().into_iter().collect()),
+                    );
+                    t.variables = Some(vars);
+                    out.push(Planned {
+                        id: format!("{id}.{row_id}"),
+                        test: t,
+                        logical: logical.clone(),
+                        deps: deps.clone(),
+                    });
+                }
+            }
+            Some(_) => {
+                return Err(plan_error(
+                    "MCP-CONFIG-002",
+                    format!(
+                        "test {:?}: rows from data sources and files are not supported by this runner yet; use an inline `For each row:` table",
+                        test.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Indexes of the tests a dependency name refers to: equal id, or rows of a logical test.
+fn producers(tests: &[Planned], dep: &str) -> Vec<usize> {
+    tests
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            t.id == dep
+                || slug(&t.logical) == dep
+                || t.id.strip_prefix(dep).is_some_and(|r| r.starts_with('.'))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Checks ids and dependencies and returns the report order (indexes into `tests`) and
+/// each test's producers.
+fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), PlanError> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        if let Some(j) = seen.insert(&t.id, i) {
+            return Err(plan_error(
+                "MCP-DEP-001",
+                format!(
+                    "tests {:?} and {:?} have the same id {:?}",
+                    tests[j].test.name, t.test.name, t.id
+                ),
+            ));
+        }
+    }
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(tests.len());
+    let mut graph: DiGraph<usize, ()> = DiGraph::new();
+    let nodes: Vec<NodeIndex> = (0..tests.len()).map(|i| graph.add_node(i)).collect();
+    for (i, t) in tests.iter().enumerate() {
+        let mut mine = Vec::new();
+        for dep in &t.deps {
+            let found = producers(tests, dep);
+            if found.is_empty() {
+                return Err(plan_error(
+                    "MCP-DEP-004",
+                    format!(
+                        "test {:?} depends on {dep:?}, which no test has as its id",
+                        t.test.name
+                    ),
+                ));
+            }
+            for p in found {
+                if !mine.contains(&p) {
+                    mine.push(p);
+                    graph.add_edge(nodes[p], nodes[i], ());
+                }
+            }
+        }
+        edges.push(mine);
+    }
+    if petgraph::algo::toposort(&graph, None).is_err() {
+        let cycle: Vec<String> = petgraph::algo::tarjan_scc(&graph)
+            .into_iter()
+            .find(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
+            .map(|scc| {
+                let mut ids: Vec<usize> = scc.iter().map(|n| graph[*n]).collect();
+                ids.sort_unstable();
+                ids.into_iter().map(|i| tests[i].id.clone()).collect()
+            })
+            .unwrap_or_default();
+        return Err(plan_error(
+            "MCP-DEP-002",
+            format!("the dependencies form a cycle: {}", cycle.join(" → ")),
+        ));
+    }
+    // Depth-first: dependencies before dependants, otherwise source order.
+    let mut order = Vec::with_capacity(tests.len());
+    let mut placed = vec![false; tests.len()];
+    fn visit(i: usize, edges: &[Vec<usize>], placed: &mut [bool], order: &mut Vec<usize>) {
+        if placed[i] {
+            return;
+        }
+        placed[i] = true;
+        for &p in &edges[i] {
+            visit(p, edges, placed, order);
+        }
+        order.push(i);
+    }
+    for i in 0..tests.len() {
+        visit(i, &edges, &mut placed, &mut order);
+    }
+    Ok((order, edges))
+}
+
+/// Which tests a filter selects, with their dependencies unless `no_deps`.
+fn select(tests: &[Planned], edges: &[Vec<usize>], opts: &RunOptions) -> Vec<bool> {
+    let Some(pattern) = &opts.filter else {
+        return vec![true; tests.len()];
+    };
+    let mut selected: Vec<bool> = tests
+        .iter()
+        .map(|t| {
+            glob_match(pattern, &t.test.name)
+                || glob_match(pattern, &t.logical)
+                || glob_match(pattern, &t.id)
+        })
+        .collect();
+    if !opts.no_deps {
+        let mut stack: Vec<usize> = (0..tests.len()).filter(|i| selected[*i]).collect();
+        while let Some(i) = stack.pop() {
+            for &p in &edges[i] {
+                if !selected[p] {
+                    selected[p] = true;
+                    stack.push(p);
+                }
+            }
+        }
+    }
+    selected
+}
+
+/// `deps` variable of a test: for each dependency name, its producer's outputs, or for
+/// several producers (rows) each key as a list in row order.
+fn deps_value(
+    tests: &[Planned],
+    results: &[Option<TestResult>],
+    t: &Planned,
+) -> Map<String, Value> {
+    let mut deps = Map::new();
+    for dep in &t.deps {
+        let found: Vec<&TestResult> = producers(tests, dep)
+            .into_iter()
+            .filter_map(|p| results[p].as_ref())
+            .collect();
+        let value = if found.len() == 1 {
+            Value::Object(found[0].outputs.clone())
+        } else {
+            let mut keys: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+            for r in &found {
+                for (k, v) in &r.outputs {
+                    keys.entry(k.clone()).or_default().push(v.clone());
+                }
+            }
+            Value::Object(
+                keys.into_iter()
+                    .map(|(k, v)| (k, Value::Array(v)))
+                    .collect(),
+            )
+        };
+        deps.insert(dep.clone(), value);
+    }
+    deps
+}
+
+/// Runs a suite and calls `on_event` as it goes; `TestFinished` events come in report
+/// order. Returns every result in that order.
+pub async fn run_suite(
+    suite: Arc<Suite>,
+    opts: RunOptions,
+    on_event: &mut (dyn FnMut(&Event) + Send),
+) -> Result<RunResult, PlanError> {
+    let started = Instant::now();
+    let tests = expand(&suite)?;
+    let (order, edges) = plan(&tests)?;
+    let selected = select(&tests, &edges, &opts);
+    for t in &tests {
+        if let Some(name) = &t.test.server
+            && suite.servers.as_ref().is_none_or(|s| s.get(name).is_none())
+        {
+            return Err(plan_error(
+                "MCP-CONFIG-002",
+                format!(
+                    "test {:?} names server {name:?}, which the suite does not declare",
+                    t.test.name
+                ),
+            ));
+        }
+    }
+    let order: Vec<usize> = order.into_iter().filter(|i| selected[*i]).collect();
+    let suite_name = suite
+        .name
+        .clone()
+        .unwrap_or_else(|| "MCP test suite".into());
+    on_event(&Event::RunStarted {
+        suite: suite_name.clone(),
+        tests: order.len(),
+    });
+
+    let jobs = opts.jobs.max(1);
+    let mut results: Vec<Option<TestResult>> = vec![None; tests.len()];
+    let mut started_set = vec![false; tests.len()];
+    let mut running: JoinSet<(usize, TestResult)> = JoinSet::new();
+    let mut emitted = 0usize;
+    let mut stop = false;
+    let shared: Arc<Vec<Planned>> = Arc::new(tests);
+    let tests = &*shared;
+
+    loop {
+        // Decide every waiting test whose producers have all finished, in report order.
+        let mut progressed = true;
+        while progressed {
+            progressed = false;
+            for &i in &order {
+                if started_set[i] {
+                    continue;
+                }
+                let t = &tests[i];
+                let producers_of = &edges[i];
+                let unselected: Vec<&str> = producers_of
+                    .iter()
+                    .filter(|p| !selected[**p])
+                    .map(|p| tests[*p].id.as_str())
+                    .collect();
+                if !producers_of
+                    .iter()
+                    .all(|p| !selected[*p] || results[*p].is_some())
+                {
+                    continue;
+                }
+                let not_passed: Vec<&str> = producers_of
+                    .iter()
+                    .filter(|p| {
+                        !selected[**p]
+                            || results[**p]
+                                .as_ref()
+                                .is_some_and(|r| r.status != Outcome::Passed)
+                    })
+                    .map(|p| tests[*p].id.as_str())
+                    .collect();
+                let immediate = if !not_passed.is_empty() {
+                    let mut msg = format!("dependencies did not pass: {}", not_passed.join(", "));
+                    if !unselected.is_empty() {
+                        msg.push_str(&format!(" (not selected: {})", unselected.join(", ")));
+                    }
+                    Some(TestResult::not_run(
+                        &t.id,
+                        &t.test.name,
+                        Outcome::Blocked,
+                        Failure {
+                            code: "MCP-DEP-003".into(),
+                            message: msg,
+                            ..Failure::default()
+                        },
+                    ))
+                } else if let Some(reason) = skip_reason(&t.test) {
+                    Some(TestResult::not_run(
+                        &t.id,
+                        &t.test.name,
+                        Outcome::Skipped,
+                        Failure {
+                            code: "MCP-SKIP-001".into(),
+                            message: reason,
+                            ..Failure::default()
+                        },
+                    ))
+                } else if stop {
+                    Some(TestResult::not_run(
+                        &t.id,
+                        &t.test.name,
+                        Outcome::Skipped,
+                        Failure {
+                            code: "MCP-FAILFAST-001".into(),
+                            message: "not run: --fail-fast stopped the run after a failure".into(),
+                            ..Failure::default()
+                        },
+                    ))
+                } else {
+                    None
+                };
+                if let Some(r) = immediate {
+                    started_set[i] = true;
+                    results[i] = Some(r);
+                    progressed = true;
+                    continue;
+                }
+                if running.len() >= jobs {
+                    continue;
+                }
+                started_set[i] = true;
+                let target = match &t.test.server {
+                    Some(name) => suite
+                        .servers
+                        .as_ref()
+                        .and_then(|s| s.get(name))
+                        .cloned()
+                        .unwrap_or_else(|| suite.target.clone()),
+                    None => opts.target.clone().unwrap_or_else(|| suite.target.clone()),
+                };
+                let input = TestInput {
+                    target,
+                    deps: deps_value(tests, &results, t),
+                    state: opts.state.clone(),
+                    connect_timeout: opts.connect_timeout,
+                };
+                let suite = Arc::clone(&suite);
+                let shared = Arc::clone(&shared);
+                running.spawn(async move {
+                    let r = exec::run_test(&suite, &shared[i].test, input).await;
+                    (i, r)
+                });
+                progressed = true;
+            }
+        }
+        // Emit what is finished, in report order.
+        while emitted < order.len() {
+            match &results[order[emitted]] {
+                Some(r) => {
+                    on_event(&Event::TestFinished(Box::new(r.clone())));
+                    emitted += 1;
+                }
+                None => break,
+            }
+        }
+        match running.join_next().await {
+            Some(Ok((i, mut r))) => {
+                r.id = tests[i].id.clone();
+                if opts.fail_fast && matches!(r.status, Outcome::Failed | Outcome::Errored) {
+                    stop = true;
+                }
+                results[i] = Some(r);
+            }
+            Some(Err(e)) => {
+                return Err(plan_error(
+                    "MCP-INTERNAL-001",
+                    format!("a test task ended abnormally: {e}"),
+                ));
+            }
+            None => {
+                if emitted >= order.len() {
+                    break;
+                }
+            }
+        }
+    }
+
+    let tests_out: Vec<TestResult> = order.iter().filter_map(|i| results[*i].clone()).collect();
+    let mut outputs = Map::new();
+    for r in &tests_out {
+        for (k, v) in &r.outputs {
+            outputs.insert(format!("{}.{k}", r.id), v.clone());
+        }
+    }
+    let summary = RunResult::summarise(&tests_out);
+    Ok(RunResult {
+        suite_name,
+        status: if summary.failed + summary.errored + summary.blocked == 0 {
+            "passed"
+        } else {
+            "failed"
+        },
+        duration_ms: started.elapsed().as_millis() as u64,
+        tests: tests_out,
+        outputs,
+        summary,
+    })
+}
+
+fn skip_reason(test: &Test) -> Option<String> {
+    match &test.skip {
+        Some(Skip::Flag(true)) => Some("skipped".into()),
+        Some(Skip::Reason(r)) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(name: &str, id: &str, deps: &[&str]) -> Planned {
+        let test: Test = serde_json::from_value(json!({
+            "name": name, "id": id, "dependsOn": deps,
+            "steps": [{"tool": {"name": "echo"}}]
+        }))
+        .unwrap();
+        Planned {
+            test,
+            id: id.into(),
+            logical: name.into(),
+            deps: deps.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn order_is_depth_first_and_cycles_are_named() {
+        let tests = vec![t("C", "c", &["b"]), t("A", "a", &[]), t("B", "b", &["a"])];
+        let (order, _) = plan(&tests).unwrap();
+        assert_eq!(order, vec![1, 2, 0]);
+        let cyc = vec![t("A", "a", &["b"]), t("B", "b", &["a"]), t("D", "d", &[])];
+        let e = plan(&cyc).unwrap_err();
+        assert_eq!(e.code, "MCP-DEP-002");
+        assert!(e.message.contains("a → b"), "{}", e.message);
+        assert_eq!(
+            plan(&[t("A", "a", &["zz"])]).unwrap_err().code,
+            "MCP-DEP-004"
+        );
+        assert_eq!(
+            plan(&[t("A", "a", &[]), t("B", "a", &[])])
+                .unwrap_err()
+                .code,
+            "MCP-DEP-001"
+        );
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("add*", "Addition"));
+        assert!(glob_match("*tion", "Addition"));
+        assert!(!glob_match("add", "Addition"));
+        assert!(glob_match("a*d*n", "Addition"));
+    }
+}
