@@ -1092,12 +1092,16 @@ fn attach(l: &mut Lower<'_>, b: &mut TestBuilder, i: usize, node: &Node, scope: 
             let Some(p) = l.path(file, path) else { return };
             let step = &mut b.steps[i];
             let mut a = assertion(p);
-            let mut typed = values::typed(&value.value);
-            scope.rename_value(&mut typed);
+            let typed = || {
+                let mut v = values::typed(&value.value);
+                scope.rename_value(&mut v);
+                v
+            };
             match compare {
-                Compare::Equals => a.equals = Some(typed),
-                Compare::NotEquals => a.not_equals = Some(typed),
-                Compare::Contains => a.contains = Some(typed),
+                Compare::Equals => a.equals = Some(typed()),
+                Compare::NotEquals => a.not_equals = Some(typed()),
+                Compare::Contains => a.contains = Some(typed()),
+                // A regular expression is text, never typed.
                 _ => a.matches = Some(scope.rename_str(&value.value)),
             }
             push_json(step, a);

@@ -399,3 +399,12 @@ mod tests {
         assert_eq!(regex_escape("a.b (c)"), r"a\.b \(c\)");
     }
 }
+#[cfg(test)]
+mod fast_path {
+    #[test]
+    fn common_values_skip_the_yaml_parser() {
+        for t in ["\"Customer 1\"", "\"${expected}\"", "2", "gold", "true"] {
+            assert!(super::simple_scalar(t).is_some(), "{t}");
+        }
+    }
+}
