@@ -25,6 +25,8 @@ pub enum Command {
     Call(CallArgs),
     /// Start a server, shake hands and ping it, with timings.
     Ping(PingArgs),
+    /// Run test suites (`.mcpr` or Suite IR `.json`) against their servers.
+    Run(RunArgs),
 }
 
 /// Output format of diagnostics.
@@ -134,4 +136,40 @@ pub struct CallArgs {
 pub struct PingArgs {
     #[command(flatten)]
     pub target: AdhocTarget,
+}
+
+/// `mcpr run`: exit 0 all passed, 1 a test failed or was blocked, 2 usage or compile error,
+/// 3 a server, transport or internal failure (a test errored).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Suite files: `.mcpr`, or Suite IR JSON (`mcpr compile FILE --emit ir`).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Run this server command instead of the suite's target (split on spaces; quote with ").
+    #[arg(long, conflicts_with = "url")]
+    pub server: Option<String>,
+    /// Talk Streamable HTTP to this URL instead of the suite's target.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Most tests running at once (default: number of cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Only tests whose name or id matches (`*` wildcard, case-insensitive), with their dependencies.
+    #[arg(long = "test")]
+    pub test: Option<String>,
+    /// With --test: do not pull in dependencies (unselected producers block their consumers).
+    #[arg(long)]
+    pub no_deps: bool,
+    /// Start no further test after the first that failed or errored.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Write the JSON report (docs/run-report.md) to this path.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report to this path.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Colour on the terminal.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 }

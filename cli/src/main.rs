@@ -18,6 +18,7 @@ fn main() -> ExitCode {
         args::Command::Tools(a) => commands::adhoc::tools(a),
         args::Command::Call(a) => commands::adhoc::call(a),
         args::Command::Ping(a) => commands::adhoc::ping(a),
+        args::Command::Run(a) => commands::run::run(a),
     };
     ExitCode::from(code)
 }

@@ -17,6 +17,7 @@ pub mod exec;
 pub mod protocol;
 pub mod schedule;
 pub mod redact;
+pub mod report;
 pub mod session;
 pub mod transcript;
 pub mod transport;

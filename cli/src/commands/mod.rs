@@ -4,3 +4,4 @@ pub mod adhoc;
 pub mod check;
 pub mod compile;
 pub mod explain;
+pub mod run;

@@ -1,0 +1,220 @@
+//! `mcpr run FILE…`: compile each file to the Suite IR (or read IR JSON), run it with the
+//! scheduler, print the terminal report, write `--json` / `--junit`, pick the exit code.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::args::RunArgs;
+use crate::loader::FsLoader;
+use crate::output::{self, display_path};
+use mcpr_compiler::SourceMap;
+use mcpr_compiler::diagnostics::render;
+use mcpr_compiler::ir::{self, Suite};
+use mcpr_compiler::lower::{self, Options};
+use mcpr_compiler::source::SourceFile;
+use mcpr_runtime::exec::Outcome;
+use mcpr_runtime::report::{json, junit, terminal::Terminal};
+use mcpr_runtime::schedule::{self, RunOptions, RunResult};
+
+/// Exit code: a test failed or was blocked.
+const TEST_FAILED: u8 = 1;
+/// Exit code: a server, transport or internal failure.
+const SERVER_FAILURE: u8 = 3;
+/// Exit code: interrupted.
+const INTERRUPTED: u8 = 130;
+
+/// Reads one file into a suite, printing diagnostics; `None` when it cannot be run.
+fn load(path: &Path) -> Result<Suite, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let is_json = path.extension().is_some_and(|e| e == "json");
+    if is_json {
+        return serde_json::from_str::<Suite>(&text)
+            .map_err(|e| format!("{}: not a valid Suite IR: {e}", display_path(path)));
+    }
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new(display_path(path), text));
+    let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &Options::default());
+    if !compiled.diagnostics.is_empty() {
+        eprint!("{}", render::short(&compiled.diagnostics, &map));
+    }
+    if compiled.diagnostics.iter().any(|d| d.is_error()) {
+        return Err(format!("{}: the suite has errors", display_path(path)));
+    }
+    compiled.suite.ok_or_else(|| {
+        format!(
+            "{}: no tests to run (a file of flows is imported by suites, not run)",
+            display_path(path)
+        )
+    })
+}
+
+/// Splits a command line on spaces; double quotes group words.
+fn split_command(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(cur);
+    }
+    words
+}
+
+fn override_target(args: &RunArgs) -> Result<Option<ir::Target>, String> {
+    if let Some(url) = &args.url {
+        return Ok(Some(ir::Target::http(url.clone())));
+    }
+    if let Some(line) = &args.server {
+        let mut words = split_command(line);
+        if words.is_empty() {
+            return Err("--server needs a command".into());
+        }
+        let command = words.remove(0);
+        return Ok(Some(ir::Target::stdio(command, words)));
+    }
+    Ok(None)
+}
+
+/// Runs the command and returns the exit code.
+pub fn run(args: RunArgs) -> u8 {
+    let target = match override_target(&args) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return output::USAGE;
+        }
+    };
+    let mut suites = Vec::new();
+    for f in &args.files {
+        match load(f) {
+            Ok(s) => suites.push(s),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return output::USAGE;
+            }
+        }
+    }
+    let mut opts = RunOptions {
+        filter: args.test.clone(),
+        no_deps: args.no_deps,
+        fail_fast: args.fail_fast,
+        target,
+        ..RunOptions::default()
+    };
+    if let Some(j) = args.jobs {
+        if j == 0 {
+            eprintln!("error: --jobs must be at least 1");
+            return output::USAGE;
+        }
+        opts.jobs = j;
+    }
+    opts.connect_timeout = Duration::from_secs(30);
+    let color = output::use_color(args.color);
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return SERVER_FAILURE;
+        }
+    };
+    let outcome = rt.block_on(async {
+        let work = async {
+            let mut term = Terminal::new(std::io::stdout(), color);
+            let mut runs: Vec<RunResult> = Vec::new();
+            for suite in suites {
+                let mut on_event = |e: &schedule::Event| term.event(e);
+                match schedule::run_suite(Arc::new(suite), opts.clone(), &mut on_event).await {
+                    Ok(r) => runs.push(r),
+                    Err(e) => {
+                        let code = if e.code.starts_with("MCP-INTERNAL") {
+                            SERVER_FAILURE
+                        } else {
+                            output::USAGE
+                        };
+                        return Err((code, format!("error: {e}")));
+                    }
+                }
+            }
+            term.summary(&runs);
+            Ok(runs)
+        };
+        tokio::select! {
+            r = work => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    let runs = match outcome {
+        None => {
+            mcpr_runtime::kill_all_process_groups();
+            eprintln!("interrupted");
+            return INTERRUPTED;
+        }
+        Some(Err((code, msg))) => {
+            eprintln!("{msg}");
+            return code;
+        }
+        Some(Ok(runs)) => runs,
+    };
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&json::report(&runs)).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return SERVER_FAILURE;
+        }
+    }
+    if let Some(path) = &args.junit {
+        let written = junit::report(&runs)
+            .and_then(|xml| std::fs::write(path, xml).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return SERVER_FAILURE;
+        }
+    }
+    let all = runs.iter().flat_map(|r| &r.tests);
+    let mut code = output::OK;
+    for t in all {
+        match t.status {
+            Outcome::Errored => return SERVER_FAILURE,
+            Outcome::Failed | Outcome::Blocked => code = TEST_FAILED,
+            _ => {}
+        }
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_command;
+
+    #[test]
+    fn splits_with_quotes() {
+        assert_eq!(
+            split_command(r#"cargo run  -p "a b" x"#),
+            ["cargo", "run", "-p", "a b", "x"]
+        );
+        assert_eq!(split_command(r#"x """#), ["x", ""]);
+    }
+}

@@ -1,0 +1,183 @@
+//! The terminal reporter: one line per test with its status and duration, and for each
+//! failure the file:line with its source line, expected and actual, the last MCP message
+//! and the server's stderr tail when it died; then `P passed, F failed, S skipped, B blocked`.
+//! Colour only when asked (the CLI decides: a TTY and no `NO_COLOR`).
+
+use std::io::Write;
+
+use crate::exec::{Failure, Outcome, TestResult};
+use crate::schedule::{Event, RunResult, Summary};
+
+use super::tail;
+
+/// Writes the human report as events arrive.
+pub struct Terminal<W: Write> {
+    out: W,
+    color: bool,
+}
+
+fn paint(color: bool, code: &str, text: &str) -> String {
+    if color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// `1.2s` or `45ms`.
+pub fn duration(ms: u64) -> String {
+    if ms >= 1000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+impl<W: Write> Terminal<W> {
+    /// A reporter writing to `out`.
+    pub fn new(out: W, color: bool) -> Terminal<W> {
+        Terminal { out, color }
+    }
+
+    /// The writer back.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    /// Handles one scheduler event (write errors are ignored: a closed pipe must not stop
+    /// the run).
+    pub fn event(&mut self, e: &Event) {
+        let _ = match e {
+            Event::RunStarted { suite, tests } => writeln!(
+                self.out,
+                "{} {suite} ({tests} test{})",
+                paint(self.color, "1", "mcpr —"),
+                if *tests == 1 { "" } else { "s" }
+            ),
+            Event::TestFinished(t) => self.test(t),
+        };
+    }
+
+    fn test(&mut self, t: &TestResult) -> std::io::Result<()> {
+        let c = self.color;
+        let (mark, word) = match t.status {
+            Outcome::Passed => (paint(c, "32", "✓"), paint(c, "32", "passed")),
+            Outcome::Failed => (paint(c, "31", "✗"), paint(c, "31", "failed")),
+            Outcome::Errored => (paint(c, "31;1", "!"), paint(c, "31;1", "errored")),
+            Outcome::Skipped => (paint(c, "33", "○"), paint(c, "33", "skipped")),
+            Outcome::Blocked => (paint(c, "35", "⊘"), paint(c, "35", "blocked")),
+        };
+        match t.status {
+            Outcome::Skipped | Outcome::Blocked => {
+                let why = t
+                    .failure
+                    .as_ref()
+                    .map_or(String::new(), |f| format!(": {}", f.message));
+                writeln!(self.out, "  {mark} {} — {word}{why}", t.name)
+            }
+            _ => {
+                writeln!(
+                    self.out,
+                    "  {mark} {} {word} ({})",
+                    t.name,
+                    duration(t.duration_ms)
+                )?;
+                if let Some(f) = &t.failure
+                    && matches!(t.status, Outcome::Failed | Outcome::Errored)
+                {
+                    self.failure(f)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn failure(&mut self, f: &Failure) -> std::io::Result<()> {
+        let c = self.color;
+        let pad = "      ";
+        if let Some(loc) = &f.location {
+            writeln!(
+                self.out,
+                "{pad}{} {}:{}:{}",
+                paint(c, "2", "at"),
+                loc.file,
+                loc.line,
+                loc.column
+            )?;
+            if let Some(line) = source_line(&loc.file, loc.line) {
+                writeln!(self.out, "{pad}{:>4} | {}", loc.line, line.trim_end())?;
+            }
+        }
+        if let Some(step) = &f.step {
+            writeln!(self.out, "{pad}step “{step}”")?;
+        }
+        writeln!(self.out, "{pad}{}: {}", paint(c, "1", &f.code), f.message)?;
+        if let Some(e) = &f.expected {
+            writeln!(
+                self.out,
+                "{pad}{} {}",
+                paint(c, "32", "expected:"),
+                indent(e, pad)
+            )?;
+        }
+        if let Some(a) = &f.actual {
+            writeln!(
+                self.out,
+                "{pad}{} {}",
+                paint(c, "31", "actual:  "),
+                indent(a, pad)
+            )?;
+        }
+        if let Some(m) = &f.last_message {
+            writeln!(self.out, "{pad}last MCP message {m}")?;
+        }
+        if let Some(x) = &f.exit_status {
+            writeln!(self.out, "{pad}server exit status: {x}")?;
+        }
+        if let Some(t) = &f.stderr_tail {
+            writeln!(self.out, "{pad}server stderr (last lines):")?;
+            for l in tail(t, 20).lines() {
+                writeln!(self.out, "{pad}  {l}")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the summary line of one or more runs.
+    pub fn summary(&mut self, runs: &[RunResult]) {
+        let mut s = Summary::default();
+        let mut ms = 0;
+        for r in runs {
+            s.passed += r.summary.passed;
+            s.failed += r.summary.failed;
+            s.errored += r.summary.errored;
+            s.skipped += r.summary.skipped;
+            s.blocked += r.summary.blocked;
+            ms += r.duration_ms;
+        }
+        let _ = writeln!(self.out, "\n{} ({})", summary_line(&s), duration(ms));
+    }
+}
+
+/// `P passed, F failed, S skipped, B blocked`, plus `, E errored` when some errored.
+pub fn summary_line(s: &Summary) -> String {
+    let mut line = format!(
+        "{} passed, {} failed, {} skipped, {} blocked",
+        s.passed, s.failed, s.skipped, s.blocked
+    );
+    if s.errored > 0 {
+        line.push_str(&format!(", {} errored", s.errored));
+    }
+    line
+}
+
+fn indent(text: &str, pad: &str) -> String {
+    text.replace('\n', &format!("\n{pad}          "))
+}
+
+fn source_line(file: &str, line: u32) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    text.lines()
+        .nth(line.checked_sub(1)? as usize)
+        .map(str::to_string)
+}
