@@ -817,23 +817,34 @@ async fn official_conformance_client_scenarios() {
         "elicitation-sep1034-client-defaults",
         "sse-retry",
     ] {
-        let out = tokio::process::Command::new(&harness)
-            .args([
-                "client",
-                "--command",
-                &exe.display().to_string(),
-                "--scenario",
-                scenario,
-            ])
-            .env("NO_COLOR", "1")
-            .output()
-            .await
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success() && text.contains("OVERALL: PASSED") && text.contains(" 0 failed"),
-            "{scenario}:\n{text}"
-        );
+        // sse-retry grades reconnection timing (retry ± 200 ms): one more attempt keeps a
+        // loaded machine from failing it by accident; two failures in a row fail the test.
+        let mut report = String::new();
+        let mut passed = false;
+        for _attempt in 0..2 {
+            let out = tokio::process::Command::new(&harness)
+                .args([
+                    "client",
+                    "--command",
+                    &exe.display().to_string(),
+                    "--scenario",
+                    scenario,
+                ])
+                .env("NO_COLOR", "1")
+                .output()
+                .await
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            if out.status.success()
+                && text.contains("OVERALL: PASSED")
+                && text.contains(" 0 failed")
+            {
+                passed = true;
+                break;
+            }
+            report = text;
+        }
+        assert!(passed, "{scenario}:\n{report}");
     }
 }
