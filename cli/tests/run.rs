@@ -1,0 +1,301 @@
+//! `mcpr run` end to end: the runtime conformance suites (`conformance-tests/runtime/`) with
+//! the expected outcome of every test, exit codes, IR JSON input, the JUnit and terminal
+//! reports. Real reference server, real pipes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn mcpr() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpr"));
+    c.current_dir(root()).env_remove("NO_COLOR");
+    c
+}
+
+/// The reference server binary, built once (`MCPR_REFERENCE_SERVER` overrides).
+fn reference_server() -> String {
+    if let Ok(p) = std::env::var("MCPR_REFERENCE_SERVER") {
+        return p;
+    }
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
+                .parent()
+                .unwrap()
+                .to_path_buf();
+            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "mcpr-reference-server",
+                    "-p",
+                    "mcpr-hostile-server",
+                ])
+                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the reference server failed");
+            dir.join("mcpr-reference-server")
+        })
+        .display()
+        .to_string()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `(test name, status, code)` from the `# expect:` comment above each `Test:` line.
+fn expectations(source: &str) -> Vec<(String, String, Option<String>)> {
+    let mut out = Vec::new();
+    let mut pending: Option<(String, Option<String>)> = None;
+    for line in source.lines() {
+        if let Some(rest) = line.strip_prefix("# expect:") {
+            let mut words = rest.split_whitespace();
+            let status = words
+                .next()
+                .expect("a status after `# expect:`")
+                .to_string();
+            pending = Some((status, words.next().map(str::to_string)));
+        } else if let Some(name) = line.strip_prefix("Test:") {
+            let name = name.trim().trim_matches('"').to_string();
+            let (status, code) = pending
+                .take()
+                .unwrap_or_else(|| panic!("test {name:?} has no `# expect:` line above it"));
+            out.push((name, status, code));
+        } else if !line.trim().is_empty() {
+            assert!(
+                pending.is_none(),
+                "`# expect:` must be right above a `Test:` line, not {line:?}"
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn conformance_suites_have_their_expected_outcomes() {
+    let server = reference_server();
+    let dir = root().join("conformance-tests/runtime");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mcpr"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for file in files {
+        let source = std::fs::read_to_string(&file).unwrap();
+        let expected = expectations(&source);
+        let json = tmp.path().join("report.json");
+        let rel = file.strip_prefix(root()).unwrap();
+        let out = mcpr()
+            .arg("run")
+            .arg(rel)
+            .args(["--server", &server, "--jobs", "4", "--json"])
+            .arg(&json)
+            .output()
+            .unwrap();
+        let any_bad = expected
+            .iter()
+            .any(|(_, s, _)| s == "failed" || s == "blocked");
+        assert_eq!(
+            out.status.code(),
+            Some(if any_bad { 1 } else { 0 }),
+            "{}: {}",
+            rel.display(),
+            text(&out)
+        );
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let tests = report["suites"][0]["tests"].as_array().unwrap();
+        assert_eq!(tests.len(), expected.len(), "{}", rel.display());
+        for (name, status, code) in &expected {
+            let t = tests
+                .iter()
+                .find(|t| t["name"] == name.as_str())
+                .unwrap_or_else(|| panic!("{}: no result for {name:?}", rel.display()));
+            assert_eq!(
+                t["status"],
+                status.as_str(),
+                "{}: {name}: {t:#}",
+                rel.display()
+            );
+            if let Some(code) = code {
+                assert_eq!(
+                    t["failure"]["code"],
+                    code.as_str(),
+                    "{}: {name}: {t:#}",
+                    rel.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 35, "only {checked} tests checked");
+}
+
+#[test]
+fn failure_report_points_at_the_line_with_expected_and_actual() {
+    let server = reference_server();
+    let out = mcpr()
+        .args([
+            "run",
+            "conformance-tests/runtime/assertions-fail.mcpr",
+            "--server",
+            &server,
+            "--test",
+            "contains on a string",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !stdout.contains('\x1b'),
+        "no colour when stdout is not a terminal: {stdout}"
+    );
+    for needle in [
+        "✗ contains on a string failed",
+        "at conformance-tests/runtime/assertions-fail.mcpr:30:3",
+        "30 |   Call tool \"echo\" with:",
+        "expected: contains \"bye\"",
+        "actual:   \"hello\"",
+        "last MCP message (received, response)",
+        "0 passed, 1 failed, 0 skipped, 0 blocked",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in:\n{stdout}");
+    }
+}
+
+#[test]
+fn junit_shows_failed_blocked_and_skipped_tests() {
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = tmp.path().join("junit.xml");
+    let out = mcpr()
+        .args([
+            "run",
+            "conformance-tests/runtime/lifecycle.mcpr",
+            "--server",
+            &server,
+            "--junit",
+        ])
+        .arg(&xml)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let xml = std::fs::read_to_string(xml).unwrap();
+    assert!(
+        xml.contains(r#"<testsuite name="Lifecycle, variables and dependencies" tests="10""#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<failure message="conformance-tests/runtime/lifecycle.mcpr:"#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"type="blocked""#), "{xml}");
+    assert_eq!(xml.matches("<skipped").count(), 3, "{xml}");
+}
+
+#[test]
+fn ir_json_input_and_exit_codes() {
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    // IR JSON, as `mcpr compile --emit ir` writes it, runs the same as the .mcpr file.
+    let ir = mcpr()
+        .args(["compile", "examples/customers.mcpr", "--emit", "ir"])
+        .output()
+        .unwrap();
+    assert_eq!(ir.status.code(), Some(0), "{}", text(&ir));
+    let ir_path = tmp.path().join("customers.ir.json");
+    std::fs::write(&ir_path, &ir.stdout).unwrap();
+    let out = mcpr()
+        .arg("run")
+        .arg(&ir_path)
+        .args(["--server", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("3 passed, 0 failed, 0 skipped, 0 blocked")
+    );
+
+    // A dependency cycle is a configuration error: exit 2, nothing runs.
+    let mut suite: Value = serde_json::from_slice(&ir.stdout).unwrap();
+    suite["tests"][0]["dependsOn"] = serde_json::json!(["echo"]);
+    std::fs::write(&ir_path, suite.to_string()).unwrap();
+    let out = mcpr()
+        .arg("run")
+        .arg(&ir_path)
+        .args(["--server", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("MCP-DEP-002"),
+        "{}",
+        text(&out)
+    );
+
+    // A file that does not compile: exit 2.
+    let bad = tmp.path().join("bad.mcpr");
+    std::fs::write(
+        &bad,
+        "MCP Test 1\nServer: x\nTest: \"t\"\n\tCall tool \"a\"\n",
+    )
+    .unwrap();
+    let out = mcpr().arg("run").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+
+    // A server that cannot start: the tests error, exit 3, with the reason.
+    let out = mcpr()
+        .args([
+            "run",
+            "examples/customers.mcpr",
+            "--server",
+            "/nonexistent/mcp-server",
+            "--test",
+            "Echo",
+            "--no-deps",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an unselected producer blocks: {}",
+        text(&out)
+    );
+    let out = mcpr()
+        .args([
+            "run",
+            "examples/customers.mcpr",
+            "--server",
+            "/nonexistent/mcp-server",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("MCP-SPAWN-001"),
+        "{}",
+        text(&out)
+    );
+}
