@@ -177,3 +177,97 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
     assert_eq!(r.status, Outcome::Errored);
     assert_eq!(r.failure.unwrap().code, "MCP-SPAWN-001");
 }
+
+fn hostile_suite(mode: &str, tests: Value) -> Suite {
+    let server = common::server_bin("mcpr-hostile-server")
+        .display()
+        .to_string();
+    serde_json::from_value(json!({
+        "version": 1,
+        "target": {"transport": "stdio", "command": server, "args": [mode]},
+        "tests": tests,
+    }))
+    .expect("valid IR")
+}
+
+async fn run_suite_test(s: &Suite) -> TestResult {
+    let input = TestInput {
+        target: s.target.clone(),
+        deps: serde_json::Map::new(),
+        state: json!({}),
+        connect_timeout: Duration::from_secs(20),
+    };
+    run_test(s, &s.tests[0], input).await
+}
+
+#[tokio::test]
+async fn a_server_dying_mid_call_errors_the_test_with_its_stderr() {
+    let s = hostile_suite(
+        "crash-mid-call",
+        json!([{"name": "crash", "steps": [
+            {"tool": {"name": "echo", "arguments": {"text": "x"}}},
+            {"phase": "cleanup", "tool": {"name": "echo", "arguments": {"text": "y"}}},
+        ]}]),
+    );
+    let r = run_suite_test(&s).await;
+    assert_eq!(r.status, Outcome::Errored, "{r:#?}");
+    let f = r.failure.unwrap();
+    assert_eq!(f.code, "MCP-EXIT-001", "{f:?}");
+    assert!(
+        f.exit_status.as_deref().unwrap_or("").contains("70"),
+        "{f:?}"
+    );
+    assert!(
+        f.stderr_tail
+            .as_deref()
+            .unwrap_or("")
+            .contains("hostile: panicked while handling tools/call"),
+        "{f:?}"
+    );
+    assert_eq!(r.steps[0].status, StepStatus::Errored);
+}
+
+#[tokio::test]
+async fn structured_content_must_match_the_output_schema() {
+    let s = hostile_suite(
+        "bad-structured",
+        json!([{"name": "schema", "steps": [{"tool": {"name": "echo", "arguments": {"text": "x"}}}]}]),
+    );
+    let r = run_suite_test(&s).await;
+    assert_eq!(r.status, Outcome::Failed, "{r:#?}");
+    assert_eq!(r.failure.unwrap().code, "MCP-PROTOCOL-008");
+}
+
+#[tokio::test]
+async fn runs_over_streamable_http() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(common::server_bin("mcpr-reference-server"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the reference server");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    let s: Suite = serde_json::from_value(json!({
+        "version": 1,
+        "target": {"transport": "streamable-http", "url": url},
+        "tests": [{"name": "http", "requires": {"capabilities": ["tools"]}, "steps": [
+            {"tool": {"name": "add", "arguments": {"a": 1, "b": 2}},
+             "assert": {"json": [{"path": "$.structuredContent.sum", "equals": 3}]}},
+            {"tool": {"name": "regional", "arguments": {"region": "eu", "text": "hi"}},
+             "assert": {"json": [{"path": "$.content[0].text", "contains": "eu"}]}},
+        ]}],
+    }))
+    .unwrap();
+    let r = run_suite_test(&s).await;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(r.status, Outcome::Passed, "{r:#?}");
+    assert!(r.protocol_version.is_some());
+}
