@@ -299,3 +299,75 @@ fn ir_json_input_and_exit_codes() {
         text(&out)
     );
 }
+
+#[test]
+fn secrets_never_reach_any_report() {
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let planted = "tok-5a7e/9q+SECRET";
+    let in_env = "env-value-8c1d2e";
+    let suite = serde_json::json!({
+        "version": 1,
+        "name": "secrets",
+        "target": {"transport": "stdio", "command": server, "env": {"PLANTED": in_env}},
+        "redact": [planted],
+        "tests": [
+            {"name": "leaks in expected and actual", "id": "leak",
+             "steps": [{"tool": {"name": "echo", "arguments": {"text": planted}},
+                        "assert": {"json": [{"path": "$.content[0].text", "equals": format!("{planted}!")}]}}]},
+            {"name": "leaks from the environment",
+             "steps": [{"tool": {"name": "environment", "arguments": {"name": "PLANTED"}},
+                        "assert": {"json": [{"path": "$.content[0].text", "equals": "nothing"}]}}]},
+            {"name": "sensitive export", "id": "exp",
+             "steps": [{"tool": {"name": "echo", "arguments": {"text": "sensitive-output-77"}},
+                        "export": {"v": {"path": "$.content[0].text", "sensitive": true}}}]},
+            {"name": "consumer gets the real value", "dependsOn": ["exp"],
+             "steps": [{"tool": {"name": "echo", "arguments": {"text": "${deps.exp.v}"}},
+                        "assert": {"json": [{"path": "$.content[0].text", "equals": "sensitive-output-77"}]}}]},
+        ]
+    });
+    let ir = tmp.path().join("secrets.ir.json");
+    std::fs::write(&ir, suite.to_string()).unwrap();
+    let json = tmp.path().join("r.json");
+    let xml = tmp.path().join("r.xml");
+    let out = mcpr()
+        .arg("run")
+        .arg(&ir)
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&xml)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let json_text = std::fs::read_to_string(&json).unwrap();
+    let report: Value = serde_json::from_str(&json_text).unwrap();
+    let statuses: Vec<&str> = report["suites"][0]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["failed", "failed", "passed", "passed"],
+        "{json_text}"
+    );
+    let all = format!(
+        "{}\n{json_text}\n{}",
+        text(&out),
+        std::fs::read_to_string(&xml).unwrap()
+    );
+    assert!(all.contains("[REDACTED]"), "{all}");
+    use base64::Engine as _;
+    for secret in [planted, in_env, "sensitive-output-77"] {
+        let forms = [
+            secret.to_string(),
+            secret.replace('/', "%2F").replace('+', "%2B"),
+            base64::engine::general_purpose::STANDARD.encode(secret),
+        ];
+        for f in forms {
+            assert!(!all.contains(&f), "{f:?} leaked:\n{all}");
+        }
+    }
+}

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::task::JoinSet;
 
+use crate::exec::secrets::Redactor;
 use crate::exec::{self, Failure, Outcome, TestInput, TestResult, slug, test_id};
 
 /// How to run a suite.
@@ -402,6 +403,20 @@ pub async fn run_suite(
         tests: order.len(),
     });
 
+    let mut redactor = Redactor::for_suite(&suite);
+    let sensitive: Vec<Vec<String>> = tests
+        .iter()
+        .map(|t| {
+            t.test
+                .steps
+                .iter()
+                .flat_map(|s| s.export.iter().flat_map(|e| e.iter()))
+                .filter(|(_, e)| e.sensitive == Some(true))
+                .map(|(k, _)| k.to_string())
+                .collect()
+        })
+        .collect();
+    let mut shown: Vec<Option<TestResult>> = vec![None; tests.len()];
     let jobs = opts.jobs.max(1);
     let mut results: Vec<Option<TestResult>> = vec![None; tests.len()];
     let mut started_set = vec![false; tests.len()];
@@ -519,9 +534,17 @@ pub async fn run_suite(
         }
         // Emit what is finished, in report order.
         while emitted < order.len() {
-            match &results[order[emitted]] {
+            let i = order[emitted];
+            match &results[i] {
                 Some(r) => {
-                    on_event(&Event::TestFinished(Box::new(r.clone())));
+                    for k in &sensitive[i] {
+                        if let Some(v) = r.outputs.get(k) {
+                            redactor.add(&exec::values::as_text(v));
+                        }
+                    }
+                    let people = redactor.result(r, &sensitive[i]);
+                    on_event(&Event::TestFinished(Box::new(people.clone())));
+                    shown[i] = Some(people);
                     emitted += 1;
                 }
                 None => break,
@@ -549,7 +572,7 @@ pub async fn run_suite(
         }
     }
 
-    let tests_out: Vec<TestResult> = order.iter().filter_map(|i| results[*i].clone()).collect();
+    let tests_out: Vec<TestResult> = order.iter().filter_map(|i| shown[*i].clone()).collect();
     let mut outputs = Map::new();
     for r in &tests_out {
         for (k, v) in &r.outputs {

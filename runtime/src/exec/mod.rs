@@ -3,6 +3,7 @@
 //! §4.4–§4.6, architecture.md "Compatibility decisions").
 
 pub mod assert;
+pub mod secrets;
 pub mod values;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,182 @@
+//! Keeping secrets out of every report: the suite's `redact` values, the values given to a
+//! target in its environment and headers, the values of the runner's credential-like
+//! environment variables, and `sensitive` exports, in plain, URL-encoded and base64 forms.
+//! Dependency outputs reach consumers unredacted; only what people read is redacted.
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::{Failure, TestResult};
+use crate::redact::looks_like_credential;
+
+/// What replaces a secret.
+pub const MASK: &str = "[REDACTED]";
+
+/// Secrets shorter than this are not searched for (they would mask ordinary text).
+const MIN_LEN: usize = 4;
+
+/// A set of secrets and the forms they may take in text.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    forms: Vec<String>,
+}
+
+impl Redactor {
+    /// An empty redactor.
+    pub fn new() -> Redactor {
+        Redactor::default()
+    }
+
+    /// The redactor of a suite: its `redact` list, target env and header values (of every
+    /// target), and the runner's credential-like environment values.
+    pub fn for_suite(suite: &mcpr_compiler::ir::Suite) -> Redactor {
+        let mut r = Redactor::new();
+        for s in suite.redact.iter().flatten() {
+            r.add(s);
+        }
+        let mut targets = vec![&suite.target];
+        for map in [&suite.targets, &suite.servers].into_iter().flatten() {
+            targets.extend(map.iter().map(|(_, t)| t));
+        }
+        for t in targets {
+            match t {
+                mcpr_compiler::ir::Target::Stdio(s) => {
+                    for (_, v) in s.env.iter().flat_map(|e| e.iter()) {
+                        r.add(v);
+                    }
+                }
+                mcpr_compiler::ir::Target::StreamableHttp(h)
+                | mcpr_compiler::ir::Target::Sse(h) => {
+                    for (_, v) in h.headers.iter().flat_map(|e| e.iter()) {
+                        r.add(v);
+                        // `Bearer abc…`: the token alone too.
+                        if let Some((_, token)) = v.split_once(' ') {
+                            r.add(token);
+                        }
+                    }
+                }
+            }
+        }
+        for (name, value) in crate::redact::runner_env() {
+            if looks_like_credential(&name) {
+                r.add(&value);
+            }
+        }
+        r
+    }
+
+    /// Adds a secret (ignored when shorter than 4 characters or a `${…}` template).
+    pub fn add(&mut self, secret: &str) {
+        if secret.len() < MIN_LEN || secret.starts_with("${") {
+            return;
+        }
+        let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
+        let forms = [
+            secret.to_string(),
+            url_encode(secret),
+            b64.clone(),
+            b64.trim_end_matches('=').to_string(),
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),
+            serde_json::to_string(secret)
+                .unwrap_or_default()
+                .trim_matches('"')
+                .to_string(),
+        ];
+        for f in forms {
+            if f.len() >= MIN_LEN && !self.forms.contains(&f) {
+                self.forms.push(f);
+            }
+        }
+        self.forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    }
+
+    /// The text with every secret form masked.
+    pub fn text(&self, s: &str) -> String {
+        let mut out = s.to_string();
+        for f in &self.forms {
+            if out.contains(f.as_str()) {
+                out = out.replace(f.as_str(), MASK);
+            }
+        }
+        out
+    }
+
+    fn value(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => *s = self.text(s),
+            Value::Array(items) => items.iter_mut().for_each(|i| self.value(i)),
+            Value::Object(o) => o.values_mut().for_each(|i| self.value(i)),
+            _ => {}
+        }
+    }
+
+    fn failure(&self, f: &mut Failure) {
+        f.message = self.text(&f.message);
+        for s in [
+            &mut f.expected,
+            &mut f.actual,
+            &mut f.last_message,
+            &mut f.stderr_tail,
+            &mut f.step,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            *s = self.text(s);
+        }
+    }
+
+    /// A copy of a result fit for people: every secret masked, and the outputs named in
+    /// `sensitive` replaced by the mask.
+    pub fn result(&self, r: &TestResult, sensitive: &[String]) -> TestResult {
+        let mut r = r.clone();
+        if self.forms.is_empty() && sensitive.is_empty() {
+            return r;
+        }
+        if let Some(f) = &mut r.failure {
+            self.failure(f);
+        }
+        for s in &mut r.steps {
+            if let Some(f) = &mut s.failure {
+                self.failure(f);
+            }
+        }
+        for (k, v) in r.outputs.iter_mut() {
+            if sensitive.contains(k) {
+                *v = Value::String(MASK.into());
+            } else {
+                self.value(v);
+            }
+        }
+        r
+    }
+}
+
+fn url_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_plain_url_encoded_and_base64_forms() {
+        let mut r = Redactor::new();
+        r.add("s3cr3t/tok+en");
+        r.add("ab");
+        assert_eq!(r.text("x s3cr3t/tok+en y"), "x [REDACTED] y");
+        assert_eq!(r.text("q=s3cr3t%2Ftok%2Ben"), "q=[REDACTED]");
+        let b64 = base64::engine::general_purpose::STANDARD.encode("s3cr3t/tok+en");
+        assert_eq!(r.text(&format!("Basic {b64}")), "Basic [REDACTED]");
+        assert_eq!(r.text("ab stays"), "ab stays");
+    }
+}
