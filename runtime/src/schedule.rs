@@ -417,6 +417,7 @@ pub async fn run_suite(
         })
         .collect();
     let mut shown: Vec<Option<TestResult>> = vec![None; tests.len()];
+    let closing: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
     let jobs = opts.jobs.max(1);
     let mut results: Vec<Option<TestResult>> = vec![None; tests.len()];
     let mut started_set = vec![false; tests.len()];
@@ -525,8 +526,16 @@ pub async fn run_suite(
                 };
                 let suite = Arc::clone(&suite);
                 let shared = Arc::clone(&shared);
+                let closing = closing.clone();
                 running.spawn(async move {
-                    let r = exec::run_test(&suite, &shared[i].test, input).await;
+                    let (r, client) = exec::run_test_open(&suite, &shared[i].test, input).await;
+                    // Close off the critical path: the next test need not wait for it.
+                    if let Some(c) = client {
+                        let handle = tokio::spawn(async move {
+                            c.close().await;
+                        });
+                        closing.lock().expect("closing lock").push(handle);
+                    }
                     (i, r)
                 });
                 progressed = true;
@@ -572,6 +581,11 @@ pub async fn run_suite(
         }
     }
 
+    // Every server is ended before the run returns, so none is orphaned.
+    let handles: Vec<_> = std::mem::take(&mut *closing.lock().expect("closing lock"));
+    for h in handles {
+        let _ = h.await;
+    }
     let tests_out: Vec<TestResult> = order.iter().filter_map(|i| shown[*i].clone()).collect();
     let mut outputs = Map::new();
     for r in &tests_out {

@@ -438,6 +438,20 @@ fn step_name(step: &Step) -> String {
 /// Runs one test: opens its session, checks its requirements, runs its steps and closes
 /// the session. Never panics on a misbehaving server; every problem becomes the result.
 pub async fn run_test(suite: &ir::Suite, test: &ir::Test, input: TestInput) -> TestResult {
+    let (result, client) = run_test_open(suite, test, input).await;
+    if let Some(c) = client {
+        c.close().await;
+    }
+    result
+}
+
+/// Like [`run_test`], but hands back the still-open session so the caller can close it off
+/// the critical path (the scheduler closes sessions in the background).
+pub async fn run_test_open(
+    suite: &ir::Suite,
+    test: &ir::Test,
+    input: TestInput,
+) -> (TestResult, Option<Client>) {
     let id = test_id(test);
     let started = Instant::now();
     let default_timeout = suite
@@ -460,7 +474,7 @@ pub async fn run_test(suite: &ir::Suite, test: &ir::Test, input: TestInput) -> T
         Err(e) => {
             result.status = Outcome::Errored;
             result.failure = Some(Failure::plain("MCP-CONFIG-001", e));
-            return result;
+            return (result, None);
         }
     };
     let config = SessionConfig {
@@ -475,16 +489,15 @@ pub async fn run_test(suite: &ir::Suite, test: &ir::Test, input: TestInput) -> T
             result.status = Outcome::Errored;
             result.failure = Some(Failure::from_error(&e));
             result.duration_ms = started.elapsed().as_millis() as u64;
-            return result;
+            return (result, None);
         }
     };
     result.protocol_version = Some(client.protocol_version().to_string());
     if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
-        client.close().await;
         result.status = Outcome::Skipped;
         result.failure = Some(reason);
         result.duration_ms = started.elapsed().as_millis() as u64;
-        return result;
+        return (result, Some(client));
     }
 
     let mut vars = Vars::new();
@@ -528,8 +541,7 @@ pub async fn run_test(suite: &ir::Suite, test: &ir::Test, input: TestInput) -> T
     }
     result.outputs = runner.outputs;
     result.duration_ms = started.elapsed().as_millis() as u64;
-    client.close().await;
-    result
+    (result, Some(client))
 }
 
 fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<Failure> {
