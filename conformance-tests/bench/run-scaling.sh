@@ -11,9 +11,14 @@ root=$(cd "$here/../.." && pwd)
 n=${1:-64}
 ms=${2:-500}
 target=${CARGO_TARGET_DIR:-$root/target}
+profile=${MCPR_PROFILE:-release}   # MCPR_PROFILE=debug to reuse a debug build
 cd "$root"
-cargo build --release -q -p mcpr -p mcpr-reference-server
-server="$target/release/mcpr-reference-server"
+if [ "$profile" = release ]; then
+  cargo build --release -q -p mcpr -p mcpr-reference-server
+else
+  cargo build -q -p mcpr -p mcpr-reference-server
+fi
+server="$target/$profile/mcpr-reference-server"
 suite=$(mktemp --suffix=.ir.json)
 trap 'rm -f "$suite"' EXIT
 {
@@ -27,7 +32,7 @@ trap 'rm -f "$suite"' EXIT
 base=""
 for jobs in 1 2 4 8; do
   start=$(date +%s.%N)
-  "$target/release/mcpr" run "$suite" --jobs "$jobs" >/dev/null
+  "$target/$profile/mcpr" run "$suite" --jobs "$jobs" >/dev/null
   end=$(date +%s.%N)
   secs=$(echo "$end - $start" | bc -l)
   [ -z "$base" ] && base=$secs
