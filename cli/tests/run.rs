@@ -371,3 +371,46 @@ fn secrets_never_reach_any_report() {
         }
     }
 }
+
+#[test]
+fn github_annotations_point_at_the_failing_line() {
+    let server = reference_server();
+    let out = mcpr()
+        .args([
+            "run",
+            "conformance-tests/runtime/lifecycle.mcpr",
+            "--server",
+            &server,
+        ])
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(errors.len(), 4, "2 failed and 2 blocked: {stdout}");
+    assert!(
+        errors[0].starts_with("::error file=conformance-tests/runtime/lifecycle.mcpr,line=")
+            && errors[0].contains("title=mcpr%3A Broken producer::"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        stdout.contains("::notice title=mcpr::3 passed, 2 failed, 3 skipped, 2 blocked"),
+        "{stdout}"
+    );
+    let plain = mcpr()
+        .args([
+            "run",
+            "conformance-tests/runtime/lifecycle.mcpr",
+            "--server",
+            &server,
+        ])
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains("::error"));
+}

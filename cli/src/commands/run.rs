@@ -14,7 +14,7 @@ use mcpr_compiler::ir::{self, Suite};
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_runtime::exec::Outcome;
-use mcpr_runtime::report::{json, junit, terminal::Terminal};
+use mcpr_runtime::report::{github, json, junit, terminal::Terminal};
 use mcpr_runtime::schedule::{self, RunOptions, RunResult};
 
 /// Exit code: a test failed or was blocked.
@@ -178,6 +178,9 @@ pub fn run(args: RunArgs) -> u8 {
         }
         Some(Ok(runs)) => runs,
     };
+    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+        print!("{}", github::annotations(&runs));
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&json::report(&runs)).unwrap_or_default();
         if let Err(e) = std::fs::write(path, text + "\n") {

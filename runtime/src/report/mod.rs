@@ -1,6 +1,7 @@
 //! Reporters: they read scheduler events and results only, never sessions or transports.
 //! One module per output format.
 
+pub mod github;
 pub mod json;
 pub mod junit;
 pub mod terminal;
