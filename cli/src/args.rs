@@ -172,4 +172,10 @@ pub struct RunArgs {
     /// Colour on the terminal.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+    /// Snapshot file (default: the suite's `Snapshots:` file, else mcpr.snap.json).
+    #[arg(long)]
+    pub snapshot: Option<PathBuf>,
+    /// Overwrite snapshots that differ and record missing ones (also under CI=true).
+    #[arg(long)]
+    pub update_snapshots: bool,
 }

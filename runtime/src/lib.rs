@@ -19,6 +19,7 @@ pub mod redact;
 pub mod report;
 pub mod schedule;
 pub mod session;
+pub mod snapshot;
 pub mod transcript;
 pub mod transport;
 

@@ -36,6 +36,8 @@ pub struct RunOptions {
     pub connect_timeout: Duration,
     /// Loaded state for `${state.…}` (an object).
     pub state: Value,
+    /// The snapshot store of the run (save it afterwards with `SnapshotStore::save`).
+    pub snapshots: Option<Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
 }
 
 impl Default for RunOptions {
@@ -48,6 +50,7 @@ impl Default for RunOptions {
             target: None,
             connect_timeout: Duration::from_secs(30),
             state: json!({}),
+            snapshots: None,
         }
     }
 }
@@ -523,6 +526,7 @@ pub async fn run_suite(
                     deps: deps_value(tests, &results, t),
                     state: opts.state.clone(),
                     connect_timeout: opts.connect_timeout,
+                    snapshots: opts.snapshots.clone(),
                 };
                 let suite = Arc::clone(&suite);
                 let shared = Arc::clone(&shared);

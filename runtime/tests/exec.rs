@@ -29,6 +29,7 @@ async fn run_one(tests: Value) -> TestResult {
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
+        snapshots: None,
     };
     run_test(&s, &s.tests[0], input).await
 }
@@ -172,6 +173,7 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(5),
+        snapshots: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Errored);
@@ -196,6 +198,7 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
+        snapshots: None,
     };
     run_test(s, &s.tests[0], input).await
 }

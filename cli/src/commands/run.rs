@@ -16,6 +16,7 @@ use mcpr_compiler::source::SourceFile;
 use mcpr_runtime::exec::Outcome;
 use mcpr_runtime::report::{github, json, junit, terminal::Terminal};
 use mcpr_runtime::schedule::{self, RunOptions, RunResult};
+use mcpr_runtime::snapshot::{DEFAULT_FILE as SNAPSHOT_DEFAULT, SnapshotStore};
 
 /// Exit code: a test failed or was blocked.
 const TEST_FAILED: u8 = 1;
@@ -145,8 +146,38 @@ pub fn run(args: RunArgs) -> u8 {
             let mut term = Terminal::new(std::io::stdout(), color);
             let mut runs: Vec<RunResult> = Vec::new();
             for suite in suites {
+                let snap_path = args
+                    .snapshot
+                    .clone()
+                    .or_else(|| {
+                        suite
+                            .snapshots
+                            .as_ref()
+                            .and_then(|s| s.file.clone())
+                            .map(Into::into)
+                    })
+                    .unwrap_or_else(|| SNAPSHOT_DEFAULT.into());
+                let ignore = suite
+                    .snapshots
+                    .as_ref()
+                    .and_then(|s| s.ignore.clone())
+                    .unwrap_or_default();
+                let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+                let store = SnapshotStore::load(&snap_path, ignore, args.update_snapshots, ci)
+                    .map_err(|e| (output::USAGE, format!("error: {e}")))?;
+                let store = Arc::new(std::sync::Mutex::new(store));
+                let mut suite_opts = opts.clone();
+                suite_opts.snapshots = Some(Arc::clone(&store));
                 let mut on_event = |e: &schedule::Event| term.event(e);
-                match schedule::run_suite(Arc::new(suite), opts.clone(), &mut on_event).await {
+                let result = schedule::run_suite(Arc::new(suite), suite_opts, &mut on_event).await;
+                let saved = store
+                    .lock()
+                    .map_err(|_| "the snapshot store is unusable".to_string())
+                    .and_then(|s| s.save());
+                if let Err(e) = saved {
+                    return Err((SERVER_FAILURE, format!("error: {e}")));
+                }
+                match result {
                     Ok(r) => runs.push(r),
                     Err(e) => {
                         let code = if e.code.starts_with("MCP-INTERNAL") {

@@ -231,6 +231,8 @@ pub struct TestInput {
     pub state: Value,
     /// Deadline of the handshake.
     pub connect_timeout: Duration,
+    /// The snapshot store, shared by the tests of a run (`None`: snapshot expectations fail).
+    pub snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
 }
 
 /// Turns an IR target into a runtime target, interpolating `${env.…}` and `${state.…}`.
@@ -515,6 +517,8 @@ pub async fn run_test_open(
         sequence: 0,
         outputs: Map::new(),
         log_level: None,
+        test_id: id.clone(),
+        snapshots: input.snapshots.clone(),
     };
     let mut failed = false;
     for step in &test.steps {
@@ -577,6 +581,8 @@ struct StepRunner<'a> {
     sequence: u64,
     outputs: Map<String, Value>,
     log_level: Option<String>,
+    test_id: String,
+    snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
 }
 
 /// A step that did not pass, before location and last message are added.
@@ -744,6 +750,9 @@ impl StepRunner<'_> {
         if let Some(a) = &assert {
             for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
                 check_assertion(&value, assertion)?;
+                if let Some(snap) = &assertion.snapshot {
+                    self.check_snapshot(&value, assertion.path.as_deref(), snap)?;
+                }
             }
             if let Some(max) = a.max_duration_ms
                 && elapsed > Duration::from_millis(max)
@@ -785,6 +794,39 @@ impl StepRunner<'_> {
             }
         }
         Ok(())
+    }
+
+    fn check_snapshot(
+        &self,
+        value: &Value,
+        path: Option<&str>,
+        snap: &ir::SnapshotAssertion,
+    ) -> Result<(), StepFail> {
+        let path = path.unwrap_or("$");
+        let at = values::lookup(value, path)
+            .map_err(|e| fail("MCP-ASSERT-001", e))?
+            .cloned()
+            .ok_or_else(|| {
+                fail(
+                    "MCP-SNAPSHOT-002",
+                    format!("snapshot {:?}: {path} is absent in the result", snap.name),
+                )
+            })?;
+        let Some(store) = &self.snapshots else {
+            return Err(fail(
+                "MCP-SNAPSHOT-001",
+                format!("snapshot {:?}: no snapshot store in this run", snap.name),
+            ));
+        };
+        let key = format!("{}.{}", self.test_id, snap.name);
+        let ignore = snap.ignore.clone().unwrap_or_default();
+        let mut store = store.lock().map_err(|_| {
+            fail(
+                "MCP-SNAPSHOT-001",
+                "the snapshot store is unusable after a panic",
+            )
+        })?;
+        store.check(&key, &at, &ignore).map_err(StepFail::from)
     }
 
     fn interpolated_assert(&self, a: &Assert) -> Result<Assert, StepFail> {

@@ -227,6 +227,44 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, Stri
     Ok(Some(cur))
 }
 
+/// Removes the value at a result path (array elements are spliced out); `Ok(false)` when
+/// nothing was there.
+pub fn remove(root: &mut Value, path: &str) -> Result<bool, String> {
+    let segs = parse_path(path)?;
+    let Some((last, parents)) = segs.split_last() else {
+        return Ok(false);
+    };
+    let mut cur = root;
+    for seg in parents {
+        let next = match (seg, cur) {
+            (Seg::Key(k), Value::Object(o)) => o.get_mut(k),
+            (Seg::Key(k), Value::Array(a)) => k.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
+            (Seg::Index(i), Value::Array(a)) => a.get_mut(*i),
+            (Seg::Index(i), Value::Object(o)) => o.get_mut(&i.to_string()),
+            _ => None,
+        };
+        match next {
+            Some(n) => cur = n,
+            None => return Ok(false),
+        }
+    }
+    Ok(match (last, cur) {
+        (Seg::Key(k), Value::Object(o)) => o.shift_remove(k).is_some(),
+        (Seg::Index(i), Value::Array(a)) if *i < a.len() => {
+            a.remove(*i);
+            true
+        }
+        (Seg::Key(k), Value::Array(a)) => match k.parse::<usize>() {
+            Ok(i) if i < a.len() => {
+                a.remove(i);
+                true
+            }
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
 /// Runs a built-in function of `Set … using` (§3.8) on interpolated arguments.
 pub fn builtin(function: &str, args: &Map<String, Value>) -> Result<Value, String> {
     let arg = |k: &str| args.get(k).cloned().unwrap_or(Value::Null);

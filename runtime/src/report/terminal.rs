@@ -111,7 +111,8 @@ impl<W: Write> Terminal<W> {
         if let Some(step) = &f.step {
             writeln!(self.out, "{pad}step “{step}”")?;
         }
-        writeln!(self.out, "{pad}{}: {}", paint(c, "1", &f.code), f.message)?;
+        let message = f.message.replace('\n', &format!("\n{pad}  "));
+        writeln!(self.out, "{pad}{}: {message}", paint(c, "1", &f.code))?;
         if let Some(e) = &f.expected {
             writeln!(
                 self.out,

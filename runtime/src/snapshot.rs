@@ -1,0 +1,243 @@
+//! The snapshot store (mcp-test-language-1.md §4.12): one JSON file
+//! `{"schemaVersion": 1, "snapshots": {"<testId>.<name>": value}}`, written with sorted keys,
+//! 2-space indentation and a trailing newline, only when something changed. Ignored paths are
+//! removed before comparing. A missing snapshot is recorded, except under `CI=true`, where it
+//! fails (`MCP-SNAPSHOT-002`); a different value fails with a semantic diff
+//! (`MCP-SNAPSHOT-003`) unless updating (`--update-snapshots`), which overwrites it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::exec::assert::{Mismatch, deep_equal};
+use crate::exec::values;
+
+/// Default store file when neither `--snapshot` nor the suite names one.
+pub const DEFAULT_FILE: &str = "mcpr.snap.json";
+
+/// A loaded snapshot file.
+#[derive(Debug)]
+pub struct SnapshotStore {
+    path: PathBuf,
+    entries: BTreeMap<String, Value>,
+    ignore: Vec<String>,
+    update: bool,
+    ci: bool,
+    changed: bool,
+}
+
+impl SnapshotStore {
+    /// Loads `path` (an absent file is an empty store). `ignore` holds the suite-wide
+    /// ignored paths; `update` overwrites differing snapshots; `ci` fails missing ones.
+    pub fn load(
+        path: &Path,
+        ignore: Vec<String>,
+        update: bool,
+        ci: bool,
+    ) -> Result<SnapshotStore, String> {
+        let entries = match std::fs::read_to_string(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) => {
+                return Err(format!(
+                    "MCP-SNAPSHOT-001: cannot read {}: {e}",
+                    path.display()
+                ));
+            }
+            Ok(text) => {
+                let v: Value = serde_json::from_str(&text).map_err(|e| {
+                    format!("MCP-SNAPSHOT-001: {} is not JSON: {e}", path.display())
+                })?;
+                match v.get("snapshots") {
+                    Some(Value::Object(o)) => {
+                        o.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+                    }
+                    _ => {
+                        return Err(format!(
+                            "MCP-SNAPSHOT-001: {} has no `snapshots` object",
+                            path.display()
+                        ));
+                    }
+                }
+            }
+        };
+        Ok(SnapshotStore {
+            path: path.to_path_buf(),
+            entries,
+            ignore,
+            update,
+            ci,
+            changed: false,
+        })
+    }
+
+    /// Compares `value` with the snapshot `key`, recording or updating it as the mode says.
+    pub fn check(&mut self, key: &str, value: &Value, ignore: &[String]) -> Result<(), Mismatch> {
+        let mut v = value.clone();
+        for p in self.ignore.iter().chain(ignore) {
+            values::remove(&mut v, p).map_err(|e| Mismatch {
+                code: "MCP-SNAPSHOT-001",
+                message: format!("snapshot {key}: ignored path {e}"),
+                expected: None,
+                actual: None,
+            })?;
+        }
+        let v = sorted(&v);
+        match self.entries.get(key) {
+            None if self.ci && !self.update => Err(Mismatch {
+                code: "MCP-SNAPSHOT-002",
+                message: format!(
+                    "snapshot {key} is missing from {} (CI=true: snapshots are not written in CI; run with --update-snapshots locally)",
+                    self.path.display()
+                ),
+                expected: None,
+                actual: Some(crate::exec::assert::show(&v)),
+            }),
+            None => {
+                self.entries.insert(key.to_string(), v);
+                self.changed = true;
+                Ok(())
+            }
+            Some(stored) if deep_equal(stored, &v) => Ok(()),
+            Some(_) if self.update => {
+                self.entries.insert(key.to_string(), v);
+                self.changed = true;
+                Ok(())
+            }
+            Some(stored) => {
+                let mut lines = Vec::new();
+                diff("$", stored, &v, &mut lines);
+                Err(Mismatch {
+                    code: "MCP-SNAPSHOT-003",
+                    message: format!(
+                        "snapshot {key} differs ({} stored, + now):\n{}",
+                        "-",
+                        lines.join("\n")
+                    ),
+                    expected: Some(crate::exec::assert::show(stored)),
+                    actual: Some(crate::exec::assert::show(&v)),
+                })
+            }
+        }
+    }
+
+    /// Writes the file when something changed.
+    pub fn save(&self) -> Result<bool, String> {
+        if !self.changed {
+            return Ok(false);
+        }
+        let snapshots: Map<String, Value> = self
+            .entries
+            .iter()
+            .map(|(k, v)| (k.clone(), sorted(v)))
+            .collect();
+        let doc = json!({"schemaVersion": 1, "snapshots": snapshots});
+        let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+        let tmp = self.path.with_extension("json.tmp");
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, &self.path))
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        Ok(true)
+    }
+}
+
+/// The value with every object's keys sorted.
+fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&o[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Semantic diff: `- PATH: json` for what was stored, `+ PATH: json` for what came back.
+pub fn diff(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let p = format!("{path}.{k}");
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => diff(&p, x, y, out),
+                    (Some(x), None) => out.push(format!("- {p}: {x}")),
+                    (None, Some(y)) => out.push(format!("+ {p}: {y}")),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            for i in 0..a.len().max(b.len()) {
+                let p = format!("{path}[{i}]");
+                match (a.get(i), b.get(i)) {
+                    (Some(x), Some(y)) => diff(&p, x, y, out),
+                    (Some(x), None) => out.push(format!("- {p}: {x}")),
+                    (None, Some(y)) => out.push(format!("+ {p}: {y}")),
+                    (None, None) => {}
+                }
+            }
+        }
+        (a, b) if deep_equal(a, b) => {}
+        (a, b) => {
+            out.push(format!("- {path}: {a}"));
+            out.push(format!("+ {path}: {b}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_compare_update_and_ci() {
+        let dir = std::env::temp_dir().join(format!("mcpr-snap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.json");
+        let _ = std::fs::remove_file(&path);
+        let mut s = SnapshotStore::load(&path, vec!["$.at".into()], false, false).unwrap();
+        s.check("t.a", &json!({"b": 1, "a": [1, 2], "at": "now"}), &[])
+            .unwrap();
+        assert!(s.save().unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.ends_with("}\n") && text.find("\"a\"") < text.find("\"b\""),
+            "{text}"
+        );
+        assert!(!text.contains("now"));
+        let mut s = SnapshotStore::load(&path, vec!["$.at".into()], false, true).unwrap();
+        s.check("t.a", &json!({"a": [1, 2], "b": 1, "at": "later"}), &[])
+            .unwrap();
+        let e = s.check("t.a", &json!({"a": [1], "b": 2}), &[]).unwrap_err();
+        assert_eq!(e.code, "MCP-SNAPSHOT-003");
+        assert!(
+            e.message.contains("- $.a[1]: 2") && e.message.contains("- $.b: 1\n+ $.b: 2"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            s.check("t.new", &json!(1), &[]).unwrap_err().code,
+            "MCP-SNAPSHOT-002"
+        );
+        assert!(!s.save().unwrap(), "nothing changed");
+        let mut s = SnapshotStore::load(&path, vec![], true, true).unwrap();
+        s.check("t.a", &json!({"a": [1], "b": 2}), &[]).unwrap();
+        assert!(s.save().unwrap());
+        std::fs::write(&path, "not json").unwrap();
+        assert!(
+            SnapshotStore::load(&path, vec![], false, false)
+                .unwrap_err()
+                .starts_with("MCP-SNAPSHOT-001")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
