@@ -25,6 +25,7 @@ pub struct SnapshotStore {
     update: bool,
     ci: bool,
     changed: bool,
+    redactor: Option<crate::exec::secrets::Redactor>,
 }
 
 impl SnapshotStore {
@@ -68,7 +69,13 @@ impl SnapshotStore {
             update,
             ci,
             changed: false,
+            redactor: None,
         })
+    }
+
+    /// Masks these secrets in every value before it is compared or stored.
+    pub fn set_redactor(&mut self, redactor: crate::exec::secrets::Redactor) {
+        self.redactor = Some(redactor);
     }
 
     /// Compares `value` with the snapshot `key`, recording or updating it as the mode says.
@@ -81,6 +88,9 @@ impl SnapshotStore {
                 expected: None,
                 actual: None,
             })?;
+        }
+        if let Some(r) = &self.redactor {
+            r.value(&mut v);
         }
         let v = sorted(&v);
         match self.entries.get(key) {
@@ -214,6 +224,18 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("now"));
+        let mut s = SnapshotStore::load(&path, vec![], false, false).unwrap();
+        let mut r = crate::exec::secrets::Redactor::new();
+        r.add("hush-hush-1");
+        s.set_redactor(r);
+        s.check("t.secret", &json!({"token": "hush-hush-1"}), &[])
+            .unwrap();
+        s.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !text.contains("hush-hush-1") && text.contains("[REDACTED]"),
+            "{text}"
+        );
         let mut s = SnapshotStore::load(&path, vec!["$.at".into()], false, true).unwrap();
         s.check("t.a", &json!({"a": [1, 2], "b": 1, "at": "later"}), &[])
             .unwrap();

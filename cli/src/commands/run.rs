@@ -14,6 +14,7 @@ use mcpr_compiler::ir::{self, Suite};
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_runtime::exec::Outcome;
+use mcpr_runtime::exec::secrets::Redactor;
 use mcpr_runtime::report::{github, json, junit, terminal::Terminal};
 use mcpr_runtime::schedule::{self, RunOptions, RunResult};
 use mcpr_runtime::snapshot::{DEFAULT_FILE as SNAPSHOT_DEFAULT, SnapshotStore};
@@ -163,8 +164,9 @@ pub fn run(args: RunArgs) -> u8 {
                     .and_then(|s| s.ignore.clone())
                     .unwrap_or_default();
                 let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-                let store = SnapshotStore::load(&snap_path, ignore, args.update_snapshots, ci)
+                let mut store = SnapshotStore::load(&snap_path, ignore, args.update_snapshots, ci)
                     .map_err(|e| (output::USAGE, format!("error: {e}")))?;
+                store.set_redactor(Redactor::for_suite(&suite));
                 let store = Arc::new(std::sync::Mutex::new(store));
                 let mut suite_opts = opts.clone();
                 suite_opts.snapshots = Some(Arc::clone(&store));

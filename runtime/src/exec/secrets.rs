@@ -101,7 +101,8 @@ impl Redactor {
         out
     }
 
-    fn value(&self, v: &mut Value) {
+    /// Masks every string leaf of a JSON value in place.
+    pub fn value(&self, v: &mut Value) {
         match v {
             Value::String(s) => *s = self.text(s),
             Value::Array(items) => items.iter_mut().for_each(|i| self.value(i)),
