@@ -178,4 +178,7 @@ pub struct RunArgs {
     /// Overwrite snapshots that differ and record missing ones (also under CI=true).
     #[arg(long)]
     pub update_snapshots: bool,
+    /// Run shard K of N (`2/4`): whole dependency components, dealt round-robin.
+    #[arg(long)]
+    pub shard: Option<String>,
 }

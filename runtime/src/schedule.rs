@@ -36,6 +36,9 @@ pub struct RunOptions {
     pub connect_timeout: Duration,
     /// Loaded state for `${state.…}` (an object).
     pub state: Value,
+    /// Run only shard `K` of `N` (1-based): whole dependency components, dealt round-robin
+    /// in source order, so every machine of a split CI run gets a deterministic share.
+    pub shard: Option<(usize, usize)>,
     /// The snapshot store of the run (save it afterwards with `SnapshotStore::save`).
     pub snapshots: Option<Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
 }
@@ -50,6 +53,7 @@ impl Default for RunOptions {
             target: None,
             connect_timeout: Duration::from_secs(30),
             state: json!({}),
+            shard: None,
             snapshots: None,
         }
     }
@@ -339,6 +343,36 @@ fn select(tests: &[Planned], edges: &[Vec<usize>], opts: &RunOptions) -> Vec<boo
     selected
 }
 
+/// For each test, the index of its dependency component (components numbered in order of
+/// their first test).
+fn components(edges: &[Vec<usize>]) -> Vec<usize> {
+    let n = edges.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for (i, ps) in edges.iter().enumerate() {
+        for &p in ps {
+            let (a, b) = (find(&mut parent, i), find(&mut parent, p));
+            if a != b {
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut number: HashMap<usize, usize> = HashMap::new();
+    (0..n)
+        .map(|i| {
+            let root = find(&mut parent, i);
+            let next = number.len();
+            *number.entry(root).or_insert(next)
+        })
+        .collect()
+}
+
 /// `deps` variable of a test: for each dependency name, its producer's outputs, or for
 /// several producers (rows) each key as a list in row order.
 fn deps_value(
@@ -382,7 +416,20 @@ pub async fn run_suite(
     let started = Instant::now();
     let tests = expand(&suite)?;
     let (order, edges) = plan(&tests)?;
-    let selected = select(&tests, &edges, &opts);
+    let mut selected = select(&tests, &edges, &opts);
+    if let Some((k, n)) = opts.shard {
+        if n == 0 || k == 0 || k > n {
+            return Err(plan_error(
+                "MCP-CONFIG-003",
+                format!("shard {k}/{n}: K must be between 1 and N"),
+            ));
+        }
+        for (i, c) in components(&edges).into_iter().enumerate() {
+            if c % n != k - 1 {
+                selected[i] = false;
+            }
+        }
+    }
     for t in &tests {
         if let Some(name) = &t.test.server
             && suite.servers.as_ref().is_none_or(|s| s.get(name).is_none())
@@ -657,6 +704,12 @@ mod tests {
                 .code,
             "MCP-DEP-001"
         );
+    }
+
+    #[test]
+    fn shards_keep_components_whole() {
+        let edges = vec![vec![], vec![], vec![0], vec![2], vec![1], vec![]];
+        assert_eq!(components(&edges), vec![0, 1, 0, 0, 1, 2]);
     }
 
     #[test]

@@ -222,3 +222,27 @@ async fn inline_rows_run_once_each_and_feed_consumers_lists() {
         "{r:#?}"
     );
 }
+
+#[tokio::test]
+async fn shards_split_whole_components_and_cover_every_test() {
+    let s = suite(json!([
+        {"name": "a", "steps": [{"tool": {"name": "echo", "arguments": {"text": "a"}}}]},
+        {"name": "b", "steps": [{"tool": {"name": "echo", "arguments": {"text": "b"}}}]},
+        {"name": "c", "dependsOn": ["a"], "steps": [{"tool": {"name": "echo", "arguments": {"text": "c"}}}]},
+        {"name": "d", "steps": [{"tool": {"name": "echo", "arguments": {"text": "d"}}}]},
+    ]));
+    let mut all = Vec::new();
+    for k in 1..=2 {
+        let (r, _) = run(
+            Arc::clone(&s),
+            RunOptions {
+                shard: Some((k, 2)),
+                ..RunOptions::default()
+            },
+        )
+        .await;
+        assert_eq!(r.summary.passed, r.tests.len(), "{r:#?}");
+        all.push(r.tests.iter().map(|t| t.id.clone()).collect::<Vec<_>>());
+    }
+    assert_eq!(all, vec![vec!["a", "c", "d"], vec!["b"]]);
+}

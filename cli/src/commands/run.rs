@@ -123,6 +123,18 @@ pub fn run(args: RunArgs) -> u8 {
         target,
         ..RunOptions::default()
     };
+    if let Some(shard) = &args.shard {
+        let parsed = shard
+            .split_once('/')
+            .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+        match parsed {
+            Some(kn) => opts.shard = Some(kn),
+            None => {
+                eprintln!("error: --shard takes K/N, such as 1/4");
+                return output::USAGE;
+            }
+        }
+    }
     if let Some(j) = args.jobs {
         if j == 0 {
             eprintln!("error: --jobs must be at least 1");
