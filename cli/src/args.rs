@@ -181,4 +181,13 @@ pub struct RunArgs {
     /// Run shard K of N (`2/4`): whole dependency components, dealt round-robin.
     #[arg(long)]
     pub shard: Option<String>,
+    /// Read `${state.…}` values from a state file written by `--state-out`.
+    #[arg(long)]
+    pub state_in: Option<PathBuf>,
+    /// When every test passes, write the run's outputs to this state file.
+    #[arg(long)]
+    pub state_out: Option<PathBuf>,
+    /// Use a `--state-in` file written for another target.
+    #[arg(long)]
+    pub allow_state_target_mismatch: bool,
 }

@@ -414,3 +414,56 @@ fn github_annotations_point_at_the_failing_line() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&plain.stdout).contains("::error"));
 }
+
+#[test]
+fn state_out_then_state_in() {
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let producer = tmp.path().join("producer.ir.json");
+    let consumer = tmp.path().join("consumer.ir.json");
+    let state = tmp.path().join("state.json");
+    let target = serde_json::json!({"transport": "stdio", "command": server});
+    std::fs::write(
+        &producer,
+        serde_json::json!({"version": 1, "target": target, "tests": [{"name": "make", "id": "make",
+            "steps": [{"tool": {"name": "add", "arguments": {"a": 20, "b": 1}},
+                       "export": {"n": {"path": "$.structuredContent.sum"}}}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        &consumer,
+        serde_json::json!({"version": 1, "target": target, "tests": [{"name": "use",
+            "steps": [{"tool": {"name": "add", "arguments": {"a": "${state.make.n}", "b": 1}},
+                       "assert": {"json": [{"path": "$.structuredContent.sum", "equals": 22}]}}]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let out = mcpr()
+        .arg("run")
+        .arg(&producer)
+        .arg("--state-out")
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = mcpr()
+        .arg("run")
+        .arg(&consumer)
+        .arg("--state-in")
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // Another target: refused (exit 2) unless forced.
+    let out = mcpr()
+        .arg("run")
+        .arg(&consumer)
+        .arg("--state-in")
+        .arg(&state)
+        .args(["--server", &format!("{server} --variant conflict")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MCP-STATE-003"));
+}

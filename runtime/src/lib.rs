@@ -20,6 +20,7 @@ pub mod report;
 pub mod schedule;
 pub mod session;
 pub mod snapshot;
+pub mod state;
 pub mod transcript;
 pub mod transport;
 

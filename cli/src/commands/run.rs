@@ -18,6 +18,7 @@ use mcpr_runtime::exec::secrets::Redactor;
 use mcpr_runtime::report::{github, json, junit, terminal::Terminal};
 use mcpr_runtime::schedule::{self, RunOptions, RunResult};
 use mcpr_runtime::snapshot::{DEFAULT_FILE as SNAPSHOT_DEFAULT, SnapshotStore};
+use mcpr_runtime::state;
 
 /// Exit code: a test failed or was blocked.
 const TEST_FAILED: u8 = 1;
@@ -143,6 +144,20 @@ pub fn run(args: RunArgs) -> u8 {
         opts.jobs = j;
     }
     opts.connect_timeout = Duration::from_secs(30);
+    let first_target = opts
+        .target
+        .clone()
+        .unwrap_or_else(|| suites[0].target.clone());
+    let first_suite = suites[0].clone();
+    if let Some(path) = &args.state_in {
+        match state::read(path, &first_target, args.allow_state_target_mismatch) {
+            Ok(v) => opts.state = v,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return output::USAGE;
+            }
+        }
+    }
     let color = output::use_color(args.color);
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -225,6 +240,21 @@ pub fn run(args: RunArgs) -> u8 {
     };
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         print!("{}", github::annotations(&runs));
+    }
+    if let Some(path) = &args.state_out {
+        let passed = runs.iter().all(|r| r.status == "passed");
+        if passed {
+            let mut outputs = serde_json::Map::new();
+            for r in &runs {
+                outputs.extend(r.outputs.clone());
+            }
+            if let Err(e) = state::write(path, &first_suite, &first_target, &outputs) {
+                eprintln!("error: {e}");
+                return SERVER_FAILURE;
+            }
+        } else {
+            eprintln!("note: {} not written: the run did not pass", path.display());
+        }
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&json::report(&runs)).unwrap_or_default();
