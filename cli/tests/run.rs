@@ -467,3 +467,55 @@ fn state_out_then_state_in() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("MCP-STATE-003"));
 }
+
+#[test]
+fn interrupt_exits_130_and_ends_the_servers() {
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let ir = tmp.path().join("slow.ir.json");
+    let marker = format!("mcpr-interrupt-{}", std::process::id());
+    std::fs::write(
+        &ir,
+        serde_json::json!({"version": 1,
+            "target": {"transport": "stdio", "command": server, "env": {"MCPR_TEST_MARKER": marker}},
+            "tests": [
+                {"name": "slow 1", "steps": [{"tool": {"name": "slow", "arguments": {"ms": 20000}}, "timeoutMs": 30000}]},
+                {"name": "slow 2", "steps": [{"tool": {"name": "slow", "arguments": {"ms": 20000}}, "timeoutMs": 30000}]},
+            ]})
+        .to_string(),
+    )
+    .unwrap();
+    let mut child = mcpr()
+        .arg("run")
+        .arg(&ir)
+        .args(["--jobs", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let started = std::time::Instant::now();
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = child.wait().unwrap().code();
+    assert_eq!(code, Some(130));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // No server of this run is left: none has our marker in its environment.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let mut left = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(env) = std::fs::read(entry.path().join("environ"))
+            && String::from_utf8_lossy(&env).contains(&marker)
+        {
+            left.push(entry.file_name());
+        }
+    }
+    assert!(left.is_empty(), "servers left running: {left:?}");
+}
