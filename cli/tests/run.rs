@@ -234,7 +234,7 @@ fn ir_json_input_and_exit_codes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("3 passed, 0 failed, 0 skipped, 0 blocked")
+        String::from_utf8_lossy(&out.stdout).contains("8 passed, 0 failed, 0 skipped, 0 blocked")
     );
 
     // A dependency cycle is a configuration error: exit 2, nothing runs.
