@@ -274,3 +274,24 @@ async fn runs_over_streamable_http() {
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");
     assert!(r.protocol_version.is_some());
 }
+
+#[tokio::test]
+async fn native_request_with_progress_and_cancel_after() {
+    let r = run_one(json!([{
+        "name": "progress",
+        "steps": [
+            {"native": {"action": "request", "method": "tools/call",
+                        "params": {"name": "progress", "arguments": {"steps": 3, "delayMs": 5}},
+                        "progress": true},
+             "assert": {"json": [{"path": "$.progress", "length": 3},
+                                 {"path": "$.result.content[0].text", "equals": "done 3 steps"}]}},
+            {"native": {"action": "request", "method": "tools/call",
+                        "params": {"name": "slow", "arguments": {"ms": 5000}},
+                        "cancelAfterMs": 100},
+             "assert": {"json": [{"path": "$.cancelled", "equals": true}], "maxDurationMs": 2000}},
+            {"tool": {"name": "echo", "arguments": {"text": "still alive"}}},
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Passed, "{r:#?}");
+}
