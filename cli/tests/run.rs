@@ -519,3 +519,39 @@ fn interrupt_exits_130_and_ends_the_servers() {
     }
     assert!(left.is_empty(), "servers left running: {left:?}");
 }
+
+/// Snapshots of the three reports of one suite, with durations filtered out.
+#[test]
+fn report_snapshots() {
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("r.json");
+    let xml = tmp.path().join("r.xml");
+    let out = mcpr()
+        .args([
+            "run",
+            "conformance-tests/runtime/lifecycle.mcpr",
+            "--server",
+            &server,
+            "--jobs",
+            "3",
+            "--json",
+        ])
+        .arg(&json)
+        .arg("--junit")
+        .arg(&xml)
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\(\d+(\.\d+)?m?s\)", "(TIME)");
+    settings.add_filter(r#""durationMs": \d+"#, r#""durationMs": 0"#);
+    settings.add_filter(r#"time="[0-9.]+""#, r#"time="0""#);
+    settings.add_filter(r#"timestamp="[^"]+""#, r#"timestamp="T""#);
+    settings.bind(|| {
+        insta::assert_snapshot!("terminal", String::from_utf8_lossy(&out.stdout));
+        insta::assert_snapshot!("json", std::fs::read_to_string(&json).unwrap());
+        insta::assert_snapshot!("junit", std::fs::read_to_string(&xml).unwrap());
+    });
+}
