@@ -131,7 +131,11 @@ async fn step_timeout_names_the_step() {
     let f = r.failure.unwrap();
     assert_eq!(f.code, "MCP-TIMEOUT-001");
     assert_eq!(f.step.as_deref(), Some("sleepy"));
-    assert!(f.message.contains("200ms"), "{}", f.message);
+    assert!(
+        f.message.starts_with("step “sleepy” timed out") && f.message.contains("200ms"),
+        "{}",
+        f.message
+    );
 }
 
 #[tokio::test]

@@ -623,6 +623,9 @@ impl StepRunner<'_> {
             Ok(()) => (StepStatus::Passed, None),
             Err(f) => {
                 let mut failure = *f.failure;
+                if matches!(failure.code.as_str(), "MCP-TIMEOUT-001" | "MCP-EVENT-001") {
+                    failure.message = format!("step “{name}” timed out: {}", failure.message);
+                }
                 failure.step = Some(name.clone());
                 failure.location = step.source.clone();
                 if failure.last_message.is_none() {
