@@ -195,7 +195,14 @@ fn expand(suite: &Suite) -> Result<Vec<Planned>, PlanError> {
             }),
             Some(ForEach::Rows(rows)) => {
                 for (i, row) in rows.rows.iter().enumerate() {
-                    let row_id = (i + 1).to_string();
+                    // Row identity: `caseId`, else `id`, else the 1-based row number.
+                    let row_id = ["caseId", "id"]
+                        .iter()
+                        .find_map(|k| match row.get(*k) {
+                            Some(Value::Null) | None => None,
+                            Some(v) => Some(exec::values::as_text(v)),
+                        })
+                        .unwrap_or_else(|| (i + 1).to_string());
                     let mut t = test.clone();
                     t.for_each = None;
                     t.name = format!("{} [{row_id}]", test.name);

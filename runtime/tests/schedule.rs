@@ -204,7 +204,7 @@ async fn selection_pulls_dependencies_unless_told_not_to_and_fail_fast_stops() {
 #[tokio::test]
 async fn inline_rows_run_once_each_and_feed_consumers_lists() {
     let s = suite(json!([
-        {"name": "rows", "forEach": {"rows": [{"t": "a"}, {"t": "b"}]},
+        {"name": "rows", "forEach": {"rows": [{"t": "a"}, {"t": "b", "caseId": "second"}]},
          "steps": [{"tool": {"name": "echo", "arguments": {"text": "${row.t}"}},
                     "export": {"said": {"path": "$.content[0].text"}}}]},
         {"name": "after", "dependsOn": ["rows"],
@@ -216,7 +216,7 @@ async fn inline_rows_run_once_each_and_feed_consumers_lists() {
         statuses(&r),
         vec![
             ("rows.1".into(), Outcome::Passed),
-            ("rows.2".into(), Outcome::Passed),
+            ("rows.second".into(), Outcome::Passed),
             ("after".into(), Outcome::Passed)
         ],
         "{r:#?}"
