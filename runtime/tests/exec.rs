@@ -299,3 +299,41 @@ async fn native_request_with_progress_and_cancel_after() {
     .await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");
 }
+
+#[tokio::test]
+async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
+    // Defaults: a deterministic sampling answer, elicitation declined.
+    let r = run_one(json!([{
+        "name": "defaults",
+        "steps": [
+            {"tool": {"name": "sample", "arguments": {"prompt": "hi"}},
+             "assert": {"json": [{"path": "$.content[0].text", "equals": "sampled: deterministic response"}]}},
+            {"tool": {"name": "elicit", "arguments": {"message": "name?"}},
+             "assert": {"json": [{"path": "$.content[0].text", "matches": "^elicitation decline"}]}},
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Passed, "{r:#?}");
+    let mut s = suite(json!([{
+        "name": "scripted",
+        "steps": [
+            {"tool": {"name": "sample", "arguments": {"prompt": "hi"}},
+             "assert": {"json": [{"path": "$.content[0].text", "equals": "sampled: from the suite"}]}},
+        ]
+    }]));
+    s.client = Some(
+        json!({"sampling": {"text": "from the suite"}})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let input = TestInput {
+        target: s.target.clone(),
+        deps: serde_json::Map::new(),
+        state: json!({}),
+        connect_timeout: Duration::from_secs(20),
+        snapshots: None,
+    };
+    let r = run_test(&s, &s.tests[0], input).await;
+    assert_eq!(r.status, Outcome::Passed, "{r:#?}");
+}

@@ -281,8 +281,24 @@ pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, Stri
 }
 
 /// The suite's `client` block as the session's client behaviour.
+///
+/// Without settings the client declares sampling (answering “deterministic response” from
+/// model `mcprigor-fixture`) and elicitation (answering `decline`) and no roots, as the
+/// reference runner does.
 pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour {
-    let mut b = ClientBehaviour::default();
+    let mut b = ClientBehaviour {
+        sampling: Some(SamplingAnswer {
+            text: "deterministic response".into(),
+            model: "mcprigor-fixture".into(),
+            ..SamplingAnswer::default()
+        }),
+        elicitation: Some(ElicitationAnswer {
+            action: "decline".into(),
+            content: None,
+            url_mode: false,
+        }),
+        ..ClientBehaviour::default()
+    };
     let Some(client) = client else {
         return b;
     };
@@ -305,7 +321,7 @@ pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour 
         );
     }
     if let Some(s) = client.get("sampling") {
-        let mut answer = SamplingAnswer::default();
+        let mut answer = b.sampling.clone().unwrap_or_default();
         match s {
             Value::String(text) => answer.text = text.clone(),
             Value::Object(o) => {
@@ -325,7 +341,11 @@ pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour 
         b.sampling = Some(answer);
     }
     if let Some(e) = client.get("elicitation") {
-        let mut answer = ElicitationAnswer::default();
+        let mut answer = ElicitationAnswer {
+            action: "accept".into(),
+            content: None,
+            url_mode: false,
+        };
         match e {
             Value::String(action) => {
                 answer.action = action.clone();
