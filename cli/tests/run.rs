@@ -555,3 +555,31 @@ fn report_snapshots() {
         insta::assert_snapshot!("junit", std::fs::read_to_string(&xml).unwrap());
     });
 }
+
+#[test]
+fn a_failure_inside_a_flow_names_the_flow_call() {
+    let server = reference_server();
+    let out = mcpr()
+        .args([
+            "run",
+            "conformance-tests/runtime/assertions-fail.mcpr",
+            "--server",
+            &server,
+            "--test",
+            "*inside a flow",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("at conformance-tests/runtime/assertions-fail.mcpr:112:3"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "in flow “Check a sum” used at conformance-tests/runtime/assertions-fail.mcpr:119:3"
+        ),
+        "{stdout}"
+    );
+}

@@ -80,6 +80,9 @@ pub struct Failure {
     /// Where the failing statement is written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub location: Option<SourceLocation>,
+    /// The flow calls the failing step came from, outermost first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<ir::FlowFrame>,
     /// The last MCP message exchanged, with its direction and kind.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_message: Option<String>,
@@ -648,6 +651,7 @@ impl StepRunner<'_> {
                 }
                 failure.step = Some(name.clone());
                 failure.location = step.source.clone();
+                failure.flow = step.flow.clone();
                 if failure.last_message.is_none() {
                     failure.last_message = self.client.last_message().map(|m| {
                         let dir = match m.direction {

@@ -15,6 +15,13 @@ pub fn failure_text(f: &Failure) -> String {
     if let Some(loc) = &f.location {
         s.push_str(&format!("{}:{}:{}: ", loc.file, loc.line, loc.column));
     }
+    for frame in f.flow.iter().rev() {
+        let at = &frame.call_site;
+        s.push_str(&format!(
+            "(in flow “{}” used at {}:{}:{}) ",
+            frame.name, at.file, at.line, at.column
+        ));
+    }
     if let Some(step) = &f.step {
         s.push_str(&format!("step “{step}”: "));
     }

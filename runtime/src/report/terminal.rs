@@ -108,6 +108,14 @@ impl<W: Write> Terminal<W> {
                 writeln!(self.out, "{pad}{:>4} | {}", loc.line, line.trim_end())?;
             }
         }
+        for frame in f.flow.iter().rev() {
+            let at = &frame.call_site;
+            writeln!(
+                self.out,
+                "{pad}in flow “{}” used at {}:{}:{}",
+                frame.name, at.file, at.line, at.column
+            )?;
+        }
         if let Some(step) = &f.step {
             writeln!(self.out, "{pad}step “{step}”")?;
         }
