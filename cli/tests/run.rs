@@ -254,6 +254,13 @@ fn ir_json_input_and_exit_codes() {
         text(&out)
     );
 
+    // A --test pattern that matches nothing: exit 2.
+    let out = mcpr()
+        .args(["run", "examples/customers.mcpr", "--test", "no such test"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+
     // A file that does not compile: exit 2.
     let bad = tmp.path().join("bad.mcpr");
     std::fs::write(

@@ -207,6 +207,16 @@ pub fn run(args: RunArgs) -> u8 {
                     return Err((SERVER_FAILURE, format!("error: {e}")));
                 }
                 match result {
+                    Ok(r) if r.tests.is_empty() && args.test.is_some() => {
+                        return Err((
+                            output::USAGE,
+                            format!(
+                                "error: no test of {} matches --test {:?}",
+                                r.suite_name,
+                                args.test.as_deref().unwrap_or_default()
+                            ),
+                        ));
+                    }
                     Ok(r) => runs.push(r),
                     Err(e) => {
                         let code = if e.code.starts_with("MCP-INTERNAL") {

@@ -30,13 +30,17 @@ impl Mismatch {
     }
 }
 
-/// JSON text for a report: compact when short, pretty otherwise.
+/// Most characters of one value shown in a failure.
+const SHOW_LIMIT: usize = 4000;
+
+/// JSON text for a report: compact when short, pretty otherwise, shortened when huge.
 pub fn show(v: &Value) -> String {
     let compact = v.to_string();
     if compact.len() <= 100 {
         compact
     } else {
-        serde_json::to_string_pretty(v).unwrap_or(compact)
+        let pretty = serde_json::to_string_pretty(v).unwrap_or(compact);
+        crate::error::shorten(&pretty, SHOW_LIMIT)
     }
 }
 
