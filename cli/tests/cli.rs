@@ -1,6 +1,9 @@
 //! The command line as a user sees it: exit codes, output formats, colour
 //! rules. Snapshots keep the printed text stable.
 
+mod common;
+use common::reference_server;
+
 use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
 use std::path::Path;
 use std::process::Command;
@@ -149,37 +152,6 @@ fn compile_emits_the_located_tree() {
     assert_eq!(call["span"]["start"]["line"], 2);
     assert_eq!(call["span"]["start"]["offset"], 14);
     assert_eq!(call["yaml"]["value"]["a"], 1);
-}
-
-/// The reference server binary, built once (`MCPR_REFERENCE_SERVER` overrides).
-fn reference_server() -> String {
-    if let Ok(p) = std::env::var("MCPR_REFERENCE_SERVER") {
-        return p;
-    }
-    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            // target/<profile>/mcpr is where insta-cmd found the binary under test.
-            let dir = get_cargo_bin("mcpr").parent().unwrap().to_path_buf();
-            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                // The same invocation as the runtime's tests, so one build serves both.
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "mcpr-reference-server",
-                    "-p",
-                    "mcpr-hostile-server",
-                ])
-                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the reference server failed");
-            dir.join("mcpr-reference-server")
-        })
-        .display()
-        .to_string()
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! the expected outcome of every test, exit codes, IR JSON input, the JUnit and terminal
 //! reports. Real reference server, real pipes.
 
+mod common;
+use common::reference_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -18,38 +21,6 @@ fn mcpr() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mcpr"));
     c.current_dir(root()).env_remove("NO_COLOR");
     c
-}
-
-/// The reference server binary, built once (`MCPR_REFERENCE_SERVER` overrides).
-fn reference_server() -> String {
-    if let Ok(p) = std::env::var("MCPR_REFERENCE_SERVER") {
-        return p;
-    }
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
-                .parent()
-                .unwrap()
-                .to_path_buf();
-            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "mcpr-reference-server",
-                    "-p",
-                    "mcpr-hostile-server",
-                ])
-                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the reference server failed");
-            dir.join("mcpr-reference-server")
-        })
-        .display()
-        .to_string()
 }
 
 fn text(out: &Output) -> String {

@@ -1,0 +1,38 @@
+//! Helpers shared by the CLI's integration tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The reference server binary, built once per test process with the same
+/// invocation as the runtime's tests so one build serves both
+/// (`MCPR_REFERENCE_SERVER` overrides).
+pub fn reference_server() -> String {
+    if let Ok(p) = std::env::var("MCPR_REFERENCE_SERVER") {
+        return p;
+    }
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
+                .parent()
+                .unwrap()
+                .to_path_buf();
+            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "mcpr-reference-server",
+                    "-p",
+                    "mcpr-hostile-server",
+                ])
+                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the reference server failed");
+            dir.join("mcpr-reference-server")
+        })
+        .display()
+        .to_string()
+}
