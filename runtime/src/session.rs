@@ -1571,6 +1571,12 @@ impl Session {
         self.inner.behaviour.lock().expect("behaviour lock").clone()
     }
 
+    /// Replaces the client behaviour from now on (a `configure-client` step): later
+    /// server requests are answered with it. What the handshake declared stays declared.
+    pub fn set_behaviour(&self, behaviour: ClientBehaviour) {
+        *self.inner.behaviour.lock().expect("behaviour lock") = behaviour;
+    }
+
     /// Wraps a failure with this session's context (last message, exit status, stderr).
     pub fn error(&self, kind: ErrorKind) -> Error {
         self.inner.error(kind)

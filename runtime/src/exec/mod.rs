@@ -302,9 +302,15 @@ pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour 
         }),
         ..ClientBehaviour::default()
     };
-    let Some(client) = client else {
-        return b;
-    };
+    if let Some(client) = client {
+        apply_client_settings(&mut b, client);
+    }
+    b
+}
+
+/// Applies `roots` / `sampling` / `elicitation` settings (the suite's `client` block or
+/// a `configure-client` step's `behavior`) over a behaviour; absent keys keep theirs.
+pub fn apply_client_settings(b: &mut ClientBehaviour, client: &Map<String, Value>) {
     if let Some(Value::Array(roots)) = client.get("roots") {
         b.roots = Some(
             roots
@@ -364,7 +370,6 @@ pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour 
         }
         b.elicitation = Some(answer);
     }
-    b
 }
 
 /// What a request-like step got back.
@@ -1016,10 +1021,23 @@ impl StepRunner<'_> {
                 from_result(c.task_cancel(&id).await)?
             }
             NativeAction::ConfigureClient => {
-                return Err(NativeFail::Step(fail(
-                    "MCP-NATIVE-002",
-                    "configure-client steps are not supported by this runner yet (the suite's `client` block is)",
-                )));
+                let settings = match &n.behavior {
+                    Some(b) => self
+                        .interp(&Value::Object(b.clone()))
+                        .map_err(NativeFail::Step)?,
+                    None => {
+                        return Err(NativeFail::Step(fail(
+                            "MCP-NATIVE-001",
+                            "this native step needs `behavior`",
+                        )));
+                    }
+                };
+                let mut behaviour = c.session().behaviour();
+                if let Value::Object(map) = &settings {
+                    apply_client_settings(&mut behaviour, map);
+                }
+                c.session().set_behaviour(behaviour);
+                Reply::Ok(json!({"configured": true}))
             }
         };
         Ok(reply)
