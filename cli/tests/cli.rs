@@ -2,7 +2,7 @@
 //! rules. Snapshots keep the printed text stable.
 
 mod common;
-use common::reference_server;
+use common::{reference_server, scratch};
 
 use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
 use std::path::Path;
@@ -18,16 +18,6 @@ fn mcpr() -> Command {
 #[test]
 fn check_clean_folder_exits_zero() {
     assert_cmd_snapshot!(mcpr().args(["check", "conformance-tests/compiler/valid"]));
-}
-
-/// A scratch folder holding `files`; commands run inside it so paths are
-/// short and stable.
-fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
-    }
-    dir
 }
 
 const ODD: &str = "Server: node server.js\n\nTest: \"Create customer\"\n  Call tool \"create\"\n   Expect it succeeds\n";

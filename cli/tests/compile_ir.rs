@@ -1,6 +1,9 @@
 //! `mcpr compile --emit ir` and the lowering side of `mcpr check`: exit codes, the IR on
 //! stdout, diagnostics on stderr, imports read from the file system, `--pedantic`.
 
+mod common;
+use common::scratch;
+
 use insta_cmd::get_cargo_bin;
 use std::process::Command;
 
@@ -9,16 +12,6 @@ fn mcpr(dir: &std::path::Path) -> Command {
     cmd.current_dir(dir);
     cmd.env("NO_COLOR", "1");
     cmd
-}
-
-fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, text) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    dir
 }
 
 const SUITE: &str = "Server: node server.js\nImport flows from \"./lib/flows.mcpr\"\n\nTest: \"Create\"\n  Use flow \"Create\" with:\n    name: Ada\n  Export \"structuredContent.id\" as \"id\"\n";
