@@ -3,11 +3,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::server_bin;
+use common::HttpServer;
 use mcpr_runtime::session::{ClientBehaviour, ProtocolChoice, SessionConfig};
 use mcpr_runtime::transport::http::HttpConfig;
 use mcpr_runtime::{CallOptions, Client};
@@ -15,33 +13,8 @@ use serde_json::json;
 
 const DEADLINE: Duration = Duration::from_secs(5);
 
-struct Hostile {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Hostile {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(mode: &str) -> Hostile {
-    let mut child = Command::new(server_bin("mcpr-hostile-server"))
-        .arg(mode)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the hostile server");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().rsplit(' ').next().unwrap().to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
-    Hostile { child, url }
+fn start(mode: &str) -> HttpServer {
+    HttpServer::start("mcpr-hostile-server", &[mode])
 }
 
 async fn expect(mode: &str, code: &str) -> mcpr_runtime::Error {

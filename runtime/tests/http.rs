@@ -3,11 +3,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{config, server_bin};
+use common::{HttpServer, config};
 use mcpr_runtime::client::content_text;
 use mcpr_runtime::protocol::Era;
 use mcpr_runtime::session::Match;
@@ -15,38 +13,6 @@ use mcpr_runtime::transport::ShutdownStage;
 use mcpr_runtime::transport::http::HttpConfig;
 use mcpr_runtime::{CallOptions, Client};
 use serde_json::json;
-
-/// The reference server listening on a free port; killed on drop.
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start() -> HttpServer {
-        let mut child = Command::new(server_bin("mcpr-reference-server"))
-            .args(["--http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start the reference server");
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
-        HttpServer { child, url }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn ok<T>(r: Result<T, mcpr_runtime::Error>) -> T {
     match r {
@@ -61,7 +27,7 @@ async fn connect(server: &HttpServer, protocol: Option<&str>) -> Client {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn core_operations_over_http_in_both_eras() {
-    let server = HttpServer::start();
+    let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
     for (protocol, era) in [
         (Some("2025-11-25"), Era::Legacy),
         (Some("2026-07-28"), Era::Modern),
@@ -146,7 +112,7 @@ async fn core_operations_over_http_in_both_eras() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_requests_and_notifications_over_http() {
-    let server = HttpServer::start();
+    let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
     // Legacy: sampling, elicitation and roots arrive as requests on the POST's SSE stream
     // and are answered with POSTs; logs and list_changed too.
     let c = connect(&server, Some("2025-11-25")).await;
@@ -230,7 +196,7 @@ async fn http_failures_are_named() {
     .unwrap_err();
     assert_eq!(e.code(), "MCP-HTTP-001", "{e}");
     // A wrong path: the server answers 404.
-    let server = HttpServer::start();
+    let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
     let wrong = server.url.replace("/mcp", "/nope");
     let e = Client::connect_http(HttpConfig::new(wrong), config(Some("2025-11-25")))
         .await
@@ -242,7 +208,7 @@ async fn http_failures_are_named() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adhoc_commands_over_http() {
     use mcpr_runtime::adhoc::{self, AdhocOptions};
-    let server = HttpServer::start();
+    let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
     let mut opts = AdhocOptions::http(server.url.clone());
     opts.timeout = Duration::from_secs(10);
     assert_eq!(

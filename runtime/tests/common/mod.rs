@@ -113,3 +113,40 @@ pub async fn assert_group_gone(pid: i32) {
     }
     panic!("process group {pid} is still alive");
 }
+
+/// A test server listening on a free loopback port (it prints its URL as the last word
+/// of its first stderr line); killed on drop.
+pub struct HttpServer {
+    child: std::process::Child,
+    /// The endpoint URL.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Starts `name` (a test server binary) with `args` and waits for its URL.
+    pub fn start(name: &str, args: &[&str]) -> HttpServer {
+        use std::io::{BufRead, BufReader};
+        use std::process::Stdio;
+        let mut child = Command::new(server_bin(name))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the test server");
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        HttpServer { child, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
