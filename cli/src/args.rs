@@ -190,4 +190,13 @@ pub struct RunArgs {
     /// Use a `--state-in` file written for another target.
     #[arg(long)]
     pub allow_state_target_mismatch: bool,
+    /// Run history for latency budgets (JSON Lines; default .mcpr/history.jsonl).
+    #[arg(long, value_name = "PATH", conflicts_with = "no_history")]
+    pub history: Option<PathBuf>,
+    /// Neither read nor append the run history (budgets then see this run alone).
+    #[arg(long)]
+    pub no_history: bool,
+    /// Fail a passed test that took over max(1.5 × median, median + 50 ms) of its history.
+    #[arg(long)]
+    pub fail_on_regression: bool,
 }

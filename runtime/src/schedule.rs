@@ -122,6 +122,12 @@ pub struct RunResult {
     pub outputs: Map<String, Value>,
     /// Counts per outcome.
     pub summary: Summary,
+    /// Latency budgets evaluated after the run (filled in by the caller that keeps history).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<crate::budget::BudgetResult>,
+    /// Tests that took markedly longer than they used to (with `--fail-on-regression`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub regressions: Vec<crate::budget::Regression>,
 }
 
 impl RunResult {
@@ -663,6 +669,8 @@ pub async fn run_suite(
         tests: tests_out,
         outputs,
         summary,
+        budgets: Vec::new(),
+        regressions: Vec::new(),
     })
 }
 

@@ -13,6 +13,7 @@ use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::{self, Suite};
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
+use mcpr_runtime::budget::{self, History};
 use mcpr_runtime::exec::Outcome;
 use mcpr_runtime::exec::secrets::Redactor;
 use mcpr_runtime::report::{github, json, junit, terminal::Terminal};
@@ -173,7 +174,18 @@ pub fn run(args: RunArgs) -> u8 {
         let work = async {
             let mut term = Terminal::new(std::io::stdout(), color);
             let mut runs: Vec<RunResult> = Vec::new();
-            for suite in suites {
+            let history_file = budget::history_path(args.history.as_deref());
+            let history = if args.no_history {
+                History::default()
+            } else {
+                History::load(&history_file).unwrap_or_else(|e| {
+                    eprintln!("warning: {e}; budgets see this run alone");
+                    History::default()
+                })
+            };
+            for (index, suite) in suites.into_iter().enumerate() {
+                let suite_key = display_path(&args.files[index]);
+                let budgets = suite.budgets.clone().unwrap_or_default();
                 let snap_path = args
                     .snapshot
                     .clone()
@@ -217,7 +229,20 @@ pub fn run(args: RunArgs) -> u8 {
                             ),
                         ));
                     }
-                    Ok(r) => runs.push(r),
+                    Ok(mut r) => {
+                        r.budgets = budget::evaluate(&budgets, &suite_key, &r.tests, &history);
+                        if args.fail_on_regression {
+                            r.regressions = budget::regressions(&suite_key, &r.tests, &history);
+                        }
+                        term.budgets(&r);
+                        if !args.no_history {
+                            let record = budget::RunRecord::new(&suite_key, &r.tests);
+                            if let Err(e) = budget::append(&history_file, &record) {
+                                eprintln!("warning: {e}");
+                            }
+                        }
+                        runs.push(r)
+                    }
                     Err(e) => {
                         let code = if e.code.starts_with("MCP-INTERNAL") {
                             SERVER_FAILURE
@@ -283,6 +308,16 @@ pub fn run(args: RunArgs) -> u8 {
     }
     let all = runs.iter().flat_map(|r| &r.tests);
     let mut code = output::OK;
+    let exceeded = runs
+        .iter()
+        .flat_map(|r| &r.budgets)
+        .filter(|b| b.verdict == budget::Verdict::Exceeded)
+        .count();
+    let regressed: usize = runs.iter().map(|r| r.regressions.len()).sum();
+    if exceeded + regressed > 0 {
+        eprintln!("latency gate failed: {exceeded} budget(s) exceeded, {regressed} regression(s)");
+        code = TEST_FAILED;
+    }
     for t in all {
         match t.status {
             Outcome::Errored => return SERVER_FAILURE,

@@ -5,6 +5,7 @@
 
 use std::io::Write;
 
+use crate::budget::Verdict;
 use crate::exec::{Failure, Outcome, TestResult};
 use crate::schedule::{Event, RunResult, Summary};
 
@@ -148,6 +149,62 @@ impl<W: Write> Terminal<W> {
             for l in tail(t, 20).lines() {
                 writeln!(self.out, "{pad}  {l}")?;
             }
+        }
+        Ok(())
+    }
+
+    /// Writes the latency budgets and regressions of a run, when it has any.
+    pub fn budgets(&mut self, run: &RunResult) {
+        let _ = self.try_budgets(run);
+    }
+
+    fn try_budgets(&mut self, run: &RunResult) -> std::io::Result<()> {
+        let c = self.color;
+        if !run.budgets.is_empty() {
+            writeln!(self.out, "\n{}", paint(c, "1", "Latency budgets"))?;
+        }
+        for b in &run.budgets {
+            let what = format!("p{} of {}", b.percentile, b.test);
+            match (b.verdict, b.measured_ms) {
+                (Verdict::Within, Some(m)) => writeln!(
+                    self.out,
+                    "  {} {what}: {} ≤ {} ({} samples)",
+                    paint(c, "32", "✓"),
+                    duration(m),
+                    duration(b.max_ms),
+                    b.samples
+                )?,
+                (Verdict::Exceeded, Some(m)) => writeln!(
+                    self.out,
+                    "  {} {what}: {} > {} ({} samples)",
+                    paint(c, "31", "✗"),
+                    duration(m),
+                    duration(b.max_ms),
+                    b.samples
+                )?,
+                _ => writeln!(
+                    self.out,
+                    "  {} {what}: pending, {} of {} samples needed",
+                    paint(c, "33", "…"),
+                    b.samples,
+                    b.needed
+                )?,
+            }
+        }
+        if !run.regressions.is_empty() {
+            writeln!(self.out, "\n{}", paint(c, "1", "Regressions"))?;
+        }
+        for r in &run.regressions {
+            writeln!(
+                self.out,
+                "  {} {}: {} against a median of {} over {} runs (threshold {})",
+                paint(c, "31", "✗"),
+                r.test,
+                duration(r.duration_ms),
+                duration(r.median_ms),
+                r.samples,
+                duration(r.threshold_ms)
+            )?;
         }
         Ok(())
     }

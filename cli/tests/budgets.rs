@@ -1,0 +1,131 @@
+//! Latency budgets and regressions over the run history, end to end: real runs of the
+//! reference server appending to a history file, verdicts after enough samples, the exit
+//! code of the latency gate.
+
+mod common;
+use common::{reference_server, scratch};
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const SUITE: &str = r#"MCP Test 1
+Suite: "Budgets"
+Server: mcpr-reference-server
+Budget for "Slow call": p50 40 ms
+Budget for "Quick call": p95 30 seconds
+
+Test: "Slow call"
+  Call tool "slow" with:
+    ms: 150
+  Expect it succeeds
+
+Test: "Quick call"
+  Call tool "echo" with:
+    text: "hi"
+  Expect it succeeds
+"#;
+
+fn run(dir: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpr"))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .args(["run", "suite.mcpr", "--server", &reference_server()])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn budgets_wait_for_three_samples_then_gate_the_run() {
+    let dir = scratch(&[("suite.mcpr", SUITE)]);
+    for n in 1..=2 {
+        let out = run(dir.path(), &["--history", "h.jsonl"]);
+        assert_eq!(out.status.code(), Some(0), "run {n}: {}", text(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!(
+                "… p50 of Slow call: pending, {n} of 3 samples needed"
+            )),
+            "run {n}: {stdout}"
+        );
+    }
+    let json = dir.path().join("r.json");
+    let out = run(
+        dir.path(),
+        &["--history", "h.jsonl", "--json", json.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("✗ p50 of Slow call: "), "{stdout}");
+    assert!(stdout.contains("> 40ms (3 samples)"), "{stdout}");
+    assert!(stdout.contains("✓ p95 of Quick call: "), "{stdout}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("latency gate failed: 1 budget(s) exceeded"),
+        "{}",
+        text(&out)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let budgets = report["suites"][0]["budgets"].as_array().unwrap();
+    assert_eq!(budgets.len(), 2);
+    assert_eq!(budgets[0]["verdict"], "exceeded");
+    assert!(budgets[0]["measuredMs"].as_u64().unwrap() >= 150);
+    assert_eq!(budgets[1]["verdict"], "within");
+    let history = std::fs::read_to_string(dir.path().join("h.jsonl")).unwrap();
+    assert_eq!(history.lines().count(), 3);
+    assert!(!dir.path().join(".mcpr").exists());
+}
+
+#[test]
+fn the_default_history_lives_in_an_ignored_folder_and_no_history_skips_it() {
+    let dir = scratch(&[("suite.mcpr", SUITE)]);
+    let out = run(dir.path(), &["--no-history"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!dir.path().join(".mcpr").exists());
+    let out = run(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let history = std::fs::read_to_string(dir.path().join(".mcpr/history.jsonl")).unwrap();
+    let record: Value = serde_json::from_str(history.lines().next().unwrap()).unwrap();
+    assert_eq!(record["suite"], "suite.mcpr");
+    assert_eq!(record["tests"][0]["name"], "Slow call");
+    assert_eq!(record["tests"][0]["status"], "passed");
+    let ignore = std::fs::read_to_string(dir.path().join(".mcpr/.gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "*"), "{ignore}");
+}
+
+#[test]
+fn a_test_far_slower_than_its_history_is_a_regression() {
+    let past: String = (0..5)
+        .map(|i| {
+            format!(
+                "{{\"version\":1,\"suite\":\"suite.mcpr\",\"finishedAt\":{i},\"tests\":[\
+                 {{\"id\":\"slow-call\",\"name\":\"Slow call\",\"status\":\"passed\",\"durationMs\":10}}]}}\n"
+            )
+        })
+        .collect();
+    let dir = scratch(&[("suite.mcpr", SUITE), ("h.jsonl", &past)]);
+    let out = run(dir.path(), &["--history", "h.jsonl"]);
+    // The budget of 40 ms sees 150 ms and five times 10 ms: p50 is 10 ms, within; no
+    // regression check without the flag. The second run also sees the first one.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = run(
+        dir.path(),
+        &["--history", "h.jsonl", "--fail-on-regression"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Regressions"), "{stdout}");
+    assert!(
+        stdout.contains("against a median of 10ms over 6 runs (threshold 60ms)"),
+        "{stdout}"
+    );
+}

@@ -1,0 +1,453 @@
+//! Latency budgets and the run history they are measured on.
+//!
+//! Every run appends one line to a history file (JSON Lines, default
+//! `.mcpr/history.jsonl` in the working folder): the suite's path, when it ran, and each
+//! test's id, name, outcome and duration. After a run, each of the suite's `budgets` takes the
+//! durations of the passed runs of its test (`*`: every test of the current run), newest
+//! first, up to its window (default 20) — the current run counted once — and compares the
+//! nearest-rank percentile with its limit. Fewer than `min(3, window)` samples leave a budget
+//! pending: a verdict on one or two measurements would be noise.
+//!
+//! `--fail-on-regression` compares each passed test with its own history: with at least five
+//! earlier passed samples (window 50) a duration over `max(1.5 × median, median + 50 ms)` is a
+//! regression.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use mcpr_compiler::ir::Budget;
+use serde::{Deserialize, Serialize};
+
+use crate::exec::{Outcome, TestResult};
+
+/// The history file used when none is given.
+pub const DEFAULT_HISTORY: &str = ".mcpr/history.jsonl";
+/// Samples a budget looks at when it names no window.
+pub const DEFAULT_WINDOW: usize = 20;
+/// Samples of its own past a test needs before it can regress.
+pub const REGRESSION_MIN_SAMPLES: usize = 5;
+/// Past samples a regression check looks at.
+pub const REGRESSION_WINDOW: usize = 50;
+/// Version of a history line's layout.
+const HISTORY_VERSION: u32 = 1;
+
+/// One run as the history keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunRecord {
+    /// Layout version (1).
+    pub version: u32,
+    /// The suite file, as given on the command line.
+    pub suite: String,
+    /// Milliseconds since the Unix epoch when the run ended.
+    pub finished_at: u64,
+    /// Every test of the run.
+    pub tests: Vec<TestRecord>,
+}
+
+/// One test of a recorded run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestRecord {
+    /// Test id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Outcome (`passed`, `failed`, …).
+    pub status: String,
+    /// Milliseconds.
+    pub duration_ms: u64,
+}
+
+impl RunRecord {
+    /// The record of a run of the suite at `suite`.
+    pub fn new(suite: &str, tests: &[TestResult]) -> RunRecord {
+        let finished_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        RunRecord {
+            version: HISTORY_VERSION,
+            suite: suite.to_string(),
+            finished_at,
+            tests: tests
+                .iter()
+                .map(|t| TestRecord {
+                    id: t.id.clone(),
+                    name: t.name.clone(),
+                    status: t.status.as_str().to_string(),
+                    duration_ms: t.duration_ms,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The runs recorded in a history file.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    runs: Vec<RunRecord>,
+    /// Lines that could not be read (a torn write, a hand edit), skipped.
+    pub skipped_lines: usize,
+}
+
+impl History {
+    /// Reads a history file; a missing file is an empty history. Unreadable lines are
+    /// skipped and counted, so one torn line never costs the rest.
+    pub fn load(path: &Path) -> Result<History, String> {
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(History::default()),
+            Err(e) => return Err(format!("cannot read history {}: {e}", path.display())),
+        };
+        let mut h = History::default();
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line.map_err(|e| format!("cannot read history {}: {e}", path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<RunRecord>(&line) {
+                Ok(r) if r.version == HISTORY_VERSION => h.runs.push(r),
+                _ => h.skipped_lines += 1,
+            }
+        }
+        Ok(h)
+    }
+
+    /// A history of the given runs, oldest first.
+    pub fn from_runs(runs: Vec<RunRecord>) -> History {
+        History {
+            runs,
+            skipped_lines: 0,
+        }
+    }
+
+    /// Durations of the passed runs of test `name` of `suite`, newest first.
+    fn samples(&self, suite: &str, name: &str) -> Vec<u64> {
+        self.runs
+            .iter()
+            .rev()
+            .filter(|r| r.suite == suite)
+            .flat_map(|r| r.tests.iter())
+            .filter(|t| t.name == name && t.status == "passed")
+            .map(|t| t.duration_ms)
+            .collect()
+    }
+}
+
+/// Appends one run to a history file, creating its folder (with a `.gitignore` keeping the
+/// folder out of version control, when mcpr creates it). One `write` per line, so runs
+/// finishing at the same time never interleave within a line.
+pub fn append(path: &Path, record: &RunRecord) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.exists()
+    {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        if dir.file_name().is_some_and(|n| n == ".mcpr") {
+            let _ = std::fs::write(dir.join(".gitignore"), "# written by mcpr\n*\n");
+        }
+    }
+    let mut line = serde_json::to_string(record).map_err(|e| e.to_string())?;
+    line.push('\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot write history {}: {e}", path.display()))?;
+    f.write_all(line.as_bytes())
+        .map_err(|e| format!("cannot write history {}: {e}", path.display()))
+}
+
+/// The history path for a command line value (`None`: the default).
+pub fn history_path(given: Option<&Path>) -> PathBuf {
+    given.map_or_else(|| PathBuf::from(DEFAULT_HISTORY), Path::to_path_buf)
+}
+
+/// The nearest-rank percentile: the `ceil(p/100 × n)`-th smallest sample.
+pub fn percentile(samples: &[u64], p: u32) -> Option<u64> {
+    if samples.is_empty() || p == 0 || p > 100 {
+        return None;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    let rank = (u64::from(p) * sorted.len() as u64).div_ceil(100).max(1) as usize;
+    sorted.get(rank - 1).copied()
+}
+
+/// How one budget of one test came out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetResult {
+    /// The test's name.
+    pub test: String,
+    /// The percentile measured.
+    pub percentile: u32,
+    /// The limit in milliseconds.
+    pub max_ms: u64,
+    /// Samples looked at (newest first, at most the window).
+    pub samples: usize,
+    /// Samples needed for a verdict.
+    pub needed: usize,
+    /// The measured percentile, when there were enough samples.
+    pub measured_ms: Option<u64>,
+    /// `within`, `exceeded` or `pending`.
+    pub verdict: Verdict,
+}
+
+/// The verdict on a budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The percentile is at or under the limit.
+    Within,
+    /// The percentile is over the limit.
+    Exceeded,
+    /// Too few samples yet.
+    Pending,
+}
+
+/// Evaluates `budgets` for a run of `suite` whose results are `current`, on `history`
+/// (which must not contain the current run yet: it is counted here, once).
+pub fn evaluate(
+    budgets: &[Budget],
+    suite: &str,
+    current: &[TestResult],
+    history: &History,
+) -> Vec<BudgetResult> {
+    let mut out = Vec::new();
+    for b in budgets {
+        let names: Vec<&str> = if b.test == "*" {
+            current
+                .iter()
+                .filter(|t| t.status == Outcome::Passed)
+                .map(|t| t.name.as_str())
+                .collect()
+        } else {
+            vec![b.test.as_str()]
+        };
+        let window = b.window.map_or(DEFAULT_WINDOW, |w| w.max(1) as usize);
+        let needed = window.min(3);
+        for name in names {
+            let mut samples: Vec<u64> = current
+                .iter()
+                .filter(|t| t.name == name && t.status == Outcome::Passed)
+                .map(|t| t.duration_ms)
+                .collect();
+            samples.extend(history.samples(suite, name));
+            samples.truncate(window);
+            let (measured_ms, verdict) = if samples.len() < needed {
+                (None, Verdict::Pending)
+            } else {
+                let m = percentile(&samples, b.percentile);
+                let v = match m {
+                    Some(m) if m > b.max_ms => Verdict::Exceeded,
+                    Some(_) => Verdict::Within,
+                    None => Verdict::Pending,
+                };
+                (m, v)
+            };
+            out.push(BudgetResult {
+                test: name.to_string(),
+                percentile: b.percentile,
+                max_ms: b.max_ms,
+                samples: samples.len(),
+                needed,
+                measured_ms,
+                verdict,
+            });
+        }
+    }
+    out
+}
+
+/// A passed test that took markedly longer than it used to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Regression {
+    /// The test's name.
+    pub test: String,
+    /// This run's duration.
+    pub duration_ms: u64,
+    /// Median of its earlier passed runs.
+    pub median_ms: u64,
+    /// The threshold it crossed: `max(1.5 × median, median + 50)`.
+    pub threshold_ms: u64,
+    /// Earlier samples looked at.
+    pub samples: usize,
+}
+
+/// Passed tests of `current` over their regression threshold (see the module docs).
+pub fn regressions(suite: &str, current: &[TestResult], history: &History) -> Vec<Regression> {
+    let mut out = Vec::new();
+    for t in current.iter().filter(|t| t.status == Outcome::Passed) {
+        let mut past = history.samples(suite, &t.name);
+        past.truncate(REGRESSION_WINDOW);
+        if past.len() < REGRESSION_MIN_SAMPLES {
+            continue;
+        }
+        past.sort_unstable();
+        let n = past.len();
+        let median = if n % 2 == 1 {
+            past[n / 2]
+        } else {
+            (past[n / 2 - 1] + past[n / 2]).div_ceil(2)
+        };
+        let threshold = (median * 3).div_ceil(2).max(median + 50);
+        if t.duration_ms > threshold {
+            out.push(Regression {
+                test: t.name.clone(),
+                duration_ms: t.duration_ms,
+                median_ms: median,
+                threshold_ms: threshold,
+                samples: n,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+
+    fn result(name: &str, status: Outcome, ms: u64) -> TestResult {
+        TestResult {
+            id: name.to_lowercase(),
+            name: name.into(),
+            status,
+            duration_ms: ms,
+            steps: Vec::new(),
+            outputs: Map::new(),
+            failure: None,
+            protocol_version: None,
+        }
+    }
+
+    fn run(suite: &str, tests: &[(&str, Outcome, u64)]) -> RunRecord {
+        let results: Vec<TestResult> = tests.iter().map(|(n, s, ms)| result(n, *s, *ms)).collect();
+        RunRecord::new(suite, &results)
+    }
+
+    fn budget(test: &str, p: u32, max: u64, window: Option<u32>) -> Budget {
+        Budget {
+            test: test.into(),
+            percentile: p,
+            max_ms: max,
+            window,
+        }
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let s = [15, 20, 35, 40, 50];
+        assert_eq!(percentile(&s, 5), Some(15));
+        assert_eq!(percentile(&s, 30), Some(20));
+        assert_eq!(percentile(&s, 40), Some(20));
+        assert_eq!(percentile(&s, 50), Some(35));
+        assert_eq!(percentile(&s, 100), Some(50));
+        assert_eq!(percentile(&[], 50), None);
+        assert_eq!(percentile(&s, 0), None);
+    }
+
+    #[test]
+    fn budgets_count_the_current_run_once_and_wait_for_three_samples() {
+        let h = History::from_runs(vec![run("s.mcpr", &[("A", Outcome::Passed, 100)])]);
+        let cur = [result("A", Outcome::Passed, 120)];
+        let r = evaluate(&[budget("A", 95, 110, None)], "s.mcpr", &cur, &h);
+        assert_eq!(r[0].verdict, Verdict::Pending);
+        assert_eq!((r[0].samples, r[0].needed), (2, 3));
+
+        let h = History::from_runs(vec![
+            run("s.mcpr", &[("A", Outcome::Passed, 100)]),
+            run("s.mcpr", &[("A", Outcome::Failed, 9000)]),
+            run("other.mcpr", &[("A", Outcome::Passed, 9000)]),
+            run("s.mcpr", &[("A", Outcome::Passed, 105)]),
+        ]);
+        let r = evaluate(&[budget("A", 95, 110, None)], "s.mcpr", &cur, &h);
+        assert_eq!(r[0].samples, 3, "failed runs and other suites do not count");
+        assert_eq!(r[0].measured_ms, Some(120));
+        assert_eq!(r[0].verdict, Verdict::Exceeded);
+        let r = evaluate(&[budget("A", 50, 110, None)], "s.mcpr", &cur, &h);
+        assert_eq!(
+            (r[0].measured_ms, r[0].verdict),
+            (Some(105), Verdict::Within)
+        );
+    }
+
+    #[test]
+    fn windows_keep_the_newest_samples_and_star_means_every_passed_test() {
+        let h = History::from_runs(vec![
+            run(
+                "s",
+                &[("A", Outcome::Passed, 1000), ("B", Outcome::Passed, 5)],
+            ),
+            run(
+                "s",
+                &[("A", Outcome::Passed, 10), ("B", Outcome::Passed, 5)],
+            ),
+        ]);
+        let cur = [
+            result("A", Outcome::Passed, 10),
+            result("B", Outcome::Passed, 5),
+            result("C", Outcome::Failed, 5),
+        ];
+        let r = evaluate(&[budget("*", 100, 50, Some(2))], "s", &cur, &h);
+        let names: Vec<_> = r.iter().map(|b| b.test.as_str()).collect();
+        assert_eq!(names, ["A", "B"]);
+        assert!(r.iter().all(|b| b.verdict == Verdict::Within), "{r:?}");
+        let r = evaluate(&[budget("A", 100, 50, Some(3))], "s", &cur, &h);
+        assert_eq!(r[0].verdict, Verdict::Exceeded);
+        // A window of one needs one sample.
+        let r = evaluate(
+            &[budget("A", 50, 50, Some(1))],
+            "s",
+            &cur,
+            &History::default(),
+        );
+        assert_eq!((r[0].needed, r[0].verdict), (1, Verdict::Within));
+    }
+
+    #[test]
+    fn regressions_need_five_samples_and_a_clear_margin() {
+        let past: Vec<RunRecord> = [100, 100, 110, 90, 100]
+            .iter()
+            .map(|ms| run("s", &[("A", Outcome::Passed, *ms)]))
+            .collect();
+        let h = History::from_runs(past[..4].to_vec());
+        assert!(regressions("s", &[result("A", Outcome::Passed, 900)], &h).is_empty());
+        let h = History::from_runs(past);
+        assert!(regressions("s", &[result("A", Outcome::Passed, 150)], &h).is_empty());
+        let r = regressions("s", &[result("A", Outcome::Passed, 151)], &h);
+        assert_eq!(r.len(), 1);
+        assert_eq!((r[0].median_ms, r[0].threshold_ms), (100, 150));
+        assert!(regressions("s", &[result("A", Outcome::Failed, 900)], &h).is_empty());
+    }
+
+    #[test]
+    fn history_round_trips_and_survives_a_torn_line() {
+        let dir = std::env::temp_dir().join(format!("mcpr-history-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join(".mcpr").join("history.jsonl");
+        let rec = run("s.mcpr", &[("A", Outcome::Passed, 7)]);
+        append(&path, &rec).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(b"{\"version\":1,\"sui\n").unwrap();
+        append(&path, &rec).unwrap();
+        let h = History::load(&path).unwrap();
+        assert_eq!(h.runs, vec![rec.clone(), rec]);
+        assert_eq!(h.skipped_lines, 1);
+        assert!(dir.join(".mcpr/.gitignore").exists());
+        assert!(
+            History::load(&dir.join("missing.jsonl"))
+                .unwrap()
+                .runs
+                .is_empty()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
