@@ -27,6 +27,8 @@ pub enum Command {
     Ping(PingArgs),
     /// Run test suites (`.mcpr` or Suite IR `.json`) against their servers.
     Run(RunArgs),
+    /// Run a suite against each of its compare targets and report where they differ.
+    Parity(ParityArgs),
 }
 
 /// Output format of diagnostics.
@@ -199,4 +201,34 @@ pub struct RunArgs {
     /// Fail a passed test that took over max(1.5 × median, median + 50 ms) of its history.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Run a parity comparison over the suite's compare targets instead (as `mcpr parity`).
+    #[arg(long, conflicts_with_all = ["server", "url", "junit", "state_out", "shard"])]
+    pub compare: bool,
+    /// Keep each step's response and each session's messages in the --json report.
+    #[arg(long)]
+    pub transcript: bool,
+}
+
+/// `mcpr parity`: exit 0 when every test behaves alike on every target, 1 when some test
+/// differs, 2 usage or compile error (fewer than two compare targets: MCP-PARITY-001).
+#[derive(Debug, Args)]
+pub struct ParityArgs {
+    /// Suite files with two or more compare targets.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Most tests running at once per target (default: number of cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Only tests whose name or id matches (`*` wildcard), with their dependencies.
+    #[arg(long = "test")]
+    pub test: Option<String>,
+    /// Write the comparison as JSON to this path.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the comparison as a Markdown section (for a pull-request comment).
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
+    /// Colour on the terminal.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 }

@@ -322,6 +322,7 @@ mod tests {
             outputs: Map::new(),
             failure: None,
             protocol_version: None,
+            transcript: None,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod budget;
 pub mod client;
 pub mod error;
 pub mod exec;
+pub mod parity;
 pub mod protocol;
 pub mod redact;
 pub mod report;

@@ -41,6 +41,8 @@ pub struct RunOptions {
     pub shard: Option<(usize, usize)>,
     /// The snapshot store of the run (save it afterwards with `SnapshotStore::save`).
     pub snapshots: Option<Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// Keep each step's response and each session's messages in the results.
+    pub transcript: bool,
 }
 
 impl Default for RunOptions {
@@ -55,6 +57,7 @@ impl Default for RunOptions {
             state: json!({}),
             shard: None,
             snapshots: None,
+            transcript: false,
         }
     }
 }
@@ -587,6 +590,7 @@ pub async fn run_suite(
                     state: opts.state.clone(),
                     connect_timeout: opts.connect_timeout,
                     snapshots: opts.snapshots.clone(),
+                    record: opts.transcript,
                 };
                 let suite = Arc::clone(&suite);
                 let shared = Arc::clone(&shared);

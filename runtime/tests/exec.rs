@@ -30,6 +30,7 @@ async fn run_one(tests: Value) -> TestResult {
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
         snapshots: None,
+        record: false,
     };
     run_test(&s, &s.tests[0], input).await
 }
@@ -178,6 +179,7 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         state: json!({}),
         connect_timeout: Duration::from_secs(5),
         snapshots: None,
+        record: false,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Errored);
@@ -203,6 +205,7 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
         snapshots: None,
+        record: false,
     };
     run_test(s, &s.tests[0], input).await
 }
@@ -333,6 +336,7 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
         snapshots: None,
+        record: false,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");

@@ -4,4 +4,5 @@ pub mod adhoc;
 pub mod check;
 pub mod compile;
 pub mod explain;
+pub mod parity;
 pub mod run;

@@ -29,7 +29,7 @@ const SERVER_FAILURE: u8 = 3;
 const INTERRUPTED: u8 = 130;
 
 /// Reads one file into a suite, printing diagnostics; `None` when it cannot be run.
-fn load(path: &Path) -> Result<Suite, String> {
+pub(crate) fn load(path: &Path) -> Result<Suite, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let is_json = path.extension().is_some_and(|e| e == "json");
@@ -101,6 +101,16 @@ fn override_target(args: &RunArgs) -> Result<Option<ir::Target>, String> {
 
 /// Runs the command and returns the exit code.
 pub fn run(args: RunArgs) -> u8 {
+    if args.compare {
+        return super::parity::run(super::parity::Request {
+            files: args.files,
+            jobs: args.jobs,
+            test: args.test,
+            json: args.json,
+            markdown: None,
+            color: args.color,
+        });
+    }
     let target = match override_target(&args) {
         Ok(t) => t,
         Err(e) => {
@@ -123,6 +133,7 @@ pub fn run(args: RunArgs) -> u8 {
         no_deps: args.no_deps,
         fail_fast: args.fail_fast,
         target,
+        transcript: args.transcript,
         ..RunOptions::default()
     };
     if let Some(shard) = &args.shard {

@@ -153,6 +153,13 @@ pub struct StepResult {
     /// Why it did not pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// What the request returned (a result, or a tool result with `isError`), recorded only
+    /// when the run keeps transcripts (`--transcript`, parity runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<Value>,
+    /// The JSON-RPC error the request got (`{code, message, data}`), recorded like `response`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
 }
 
 /// The result of one test.
@@ -178,6 +185,19 @@ pub struct TestResult {
     /// The negotiated protocol version, when a session was opened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
+    /// Every message of the session, when the run keeps transcripts (`--transcript`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<TestTranscript>,
+}
+
+/// The messages of a test's session, oldest first.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestTranscript {
+    /// The kept messages (the newest ones when the session exceeded its limit).
+    pub entries: Vec<crate::transcript::Entry>,
+    /// Older messages that were dropped.
+    pub dropped: u64,
 }
 
 impl TestResult {
@@ -192,6 +212,7 @@ impl TestResult {
             outputs: Map::new(),
             failure: Some(failure),
             protocol_version: None,
+            transcript: None,
         }
     }
 }
@@ -236,6 +257,8 @@ pub struct TestInput {
     pub connect_timeout: Duration,
     /// The snapshot store, shared by the tests of a run (`None`: snapshot expectations fail).
     pub snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// Keep each step's response and the session's messages in the result.
+    pub record: bool,
 }
 
 /// Turns an IR target into a runtime target, interpolating `${env.…}` and `${state.…}`.
@@ -498,6 +521,7 @@ pub async fn run_test_open(
         outputs: Map::new(),
         failure: None,
         protocol_version: None,
+        transcript: None,
     };
     let target = match runtime_target(&input.target, &input.state) {
         Ok(t) => t,
@@ -547,6 +571,8 @@ pub async fn run_test_open(
         log_level: None,
         test_id: id.clone(),
         snapshots: input.snapshots.clone(),
+        record: input.record,
+        reply: None,
     };
     let mut failed = false;
     for step in &test.steps {
@@ -573,6 +599,10 @@ pub async fn run_test_open(
     }
     result.outputs = runner.outputs;
     result.duration_ms = started.elapsed().as_millis() as u64;
+    if input.record {
+        let (entries, dropped) = client.session().transcript();
+        result.transcript = Some(TestTranscript { entries, dropped });
+    }
     (result, Some(client))
 }
 
@@ -611,6 +641,10 @@ struct StepRunner<'a> {
     log_level: Option<String>,
     test_id: String,
     snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// Keep what each step got back.
+    record: bool,
+    /// What the current step got back: `(response, error)`.
+    reply: Option<(Option<Value>, Option<Value>)>,
 }
 
 /// A step that did not pass, before location and last message are added.
@@ -645,7 +679,9 @@ impl StepRunner<'_> {
     async fn run(&mut self, step: &Step) -> StepResult {
         let name = step_name(step);
         let started = Instant::now();
+        self.reply = None;
         let outcome = self.run_inner(step, &name).await;
+        let (response, error) = self.reply.take().unwrap_or((None, None));
         let duration_ms = started.elapsed().as_millis() as u64;
         let (status, failure) = match outcome {
             Ok(()) => (StepStatus::Passed, None),
@@ -692,6 +728,8 @@ impl StepRunner<'_> {
             duration_ms,
             source: step.source.clone(),
             failure,
+            response,
+            error,
         }
     }
 
@@ -744,6 +782,12 @@ impl StepRunner<'_> {
             }
         };
         let elapsed = started.elapsed();
+        if self.record {
+            self.reply = Some(match &reply {
+                Reply::Rpc(_) => (None, Some(reply.value())),
+                _ => (Some(reply.value()), None),
+            });
+        }
         let assert = match &step.assert {
             Some(a) => Some(self.interpolated_assert(a)?),
             None => None,

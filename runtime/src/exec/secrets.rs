@@ -141,6 +141,12 @@ impl Redactor {
             if let Some(f) = &mut s.failure {
                 self.failure(f);
             }
+            for v in [&mut s.response, &mut s.error].into_iter().flatten() {
+                self.value(v);
+            }
+        }
+        for e in r.transcript.iter_mut().flat_map(|t| t.entries.iter_mut()) {
+            e.text = self.text(&e.text);
         }
         for (k, v) in r.outputs.iter_mut() {
             if sensitive.contains(k) {
