@@ -207,6 +207,9 @@ pub struct RunArgs {
     /// Keep each step's response and each session's messages in the --json report.
     #[arg(long)]
     pub transcript: bool,
+    /// No live progress bar (it is shown only on a terminal and never when CI is set).
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 /// `mcpr parity`: exit 0 when every test behaves alike on every target, 1 when some test

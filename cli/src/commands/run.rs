@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::args::RunArgs;
 use crate::loader::FsLoader;
 use crate::output::{self, display_path};
+use crate::progress::Progress;
 use mcpr_compiler::SourceMap;
 use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::{self, Suite};
@@ -184,6 +185,7 @@ pub fn run(args: RunArgs) -> u8 {
     let outcome = rt.block_on(async {
         let work = async {
             let mut term = Terminal::new(std::io::stdout(), color);
+            let progress = Progress::new(args.no_progress);
             let mut runs: Vec<RunResult> = Vec::new();
             let history_file = budget::history_path(args.history.as_deref());
             let history = if args.no_history {
@@ -220,7 +222,7 @@ pub fn run(args: RunArgs) -> u8 {
                 let store = Arc::new(std::sync::Mutex::new(store));
                 let mut suite_opts = opts.clone();
                 suite_opts.snapshots = Some(Arc::clone(&store));
-                let mut on_event = |e: &schedule::Event| term.event(e);
+                let mut on_event = |e: &schedule::Event| progress.event(e, || term.event(e));
                 let result = schedule::run_suite(Arc::new(suite), suite_opts, &mut on_event).await;
                 let saved = store
                     .lock()
@@ -245,7 +247,7 @@ pub fn run(args: RunArgs) -> u8 {
                         if args.fail_on_regression {
                             r.regressions = budget::regressions(&suite_key, &r.tests, &history);
                         }
-                        term.budgets(&r);
+                        progress.suspend(|| term.budgets(&r));
                         if !args.no_history {
                             let record = budget::RunRecord::new(&suite_key, &r.tests);
                             if let Err(e) = budget::append(&history_file, &record) {
@@ -264,6 +266,7 @@ pub fn run(args: RunArgs) -> u8 {
                     }
                 }
             }
+            progress.finish();
             term.summary(&runs);
             Ok(runs)
         };
