@@ -42,17 +42,13 @@ impl Redactor {
             match t {
                 mcpr_compiler::ir::Target::Stdio(s) => {
                     for (_, v) in s.env.iter().flat_map(|e| e.iter()) {
-                        r.add(v);
+                        r.add_resolved(v);
                     }
                 }
                 mcpr_compiler::ir::Target::StreamableHttp(h)
                 | mcpr_compiler::ir::Target::Sse(h) => {
                     for (_, v) in h.headers.iter().flat_map(|e| e.iter()) {
-                        r.add(v);
-                        // `Bearer abc…`: the token alone too.
-                        if let Some((_, token)) = v.split_once(' ') {
-                            r.add(token);
-                        }
+                        r.add_resolved(v);
                     }
                 }
             }
@@ -63,6 +59,25 @@ impl Redactor {
             }
         }
         r
+    }
+
+    /// Adds a value given to a target: as written and with its `${env.NAME}` references
+    /// resolved (what the server really receives), and for `Scheme token` values such as
+    /// `Bearer abc…` the token alone too.
+    pub fn add_resolved(&mut self, value: &str) {
+        let resolved = resolve_env(value);
+        for v in [value, resolved.as_str()] {
+            self.add(v);
+            if let Some((_, token)) = v.split_once(' ') {
+                self.add(token);
+            }
+        }
+        // Each referenced variable's value on its own, wherever it shows up.
+        for name in env_refs(value) {
+            if let Ok(v) = std::env::var(name) {
+                self.add(&v);
+            }
+        }
     }
 
     /// Adds a secret (ignored when shorter than 4 characters or a `${…}` template).
@@ -159,6 +174,35 @@ impl Redactor {
     }
 }
 
+/// The names of the `${env.NAME}` references in a value.
+fn env_refs(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(at) = rest.find("${env.") {
+        let tail = &rest[at + 6..];
+        match tail.find('}') {
+            Some(end) => {
+                out.push(&tail[..end]);
+                rest = &tail[end + 1..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// A value with its `${env.NAME}` references replaced by the runner's environment (unset
+/// variables stay as written: the run refuses them elsewhere).
+fn resolve_env(s: &str) -> String {
+    let mut out = s.to_string();
+    for name in env_refs(s) {
+        if let Ok(v) = std::env::var(name) {
+            out = out.replace(&format!("${{env.{name}}}"), &v);
+        }
+    }
+    out
+}
+
 fn url_encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
@@ -185,5 +229,16 @@ mod tests {
         let b64 = base64::engine::general_purpose::STANDARD.encode("s3cr3t/tok+en");
         assert_eq!(r.text(&format!("Basic {b64}")), "Basic [REDACTED]");
         assert_eq!(r.text("ab stays"), "ab stays");
+    }
+
+    #[test]
+    fn values_given_to_a_target_are_masked_as_the_server_sees_them() {
+        // PATH is always set and never looks like a credential.
+        let path = std::env::var("PATH").unwrap();
+        let mut r = Redactor::new();
+        r.add_resolved("Bearer x${env.PATH}y");
+        assert_eq!(r.text(&format!("got Bearer x{path}y")), "got [REDACTED]");
+        assert_eq!(r.text(&format!("just {path}")), "just [REDACTED]");
+        assert_eq!(env_refs("${env.A}-${env.B}-${env.C"), ["A", "B"]);
     }
 }
