@@ -1322,6 +1322,31 @@ impl Session {
         let result = match outcome {
             Ok(r) => r,
             Err(rpc) => {
+                // A server that already serves 2026-07-28 on this connection (it answered a
+                // probe we stopped waiting for, say, because it started slowly) refuses the
+                // handshake with -32022 and names what it supports: follow it, unless the
+                // suite pinned a version.
+                if !pinned && rpc.code == -32022 {
+                    let supported: Vec<String> = rpc
+                        .data
+                        .as_ref()
+                        .and_then(|d| d.get("supported"))
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let modern = version::MODERN_VERSIONS
+                        .iter()
+                        .rev()
+                        .find(|v| supported.iter().any(|s| s == *v));
+                    if let Some(v) = modern {
+                        return self.discover(v, false, timeout).await;
+                    }
+                }
                 return Err(self.inner.error(ErrorKind::Handshake {
                     reason: format!("the server answered initialize with error {rpc}"),
                 }));

@@ -403,6 +403,40 @@ async fn batches_only_in_2025_03_26() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_probe_answered_late_still_ends_in_the_2026_era() {
+    // The server answers `server/discover` after the probe gave up; the `initialize` that
+    // follows is refused with -32022 naming 2026-07-28, which the client then speaks.
+    let config = SessionConfig {
+        probe_timeout: Duration::from_millis(300),
+        ..cfg()
+    };
+    let c = connect("late-modern", &[], config).await.unwrap();
+    assert_eq!(c.protocol_version(), "2026-07-28");
+    // discover (given up on), initialize, the late discover answer, the refusal, discover
+    // again and its answer: about a second in all, no further deadline waited out.
+    let (entries, _) = c.session().transcript();
+    let methods: Vec<_> = entries.iter().filter_map(|e| e.method.clone()).collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "notifications/cancelled",
+            "initialize",
+            "server/discover"
+        ]
+    );
+    let last = entries.last().unwrap();
+    assert!(last.at < Duration::from_millis(2500), "{:?}", last.at);
+    // Pinned to the handshake era, the refusal is the answer.
+    let pinned = SessionConfig {
+        protocol: ProtocolChoice::Pinned("2025-11-25".into()),
+        ..cfg()
+    };
+    let e = connect("late-modern", &[], pinned).await.err().unwrap();
+    assert!(e.to_string().contains("-32022"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sloppy_2026_servers_are_recorded_not_stopped() {
     let c = connect("sloppy-modern", &[], cfg()).await.unwrap();
     assert_eq!(c.protocol_version(), "2026-07-28");

@@ -7,7 +7,8 @@
 //! repeat-cursor, bad-progress, bad-structured, instant (a fast, correct server for
 //! benchmarks), batch (answers tools/call inside a JSON-RPC batch and echoes any version),
 //! sloppy-modern (speaks 2026-07-28 but leaves out resultType, caching hints and
-//! subscription ids, and logs unasked).
+//! subscription ids, and logs unasked), late-modern (answers the first `server/discover`
+//! only after a second, then serves 2026-07-28 alone: `initialize` gets -32022).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -41,6 +42,7 @@ const MODES: &[&str] = &[
     "instant",
     "batch",
     "sloppy-modern",
+    "late-modern",
     "http-garbage",
     "http-status-500",
     "http-hang",
@@ -76,6 +78,10 @@ fn result(id: &Value, result: Value) -> Value {
 
 fn error(id: &Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn error_with(id: &Value, code: i64, message: &str, data: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message, "data": data}})
 }
 
 fn tool_list(mode: &str) -> Value {
@@ -143,6 +149,7 @@ async fn main() {
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut answered_calls = 0u64;
+    let mut discovers = 0u32;
     while let Ok(Some(line)) = lines.next_line().await {
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
             continue;
@@ -162,6 +169,22 @@ async fn main() {
         }
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         let reply = match method.as_str() {
+            "initialize" if mode == "late-modern" => error_with(
+                &id,
+                -32022,
+                "this connection serves 2026-07-28; initialize is not accepted",
+                json!({"supported": ["2026-07-28"], "requested": params.get("protocolVersion")}),
+            ),
+            "server/discover" if mode == "late-modern" => {
+                discovers += 1;
+                if discovers == 1 {
+                    tokio::time::sleep(Duration::from_millis(1000)).await;
+                }
+                result(
+                    &id,
+                    json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": {"name": "late", "version": "0"}, "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "late", "version": "0"}}}),
+                )
+            }
             "initialize" => {
                 let requested = params
                     .get("protocolVersion")
