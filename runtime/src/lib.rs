@@ -12,6 +12,7 @@
 
 pub mod adhoc;
 pub mod client;
+pub mod data;
 pub mod error;
 pub mod exec;
 pub mod protocol;
