@@ -67,6 +67,11 @@ pub struct CheckArgs {
     /// Also warn about things that are often intended (an export no test reads).
     #[arg(long)]
     pub pedantic: bool,
+    /// Also load local data files (CSV, JSON, YAML, Excel, SQLite) through their pipelines and
+    /// report bad values with their file, row and column; remote sources and plugins are
+    /// never touched.
+    #[arg(long)]
+    pub data: bool,
 }
 
 #[derive(Debug, Args)]
@@ -190,4 +195,16 @@ pub struct RunArgs {
     /// Use a `--state-in` file written for another target.
     #[arg(long)]
     pub allow_state_target_mismatch: bool,
+    /// Let data sources fetch rows over the network (REST, Google Sheets, PostgreSQL).
+    #[arg(long)]
+    pub allow_remote_data: bool,
+    /// Let plugin data sources run their command.
+    #[arg(long)]
+    pub allow_custom_code: bool,
+    /// Let remote data sources reach loopback, private and link-local addresses.
+    #[arg(long)]
+    pub allow_private_network: bool,
+    /// Most rows one data source may give after its pipeline.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_rows: u64,
 }

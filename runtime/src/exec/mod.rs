@@ -178,6 +178,9 @@ pub struct TestResult {
     /// The negotiated protocol version, when a session was opened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
+    /// For a data row: `{source, row, id, fingerprint}` (the test's `data`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
 }
 
 impl TestResult {
@@ -192,6 +195,7 @@ impl TestResult {
             outputs: Map::new(),
             failure: Some(failure),
             protocol_version: None,
+            data: None,
         }
     }
 }
@@ -498,6 +502,7 @@ pub async fn run_test_open(
         outputs: Map::new(),
         failure: None,
         protocol_version: None,
+        data: test.data.clone().map(Value::Object),
     };
     let target = match runtime_target(&input.target, &input.state) {
         Ok(t) => t,

@@ -142,6 +142,9 @@ impl Redactor {
                 self.failure(f);
             }
         }
+        if let Some(d) = &mut r.data {
+            self.value(d);
+        }
         for (k, v) in r.outputs.iter_mut() {
             if sensitive.contains(k) {
                 *v = Value::String(MASK.into());
