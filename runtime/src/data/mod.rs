@@ -532,8 +532,18 @@ fn open_local(
         }
         Provider::Sql => {
             let query = sql::query_of(ds)?;
-            let (path, shown) = opts.resolve(&file("SQLite")?);
-            let rows = sql::sqlite(&path, &shown, &query)?;
+            let Some(db) = &ds.file else {
+                return Err(DataError::new(
+                    "MCP-DATA-012",
+                    "A SQL source needs a database: `file` (SQLite) or `connection` (PostgreSQL).",
+                )
+                .help("add `file: shop.db` or `connection: postgresql://user@host/db`"));
+            };
+            let (path, shown) = opts.resolve(db);
+            let timeout = ds
+                .timeout_ms
+                .map_or(sql::DEFAULT_TIMEOUT, std::time::Duration::from_millis);
+            let rows = sql::sqlite(&path, &shown, &query, timeout)?;
             Ok((
                 Box::new(numbered(rows).into_iter().map(Ok)),
                 Locator::plain(&shown),

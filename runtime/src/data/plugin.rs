@@ -19,6 +19,20 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 /// Most bytes a plugin may print (`MCP-DATA-036`).
 pub const MAX_OUTPUT_BYTES: usize = 10 * 1024 * 1024;
 
+/// Kills a process group when dropped.
+struct GroupGuard(Option<i32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
 fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(10)..].join("\n")
@@ -63,6 +77,9 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
             .help("check the command name and that it is installed (relative paths start in the suite's folder)")
     })?;
     let group = child.id().and_then(|id| i32::try_from(id).ok());
+    // However this ends (done, failed, timed out, or the run interrupted), nothing the
+    // plugin started outlives it.
+    let _guard = GroupGuard(group);
     let mut stdout = child.stdout.take().expect("piped stdout");
     let mut stderr = child.stderr.take().expect("piped stderr");
     let read_out = async {

@@ -44,8 +44,14 @@ fn too_many(shown: &str) -> DataError {
     .help("narrow the query with WHERE or LIMIT")
 }
 
-/// Runs `query` on a SQLite database file.
-pub fn sqlite(path: &Path, shown: &str, query: &str) -> Result<Vec<Row>, DataError> {
+/// Runs `query` on a SQLite database file; a query running longer than `timeout` is
+/// interrupted (`MCP-DATA-035`).
+pub fn sqlite(
+    path: &Path,
+    shown: &str,
+    query: &str,
+    timeout: Duration,
+) -> Result<Vec<Row>, DataError> {
     use rusqlite::types::ValueRef;
     if !path.is_file() {
         return Err(DataError::new(
@@ -58,6 +64,17 @@ pub fn sqlite(path: &Path, shown: &str, query: &str) -> Result<Vec<Row>, DataErr
     let flags =
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let failed = |e: rusqlite::Error| {
+        if e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted) {
+            return DataError::new(
+                "MCP-DATA-035",
+                format!(
+                    "The query did not finish within {} ms.",
+                    timeout.as_millis()
+                ),
+            )
+            .in_file(shown)
+            .help("raise `timeoutMs`, or make the query cheaper");
+        }
         DataError::new("MCP-DATA-037", format!("The query failed: {e}."))
             .in_file(shown)
             .help("check the SQL and the table and column names")
