@@ -96,8 +96,8 @@ pub fn convert(v: &Value, kind: ColumnType) -> Option<Value> {
         ColumnType::Boolean => match v {
             Value::Bool(b) => Some(Value::Bool(*b)),
             Value::Number(n) => match n.as_f64() {
-                Some(x) if x == 1.0 => Some(Value::Bool(true)),
-                Some(x) if x == 0.0 => Some(Value::Bool(false)),
+                Some(1.0) => Some(Value::Bool(true)),
+                Some(0.0) => Some(Value::Bool(false)),
                 _ => None,
             },
             Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {

@@ -44,7 +44,7 @@ pub struct DataError {
     /// The data source (its name, or `test "T"` for a file named by a test).
     pub source_name: Option<String>,
     /// Where in the data.
-    pub at: Option<DataLocation>,
+    pub at: Option<Box<DataLocation>>,
     /// A suggested fix, printed after `Try:`.
     pub help: Option<String>,
 }
@@ -63,17 +63,17 @@ impl DataError {
 
     /// Sets the location.
     pub fn at(mut self, at: DataLocation) -> DataError {
-        self.at = Some(at);
+        self.at = Some(Box::new(at));
         self
     }
 
     /// Names the file (or URL) when no location is known yet.
     pub fn in_file(mut self, file: &str) -> DataError {
         if self.at.is_none() {
-            self.at = Some(DataLocation {
+            self.at = Some(Box::new(DataLocation {
                 file: file.to_string(),
                 ..DataLocation::default()
-            });
+            }));
         }
         self
     }
@@ -223,10 +223,8 @@ impl fmt::Display for DataError {
         if let Some(name) = &self.source_name {
             write!(f, "data source {name}: ")?;
         }
-        if let Some(at) = &self.at {
-            if let Some(r) = at.row {
-                write!(f, "row {r}: ")?;
-            }
+        if let Some(r) = self.at.as_ref().and_then(|a| a.row) {
+            write!(f, "row {r}: ")?;
         }
         write!(f, "{}", self.message)
     }

@@ -210,11 +210,11 @@ pub async fn check_suite(suite: &Suite, opts: &DataOptions) -> Vec<DataError> {
     for test in &suite.tests {
         match &test.for_each {
             Some(ForEach::Source(s)) => {
-                if suite
+                let declared = suite
                     .data_sources
                     .as_ref()
-                    .is_none_or(|m| m.get(&s.source).is_none())
-                {
+                    .is_some_and(|m| m.get(&s.source).is_some());
+                if !declared {
                     errors.push(unknown_source(&test.name, &s.source));
                 }
             }

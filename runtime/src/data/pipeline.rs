@@ -369,7 +369,7 @@ pub fn run(
                     window.push_back(row);
                 }
                 Some(Plan::Every(n)) => {
-                    if position % n == 0 {
+                    if position.is_multiple_of(n) {
                         kept.push(row);
                     }
                 }
