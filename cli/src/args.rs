@@ -69,6 +69,11 @@ pub struct CheckArgs {
     /// Also warn about things that are often intended (an export no test reads).
     #[arg(long)]
     pub pedantic: bool,
+    /// Also load local data files (CSV, JSON, YAML, Excel, SQLite) through their pipelines and
+    /// report bad values with their file, row and column; remote sources and plugins are
+    /// never touched.
+    #[arg(long)]
+    pub data: bool,
 }
 
 #[derive(Debug, Args)]
@@ -210,6 +215,18 @@ pub struct RunArgs {
     /// No live progress bar (it is shown only on a terminal and never when CI is set).
     #[arg(long)]
     pub no_progress: bool,
+    /// Let data sources fetch rows over the network (REST, Google Sheets, PostgreSQL).
+    #[arg(long)]
+    pub allow_remote_data: bool,
+    /// Let plugin data sources run their command.
+    #[arg(long)]
+    pub allow_custom_code: bool,
+    /// Let remote data sources reach loopback, private and link-local addresses.
+    #[arg(long)]
+    pub allow_private_network: bool,
+    /// Most rows one data source may give after its pipeline.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_rows: u64,
 }
 
 /// `mcpr parity`: exit 0 when every test behaves alike on every target, 1 when some test

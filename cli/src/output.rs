@@ -21,6 +21,18 @@ pub fn use_color(arg: ColorArg) -> bool {
     }
 }
 
+/// Whether stderr gets colour: only on a terminal, never with `NO_COLOR`.
+pub fn use_stderr_color(arg: ColorArg) -> bool {
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stderr().is_terminal()
+        }
+    }
+}
+
 /// The path as shown to people: relative to the working directory when the
 /// file lies below it, with `/` separators.
 pub fn display_path(path: &Path) -> String {

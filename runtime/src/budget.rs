@@ -323,6 +323,7 @@ mod tests {
             failure: None,
             protocol_version: None,
             transcript: None,
+            data: None,
         }
     }
 

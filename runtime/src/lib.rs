@@ -13,6 +13,7 @@
 pub mod adhoc;
 pub mod budget;
 pub mod client;
+pub mod data;
 pub mod error;
 pub mod exec;
 pub mod parity;

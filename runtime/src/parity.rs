@@ -332,6 +332,7 @@ mod tests {
             failure: None,
             protocol_version: Some("2025-11-25".into()),
             transcript: None,
+            data: None,
         }
     }
 

@@ -10,12 +10,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcpr_compiler::ir::{self, ForEach, Skip, Suite, Test};
+use mcpr_compiler::ir::{self, Skip, Suite, Test};
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::task::JoinSet;
 
+use crate::data::{DataOptions, SuiteRows};
 use crate::exec::secrets::Redactor;
 use crate::exec::{self, Failure, Outcome, TestInput, TestResult, slug, test_id};
 
@@ -43,6 +44,11 @@ pub struct RunOptions {
     pub snapshots: Option<Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
     /// Keep each step's response and each session's messages in the results.
     pub transcript: bool,
+    /// Where data files are, what data sources may do, and `--max-rows`.
+    pub data: DataOptions,
+    /// Rows loaded beforehand with [`crate::data::load_suite`] (so the caller can render data
+    /// errors itself); loaded by [`run_suite`] when absent.
+    pub rows: Option<Arc<SuiteRows>>,
 }
 
 impl Default for RunOptions {
@@ -58,6 +64,8 @@ impl Default for RunOptions {
             shard: None,
             snapshots: None,
             transcript: false,
+            data: DataOptions::default(),
+            rows: None,
         }
     }
 }
@@ -186,59 +194,61 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
     pi == p.len()
 }
 
-fn expand(suite: &Suite) -> Result<Vec<Planned>, PlanError> {
+/// One planned test per test, and per data row of a data-driven test: id `ID.ROW` and name
+/// `NAME [ROW]`, where ROW is the row's `caseId`, else its `id`, else its 1-based number;
+/// `${row.…}` reads the row, and `data` records where it came from.
+fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, PlanError> {
     let mut out = Vec::new();
-    for test in &suite.tests {
+    for (index, test) in suite.tests.iter().enumerate() {
         let id = test_id(test);
         let logical = test
             .logical_name
             .clone()
             .unwrap_or_else(|| test.name.clone());
         let deps = test.depends_on.clone().unwrap_or_default();
-        match &test.for_each {
-            None => out.push(Planned {
+        if test.for_each.is_none() {
+            out.push(Planned {
                 test: test.clone(),
                 id,
                 logical,
                 deps,
-            }),
-            Some(ForEach::Rows(rows)) => {
-                for (i, row) in rows.rows.iter().enumerate() {
-                    // Row identity: `caseId`, else `id`, else the 1-based row number.
-                    let row_id = ["caseId", "id"]
-                        .iter()
-                        .find_map(|k| match row.get(*k) {
-                            Some(Value::Null) | None => None,
-                            Some(v) => Some(exec::values::as_text(v)),
-                        })
-                        .unwrap_or_else(|| (i + 1).to_string());
-                    let mut t = test.clone();
-                    t.for_each = None;
-                    t.name = format!("{} [{row_id}]", test.name);
-                    t.id = Some(format!("{id}.{row_id}"));
-                    let mut vars = t.variables.take().unwrap_or_default();
-                    vars.insert(
-                        "row".into(),
-                        Value::Object(row.clone().into_iter().collect()),
-                    );
-                    t.variables = Some(vars);
-                    out.push(Planned {
-                        id: format!("{id}.{row_id}"),
-                        test: t,
-                        logical: logical.clone(),
-                        deps: deps.clone(),
-                    });
-                }
-            }
-            Some(_) => {
-                return Err(plan_error(
-                    "MCP-CONFIG-002",
-                    format!(
-                        "test {:?}: rows from data sources and files are not supported by this runner yet; use an inline `For each row:` table",
-                        test.name
-                    ),
-                ));
-            }
+            });
+            continue;
+        }
+        let Some(set) = rows.by_test.get(index).cloned().flatten() else {
+            return Err(plan_error(
+                "MCP-CONFIG-002",
+                format!("test {:?}: its data rows were not loaded", test.name),
+            ));
+        };
+        for (i, row) in set.rows.iter().enumerate() {
+            let row_id = ["caseId", "id"]
+                .iter()
+                .find_map(|k| match row.get(*k) {
+                    Some(Value::Null) | None => None,
+                    Some(v) => Some(crate::data::coerce::as_text(v)),
+                })
+                .unwrap_or_else(|| (i + 1).to_string());
+            let mut t = test.clone();
+            t.for_each = None;
+            t.name = format!("{} [{row_id}]", test.name);
+            t.id = Some(format!("{id}.{row_id}"));
+            t.logical_name = Some(logical.clone());
+            let mut vars = t.variables.take().unwrap_or_default();
+            vars.insert("row".into(), Value::Object(row.clone()));
+            t.variables = Some(vars);
+            let mut data = Map::new();
+            data.insert("source".into(), Value::String(set.source.clone()));
+            data.insert("row".into(), json!(i + 1));
+            data.insert("id".into(), Value::String(row_id.clone()));
+            data.insert("fingerprint".into(), Value::String(set.fingerprint.clone()));
+            t.data = Some(data);
+            out.push(Planned {
+                id: format!("{id}.{row_id}"),
+                test: t,
+                logical: logical.clone(),
+                deps: deps.clone(),
+            });
         }
     }
     Ok(out)
@@ -430,7 +440,15 @@ pub async fn run_suite(
     on_event: &mut (dyn FnMut(&Event) + Send),
 ) -> Result<RunResult, PlanError> {
     let started = Instant::now();
-    let tests = expand(&suite)?;
+    let rows = match &opts.rows {
+        Some(r) => Arc::clone(r),
+        None => Arc::new(
+            crate::data::load_suite(&suite, &opts.data)
+                .await
+                .map_err(|e| plan_error(e.code, e.to_string()))?,
+        ),
+    };
+    let tests = expand(&suite, &rows)?;
     let (order, edges) = plan(&tests)?;
     let mut selected = select(&tests, &edges, &opts);
     if let Some((k, n)) = opts.shard {
@@ -565,7 +583,8 @@ pub async fn run_suite(
                 } else {
                     None
                 };
-                if let Some(r) = immediate {
+                if let Some(mut r) = immediate {
+                    r.data = t.test.data.clone().map(Value::Object);
                     started_set[i] = true;
                     results[i] = Some(r);
                     progressed = true;
@@ -630,6 +649,7 @@ pub async fn run_suite(
         match running.join_next().await {
             Some(Ok((i, mut r))) => {
                 r.id = tests[i].id.clone();
+                r.data = tests[i].test.data.clone().map(Value::Object);
                 if opts.fail_fast && matches!(r.status, Outcome::Failed | Outcome::Errored) {
                     stop = true;
                 }
@@ -656,9 +676,40 @@ pub async fn run_suite(
     }
     let tests_out: Vec<TestResult> = order.iter().filter_map(|i| shown[*i].clone()).collect();
     let mut outputs = Map::new();
-    for r in &tests_out {
+    let mut by_logical: BTreeMap<String, Vec<&TestResult>> = BTreeMap::new();
+    for (r, i) in tests_out
+        .iter()
+        .zip(order.iter().filter(|i| shown[**i].is_some()))
+    {
         for (k, v) in &r.outputs {
             outputs.insert(format!("{}.{k}", r.id), v.clone());
+        }
+        if tests[*i].test.data.is_some() {
+            by_logical
+                .entry(slug(&tests[*i].logical))
+                .or_default()
+                .push(r);
+        }
+    }
+    // A data-driven test's rows also publish each key as a list in row order.
+    for (logical, rs) in by_logical {
+        if rs.len() < 2 {
+            continue;
+        }
+        let mut keys: Vec<&String> = Vec::new();
+        for r in &rs {
+            for k in r.outputs.keys() {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        for k in keys {
+            let list: Vec<Value> = rs
+                .iter()
+                .map(|r| r.outputs.get(k).cloned().unwrap_or(Value::Null))
+                .collect();
+            outputs.insert(format!("{logical}.{k}"), Value::Array(list));
         }
     }
     let summary = RunResult::summarise(&tests_out);

@@ -7,6 +7,7 @@ use mcpr_compiler::diagnostics::render::{self, Summary};
 use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, diagnostics};
+use mcpr_runtime::data::{self, DataError, DataOptions};
 use std::path::{Path, PathBuf};
 
 /// Runs the command and returns the exit code.
@@ -22,6 +23,7 @@ pub fn run(args: CheckArgs) -> u8 {
     files.dedup();
     let mut map = SourceMap::new();
     let mut diags = Vec::new();
+    let mut data_errors: Vec<DataError> = Vec::new();
     // Imports are read relative to the shown paths, which are relative to the working folder.
     let loader = FsLoader::new(".");
     let options = Options {
@@ -46,10 +48,20 @@ pub fn run(args: CheckArgs) -> u8 {
             }
         };
         let id = map.add(SourceFile::new(display_path(path), text));
-        diags.extend(mcpr_compiler::check(&mut map, id, &loader, &options));
+        let found = mcpr_compiler::check(&mut map, id, &loader, &options);
+        let clean = !found.iter().any(|d| d.is_error());
+        diags.extend(found);
+        if args.data && clean {
+            data_errors.extend(check_data(&mut map, id, &loader, &options, path));
+        }
     }
     diagnostics::sort(&mut diags);
     let summary = Summary::of(&diags, files.len());
+    let data_line = match data_errors.len() {
+        0 => None,
+        1 => Some("1 data error".to_string()),
+        n => Some(format!("{n} data errors")),
+    };
     match args.format {
         FormatArg::Human => {
             let color = use_color(args.color);
@@ -57,23 +69,106 @@ pub fn run(args: CheckArgs) -> u8 {
             if !text.is_empty() {
                 println!("{text}");
             }
+            for e in &data_errors {
+                println!("{}", e.render(color));
+            }
             println!("{}", summary.line());
+            if let Some(l) = data_line {
+                println!("{l}");
+            }
         }
         FormatArg::Short => {
             print!("{}", render::short(&diags, &map));
+            for e in &data_errors {
+                println!("{e}");
+            }
             println!("{}", summary.line());
+            if let Some(l) = data_line {
+                println!("{l}");
+            }
         }
         FormatArg::Json => {
-            let v = render::json(&diags, &map, files.len());
+            let mut v = render::json(&diags, &map, files.len());
+            if args.data
+                && let Some(obj) = v.as_object_mut()
+            {
+                obj.insert(
+                    "dataErrors".into(),
+                    serde_json::Value::Array(data_errors.iter().map(data_json).collect()),
+                );
+            }
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         }
-        FormatArg::Github => print!("{}", render::github(&diags, &map)),
+        FormatArg::Github => {
+            print!("{}", render::github(&diags, &map));
+            for e in &data_errors {
+                let mut props = Vec::new();
+                if let Some(at) = &e.at {
+                    props.push(format!("file={}", at.file));
+                    if let Some(l) = at.line {
+                        props.push(format!("line={l}"));
+                    }
+                    if let Some(c) = at.column {
+                        props.push(format!("col={c}"));
+                    }
+                }
+                let msg = e.to_string().replace('%', "%25").replace('\n', "%0A");
+                println!("::error {}::{msg}", props.join(","));
+            }
+        }
     }
-    if summary.errors > 0 {
+    if summary.errors > 0 || !data_errors.is_empty() {
         output::USAGE
     } else {
         output::OK
     }
+}
+
+/// Compiles a file that checked clean and loads its local data sources.
+fn check_data(
+    map: &mut SourceMap,
+    id: usize,
+    loader: &FsLoader,
+    options: &Options,
+    path: &Path,
+) -> Vec<DataError> {
+    let compiled = mcpr_compiler::lower::compile(map, id, loader, options);
+    let Some(suite) = compiled.suite else {
+        return Vec::new();
+    };
+    let opts = DataOptions {
+        base_dir: match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
+        ..DataOptions::default()
+    };
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(data::check_suite(&suite, &opts)),
+        Err(e) => vec![DataError::new(
+            "MCP-DATA-032",
+            format!("cannot start the async runtime: {e}"),
+        )],
+    }
+}
+
+/// A data error in `--format json`.
+fn data_json(e: &DataError) -> serde_json::Value {
+    let at = e.at.clone().unwrap_or_default();
+    serde_json::json!({
+        "code": e.code,
+        "message": e.message,
+        "source": e.source_name,
+        "file": at.file,
+        "line": at.line,
+        "column": at.column,
+        "row": at.row,
+        "field": at.field,
+        "help": e.help,
+    })
 }
 
 /// Adds a file, or every `.mcpr` file below a folder (sorted).

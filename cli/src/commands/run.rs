@@ -15,6 +15,7 @@ use mcpr_compiler::ir::{self, Suite};
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_runtime::budget::{self, History};
+use mcpr_runtime::data::{self, DataOptions};
 use mcpr_runtime::exec::Outcome;
 use mcpr_runtime::exec::secrets::Redactor;
 use mcpr_runtime::report::{github, json, junit, terminal::Terminal};
@@ -53,6 +54,14 @@ pub(crate) fn load(path: &Path) -> Result<Suite, String> {
             display_path(path)
         )
     })
+}
+
+/// The folder a suite's relative data paths start from: the suite file's folder.
+fn suite_dir(file: &Path) -> std::path::PathBuf {
+    match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => ".".into(),
+    }
 }
 
 /// Splits a command line on spaces; double quotes group words.
@@ -122,7 +131,7 @@ pub fn run(args: RunArgs) -> u8 {
     let mut suites = Vec::new();
     for f in &args.files {
         match load(f) {
-            Ok(s) => suites.push(s),
+            Ok(s) => suites.push((s, suite_dir(f))),
             Err(e) => {
                 eprintln!("error: {e}");
                 return output::USAGE;
@@ -160,8 +169,8 @@ pub fn run(args: RunArgs) -> u8 {
     let first_target = opts
         .target
         .clone()
-        .unwrap_or_else(|| suites[0].target.clone());
-    let first_suite = suites[0].clone();
+        .unwrap_or_else(|| suites[0].0.target.clone());
+    let first_suite = suites[0].0.clone();
     if let Some(path) = &args.state_in {
         match state::read(path, &first_target, args.allow_state_target_mismatch) {
             Ok(v) => opts.state = v,
@@ -196,9 +205,32 @@ pub fn run(args: RunArgs) -> u8 {
                     History::default()
                 })
             };
-            for (index, suite) in suites.into_iter().enumerate() {
+            for (index, (suite, dir)) in suites.into_iter().enumerate() {
                 let suite_key = display_path(&args.files[index]);
                 let budgets = suite.budgets.clone().unwrap_or_default();
+                let data_opts = DataOptions {
+                    base_dir: dir,
+                    allow_remote_data: args.allow_remote_data,
+                    allow_custom_code: args.allow_custom_code,
+                    allow_private_network: args.allow_private_network,
+                    max_rows: usize::try_from(args.max_rows).unwrap_or(usize::MAX),
+                    local_only: false,
+                };
+                // Data loads before any test starts; a bad value stops the run with a
+                // diagnostic that points into the data.
+                let rows = data::load_suite(&suite, &data_opts).await.map_err(|e| {
+                    let code = if e.is_environment() {
+                        SERVER_FAILURE
+                    } else {
+                        output::USAGE
+                    };
+                    (
+                        code,
+                        e.render(output::use_stderr_color(args.color))
+                            .trim_end()
+                            .to_string(),
+                    )
+                })?;
                 let snap_path = args
                     .snapshot
                     .clone()
@@ -222,6 +254,8 @@ pub fn run(args: RunArgs) -> u8 {
                 let store = Arc::new(std::sync::Mutex::new(store));
                 let mut suite_opts = opts.clone();
                 suite_opts.snapshots = Some(Arc::clone(&store));
+                suite_opts.data = data_opts;
+                suite_opts.rows = Some(Arc::new(rows));
                 let mut on_event = |e: &schedule::Event| progress.event(e, || term.event(e));
                 let result = schedule::run_suite(Arc::new(suite), suite_opts, &mut on_event).await;
                 let saved = store

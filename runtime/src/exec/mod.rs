@@ -188,6 +188,9 @@ pub struct TestResult {
     /// Every message of the session, when the run keeps transcripts (`--transcript`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript: Option<TestTranscript>,
+    /// For a data row: `{source, row, id, fingerprint}` (the test's `data`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
 }
 
 /// The messages of a test's session, oldest first.
@@ -213,6 +216,7 @@ impl TestResult {
             failure: Some(failure),
             protocol_version: None,
             transcript: None,
+            data: None,
         }
     }
 }
@@ -522,6 +526,7 @@ pub async fn run_test_open(
         failure: None,
         protocol_version: None,
         transcript: None,
+        data: test.data.clone().map(Value::Object),
     };
     let target = match runtime_target(&input.target, &input.state) {
         Ok(t) => t,

@@ -163,6 +163,9 @@ impl Redactor {
         for e in r.transcript.iter_mut().flat_map(|t| t.entries.iter_mut()) {
             e.text = self.text(&e.text);
         }
+        if let Some(d) = &mut r.data {
+            self.value(d);
+        }
         for (k, v) in r.outputs.iter_mut() {
             if sensitive.contains(k) {
                 *v = Value::String(MASK.into());

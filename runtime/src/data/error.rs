@@ -1,0 +1,277 @@
+//! Data-source errors: a stable `MCP-DATA-*` (or `MCP-EXT-*`) code, what is wrong, and where
+//! in the data — file, line and column for text files, row and column for every provider —
+//! rendered the way compile diagnostics are (header, source line, caret, explanation, `Try:`).
+
+use std::fmt;
+
+/// Where in the data a problem is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DataLocation {
+    /// The file (as shown to the user), URL or provider name.
+    pub file: String,
+    /// 1-based line in a text file.
+    pub line: Option<u64>,
+    /// 1-based column (characters) in that line.
+    pub column: Option<u64>,
+    /// 1-based data row (after the header, counting only rows that were read).
+    pub row: Option<u64>,
+    /// The data column (field name) concerned.
+    pub field: Option<String>,
+    /// The source line and the byte range of the caret within it.
+    pub snippet: Option<Snippet>,
+}
+
+/// One line of a data file with the part a caret points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snippet {
+    /// The line, without its line break.
+    pub text: String,
+    /// Byte range inside `text` that the caret underlines (may be empty).
+    pub start: usize,
+    /// End of the range (exclusive).
+    pub end: usize,
+    /// Short text at the caret.
+    pub label: String,
+}
+
+/// A data source that cannot be loaded or whose rows are not what the suite declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataError {
+    /// Stable code: `MCP-DATA-001` … `MCP-DATA-039`, or `MCP-EXT-1xx` for plugins.
+    pub code: &'static str,
+    /// The explanation, one or two sentences.
+    pub message: String,
+    /// The data source (its name, or `test "T"` for a file named by a test).
+    pub source_name: Option<String>,
+    /// Where in the data.
+    pub at: Option<Box<DataLocation>>,
+    /// A suggested fix, printed after `Try:`.
+    pub help: Option<String>,
+}
+
+impl DataError {
+    /// An error with a code and a message and nothing else yet.
+    pub fn new(code: &'static str, message: impl Into<String>) -> DataError {
+        DataError {
+            code,
+            message: message.into(),
+            source_name: None,
+            at: None,
+            help: None,
+        }
+    }
+
+    /// Sets the location.
+    pub fn at(mut self, at: DataLocation) -> DataError {
+        self.at = Some(Box::new(at));
+        self
+    }
+
+    /// Names the file (or URL) when no location is known yet.
+    pub fn in_file(mut self, file: &str) -> DataError {
+        if self.at.is_none() {
+            self.at = Some(Box::new(DataLocation {
+                file: file.to_string(),
+                ..DataLocation::default()
+            }));
+        }
+        self
+    }
+
+    /// Sets the `Try:` line.
+    pub fn help(mut self, help: impl Into<String>) -> DataError {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Names the data source, unless an inner source was named already.
+    pub fn source_named(mut self, name: &str) -> DataError {
+        if self.source_name.is_none() {
+            self.source_name = Some(name.to_string());
+        }
+        self
+    }
+
+    /// Whether the environment rather than the suite is at fault (an unreachable host, a
+    /// server error, a plugin that crashed or hung): `mcpr run` exits 3 for these, 2 otherwise.
+    pub fn is_environment(&self) -> bool {
+        matches!(
+            self.code,
+            "MCP-DATA-010" | "MCP-DATA-016" | "MCP-DATA-035" | "MCP-EXT-105" | "MCP-EXT-108"
+        )
+    }
+
+    /// `file:line:col` (or `file`, or nothing) of the error.
+    pub fn position(&self) -> Option<String> {
+        let at = self.at.as_ref()?;
+        Some(match (at.line, at.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", at.file),
+            (Some(l), None) => format!("{}:{l}", at.file),
+            _ => at.file.clone(),
+        })
+    }
+
+    /// Multi-line rendering like a compile diagnostic: `CODE path:line:col`, the data line
+    /// with a caret under the value, the explanation and the `Try:` line.
+    pub fn render(&self, color: bool) -> String {
+        let (bold, red, blue, reset) = if color {
+            ("\x1b[1m", "\x1b[1;31m", "\x1b[34m", "\x1b[0m")
+        } else {
+            ("", "", "", "")
+        };
+        let mut out = format!("{red}{}{reset}", self.code);
+        let mut context = Vec::new();
+        if let Some(name) = &self.source_name {
+            context.push(format!("data source {name}"));
+        }
+        if let Some(at) = &self.at {
+            if let Some(r) = at.row {
+                context.push(format!("row {r}"));
+            }
+            if let Some(f) = &at.field {
+                context.push(format!("column \"{f}\""));
+            }
+        }
+        if let Some(pos) = self.position() {
+            out.push_str(&format!(" {bold}{pos}{reset}"));
+        }
+        if !context.is_empty() {
+            out.push_str(&format!(" ({})", context.join(", ")));
+        }
+        out.push('\n');
+        if let Some(Snippet {
+            text,
+            start,
+            end,
+            label,
+        }) = self.at.as_ref().and_then(|a| a.snippet.as_ref())
+        {
+            let line = self.at.as_ref().and_then(|a| a.line).unwrap_or(0);
+            let gutter = line.to_string();
+            let pad = " ".repeat(gutter.len());
+            let shown = shorten_line(text, *start, *end);
+            out.push_str(&format!("{blue}{pad} |{reset}\n"));
+            out.push_str(&format!("{blue}{gutter} |{reset} {}\n", shown.text));
+            let lead: String = shown.text[..shown.start]
+                .chars()
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            let width = shown.text[shown.start..shown.end].chars().count().max(1);
+            out.push_str(&format!(
+                "{blue}{pad} |{reset} {lead}{red}{}{reset} {label}\n",
+                "^".repeat(width)
+            ));
+        }
+        out.push_str(&self.message);
+        out.push('\n');
+        if let Some(h) = &self.help {
+            out.push_str(&format!("Try: {h}\n"));
+        }
+        out
+    }
+}
+
+struct Shown {
+    text: String,
+    start: usize,
+    end: usize,
+}
+
+/// Keeps long data lines readable: at most ~60 characters around the caret.
+fn shorten_line(text: &str, start: usize, end: usize) -> Shown {
+    const AROUND: usize = 60;
+    let start = start.min(text.len());
+    let end = end.clamp(start, text.len());
+    if text.chars().count() <= 2 * AROUND + 40 {
+        return Shown {
+            text: text.to_string(),
+            start,
+            end,
+        };
+    }
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let from = floor(start.saturating_sub(AROUND));
+    let to = floor((end + AROUND).min(text.len()));
+    let mut shown = String::new();
+    let mut offset = 0;
+    if from > 0 {
+        shown.push('…');
+        offset = '…'.len_utf8();
+    }
+    shown.push_str(&text[from..to]);
+    if to < text.len() {
+        shown.push('…');
+    }
+    Shown {
+        start: start - from + offset,
+        end: end.min(to) - from + offset,
+        text: shown,
+    }
+}
+
+impl fmt::Display for DataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(pos) = self.position() {
+            write!(f, "{pos}: ")?;
+        }
+        write!(f, "{}: ", self.code)?;
+        if let Some(name) = &self.source_name {
+            write!(f, "data source {name}: ")?;
+        }
+        if let Some(r) = self.at.as_ref().and_then(|a| a.row) {
+            write!(f, "row {r}: ")?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for DataError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_like_a_compile_diagnostic() {
+        let e = DataError::new(
+            "MCP-DATA-021",
+            "Column \"spend\" is a number, but row 2 has \"abc\".",
+        )
+        .at(DataLocation {
+            file: "data/customers.csv".into(),
+            line: Some(3),
+            column: Some(5),
+            row: Some(2),
+            field: Some("spend".into()),
+            snippet: Some(Snippet {
+                text: "C-2,abc,gold".into(),
+                start: 4,
+                end: 7,
+                label: "not a number".into(),
+            }),
+        })
+        .source_named("\"customers\"")
+        .help("fix the value or declare the column as string");
+        assert_eq!(
+            e.render(false),
+            "MCP-DATA-021 data/customers.csv:3:5 (data source \"customers\", row 2, column \"spend\")\n  |\n3 | C-2,abc,gold\n  |     ^^^ not a number\nColumn \"spend\" is a number, but row 2 has \"abc\".\nTry: fix the value or declare the column as string\n"
+        );
+        assert_eq!(
+            e.to_string(),
+            "data/customers.csv:3:5: MCP-DATA-021: data source \"customers\": row 2: Column \"spend\" is a number, but row 2 has \"abc\"."
+        );
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_caret() {
+        let text = format!("{}XYZ{}", "a".repeat(500), "b".repeat(500));
+        let s = shorten_line(&text, 500, 503);
+        assert!(s.text.starts_with('…') && s.text.ends_with('…'));
+        assert_eq!(&s.text[s.start..s.end], "XYZ");
+    }
+}

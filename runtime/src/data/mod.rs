@@ -1,0 +1,689 @@
+//! Data sources: the rows a data-driven test runs for (mcp-test-language-1.md §3.9, §4.9).
+//!
+//! One module per provider — [`inline`](self) rows, [`csv`], [`file`] (JSON and YAML),
+//! [`excel`], [`rest`] (REST and Google Sheets), [`sql`] (SQLite files and PostgreSQL),
+//! [`plugin`] (an external command) — feeding one [`pipeline`]: typed coercion, join,
+//! derive, where, sample and the row limit, always in that order. Sources load at run time,
+//! before the first test starts; remote sources, network databases and plugins need the
+//! matching safety flag. This module knows no MCP server.
+
+pub mod coerce;
+pub mod csv;
+pub mod date;
+pub mod error;
+pub mod excel;
+pub mod file;
+pub mod fingerprint;
+pub mod net;
+pub mod pipeline;
+pub mod plugin;
+pub mod rest;
+pub mod sample;
+pub mod sql;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use mcpr_compiler::ir::{DataSource, ForEach, Provider, Suite};
+use serde_json::{Map, Value};
+
+pub use error::{DataError, DataLocation, Snippet};
+use pipeline::{JoinIndex, Spec};
+
+/// One row: column name → value, in column order.
+pub type Row = Map<String, Value>;
+
+/// Where a row came from, for messages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// 1-based data row.
+    pub row: u64,
+    /// 1-based line of the row in a text file.
+    pub line: Option<u64>,
+    /// Byte offset of the row in a text file.
+    pub byte: Option<u64>,
+}
+
+/// A row as a provider hands it over.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The values.
+    pub row: Row,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+/// A provider's rows, read one at a time.
+pub type Rows<'a> = Box<dyn Iterator<Item = Result<Item, DataError>> + Send + 'a>;
+
+/// Turns a row's origin into a location in the data (file, line and caret for CSV).
+#[derive(Debug, Clone)]
+pub struct Locator {
+    /// The file (as shown), URL or provider name.
+    pub file: String,
+    /// For CSV: the file on disk and its header, so the offending cell can be shown.
+    pub csv: Option<(PathBuf, Vec<String>)>,
+}
+
+impl Locator {
+    /// A locator that names the file (or URL or provider) and the row only.
+    pub fn plain(file: &str) -> Locator {
+        Locator {
+            file: file.to_string(),
+            csv: None,
+        }
+    }
+
+    /// The location of `field` in the row `origin` points at.
+    pub fn locate(&self, origin: &Origin, field: Option<&str>, label: &str) -> DataLocation {
+        match &self.csv {
+            Some((path, headers)) => csv::locate(&self.file, path, headers, origin, field, label),
+            None => pipeline::plain_location(&self.file, origin, field),
+        }
+    }
+}
+
+/// What a run may load and how much.
+#[derive(Debug, Clone)]
+pub struct DataOptions {
+    /// Folder of the suite file; relative data paths resolve against it.
+    pub base_dir: PathBuf,
+    /// Allow `rest` and `google-sheets` sources and network database connections.
+    pub allow_remote_data: bool,
+    /// Allow `plugin` sources (external commands).
+    pub allow_custom_code: bool,
+    /// Allow loopback, private, link-local and other non-public addresses.
+    pub allow_private_network: bool,
+    /// Most rows one source may give after its pipeline (`--max-rows`).
+    pub max_rows: usize,
+    /// `mcpr check --data`: load local files only; skip remote sources, network databases and
+    /// plugins instead of refusing them.
+    pub local_only: bool,
+}
+
+/// Default of `--max-rows`.
+pub const DEFAULT_MAX_ROWS: usize = 1000;
+
+impl Default for DataOptions {
+    fn default() -> Self {
+        DataOptions {
+            base_dir: PathBuf::from("."),
+            allow_remote_data: false,
+            allow_custom_code: false,
+            allow_private_network: false,
+            max_rows: DEFAULT_MAX_ROWS,
+            local_only: false,
+        }
+    }
+}
+
+impl DataOptions {
+    /// The file a data path names, and how to show it (relative to the working folder when
+    /// the suite's folder is).
+    pub fn resolve(&self, file: &str) -> (PathBuf, String) {
+        let path = self.base_dir.join(file);
+        let shown = path
+            .strip_prefix(".")
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        (path, shown)
+    }
+}
+
+/// The rows of one source after its pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowSet {
+    /// What the rows were read from: the file, the URL (without its query) or the provider.
+    pub source: String,
+    /// The rows, in order.
+    pub rows: Vec<Row>,
+    /// `sha256:` fingerprint of the rows' canonical JSON.
+    pub fingerprint: String,
+}
+
+impl RowSet {
+    fn new(source: String, rows: Vec<Row>) -> RowSet {
+        let fingerprint = fingerprint::fingerprint(rows.iter());
+        RowSet {
+            source,
+            rows,
+            fingerprint,
+        }
+    }
+}
+
+/// The rows of every data-driven test of a suite, by the test's index in `suite.tests`.
+#[derive(Debug, Clone, Default)]
+pub struct SuiteRows {
+    /// `None` for tests without iteration.
+    pub by_test: Vec<Option<Arc<RowSet>>>,
+}
+
+/// Loaded rows shared by sources marked `cache`, keyed by their load settings.
+type Cache = Arc<Mutex<HashMap<String, Arc<(Vec<Item>, Locator)>>>>;
+
+/// The state of one run's loading.
+#[derive(Clone)]
+struct Ctx {
+    opts: Arc<DataOptions>,
+    cache: Cache,
+}
+
+/// Loads the rows of every data-driven test of `suite` (each source once per test that
+/// uses it; sources with `cache` once per run). The first problem stops the load.
+pub async fn load_suite(suite: &Suite, opts: &DataOptions) -> Result<SuiteRows, DataError> {
+    let ctx = Ctx {
+        opts: Arc::new(opts.clone()),
+        cache: Cache::default(),
+    };
+    let mut by_test = Vec::with_capacity(suite.tests.len());
+    for test in &suite.tests {
+        let set = match &test.for_each {
+            None => None,
+            Some(each) => {
+                let (label, ds) = source_of(suite, &test.name, each)?;
+                Some(Arc::new(load_named(&ctx, &label, ds).await?))
+            }
+        };
+        by_test.push(set);
+    }
+    Ok(SuiteRows { by_test })
+}
+
+/// `mcpr check --data`: loads every declared source and every file a test names, local
+/// files only, and returns every problem (one per source at most).
+pub async fn check_suite(suite: &Suite, opts: &DataOptions) -> Vec<DataError> {
+    let mut opts = opts.clone();
+    opts.local_only = true;
+    let ctx = Ctx {
+        opts: Arc::new(opts),
+        cache: Cache::default(),
+    };
+    let mut errors = Vec::new();
+    for (name, ds) in suite.data_sources.iter().flat_map(|m| m.iter()) {
+        if let Err(e) = load_named(&ctx, &format!("\"{name}\""), ds.clone()).await {
+            errors.push(e);
+        }
+    }
+    for test in &suite.tests {
+        match &test.for_each {
+            Some(ForEach::Source(s)) => {
+                let declared = suite
+                    .data_sources
+                    .as_ref()
+                    .is_some_and(|m| m.get(&s.source).is_some());
+                if !declared {
+                    errors.push(unknown_source(&test.name, &s.source));
+                }
+            }
+            Some(each) => {
+                if let Ok((label, ds)) = source_of(suite, &test.name, each)
+                    && let Err(e) = load_named(&ctx, &label, ds).await
+                {
+                    errors.push(e);
+                }
+            }
+            None => {}
+        }
+    }
+    errors
+}
+
+fn unknown_source(test: &str, name: &str) -> DataError {
+    DataError::new(
+        "MCP-DATA-039",
+        format!("Test \"{test}\" takes its rows from data source \"{name}\", which the suite does not declare."),
+    )
+    .help(format!("declare it with `Data source: \"{name}\"`, or fix the name"))
+}
+
+/// The data source a test iterates over, and how to name it in messages.
+fn source_of(suite: &Suite, test: &str, each: &ForEach) -> Result<(String, DataSource), DataError> {
+    Ok(match each {
+        ForEach::Rows(r) => (
+            format!("of test \"{test}\""),
+            DataSource {
+                provider: Some(Provider::Inline),
+                rows: Some(r.rows.clone()),
+                ..DataSource::default()
+            },
+        ),
+        ForEach::Source(s) => {
+            let ds = suite
+                .data_sources
+                .as_ref()
+                .and_then(|m| m.get(&s.source))
+                .ok_or_else(|| unknown_source(test, &s.source))?;
+            (format!("\"{}\"", s.source), ds.clone())
+        }
+        ForEach::File(f) => (
+            format!("of test \"{test}\""),
+            DataSource {
+                file: Some(f.file.clone()),
+                sheet: f.sheet.clone(),
+                ..DataSource::default()
+            },
+        ),
+    })
+}
+
+async fn load_named(ctx: &Ctx, label: &str, ds: DataSource) -> Result<RowSet, DataError> {
+    let max = Some(ctx.opts.max_rows);
+    load(ctx, ds, max).await.map_err(|e| e.source_named(label))
+}
+
+/// Replaces `${env.NAME}` in every text of a source's settings (missing variables become "").
+pub fn substitute_env(ds: &DataSource) -> DataSource {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::String(s) if s.contains("${env.") => *s = env_text(s),
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            Value::Object(m) => m.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(ds).unwrap_or(Value::Null);
+    walk(&mut v);
+    serde_json::from_value(v).unwrap_or_else(|_| ds.clone())
+}
+
+fn env_text(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("${env.") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 6..];
+        match after.find('}') {
+            Some(j) => {
+                out.push_str(&std::env::var(&after[..j]).unwrap_or_default());
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The provider of a source: explicit, or from the file's extension or the URL.
+pub fn provider_of(ds: &DataSource) -> Result<Provider, DataError> {
+    if let Some(p) = ds.provider {
+        return Ok(p);
+    }
+    if let Some(file) = &ds.file {
+        let ext = Path::new(file)
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        return match ext.as_str() {
+            "csv" => Ok(Provider::Csv),
+            "json" => Ok(Provider::Json),
+            "yaml" | "yml" => Ok(Provider::Yaml),
+            "xlsx" | "xlsm" | "xls" => Ok(Provider::Excel),
+            "db" | "sqlite" | "sqlite3" if ds.query.is_some() => Ok(Provider::Sql),
+            _ => Err(DataError::new(
+                "MCP-DATA-001",
+                format!("Cannot tell how to read {file:?} from its extension."),
+            )
+            .help("use a .csv, .json, .yaml, .yml or .xlsx file, or set `provider`")),
+        };
+    }
+    if let Some(url) = &ds.url
+        && url.to_ascii_lowercase().starts_with("http")
+    {
+        return Ok(Provider::Rest);
+    }
+    if ds.rows.is_some() {
+        return Ok(Provider::Inline);
+    }
+    Err(DataError::new(
+        "MCP-DATA-001",
+        "The data source names no provider, file, URL or rows.",
+    )
+    .help("add `From CSV \"file.csv\"` (or `provider`, `file`, `url` or `rows`)"))
+}
+
+/// Settings that decide what is loaded (the cache key): everything but the transforms.
+fn load_key(ds: &DataSource, opts: &DataOptions) -> String {
+    let mut bare = ds.clone();
+    bare.columns = None;
+    bare.join = None;
+    bare.derive = None;
+    bare.filter = None;
+    bare.sample = None;
+    bare.cache = None;
+    bare.on = None;
+    bare.kind = None;
+    bare.prefix = None;
+    format!(
+        "{}|{}",
+        opts.base_dir.display(),
+        serde_json::to_string(&bare).unwrap_or_default()
+    )
+}
+
+fn local(p: Provider, ds: &DataSource) -> bool {
+    match p {
+        Provider::Inline | Provider::Csv | Provider::Json | Provider::Yaml | Provider::Excel => {
+            true
+        }
+        Provider::Sql => ds.connection.is_none(),
+        Provider::Rest | Provider::GoogleSheets | Provider::Plugin => false,
+    }
+}
+
+/// Loads one source through its whole pipeline.
+fn load(
+    ctx: &Ctx,
+    ds: DataSource,
+    max_rows: Option<usize>,
+) -> futures_like::BoxFuture<'_, Result<RowSet, DataError>> {
+    Box::pin(async move {
+        let ds = substitute_env(&ds);
+        let spec = Spec::new(&ds)?;
+        let provider = provider_of(&ds)?;
+        let join = match &ds.join {
+            Some(j) => Some(join_index(ctx, j).await?),
+            None => None,
+        };
+        let opts = Arc::clone(&ctx.opts);
+        if opts.local_only && !local(provider, &ds) {
+            return Ok(RowSet::new(String::new(), Vec::new()));
+        }
+        let cached = ds.cache == Some(true);
+        let key = load_key(&ds, &opts);
+        if cached {
+            let hit = ctx.cache.lock().ok().and_then(|c| c.get(&key).cloned());
+            if let Some(hit) = hit {
+                let (items, locator) = (&hit.0, &hit.1);
+                let rows = pipeline::run(
+                    &spec,
+                    Box::new(items.iter().cloned().map(Ok)),
+                    locator,
+                    join.as_ref(),
+                    max_rows,
+                )?;
+                return Ok(RowSet::new(locator.file.clone(), rows));
+            }
+        }
+        if local(provider, &ds) {
+            let cache = Arc::clone(&ctx.cache);
+            let task = tokio::task::spawn_blocking(move || {
+                let (rows, locator) = open_local(provider, &ds, &opts)?;
+                if cached {
+                    let items: Vec<Item> = rows.collect::<Result<_, _>>()?;
+                    let shared = Arc::new((items, locator));
+                    if let Ok(mut c) = cache.lock() {
+                        c.insert(key, Arc::clone(&shared));
+                    }
+                    let out = pipeline::run(
+                        &spec,
+                        Box::new(shared.0.iter().cloned().map(Ok)),
+                        &shared.1,
+                        join.as_ref(),
+                        max_rows,
+                    )?;
+                    return Ok(RowSet::new(shared.1.file.clone(), out));
+                }
+                let out = pipeline::run(&spec, rows, &locator, join.as_ref(), max_rows)?;
+                Ok(RowSet::new(locator.file.clone(), out))
+            });
+            return task.await.map_err(|e| {
+                DataError::new("MCP-DATA-032", format!("Loading the data failed: {e}"))
+            })?;
+        }
+        let (items, locator) = fetch_remote(provider, &ds, &opts).await?;
+        let shared = Arc::new((items, locator));
+        if cached && let Ok(mut c) = ctx.cache.lock() {
+            c.insert(key, Arc::clone(&shared));
+        }
+        let out = pipeline::run(
+            &spec,
+            Box::new(shared.0.iter().cloned().map(Ok)),
+            &shared.1,
+            join.as_ref(),
+            max_rows,
+        )?;
+        Ok(RowSet::new(shared.1.file.clone(), out))
+    })
+}
+
+async fn join_index(ctx: &Ctx, j: &DataSource) -> Result<JoinIndex, DataError> {
+    let on = j.on.clone().filter(|o| !o.is_empty()).ok_or_else(|| {
+        DataError::new("MCP-DATA-024", "The join names no column to match rows on.")
+            .help("add `on: COLUMN` to the join")
+    })?;
+    let kind = j.kind.unwrap_or(mcpr_compiler::ir::JoinKind::Inner);
+    let right = load(ctx, j.clone(), None).await?;
+    Ok(JoinIndex::new(
+        on,
+        kind,
+        j.prefix.clone().unwrap_or_default(),
+        right.rows,
+    ))
+}
+
+fn numbered(rows: Vec<Row>) -> Vec<Item> {
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, row)| Item {
+            row,
+            origin: Origin {
+                row: i as u64 + 1,
+                ..Origin::default()
+            },
+        })
+        .collect()
+}
+
+/// Opens a local provider: its rows (streamed for CSV) and how to locate them.
+fn open_local(
+    provider: Provider,
+    ds: &DataSource,
+    opts: &DataOptions,
+) -> Result<(Rows<'static>, Locator), DataError> {
+    let file = |what: &str| {
+        ds.file.clone().ok_or_else(|| {
+            DataError::new("MCP-DATA-001", format!("A {what} source needs a `file`."))
+                .help("name the file, e.g. `From CSV \"cases.csv\"`")
+        })
+    };
+    match provider {
+        Provider::Inline => {
+            let rows = ds.rows.clone().unwrap_or_default();
+            Ok((
+                Box::new(numbered(rows).into_iter().map(Ok)),
+                Locator::plain("inline rows"),
+            ))
+        }
+        Provider::Csv => {
+            let (path, shown) = opts.resolve(&file("CSV")?);
+            csv::open(&path, &shown)
+        }
+        Provider::Json | Provider::Yaml => {
+            let (path, shown) = opts.resolve(&file(if provider == Provider::Json {
+                "JSON"
+            } else {
+                "YAML"
+            })?);
+            let rows = file::load(
+                &path,
+                &shown,
+                provider == Provider::Yaml,
+                ds.path.as_deref(),
+            )?;
+            Ok((
+                Box::new(numbered(rows).into_iter().map(Ok)),
+                Locator::plain(&shown),
+            ))
+        }
+        Provider::Excel => {
+            let (path, shown) = opts.resolve(&file("Excel")?);
+            let rows = excel::load(&path, &shown, ds.sheet.as_deref())?;
+            Ok((
+                Box::new(numbered(rows).into_iter().map(Ok)),
+                Locator::plain(&shown),
+            ))
+        }
+        Provider::Sql => {
+            let query = sql::query_of(ds)?;
+            let Some(db) = &ds.file else {
+                return Err(DataError::new(
+                    "MCP-DATA-012",
+                    "A SQL source needs a database: `file` (SQLite) or `connection` (PostgreSQL).",
+                )
+                .help("add `file: shop.db` or `connection: postgresql://user@host/db`"));
+            };
+            let (path, shown) = opts.resolve(db);
+            let timeout = ds
+                .timeout_ms
+                .map_or(sql::DEFAULT_TIMEOUT, std::time::Duration::from_millis);
+            let rows = sql::sqlite(&path, &shown, &query, timeout)?;
+            Ok((
+                Box::new(numbered(rows).into_iter().map(Ok)),
+                Locator::plain(&shown),
+            ))
+        }
+        Provider::Rest | Provider::GoogleSheets | Provider::Plugin => {
+            unreachable!("remote providers are fetched asynchronously")
+        }
+    }
+}
+
+/// Fetches a remote or custom provider's rows (REST, Google Sheets, PostgreSQL, plugins),
+/// after its safety flag is checked.
+async fn fetch_remote(
+    provider: Provider,
+    ds: &DataSource,
+    opts: &DataOptions,
+) -> Result<(Vec<Item>, Locator), DataError> {
+    match provider {
+        Provider::Rest | Provider::GoogleSheets => {
+            if !opts.allow_remote_data {
+                return Err(DataError::new(
+                    "MCP-DATA-009",
+                    "Remote data sources are turned off.",
+                )
+                .help("run with --allow-remote-data to let this suite fetch rows over the network"));
+            }
+            let (rows, shown) = if provider == Provider::Rest {
+                rest::load_rest(ds, opts).await?
+            } else {
+                rest::load_google_sheets(ds, opts).await?
+            };
+            Ok((numbered(rows), Locator::plain(&shown)))
+        }
+        Provider::Sql => {
+            if !opts.allow_remote_data {
+                return Err(DataError::new(
+                    "MCP-DATA-009",
+                    "Database connections over the network are turned off.",
+                )
+                .help("run with --allow-remote-data to let this suite query the database"));
+            }
+            let query = sql::query_of(ds)?;
+            let (rows, shown) = sql::postgres(ds, &query, opts).await?;
+            Ok((numbered(rows), Locator::plain(&shown)))
+        }
+        Provider::Plugin => {
+            if !opts.allow_custom_code {
+                return Err(DataError::new(
+                    "MCP-DATA-003",
+                    "Plugin data sources run a program, which is turned off.",
+                )
+                .help("run with --allow-custom-code to let this suite run the plugin"));
+            }
+            let (rows, shown) = plugin::run(ds, opts).await?;
+            Ok((numbered(rows), Locator::plain(&shown)))
+        }
+        _ => unreachable!("local providers are opened synchronously"),
+    }
+}
+
+/// A boxed future without pulling in a futures crate.
+mod futures_like {
+    use std::future::Future;
+    use std::pin::Pin;
+
+    /// A pinned, boxed, sendable future.
+    pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+}
+
+/// Checks that a value is an array of objects (`MCP-DATA-011`) and returns the rows.
+pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataError> {
+    let Value::Array(items) = value else {
+        return Err(DataError::new(
+            "MCP-DATA-011",
+            format!("{what} is {}, not a list of rows.", describe(&value)),
+        )
+        .in_file(shown)
+        .help("point `path` at an array of objects, e.g. `path: data.items`"));
+    };
+    let mut rows = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        match item {
+            Value::Object(m) => rows.push(m),
+            other => {
+                return Err(DataError::new(
+                    "MCP-DATA-011",
+                    format!(
+                        "Item {} of {what} is {}; every row must be an object of column values.",
+                        i + 1,
+                        describe(&other)
+                    ),
+                )
+                .in_file(shown));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// "a string", "an object", … for messages.
+pub fn describe(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Follows a dot path (`data.items`, `results.0.rows`) into a document.
+pub fn follow_path(mut v: Value, path: Option<&str>, shown: &str) -> Result<Value, DataError> {
+    let Some(path) = path.filter(|p| !p.is_empty()) else {
+        return Ok(v);
+    };
+    let mut walked = Vec::new();
+    for part in path.split('.') {
+        walked.push(part);
+        let next = match &mut v {
+            Value::Object(m) => m.remove(part),
+            Value::Array(a) => part
+                .parse::<usize>()
+                .ok()
+                .filter(|i| *i < a.len())
+                .map(|i| a.swap_remove(i)),
+            _ => None,
+        };
+        v = next.ok_or_else(|| {
+            DataError::new(
+                "MCP-DATA-011",
+                format!(
+                    "The document has nothing at `{}` (path `{path}`).",
+                    walked.join(".")
+                ),
+            )
+            .in_file(shown)
+            .help("check the `path` against the document's structure")
+        })?;
+    }
+    Ok(v)
+}
