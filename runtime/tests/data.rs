@@ -1147,6 +1147,20 @@ async fn plugins_print_rows_within_their_limits() {
         json!([{"id": "p1", "n": 1}, {"id": "p2", "n": 2}])
     );
     assert_eq!(set.source, "plugin sh");
+    // A relative program path starts in the suite's folder, wherever mcpr runs.
+    let script = write(
+        dir.path(),
+        "rows-exec.sh",
+        "#!/bin/sh\necho '[{\"x\": 1}]'\n",
+    );
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let set = load_with(
+        json!({"provider": "plugin", "command": "./rows-exec.sh"}),
+        &o,
+    )
+    .await
+    .unwrap();
+    assert_eq!(rows(&set), json!([{"x": 1}]));
 
     let case = |script: &str| {
         write(dir.path(), "p.sh", script);
