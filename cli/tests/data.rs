@@ -136,7 +136,10 @@ fn a_bad_value_stops_the_run_with_a_diagnostic_in_the_data() {
         stdout.contains("3 | C-2,abc\n  |     ^^^ not a number"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("1 data error\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("\n1 file checked: 1 data error\n"),
+        "{stdout}"
+    );
     let out = mcpr(dir.path())
         .args(["check", "--data", "--format", "json", "suite"])
         .output()
