@@ -512,6 +512,20 @@ async fn excel_sheets_by_name_and_first_by_default() {
         .await
         .unwrap_err();
     assert_eq!(e.code, "MCP-DATA-019");
+    // Two cells far apart would make a dense 6,291,456-cell range; cells are counted instead,
+    // and a sheet with more than 2,000,000 of them is refused.
+    {
+        use rust_xlsxwriter::Workbook;
+        let mut wb = Workbook::new();
+        let sheet = wb.add_worksheet();
+        sheet.write_string(0, 0, "id").unwrap();
+        sheet.write_string(1_048_575, 5, "far away").unwrap();
+        wb.save(dir.path().join("sparse.xlsx")).unwrap();
+    }
+    let set = load(dir.path(), json!({"file": "sparse.xlsx"}))
+        .await
+        .unwrap();
+    assert_eq!(rows(&set), json!([{"id": null}]));
     let big = std::fs::File::create(dir.path().join("huge.xlsx")).unwrap();
     big.set_len(25 * 1024 * 1024 + 1).unwrap();
     let e = load(dir.path(), json!({"file": "huge.xlsx"}))
