@@ -291,6 +291,38 @@ fn dense<RS: std::io::Read + std::io::Seek>(
 mod tests {
     use super::*;
 
+    /// A ZIP whose one directory entry claims `unpacked` bytes.
+    fn zip_claiming(unpacked: u32) -> Vec<u8> {
+        let mut b = b"PK\x03\x04".to_vec();
+        b.extend([0u8; 26]);
+        let dir = b.len();
+        let mut entry = vec![0u8; 46];
+        entry[..4].copy_from_slice(b"PK\x01\x02");
+        entry[24..28].copy_from_slice(&unpacked.to_le_bytes());
+        entry[28..30].copy_from_slice(&9u16.to_le_bytes());
+        b.extend(entry);
+        b.extend(b"sheet.xml");
+        let mut end = vec![0u8; 22];
+        end[..4].copy_from_slice(b"PK\x05\x06");
+        end[10..12].copy_from_slice(&1u16.to_le_bytes());
+        end[16..20].copy_from_slice(&(dir as u32).to_le_bytes());
+        b.extend(end);
+        b
+    }
+
+    #[test]
+    fn zip_entries_are_limited_by_their_unpacked_size() {
+        assert!(check_zip(&zip_claiming(1024), "x.xlsx").is_ok());
+        let e = check_zip(&zip_claiming(300 * 1024 * 1024), "x.xlsx").unwrap_err();
+        assert_eq!(e.code, "MCP-DATA-018");
+        assert!(
+            e.message
+                .contains("\"sheet.xml\" unpacks to 314572800 bytes"),
+            "{}",
+            e.message
+        );
+    }
+
     #[test]
     fn zip_checks() {
         assert_eq!(
