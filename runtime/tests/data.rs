@@ -646,7 +646,7 @@ async fn env_placeholders_in_settings_and_unknown_sources() {
     assert_eq!(set.code, "MCP-DATA-021");
     assert_eq!(
         set.to_string(),
-        "inline rows: MCP-DATA-021: data source \"s\": row 2: Column \"n\" must be a number, but row 2 has \"x\"."
+        "inline: MCP-DATA-021: data source \"s\": row 2: Column \"n\" must be a number, but row 2 has \"x\"."
     );
 }
 
