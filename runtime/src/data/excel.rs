@@ -261,7 +261,7 @@ fn streamed(
 }
 
 /// Reads a legacy sheet through calamine's dense range, after checking its size.
-fn dense<RS: std::io::Read + std::io::Seek>(
+fn dense<RS: Read + std::io::Seek>(
     book: &mut calamine::Sheets<RS>,
     name: &str,
     shown: &str,
