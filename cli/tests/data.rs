@@ -92,7 +92,7 @@ fn the_data_driven_example_runs_every_row_against_the_reference_server() {
     assert!(fp.starts_with("sha256:") && fp.len() == 71, "{fp}");
     assert_eq!(tests[3]["data"]["fingerprint"], first["fingerprint"]);
     assert_ne!(tests[4]["data"]["fingerprint"], first["fingerprint"]);
-    assert_eq!(tests[7]["data"]["source"], "inline rows");
+    assert_eq!(tests[7]["data"]["source"], "inline");
     assert!(tests[9].get("data").is_none());
     assert_eq!(
         suite["outputs"]["addition.sum"],
@@ -136,7 +136,10 @@ fn a_bad_value_stops_the_run_with_a_diagnostic_in_the_data() {
         stdout.contains("3 | C-2,abc\n  |     ^^^ not a number"),
         "{stdout}"
     );
-    assert!(stdout.ends_with("1 data error\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("\n1 file checked: 1 data error\n"),
+        "{stdout}"
+    );
     let out = mcpr(dir.path())
         .args(["check", "--data", "--format", "json", "suite"])
         .output()

@@ -512,6 +512,20 @@ async fn excel_sheets_by_name_and_first_by_default() {
         .await
         .unwrap_err();
     assert_eq!(e.code, "MCP-DATA-019");
+    // Two cells far apart would make a dense 6,291,456-cell range; cells are counted instead,
+    // and a sheet with more than 2,000,000 of them is refused.
+    {
+        use rust_xlsxwriter::Workbook;
+        let mut wb = Workbook::new();
+        let sheet = wb.add_worksheet();
+        sheet.write_string(0, 0, "id").unwrap();
+        sheet.write_string(1_048_575, 5, "far away").unwrap();
+        wb.save(dir.path().join("sparse.xlsx")).unwrap();
+    }
+    let set = load(dir.path(), json!({"file": "sparse.xlsx"}))
+        .await
+        .unwrap();
+    assert_eq!(rows(&set), json!([{"id": null}]));
     let big = std::fs::File::create(dir.path().join("huge.xlsx")).unwrap();
     big.set_len(25 * 1024 * 1024 + 1).unwrap();
     let e = load(dir.path(), json!({"file": "huge.xlsx"}))
@@ -632,7 +646,7 @@ async fn env_placeholders_in_settings_and_unknown_sources() {
     assert_eq!(set.code, "MCP-DATA-021");
     assert_eq!(
         set.to_string(),
-        "inline rows: MCP-DATA-021: data source \"s\": row 2: Column \"n\" must be a number, but row 2 has \"x\"."
+        "inline: MCP-DATA-021: data source \"s\": row 2: Column \"n\" must be a number, but row 2 has \"x\"."
     );
 }
 
@@ -1147,6 +1161,20 @@ async fn plugins_print_rows_within_their_limits() {
         json!([{"id": "p1", "n": 1}, {"id": "p2", "n": 2}])
     );
     assert_eq!(set.source, "plugin sh");
+    // A relative program path starts in the suite's folder, wherever mcpr runs.
+    let script = write(
+        dir.path(),
+        "rows-exec.sh",
+        "#!/bin/sh\necho '[{\"x\": 1}]'\n",
+    );
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let set = load_with(
+        json!({"provider": "plugin", "command": "./rows-exec.sh"}),
+        &o,
+    )
+    .await
+    .unwrap();
+    assert_eq!(rows(&set), json!([{"x": 1}]));
 
     let case = |script: &str| {
         write(dir.path(), "p.sh", script);

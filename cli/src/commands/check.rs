@@ -57,10 +57,26 @@ pub fn run(args: CheckArgs) -> u8 {
     }
     diagnostics::sort(&mut diags);
     let summary = Summary::of(&diags, files.len());
-    let data_line = match data_errors.len() {
-        0 => None,
-        1 => Some("1 data error".to_string()),
-        n => Some(format!("{n} data errors")),
+    // The summary line counts data errors too (they are not compiler diagnostics).
+    let summary_line = match data_errors.len() {
+        0 => summary.line(),
+        n => {
+            let errors = if n == 1 {
+                "1 data error".to_string()
+            } else {
+                format!("{n} data errors")
+            };
+            if summary.errors + summary.warnings == 0 {
+                let files = if files.len() == 1 {
+                    "1 file".to_string()
+                } else {
+                    format!("{} files", files.len())
+                };
+                format!("{files} checked: {errors}")
+            } else {
+                format!("{}; {errors}", summary.line())
+            }
+        }
     };
     match args.format {
         FormatArg::Human => {
@@ -72,20 +88,14 @@ pub fn run(args: CheckArgs) -> u8 {
             for e in &data_errors {
                 println!("{}", e.render(color));
             }
-            println!("{}", summary.line());
-            if let Some(l) = data_line {
-                println!("{l}");
-            }
+            println!("{summary_line}");
         }
         FormatArg::Short => {
             print!("{}", render::short(&diags, &map));
             for e in &data_errors {
                 println!("{e}");
             }
-            println!("{}", summary.line());
-            if let Some(l) = data_line {
-                println!("{l}");
-            }
+            println!("{summary_line}");
         }
         FormatArg::Json => {
             let mut v = render::json(&diags, &map, files.len());
@@ -112,7 +122,15 @@ pub fn run(args: CheckArgs) -> u8 {
                         props.push(format!("col={c}"));
                     }
                 }
-                let msg = e.to_string().replace('%', "%25").replace('\n', "%0A");
+                let full = e.to_string();
+                let msg = match e.position() {
+                    Some(pos) => full
+                        .strip_prefix(&format!("{pos}: "))
+                        .unwrap_or(&full)
+                        .to_string(),
+                    None => full.clone(),
+                };
+                let msg = msg.replace('%', "%25").replace('\n', "%0A");
                 println!("::error {}::{msg}", props.join(","));
             }
         }

@@ -173,28 +173,21 @@ pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, D
             .cloned()
             .ok_or_else(|| invalid(shown, "it has no sheets"))?,
     };
-    let range = book
-        .worksheet_range(&name)
-        .map_err(|e| invalid(shown, &e.to_string()))?;
-    let (h, w) = range.get_size();
-    if h.saturating_mul(w) > MAX_CELLS {
-        return Err(DataError::new(
-            "MCP-DATA-018",
-            format!(
-                "Sheet \"{name}\" spans {h} rows × {w} columns, more than the limit of {MAX_CELLS} cells."
-            ),
-        )
-        .in_file(shown));
-    }
-    let mut rows = range
-        .rows()
-        .filter(|r| r.iter().any(|c| !matches!(c, Data::Empty)));
-    let Some(header) = rows.next() else {
+    let lines = match &mut book {
+        calamine::Sheets::Xlsx(x) => streamed(x, &name, shown)?,
+        other => dense(other, &name, shown)?,
+    };
+    let mut lines = lines.into_iter();
+    let Some(header) = lines.next() else {
         return Ok(Vec::new());
     };
-    let headers: Vec<String> = header.iter().map(header_text).collect();
-    for (i, name) in headers.iter().enumerate() {
-        if !name.is_empty() && headers[..i].contains(name) {
+    let headers: Vec<(u32, String)> = header
+        .iter()
+        .map(|(c, d)| (*c, header_text(d)))
+        .filter(|(_, h)| !h.is_empty())
+        .collect();
+    for (i, (_, name)) in headers.iter().enumerate() {
+        if headers[..i].iter().any(|(_, h)| h == name) {
             return Err(DataError::new(
                 "MCP-DATA-006",
                 format!("The header names column \"{name}\" twice."),
@@ -203,22 +196,132 @@ pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, D
             .help("give every column its own name"));
         }
     }
-    Ok(rows
-        .map(|r| {
+    Ok(lines
+        .map(|cells| {
             let mut row = Map::new();
-            for (name, c) in headers.iter().zip(r.iter()) {
-                if !name.is_empty() {
-                    row.insert(name.clone(), cell(c));
-                }
+            for (col, name) in &headers {
+                let v = cells
+                    .iter()
+                    .find(|(c, _)| c == col)
+                    .map_or(Value::Null, |(_, d)| cell(d));
+                row.insert(name.clone(), v);
             }
             row
         })
         .collect())
 }
 
+/// Non-empty rows of a sheet as (column, cell) lists, in order.
+type Lines = Vec<Vec<(u32, Data)>>;
+
+fn too_many_cells(name: &str, shown: &str) -> DataError {
+    DataError::new(
+        "MCP-DATA-018",
+        format!("Sheet \"{name}\" holds more than the limit of {MAX_CELLS} cells."),
+    )
+    .in_file(shown)
+    .help("split the sheet, or export the rows as CSV")
+}
+
+/// Reads an `.xlsx` sheet cell by cell (nothing is allocated for empty cells), stopping at
+/// the cell limit.
+fn streamed(
+    book: &mut calamine::Xlsx<Cursor<Vec<u8>>>,
+    name: &str,
+    shown: &str,
+) -> Result<Lines, DataError> {
+    let mut reader = book
+        .worksheet_cells_reader(name)
+        .map_err(|e| invalid(shown, &e.to_string()))?;
+    let mut lines: Lines = Vec::new();
+    let mut current: Option<u32> = None;
+    let mut count = 0usize;
+    while let Some(c) = reader
+        .next_cell()
+        .map_err(|e| invalid(shown, &e.to_string()))?
+    {
+        let (row, col) = c.get_position();
+        let data = Data::from(c.get_value().clone());
+        if matches!(data, Data::Empty) {
+            continue;
+        }
+        count += 1;
+        if count > MAX_CELLS {
+            return Err(too_many_cells(name, shown));
+        }
+        if current != Some(row) {
+            current = Some(row);
+            lines.push(Vec::new());
+        }
+        if let Some(line) = lines.last_mut() {
+            line.push((col, data));
+        }
+    }
+    Ok(lines)
+}
+
+/// Reads a legacy sheet through calamine's dense range, after checking its size.
+fn dense<RS: Read + std::io::Seek>(
+    book: &mut calamine::Sheets<RS>,
+    name: &str,
+    shown: &str,
+) -> Result<Lines, DataError> {
+    let range = book
+        .worksheet_range(name)
+        .map_err(|e| invalid(shown, &e.to_string()))?;
+    let (h, w) = range.get_size();
+    if h.saturating_mul(w) > MAX_CELLS {
+        return Err(too_many_cells(name, shown));
+    }
+    let first_col = range.start().map_or(0, |(_, c)| c);
+    Ok(range
+        .rows()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(_, d)| !matches!(d, Data::Empty))
+                .map(|(i, d)| (first_col + i as u32, d.clone()))
+                .collect::<Vec<_>>()
+        })
+        .filter(|line| !line.is_empty())
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A ZIP whose one directory entry claims `unpacked` bytes.
+    fn zip_claiming(unpacked: u32) -> Vec<u8> {
+        let mut b = b"PK\x03\x04".to_vec();
+        b.extend([0u8; 26]);
+        let dir = b.len();
+        let mut entry = vec![0u8; 46];
+        entry[..4].copy_from_slice(b"PK\x01\x02");
+        entry[24..28].copy_from_slice(&unpacked.to_le_bytes());
+        entry[28..30].copy_from_slice(&9u16.to_le_bytes());
+        b.extend(entry);
+        b.extend(b"sheet.xml");
+        let mut end = vec![0u8; 22];
+        end[..4].copy_from_slice(b"PK\x05\x06");
+        end[10..12].copy_from_slice(&1u16.to_le_bytes());
+        end[16..20].copy_from_slice(&(dir as u32).to_le_bytes());
+        b.extend(end);
+        b
+    }
+
+    #[test]
+    fn zip_entries_are_limited_by_their_unpacked_size() {
+        assert!(check_zip(&zip_claiming(1024), "x.xlsx").is_ok());
+        let e = check_zip(&zip_claiming(300 * 1024 * 1024), "x.xlsx").unwrap_err();
+        assert_eq!(e.code, "MCP-DATA-018");
+        assert!(
+            e.message
+                .contains("\"sheet.xml\" unpacks to 314572800 bytes"),
+            "{}",
+            e.message
+        );
+    }
 
     #[test]
     fn zip_checks() {

@@ -3,9 +3,9 @@
 //! numbers and strings written as JavaScript's `JSON.stringify` writes them.
 //!
 //! The first implementation sorts keys with `localeCompare` (the root collation). For keys
-//! made of ASCII characters [`collate`] gives that order exactly: whitespace and punctuation
-//! first, then symbols, digits, and letters alphabetically with lower case before upper case
-//! on ties; other characters follow ASCII in code-point order.
+//! made of ASCII characters [`collate`] follows that order: whitespace and punctuation first,
+//! then symbols, currency, digits, and letters alphabetically with lower case before upper
+//! case on ties; other characters follow ASCII in code-point order.
 
 use std::cmp::Ordering;
 

@@ -498,7 +498,7 @@ fn open_local(
             let rows = ds.rows.clone().unwrap_or_default();
             Ok((
                 Box::new(numbered(rows).into_iter().map(Ok)),
-                Locator::plain("inline rows"),
+                Locator::plain("inline"),
             ))
         }
         Provider::Csv => {

@@ -212,9 +212,25 @@ impl Spec {
         }
     }
 
-    fn keep(&self, row: &Row) -> bool {
+    /// Whether a column's value can change in `derive`.
+    fn derived(&self, column: &str) -> bool {
+        self.derive.iter().any(|(name, _)| name == column)
+    }
+
+    /// The conditions on columns that `derive` does not touch: checked before deriving, so
+    /// rows a filter drops are never derived (same result, less work).
+    fn keep_early(&self, row: &Row) -> bool {
         self.conditions
             .iter()
+            .filter(|(c, _)| !self.derived(c))
+            .all(|(c, cond)| cond.holds(row.get(c)))
+    }
+
+    /// The conditions on derived columns, after deriving.
+    fn keep_late(&self, row: &Row) -> bool {
+        self.conditions
+            .iter()
+            .filter(|(c, _)| self.derived(c))
             .all(|(c, cond)| cond.holds(row.get(c)))
     }
 }
@@ -343,8 +359,11 @@ pub fn run(
             None => vec![std::mem::take(&mut item.row)],
         };
         for mut row in joined {
+            if !spec.keep_early(&row) {
+                continue;
+            }
             spec.derive(&mut row);
-            if !spec.keep(&row) {
+            if !spec.keep_late(&row) {
                 continue;
             }
             let position = seen;
@@ -464,6 +483,21 @@ mod tests {
         )
         .unwrap();
         assert!(none.is_empty());
+    }
+
+    #[test]
+    fn filters_on_derived_columns_see_the_derived_values() {
+        // `n` is overwritten by derive; the condition on it must use the derived text.
+        let out = go(
+            json!({"derive": {"n": "x${n}"}, "where": {"n": "x2", "id": {"notEquals": "b"}}}),
+            json!([{"id": "a", "n": 1}, {"id": "b", "n": 2}, {"id": "c", "n": 2}]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Array(out.into_iter().map(Value::Object).collect()),
+            json!([{"id": "c", "n": "x2"}])
+        );
     }
 
     #[test]

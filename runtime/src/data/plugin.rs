@@ -53,7 +53,14 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
     };
     let shown = format!("plugin {command}");
     let timeout = ds.timeout_ms.map_or(DEFAULT_TIMEOUT, Duration::from_millis);
-    let mut cmd = tokio::process::Command::new(&command);
+    // A relative path with a folder (`./rows.sh`, `tools/rows`) starts in the suite's folder;
+    // a bare name is looked up on PATH.
+    let program = if command.contains('/') && std::path::Path::new(&command).is_relative() {
+        opts.base_dir.join(&command)
+    } else {
+        std::path::PathBuf::from(&command)
+    };
+    let mut cmd = tokio::process::Command::new(&program);
     cmd.args(ds.args.iter().flatten())
         .current_dir(&opts.base_dir)
         .stdin(Stdio::null())
