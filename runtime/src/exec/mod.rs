@@ -426,6 +426,8 @@ fn session_broke(kind: &ErrorKind) -> bool {
             | ErrorKind::Closed
             | ErrorKind::Write { .. }
             | ErrorKind::Http { .. }
+            | ErrorKind::Unauthorized { .. }
+            | ErrorKind::SessionExpired { .. }
             | ErrorKind::NotificationFlood { .. }
     )
 }
