@@ -13,6 +13,7 @@ use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::{self, Suite};
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
+use mcpr_runtime::auth::{TokenCache, resolve_credentials};
 use mcpr_runtime::exec::Outcome;
 use mcpr_runtime::exec::secrets::Redactor;
 use mcpr_runtime::report::{github, json, junit, terminal::Terminal};
@@ -173,7 +174,14 @@ pub fn run(args: RunArgs) -> u8 {
         let work = async {
             let mut term = Terminal::new(std::io::stdout(), color);
             let mut runs: Vec<RunResult> = Vec::new();
-            for suite in suites {
+            let mut tokens = TokenCache::new();
+            for mut suite in suites {
+                // `Token from` commands run once per run, before any test; tokens and
+                // resolved header and env values join the suite's secrets before any
+                // redactor is made.
+                resolve_credentials(&mut suite, &opts.state, &mut tokens)
+                    .await
+                    .map_err(|e| (output::USAGE, format!("error: {e}")))?;
                 let snap_path = args
                     .snapshot
                     .clone()
