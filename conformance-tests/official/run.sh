@@ -17,7 +17,8 @@
 #
 # Environment: MCPR_OFFICIAL_DIR (install folder, default ${TMPDIR:-/tmp}/mcpr-official),
 # MCPR_OFFICIAL_RESULTS (where checks.json etc. go, default $MCPR_OFFICIAL_DIR/results),
-# MCPR_OFFICIAL_VERSIONS (default "2025-11-25 2026-07-28"), MCPR_OFFICIAL_SKIP_AUTH=1.
+# MCPR_OFFICIAL_VERSIONS (default "2025-11-25 2026-07-28"), MCPR_OFFICIAL_SKIP_AUTH=1,
+# MCPR_OFFICIAL_ADAPTER (a client command to grade instead of the freshly built adapter).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,10 +31,13 @@ read -r -a versions <<< "${MCPR_OFFICIAL_VERSIONS:-2025-11-25 2026-07-28}"
 node="$MCPR_OFFICIAL_DIR/node_modules/.bin/node"
 harness="$MCPR_OFFICIAL_DIR/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 
-echo "building the adapter (runtime/examples/conformance_client.rs)"
-(cd "$root" && cargo build -q -p mcpr-runtime --example conformance_client)
-target_dir=${CARGO_TARGET_DIR:-$root/target}
-adapter="$target_dir/debug/examples/conformance_client"
+if [[ -n "${MCPR_OFFICIAL_ADAPTER:-}" ]]; then
+  adapter=$MCPR_OFFICIAL_ADAPTER
+else
+  echo "building the adapter (runtime/examples/conformance_client.rs)"
+  (cd "$root" && cargo build -q -p mcpr-runtime --example conformance_client)
+  adapter="${CARGO_TARGET_DIR:-$root/target}/debug/examples/conformance_client"
+fi
 [[ -x "$adapter" ]] || { echo "official: adapter not found at $adapter" >&2; exit 1; }
 
 # Expected failures: "<version> <scenario> <reason…>"; a line without a reason is refused.
@@ -67,6 +71,14 @@ if (( ${#names[@]} == 0 )); then
   echo "$list" >&2
   exit 1
 fi
+for key in "${!expected[@]}"; do
+  v=${key%% *}
+  s=${key#* }
+  if [[ -z "${tags[$s]:-}" || " ${versions[*]} " != *" $v "* ]]; then
+    echo "official: expected-failures.txt names '$key', which is not a client scenario run under a revision here" >&2
+    exit 1
+  fi
+done
 if (( $# > 0 )); then
   for s in "$@"; do
     [[ -n "${tags[$s]:-}" ]] || { echo "official: unknown client scenario $s" >&2; exit 2; }
@@ -87,7 +99,8 @@ run_one() {
     --command "$adapter" --scenario "$scenario" --spec-version "$version" $force \
     --timeout 30000 -o "$out" > "$log" 2>&1 || rc=$?
   local checks
-  checks=$(ls -d "$out/${scenario//\//_}"-*/checks.json "$out/$scenario"-*/checks.json 2>/dev/null | head -n1 || true)
+  # The newest result folder of the scenario (a retry leaves two; names end in a timestamp).
+  checks=$(ls -d "$out/$scenario"-*/checks.json 2>/dev/null | sort | tail -n1 || true)
   if [[ -z "$checks" ]]; then
     if (( rc == 124 || rc == 137 )); then
       echo "FAIL 0/0 the harness did not finish within 180 s"
@@ -137,6 +150,14 @@ for scenario in "${names[@]}"; do
       continue
     fi
     result=$(run_one "$scenario" "$version" "$force")
+    retried=""
+    if [[ "$result" == FAIL* ]] && (( ! is_auth )) && [[ -z "${expected["$version $scenario"]:-}" ]]; then
+      # One more attempt, shown in the table: some scenarios grade timing (sse-retry wants
+      # the reconnection within the announced retry delay), which a loaded machine can miss.
+      echo "official: $version $scenario failed; trying once more" >&2
+      result=$(run_one "$scenario" "$version" "$force")
+      retried=" (2nd try)"
+    fi
     status=${result%% *}
     rest=${result#* }
     counts=${rest%% *}
@@ -153,7 +174,7 @@ for scenario in "${names[@]}"; do
       failures+=("$version $scenario: listed in expected-failures.txt but passed; remove the entry")
       failed=$((failed + 1))
     elif [[ "$status" == PASS ]]; then
-      cell["$scenario $version"]="PASS $counts${detail:+ ($detail)}"
+      cell["$scenario $version"]="PASS $counts${detail:+ ($detail)}$retried"
       passed=$((passed + 1))
     elif [[ -n "$reason" ]]; then
       cell["$scenario $version"]="XFAIL $counts"
@@ -168,21 +189,21 @@ done
 
 echo
 printf '%-40s' "client scenario"
-for version in "${versions[@]}"; do printf ' | %-26s' "$version"; done
+for version in "${versions[@]}"; do printf ' | %-34s' "$version"; done
 echo
 printf '%-40s' "----------------------------------------"
-for version in "${versions[@]}"; do printf ' | %-26s' "--------------------------"; done
+for version in "${versions[@]}"; do printf ' | %-34s' "----------------------------------"; done
 echo
 for scenario in "${names[@]}"; do
   [[ "$scenario" == auth/* ]] && continue
   printf '%-40s' "$scenario"
   for version in "${versions[@]}"; do
-    printf ' | %-26s' "${cell["$scenario $version"]:--}"
+    printf ' | %-34s' "${cell["$scenario $version"]:--}"
   done
   echo
 done
 echo
-if [[ "${MCPR_OFFICIAL_SKIP_AUTH:-}" != 1 ]]; then
+if (( auth_pass + auth_fail > 0 )); then
   echo "auth/* scenarios (OAuth client flows; mcpr sends a configured token instead): $auth_pass passed, $auth_fail failed — reported, not required"
 fi
 for f in "${failures[@]}"; do echo "FAILED: $f"; done
