@@ -35,7 +35,8 @@ if [[ -n "${MCPR_OFFICIAL_ADAPTER:-}" ]]; then
   adapter=$MCPR_OFFICIAL_ADAPTER
 else
   echo "building the adapter (runtime/examples/conformance_client.rs)"
-  (cd "$root" && cargo build -q -p mcpr-runtime --example conformance_client)
+  # --workspace keeps feature resolution identical to the workspace build (no rebuild).
+  (cd "$root" && cargo build -q --workspace --example conformance_client)
   adapter="${CARGO_TARGET_DIR:-$root/target}/debug/examples/conformance_client"
 fi
 [[ -x "$adapter" ]] || { echo "official: adapter not found at $adapter" >&2; exit 1; }

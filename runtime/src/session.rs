@@ -1692,8 +1692,15 @@ impl Session {
         if self.closed.lock().map(|c| c.is_some()).unwrap_or(true) {
             return Err(self.inner.error(ErrorKind::Closed));
         }
-        let resend = (self.inner.http.is_some() && method != "initialize")
-            .then(|| (params.clone(), opts.clone()));
+        // Only handshake-era Streamable HTTP has sessions that can expire.
+        let sessions = self.inner.http.as_ref().is_some_and(|h| !h.is_sse())
+            && self
+                .inner
+                .envelope
+                .lock()
+                .map(|e| e.is_none())
+                .unwrap_or(false);
+        let resend = (sessions && method != "initialize").then(|| (params.clone(), opts.clone()));
         let mut params = params;
         let envelope = if opts.no_envelope {
             None
