@@ -147,7 +147,7 @@ for scenario in "${names[@]}"; do
     if [[ "$tag" == extension ]]; then
       force="--force"
     elif [[ ",$tag," != *",$version,"* ]]; then
-      cell["$scenario $version"]="-"
+      cell["$scenario $version"]="n/a"
       continue
     fi
     result=$(run_one "$scenario" "$version" "$force")
@@ -203,6 +203,9 @@ for scenario in "${names[@]}"; do
   done
   echo
 done
+echo "n/a: the scenario is not part of that revision (the harness would skip it); PASS k/n: k of"
+echo "its n graded checks succeeded, none failed (skipped checks are paths the scenario offers"
+echo "but does not require)"
 echo
 if (( auth_pass + auth_fail > 0 )); then
   echo "auth/* scenarios (OAuth client flows; mcpr sends a configured token instead): $auth_pass passed, $auth_fail failed — reported, not required"
