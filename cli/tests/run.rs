@@ -725,3 +725,45 @@ fn token_from_runs_once_and_header_values_and_tokens_are_secrets() {
         text(&out)
     );
 }
+
+#[test]
+fn a_401_errors_the_test_and_names_the_challenge() {
+    let (mut server, url) = http_reference(&["Authorization: Bearer right-token-123"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("unauthorized.mcpr");
+    std::fs::write(
+        &suite,
+        format!(
+            "Suite: \"Wrong token\"\nMCP URL: {url}\nServer options:\n  headers:\n    Authorization: \"Bearer wrong-token-456\"\n\n\
+             Test: \"call\"\n  Call tool \"echo\" with:\n    text: \"x\"\n  Expect it succeeds\n"
+        ),
+    )
+    .unwrap();
+    let json = tmp.path().join("r.json");
+    let out = mcpr()
+        .arg("run")
+        .arg(&suite)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let test = &report["suites"][0]["tests"][0];
+    assert_eq!(test["status"], "errored", "{test}");
+    assert_eq!(test["failure"]["code"], "MCP-AUTH-003", "{test}");
+    let message = test["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("HTTP status 401: the server requires authentication; WWW-Authenticate: scheme Bearer, realm \"mcpr-reference\", error \"invalid_token\""),
+        "{message}"
+    );
+    assert!(message.contains("resource_metadata \"http://"), "{message}");
+    let all = text(&out);
+    assert!(all.contains("MCP-AUTH-003"), "{all}");
+    assert!(
+        !all.contains("wrong-token-456"),
+        "the header value leaked:\n{all}"
+    );
+}
