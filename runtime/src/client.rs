@@ -572,7 +572,27 @@ impl Client {
             ..Default::default()
         };
         let start = Instant::now();
-        let outcome = self.request_with_input("tools/call", params, &ropts).await;
+        let mut outcome = self
+            .request_with_input("tools/call", params.clone(), &ropts)
+            .await;
+        if modern_http
+            && let Err(e) = &outcome
+            && e.rpc_error()
+                .is_some_and(|r| r.code == codes::HEADER_MISMATCH)
+        {
+            // 2026-07-28: the server's idea of the tool's `x-mcp-header` parameters may have
+            // changed since the list was read; read it again and send the call once more.
+            *self.tools.lock().expect("tools lock") = None;
+            let definition = self.tool_definition(name).await?;
+            let ropts = RequestOptions {
+                http_headers: definition
+                    .as_ref()
+                    .map(|tool| param_headers(tool, &params["arguments"]))
+                    .unwrap_or_default(),
+                ..ropts
+            };
+            outcome = self.request_with_input("tools/call", params, &ropts).await;
+        }
         let elapsed = start.elapsed();
         let (progress, problems) = match &token {
             Some(t) => {

@@ -179,3 +179,50 @@ async fn a_streamable_endpoint_is_not_an_sse_endpoint() {
     .unwrap_err();
     assert_eq!(e.code(), "MCP-HTTP-001", "{e}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_mismatch_refetches_the_tool_and_retries_once() {
+    let server = start("http-header-refetch");
+    let config = SessionConfig {
+        request_timeout: DEADLINE,
+        connect_timeout: DEADLINE,
+        protocol: ProtocolChoice::Pinned("2026-07-28".into()),
+        ..SessionConfig::default()
+    };
+    let c = Client::connect_http(HttpConfig::new(server.url.clone()), config)
+        .await
+        .unwrap();
+    let opts = CallOptions::default();
+    let r = c
+        .call_tool("echo", json!({"text": "hi", "region": "eu-west"}), &opts)
+        .await
+        .unwrap();
+    assert_eq!(mcpr_runtime::client::content_text(&r.result), "hi");
+    let methods = |c: &Client| -> Vec<String> {
+        c.transcript()
+            .0
+            .iter()
+            .filter(|e| e.kind == "request")
+            .filter_map(|e| e.method.clone())
+            .collect()
+    };
+    assert_eq!(
+        methods(&c),
+        [
+            "server/discover",
+            "tools/list",
+            "tools/call",
+            "tools/list",
+            "tools/call"
+        ]
+    );
+    // A server that keeps refusing: one retry, then the -32020 error.
+    let e = c
+        .call_tool("echo", json!({"text": "hi", "region": "reject"}), &opts)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "MCP-RPC-001", "{e}");
+    assert_eq!(e.rpc_error().unwrap().code, -32020, "{e}");
+    assert_eq!(methods(&c).len(), 5 + 3, "{:?}", methods(&c));
+    c.close().await;
+}
