@@ -203,6 +203,7 @@ for scenario in "${names[@]}"; do
   done
   echo
 done
+echo
 echo "n/a: the scenario is not part of that revision (the harness would skip it); PASS k/n: k of"
 echo "its n graded checks succeeded, none failed (skipped checks are paths the scenario offers"
 echo "but does not require)"
