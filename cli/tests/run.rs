@@ -590,3 +590,180 @@ fn the_example_suite_passes_over_streamable_http_with_url() {
         text(&out)
     );
 }
+
+/// Starts the reference server over HTTP with `--require-header` pairs; returns it and its URL.
+fn http_reference(required: &[&str]) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut cmd = Command::new(reference_server());
+    cmd.args(["--http", "127.0.0.1:0"]);
+    for r in required {
+        cmd.args(["--require-header", r]);
+    }
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    (child, url)
+}
+
+#[test]
+fn token_from_runs_once_and_header_values_and_tokens_are_secrets() {
+    let token = "tok-9f3a/7Qx+e2";
+    let header = "hdr-value-71b5c3";
+    let (mut server, url) = http_reference(&[
+        &format!("Authorization: Bearer {token}"),
+        &format!("X-Tenant: {header}"),
+    ]);
+    let tmp = tempfile::tempdir().unwrap();
+    let token_file = tmp.path().join("token.txt");
+    std::fs::write(&token_file, format!("  {token}\n")).unwrap();
+    let count = tmp.path().join("count");
+    // The command notes each run in `count`, then prints the token (with spaces).
+    let script = tmp.path().join("get-token.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho run >> '{}'\ncat '{}'\n",
+            count.display(),
+            token_file.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let suite = tmp.path().join("auth.mcpr");
+    let call = |name: &str, text: &str, expected: &str| {
+        format!(
+            "Test: \"{name}\"\n  Call tool \"echo\" with:\n    text: \"{text}\"\n  Expect \"content[0].text\" equals \"{expected}\"\n\n"
+        )
+    };
+    std::fs::write(
+        &suite,
+        format!(
+            "Suite: \"Token from\"\nMCP URL: {url}\nServer options:\n  headers:\n    X-Tenant: \"${{env.MCPR_TEST_TENANT}}\"\n  Token from: {}\n\n{}{}{}",
+            script.display(),
+            call("authorized call", "${env.MCPR_TEST_TOKEN_COPY}", "something else"),
+            call("header value in a failure", "${env.MCPR_TEST_TENANT}", "nothing"),
+            call("plain call", "hello", "hello"),
+        ),
+    )
+    .unwrap();
+    let json = tmp.path().join("r.json");
+    let xml = tmp.path().join("r.xml");
+    let out = mcpr()
+        .arg("run")
+        .arg(&suite)
+        .arg("--json")
+        .arg(&json)
+        .arg("--junit")
+        .arg(&xml)
+        .env("MCPR_TEST_TENANT", header)
+        .env("MCPR_TEST_TOKEN_COPY", token)
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    // The two leaking tests fail (their values differ), the plain one passes: every
+    // request was authorized.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let json_text = std::fs::read_to_string(&json).unwrap();
+    let report: Value = serde_json::from_str(&json_text).unwrap();
+    let statuses: Vec<&str> = report["suites"][0]["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["failed", "failed", "passed"], "{json_text}");
+    assert_eq!(
+        std::fs::read_to_string(&count).unwrap().lines().count(),
+        1,
+        "the token command runs once per run"
+    );
+    let all = format!(
+        "{}\n{json_text}\n{}",
+        text(&out),
+        std::fs::read_to_string(&xml).unwrap()
+    );
+    assert!(all.contains("[REDACTED]"), "{all}");
+    use base64::Engine as _;
+    for secret in [token, header] {
+        for f in [
+            secret.to_string(),
+            secret.replace('/', "%2F").replace('+', "%2B"),
+            base64::engine::general_purpose::STANDARD.encode(secret),
+        ] {
+            assert!(!all.contains(&f), "{f:?} leaked:\n{all}");
+        }
+    }
+
+    // A failing command stops the run before any test, with its named code.
+    std::fs::write(&script, "#!/bin/sh\necho no credentials >&2\nexit 3\n").unwrap();
+    std::fs::write(
+        &suite,
+        format!(
+            "Suite: \"Token from fails\"\nMCP URL: {url}\nServer options:\n  Token from: {}\n\n{}",
+            script.display(),
+            call("never runs", "x", "x"),
+        ),
+    )
+    .unwrap();
+    let out = mcpr().arg("run").arg(&suite).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("MCP-AUTH-002")
+            && stderr.contains("exited with status 3; stderr: no credentials"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_401_errors_the_test_and_names_the_challenge() {
+    let (mut server, url) = http_reference(&["Authorization: Bearer right-token-123"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = tmp.path().join("unauthorized.mcpr");
+    std::fs::write(
+        &suite,
+        format!(
+            "Suite: \"Wrong token\"\nMCP URL: {url}\nServer options:\n  headers:\n    Authorization: \"Bearer wrong-token-456\"\n\n\
+             Test: \"call\"\n  Call tool \"echo\" with:\n    text: \"x\"\n  Expect it succeeds\n"
+        ),
+    )
+    .unwrap();
+    let json = tmp.path().join("r.json");
+    let out = mcpr()
+        .arg("run")
+        .arg(&suite)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let test = &report["suites"][0]["tests"][0];
+    assert_eq!(test["status"], "errored", "{test}");
+    assert_eq!(test["failure"]["code"], "MCP-AUTH-003", "{test}");
+    let message = test["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("HTTP status 401: the server requires authentication; WWW-Authenticate: scheme Bearer, realm \"mcpr-reference\", error \"invalid_token\""),
+        "{message}"
+    );
+    assert!(message.contains("resource_metadata \"http://"), "{message}");
+    let all = text(&out);
+    assert!(all.contains("MCP-AUTH-003"), "{all}");
+    assert!(
+        !all.contains("wrong-token-456"),
+        "the header value leaked:\n{all}"
+    );
+}

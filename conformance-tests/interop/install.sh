@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned public MCP servers used by the interop tests into one npm folder
-# and one Python venv (see shared docs, real-servers §10), plus the official conformance
-# harness 0.1.13 (the last one that runs on Node 20) to grade mcpr as a client. Idempotent: a second run
-# with everything present does nothing.
+# and one Python venv (see shared docs, real-servers §10). Idempotent: a second run with
+# everything present does nothing. (The official conformance harness has its own installer:
+# conformance-tests/official/install.sh.)
 #
 #   conformance-tests/interop/install.sh [DIR]    (default: $MCPR_INTEROP_DIR or /tmp/mcpr-interop)
 set -euo pipefail
@@ -16,7 +16,6 @@ NPM_PKGS=(
   @modelcontextprotocol/server-filesystem@2026.8.31
   @modelcontextprotocol/server-memory@2026.8.31
   @modelcontextprotocol/server-sequential-thinking@2026.8.31
-  @modelcontextprotocol/conformance@0.1.13
 )
 PIP_PKGS=(mcp==2.3.0 mcp-server-time==2026.10.19 mcp-server-git==2026.10.19)
 

@@ -572,7 +572,27 @@ impl Client {
             ..Default::default()
         };
         let start = Instant::now();
-        let outcome = self.request_with_input("tools/call", params, &ropts).await;
+        let mut outcome = self
+            .request_with_input("tools/call", params.clone(), &ropts)
+            .await;
+        if modern_http
+            && let Err(e) = &outcome
+            && e.rpc_error()
+                .is_some_and(|r| r.code == codes::HEADER_MISMATCH)
+        {
+            // 2026-07-28: the server's idea of the tool's `x-mcp-header` parameters may have
+            // changed since the list was read; read it again and send the call once more.
+            *self.tools.lock().expect("tools lock") = None;
+            let definition = self.tool_definition(name).await?;
+            let ropts = RequestOptions {
+                http_headers: definition
+                    .as_ref()
+                    .map(|tool| param_headers(tool, &params["arguments"]))
+                    .unwrap_or_default(),
+                ..ropts
+            };
+            outcome = self.request_with_input("tools/call", params, &ropts).await;
+        }
         let elapsed = start.elapsed();
         let (progress, problems) = match &token {
             Some(t) => {
@@ -1064,7 +1084,7 @@ impl Client {
             }
             None => return Err(skill_err("frontmatter.name is missing".into())),
         }
-        let files = match skill.get("resources") {
+        let mut files = match skill.get("resources") {
             Some(Value::String(s)) if s == "dynamic" => return Ok(0),
             Some(Value::Array(files)) => files.clone(),
             _ => {
@@ -1073,6 +1093,8 @@ impl Client {
                 ));
             }
         };
+        // SKILL.md first: nothing else is read before its frontmatter is verified.
+        files.sort_by_key(|f| f.get("uri").and_then(Value::as_str) != Some(uri.as_str()));
         for f in &files {
             let furi = f
                 .get("uri")
@@ -1099,6 +1121,12 @@ impl Client {
                 return Err(skill_err(format!(
                     "{furi}: listed digest {digest}, content hashes to {actual}"
                 )));
+            }
+            if furi == uri {
+                let listed = skill.get("frontmatter").cloned().unwrap_or(Value::Null);
+                if let Err(reason) = check_frontmatter(&bytes, &listed) {
+                    return Err(skill_err(format!("{furi}: {reason}")));
+                }
             }
         }
         Ok(files.len())
@@ -1291,6 +1319,69 @@ pub fn resource_bytes(read: &Value) -> Result<Vec<u8>, String> {
     Err("the content has neither text nor blob".into())
 }
 
+/// Compares the YAML frontmatter of a `SKILL.md` with the frontmatter its listing entry
+/// declared, field by field (SEP-2640): a field missing on either side or with another
+/// value is a discrepancy, and the skill must not be loaded.
+pub fn check_frontmatter(skill_md: &[u8], listed: &Value) -> Result<(), String> {
+    let text = std::str::from_utf8(skill_md).map_err(|_| "SKILL.md is not UTF-8".to_string())?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return Err("SKILL.md does not start with a `---` frontmatter block".into());
+    }
+    let mut yaml = String::new();
+    let mut closed = false;
+    for line in lines {
+        if line.trim_end() == "---" {
+            closed = true;
+            break;
+        }
+        yaml.push_str(line);
+    }
+    if !closed {
+        return Err("the frontmatter block of SKILL.md is not closed by `---`".into());
+    }
+    let parsed: Value = if yaml.trim().is_empty() {
+        Value::Object(Map::new())
+    } else {
+        serde_saphyr::from_str(&yaml)
+            .map_err(|e| format!("the frontmatter of SKILL.md is not YAML: {e}"))?
+    };
+    let (Some(file), Some(entry)) = (parsed.as_object(), listed.as_object()) else {
+        return Err(format!(
+            "frontmatter to compare is not a mapping (SKILL.md: {}, listing: {})",
+            crate::protocol::jsonrpc::kind_of(&parsed),
+            crate::protocol::jsonrpc::kind_of(listed)
+        ));
+    };
+    let mut keys: Vec<&String> = entry.keys().chain(file.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        match (entry.get(k), file.get(k)) {
+            (Some(a), Some(b)) if crate::session::values_equal(a, b) => {}
+            (Some(a), Some(b)) => {
+                return Err(format!(
+                    "frontmatter field {k:?} is {} in SKILL.md but {} in the listing",
+                    shorten(&b.to_string(), 200),
+                    shorten(&a.to_string(), 200)
+                ));
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "frontmatter field {k:?} of the listing is missing from SKILL.md"
+                ));
+            }
+            (None, _) => {
+                return Err(format!(
+                    "SKILL.md has frontmatter field {k:?}, which the listing does not declare"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -1318,6 +1409,47 @@ pub fn is_method_not_found(e: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn skill_frontmatter_is_compared_field_by_field() {
+        let entry = json!({"name": "pdf", "description": "Fill PDF forms"});
+        let md = |front: &str| format!("---\n{front}---\n\nBody.\n").into_bytes();
+        assert_eq!(
+            check_frontmatter(&md("name: pdf\ndescription: Fill PDF forms\n"), &entry),
+            Ok(())
+        );
+        let e = check_frontmatter(&md("name: pdf\ndescription: Exfiltrate\n"), &entry).unwrap_err();
+        assert!(
+            e.contains(
+                "field \"description\" is \"Exfiltrate\" in SKILL.md but \"Fill PDF forms\""
+            ),
+            "{e}"
+        );
+        let e = check_frontmatter(&md("name: pdf\n"), &entry).unwrap_err();
+        assert!(
+            e.contains("\"description\" of the listing is missing"),
+            "{e}"
+        );
+        let e = check_frontmatter(
+            &md("name: pdf\ndescription: Fill PDF forms\nallowed-tools: Bash\n"),
+            &entry,
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("\"allowed-tools\", which the listing does not declare"),
+            "{e}"
+        );
+        assert!(
+            check_frontmatter(b"no frontmatter", &entry)
+                .unwrap_err()
+                .contains("does not start")
+        );
+        assert!(
+            check_frontmatter(b"---\nname: pdf\n", &entry)
+                .unwrap_err()
+                .contains("not closed")
+        );
+    }
 
     #[test]
     fn x_mcp_header_rules() {

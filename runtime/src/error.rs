@@ -198,6 +198,43 @@ pub enum ErrorKind {
         /// What happened.
         reason: String,
     },
+    /// 401 (or 403 with a challenge): the server refused the request's credentials.
+    #[error("HTTP status {status}: the server requires {}; {}{}", if *.status == 403 { "other credentials" } else { "authentication" }, match .challenge { Some(c) => format!("WWW-Authenticate: {c}"), None => "it sent no WWW-Authenticate challenge".to_string() }, if .body.is_empty() { String::new() } else { format!("; body: {}", .body) })]
+    Unauthorized {
+        /// 401 or 403.
+        status: u16,
+        /// The challenges, described (scheme, realm, error, scope, resource_metadata …).
+        challenge: Option<String>,
+        /// The start of the body.
+        body: String,
+    },
+    /// The server answered 404 for the session again right after the client initialized
+    /// a new one (handshake era): the session cannot be kept.
+    #[error("HTTP status 404: the server no longer knows session {session}, and still answered 404 after the client initialized again (new session {}){}", .renewed.as_deref().unwrap_or("without an id"), if .body.is_empty() { String::new() } else { format!("; body: {}", .body) })]
+    SessionExpired {
+        /// The first session id that expired.
+        session: String,
+        /// The session id of the re-initialized session, if the server gave one.
+        renewed: Option<String>,
+        /// The start of the last 404 body.
+        body: String,
+    },
+    /// The `tokenFrom` command is empty.
+    #[error("the tokenFrom command of target {target} is empty")]
+    TokenCommandEmpty {
+        /// The target's URL.
+        target: String,
+    },
+    /// The `tokenFrom` command did not produce a token.
+    #[error("the tokenFrom command `{command}` of target {target} {reason}")]
+    TokenCommand {
+        /// The command as written (after `${env.…}`), never its output.
+        command: String,
+        /// The target's URL.
+        target: String,
+        /// What went wrong (exit status and stderr tail, timeout, empty output…).
+        reason: String,
+    },
     /// The session was closed before or during the operation.
     #[error("the MCP session is closed")]
     Closed,
@@ -239,6 +276,10 @@ impl ErrorKind {
             ErrorKind::Skill { .. } => "MCP-SKILL-001",
             ErrorKind::App { .. } => "MCP-APP-001",
             ErrorKind::Http { .. } => "MCP-HTTP-001",
+            ErrorKind::SessionExpired { .. } => "MCP-HTTP-002",
+            ErrorKind::TokenCommandEmpty { .. } => "MCP-AUTH-001",
+            ErrorKind::TokenCommand { .. } => "MCP-AUTH-002",
+            ErrorKind::Unauthorized { .. } => "MCP-AUTH-003",
             ErrorKind::Closed => "MCP-CLOSED-001",
             ErrorKind::Write { .. } => "MCP-IO-001",
             ErrorKind::Usage(_) => "MCP-USAGE-001",

@@ -11,6 +11,7 @@
 //! (one connection) ← [`client`] (operations) ← [`adhoc`] (one-shot commands for the CLI).
 
 pub mod adhoc;
+pub mod auth;
 pub mod budget;
 pub mod client;
 pub mod data;

@@ -452,6 +452,8 @@ struct Inner {
     max_inbox: usize,
     batching: Mutex<bool>,
     max_message_bytes: usize,
+    /// Held while an expired HTTP session is initialized again.
+    renewing: tokio::sync::Mutex<()>,
 }
 
 #[derive(Clone)]
@@ -473,6 +475,9 @@ pub struct PendingRequest {
     progress_key: Option<String>,
     max_total: Option<Duration>,
     rx: oneshot::Receiver<Result<Result<Value, RpcError>, ErrorKind>>,
+    /// What it takes to send the request again after the session is renewed (handshake
+    /// era over HTTP, requests other than `initialize`).
+    resend: Option<(Option<Value>, RequestOptions)>,
 }
 
 /// Facts learnt in the handshake.
@@ -564,6 +569,19 @@ impl HttpSink for SessionSink {
                 }
                 HttpFailure::Io(e) | HttpFailure::NoAnswer(e) => e,
                 HttpFailure::TooLarge { limit } => format!("an answer over {limit} bytes"),
+                HttpFailure::Unauthorized {
+                    status,
+                    challenge,
+                    body,
+                } => ErrorKind::Unauthorized {
+                    status,
+                    challenge,
+                    body,
+                }
+                .to_string(),
+                HttpFailure::SessionExpired { session, .. } => {
+                    format!("the server no longer knows session {session} (HTTP 404)")
+                }
             };
             let kind = ErrorKind::Conformance { what, reason };
             let mut st = inner.state.lock().expect("state lock");
@@ -616,6 +634,7 @@ impl Inner {
             max_inbox: config.max_inbox,
             batching: Mutex::new(false),
             max_message_bytes,
+            renewing: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -761,6 +780,7 @@ impl Inner {
             protocol_version,
             modern: envelope.is_some(),
             extra_headers,
+            session_id: None,
         }
     }
 
@@ -787,6 +807,20 @@ impl Inner {
             HttpFailure::TooLarge { limit } => {
                 Err(ErrorKind::MessageTooLarge { limit, seen: limit })
             }
+            HttpFailure::Unauthorized {
+                status,
+                challenge,
+                body,
+            } => Err(ErrorKind::Unauthorized {
+                status,
+                challenge,
+                body,
+            }),
+            HttpFailure::SessionExpired { session, body } => Err(ErrorKind::SessionExpired {
+                session,
+                renewed: None,
+                body,
+            }),
         };
         let _ = slot.tx.send(outcome);
     }
@@ -1199,13 +1233,25 @@ impl Session {
         let inner = Inner::new(&config, None, None, Some(wire.clone()), max);
         let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(&inner)));
         if let Err(f) = wire.connect_sse(sink, config.connect_timeout).await {
+            wire.abort_all();
             let (status, reason) = match f {
                 HttpFailure::Status { status, body } => (Some(status), body),
                 HttpFailure::Rpc(e) => (None, e.to_string()),
                 HttpFailure::Io(r) | HttpFailure::NoAnswer(r) => (None, r),
                 HttpFailure::TooLarge { limit } => (None, format!("an event over {limit} bytes")),
+                HttpFailure::SessionExpired { body, .. } => (Some(404), body),
+                HttpFailure::Unauthorized {
+                    status,
+                    challenge,
+                    body,
+                } => {
+                    return Err(Error::new(ErrorKind::Unauthorized {
+                        status,
+                        challenge,
+                        body,
+                    }));
+                }
             };
-            wire.abort_all();
             return Err(Error::new(ErrorKind::Http { status, reason }));
         }
         Session::open(inner, None, config, Vec::new(), url).await
@@ -1519,7 +1565,9 @@ impl Session {
                         .find(|v| version::era_of(v) == Some(Era::Modern))
                         .cloned();
                     match usable {
-                        Some(v) if !pinned && v != version => version = v,
+                        // The server refused a version it lists as supported: ask once more.
+                        Some(v) if v == version => {}
+                        Some(v) if !pinned => version = v,
                         _ => {
                             return Err(self.inner.error(ErrorKind::UnsupportedVersion {
                                 requested: version,
@@ -1669,6 +1717,15 @@ impl Session {
         if self.closed.lock().map(|c| c.is_some()).unwrap_or(true) {
             return Err(self.inner.error(ErrorKind::Closed));
         }
+        // Only handshake-era Streamable HTTP has sessions that can expire.
+        let sessions = self.inner.http.as_ref().is_some_and(|h| !h.is_sse())
+            && self
+                .inner
+                .envelope
+                .lock()
+                .map(|e| e.is_none())
+                .unwrap_or(false);
+        let resend = (sessions && method != "initialize").then(|| (params.clone(), opts.clone()));
         let mut params = params;
         let envelope = if opts.no_envelope {
             None
@@ -1754,12 +1811,81 @@ impl Session {
                 .map(Value::to_string),
             max_total: opts.max_total,
             rx,
+            resend,
         })
     }
 
     /// Waits for the answer of a sent request until its deadline. On timeout the request is
     /// cancelled (`notifications/cancelled`, except for `initialize`).
+    ///
+    /// Handshake era over HTTP: when the server answers 404 for the session (it expired),
+    /// the client initializes a new session once and sends the request again with a new
+    /// id; the transcript records it. A second 404 is `MCP-HTTP-002`.
     pub async fn wait(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
+        let method = pending.method.clone();
+        let resend = pending.resend.clone();
+        let first = self.wait_once(pending).await;
+        let (expired, (params, opts)) = match (first, resend) {
+            (Err(e), Some(resend))
+                if matches!(e.kind, ErrorKind::SessionExpired { renewed: None, .. }) =>
+            {
+                (e, resend)
+            }
+            (other, _) => return other,
+        };
+        let ErrorKind::SessionExpired { session, .. } = &expired.kind else {
+            return Err(expired);
+        };
+        let session = session.clone();
+        self.renew_session(&session, &method).await?;
+        let mut again = self.send(&method, params, &opts)?;
+        again.resend = None;
+        match self.wait_once(again).await {
+            Err(mut e) => {
+                if let ErrorKind::SessionExpired { body, .. } = &e.kind {
+                    e.kind = ErrorKind::SessionExpired {
+                        session,
+                        renewed: self.inner.http.as_ref().and_then(|h| h.session_id()),
+                        body: body.clone(),
+                    };
+                }
+                Err(e)
+            }
+            ok => ok,
+        }
+    }
+
+    /// Initializes a new session after the server forgot `expired` (unless another request
+    /// did so already), and notes it in the transcript.
+    async fn renew_session(&self, expired: &str, method: &str) -> Result<(), Error> {
+        let Some(http) = &self.inner.http else {
+            return Ok(());
+        };
+        let _guard = self.inner.renewing.lock().await;
+        if http.session_id().as_deref() != Some(expired) {
+            return Ok(());
+        }
+        {
+            let mut st = self.inner.state.lock().expect("state lock");
+            self.inner.push_transcript(
+                &mut st,
+                Direction::Sent,
+                "note",
+                None,
+                format!(
+                    "the server answered HTTP 404 for session {expired} during {method}: the session expired; initializing a new session and sending {method} again"
+                ),
+            );
+        }
+        http.forget_session();
+        let version = self.facts.protocol_version.clone();
+        // Boxed: `initialize` waits through `wait`, which may renew a session.
+        Box::pin(self.initialize(&version, true, self.config.connect_timeout))
+            .await
+            .map(|_| ())
+    }
+
+    async fn wait_once(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
         let PendingRequest {
             id,
             method,
@@ -1768,6 +1894,7 @@ impl Session {
             progress_key,
             max_total,
             mut rx,
+            resend: _,
         } = pending;
         let hard_limit = sent_at + max_total.unwrap_or(deadline * 10).max(deadline);
         let mut until = sent_at + deadline;

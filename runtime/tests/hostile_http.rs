@@ -92,12 +92,76 @@ async fn a_response_with_the_wrong_id() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_expired_session() {
-    let e = expect("http-session-expired", "MCP-HTTP-001").await;
+async fn a_session_that_expires_again_after_reinitializing() {
+    let e = expect("http-session-expired", "MCP-HTTP-002").await;
+    let text = e.to_string();
     assert!(
-        e.to_string().contains("no longer knows session hostile-1"),
+        text.contains("no longer knows session hostile-1, and still answered 404 after the client initialized again (new session hostile-1)"),
         "{e}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_session_is_initialized_again_and_the_call_retried() {
+    let server = start("http-session-expiry");
+    let config = SessionConfig {
+        request_timeout: DEADLINE,
+        connect_timeout: DEADLINE,
+        ..SessionConfig::default()
+    };
+    let c = Client::connect_http(HttpConfig::new(server.url.clone()), config)
+        .await
+        .unwrap();
+    let opts = CallOptions {
+        skip_schema_check: true,
+        ..Default::default()
+    };
+    let r = c
+        .call_tool("echo", json!({"text": "after expiry"}), &opts)
+        .await
+        .unwrap();
+    assert_eq!(
+        mcpr_runtime::client::content_text(&r.result),
+        "after expiry"
+    );
+    // The new session keeps working without another initialize.
+    c.call_tool("echo", json!({"text": "again"}), &opts)
+        .await
+        .unwrap();
+    let (entries, _) = c.transcript();
+    let note = entries
+        .iter()
+        .find(|e| e.kind == "note")
+        .expect("a transcript note about the renewal");
+    assert!(
+        note.text
+            .contains("HTTP 404 for session hostile-1 during tools/call"),
+        "{}",
+        note.text
+    );
+    let inits = entries
+        .iter()
+        .filter(|e| e.method.as_deref() == Some("initialize"))
+        .count();
+    assert_eq!(inits, 2, "one handshake, one renewal");
+    let calls: Vec<&str> = entries
+        .iter()
+        .filter(|e| e.method.as_deref() == Some("tools/call"))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert_ne!(
+        serde_json::from_str::<serde_json::Value>(calls[0]).unwrap()["id"],
+        serde_json::from_str::<serde_json::Value>(calls[1]).unwrap()["id"],
+        "the retry has a new id"
+    );
+    assert_eq!(
+        c.session().violations().len(),
+        0,
+        "{:?}",
+        c.session().violations()
+    );
+    c.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -114,4 +178,51 @@ async fn a_streamable_endpoint_is_not_an_sse_endpoint() {
     .await
     .unwrap_err();
     assert_eq!(e.code(), "MCP-HTTP-001", "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_mismatch_refetches_the_tool_and_retries_once() {
+    let server = start("http-header-refetch");
+    let config = SessionConfig {
+        request_timeout: DEADLINE,
+        connect_timeout: DEADLINE,
+        protocol: ProtocolChoice::Pinned("2026-07-28".into()),
+        ..SessionConfig::default()
+    };
+    let c = Client::connect_http(HttpConfig::new(server.url.clone()), config)
+        .await
+        .unwrap();
+    let opts = CallOptions::default();
+    let r = c
+        .call_tool("echo", json!({"text": "hi", "region": "eu-west"}), &opts)
+        .await
+        .unwrap();
+    assert_eq!(mcpr_runtime::client::content_text(&r.result), "hi");
+    let methods = |c: &Client| -> Vec<String> {
+        c.transcript()
+            .0
+            .iter()
+            .filter(|e| e.kind == "request")
+            .filter_map(|e| e.method.clone())
+            .collect()
+    };
+    assert_eq!(
+        methods(&c),
+        [
+            "server/discover",
+            "tools/list",
+            "tools/call",
+            "tools/list",
+            "tools/call"
+        ]
+    );
+    // A server that keeps refusing: one retry, then the -32020 error.
+    let e = c
+        .call_tool("echo", json!({"text": "hi", "region": "reject"}), &opts)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "MCP-RPC-001", "{e}");
+    assert_eq!(e.rpc_error().unwrap().code, -32020, "{e}");
+    assert_eq!(methods(&c).len(), 5 + 3, "{:?}", methods(&c));
+    c.close().await;
 }

@@ -226,3 +226,63 @@ async fn adhoc_commands_over_http() {
     let ping = adhoc::ping(&opts).await.unwrap();
     assert_eq!(ping.protocol_version, "2025-06-18");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_401_names_the_www_authenticate_challenge() {
+    let server = HttpServer::start(
+        "mcpr-reference-server",
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--require-header",
+            "Authorization: Bearer s3cret-token",
+        ],
+    );
+    let metadata = server
+        .url
+        .replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    for protocol in [None, Some("2025-11-25"), Some("2026-07-28")] {
+        // No credentials at all.
+        let e = Client::connect_http(HttpConfig::new(server.url.clone()), config(protocol))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "MCP-AUTH-003", "{protocol:?}: {e}");
+        let text = e.to_string();
+        for part in [
+            "HTTP status 401: the server requires authentication",
+            "WWW-Authenticate: scheme Bearer, realm \"mcpr-reference\", error \"invalid_request\"",
+            &format!("resource_metadata \"{metadata}\""),
+            "body: unauthorized",
+        ] {
+            assert!(
+                text.contains(part),
+                "{protocol:?}: {part:?} missing from {text}"
+            );
+        }
+        // A wrong token.
+        let mut wrong = HttpConfig::new(server.url.clone());
+        wrong
+            .headers
+            .insert("Authorization".into(), "Bearer nope".into());
+        let e = Client::connect_http(wrong, config(protocol))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "MCP-AUTH-003", "{e}");
+        assert!(e.to_string().contains("error \"invalid_token\""), "{e}");
+        // The right one, on every request of the session.
+        let mut right = HttpConfig::new(server.url.clone());
+        right
+            .headers
+            .insert("Authorization".into(), "Bearer s3cret-token".into());
+        let c = ok(Client::connect_http(right, config(protocol)).await);
+        let r = ok(c
+            .call_tool(
+                "echo",
+                json!({"text": "authorized"}),
+                &CallOptions::default(),
+            )
+            .await);
+        assert_eq!(content_text(&r.result), "authorized");
+        c.close().await;
+    }
+}

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::args::{ColorArg, ParityArgs};
 use crate::output;
+use mcpr_runtime::auth::{TokenCache, resolve_credentials};
 use mcpr_runtime::parity::{self, ParityReport};
 use mcpr_runtime::report::terminal::summary_line;
 use mcpr_runtime::schedule::{Event, RunOptions};
@@ -89,7 +90,12 @@ pub fn run(req: Request) -> u8 {
     let outcome = rt.block_on(async {
         let work = async {
             let mut reports = Vec::new();
-            for suite in suites {
+            let mut tokens = TokenCache::new();
+            for mut suite in suites {
+                // Each compare target's `Token from` runs once, before any test.
+                resolve_credentials(&mut suite, &opts.state, &mut tokens)
+                    .await
+                    .map_err(|e| (output::USAGE, format!("error: {e}")))?;
                 let mut out = std::io::stdout();
                 let mut on_event = |target: &str, e: &Event| {
                     if let Event::RunStarted { suite, tests } = e {

@@ -14,6 +14,7 @@ use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::{self, Suite};
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
+use mcpr_runtime::auth::{TokenCache, resolve_credentials};
 use mcpr_runtime::budget::{self, History};
 use mcpr_runtime::data::{self, DataOptions};
 use mcpr_runtime::exec::Outcome;
@@ -205,7 +206,14 @@ pub fn run(args: RunArgs) -> u8 {
                     History::default()
                 })
             };
-            for (index, (suite, dir)) in suites.into_iter().enumerate() {
+            let mut tokens = TokenCache::new();
+            for (index, (mut suite, dir)) in suites.into_iter().enumerate() {
+                // `Token from` commands run once per run, before any test; tokens and
+                // resolved header and env values join the suite's secrets before any
+                // redactor is made.
+                resolve_credentials(&mut suite, &opts.state, &mut tokens)
+                    .await
+                    .map_err(|e| (output::USAGE, format!("error: {e}")))?;
                 let suite_key = display_path(&args.files[index]);
                 let budgets = suite.budgets.clone().unwrap_or_default();
                 let data_opts = DataOptions {

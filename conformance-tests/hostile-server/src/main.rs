@@ -13,7 +13,12 @@
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
 //! http-hang (never answers), http-huge (a 50 MB body), http-sse-flood (100,000 events before
-//! the answer), http-wrong-id, http-session-expired (404 for a known session).
+//! the answer), http-wrong-id, http-session-expired (404 for a known session, every time),
+//! http-session-expiry (the first session expires at its first `tools/call`; a session
+//! initialized after that works), http-header-refetch (speaks 2026-07-28; its first
+//! `tools/list` leaves out the `x-mcp-header` of `echo`'s `region`, later ones have it, and
+//! `tools/call` answers -32020 unless `Mcp-Param-Region` matches — always for region
+//! `reject`).
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -50,6 +55,8 @@ const MODES: &[&str] = &[
     "http-sse-flood",
     "http-wrong-id",
     "http-session-expired",
+    "http-session-expiry",
+    "http-header-refetch",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -348,11 +355,15 @@ async fn serve_http(fault: &str) {
         Err(e) => eprintln!("hostile: listening ({e})"),
     }
     let fault = fault.to_string();
+    let inits = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let lists = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     loop {
         let Ok((mut sock, _)) = listener.accept().await else {
             continue;
         };
         let fault = fault.clone();
+        let inits = inits.clone();
+        let lists = lists.clone();
         tokio::spawn(async move {
             // Read the head, then Content-Length bytes of body.
             let mut buf = Vec::new();
@@ -388,12 +399,53 @@ async fn serve_http(fault: &str) {
                 .unwrap_or("")
                 .to_string();
             let id = body.get("id").cloned().unwrap_or(Value::Null);
+            let asked_session = head.lines().find_map(|l| {
+                l.strip_prefix("mcp-session-id:")
+                    .map(|v| v.trim().to_string())
+            });
+            // The session a reply hands out: a new one per initialize in the expiry mode.
+            let session = if method == "initialize" && fault == "session-expiry" {
+                format!(
+                    "hostile-{}",
+                    inits.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+                )
+            } else {
+                asked_session.clone().unwrap_or_else(|| "hostile-1".into())
+            };
             let send = |status: &str, ctype: &str, payload: Vec<u8>| {
-                let mut r = format!("HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nMcp-Session-Id: hostile-1\r\nConnection: close\r\n\r\n", payload.len()).into_bytes();
+                let mut r = format!("HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nMcp-Session-Id: {session}\r\nConnection: close\r\n\r\n", payload.len()).into_bytes();
                 r.extend_from_slice(&payload);
                 r
             };
             let reply = match method.as_str() {
+                "server/discover" if fault == "header-refetch" => send("200 OK", "application/json", result(&id, json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": {"name": "mcpr-hostile-server", "version": "0.1.0"}})).to_string().into_bytes()),
+                "tools/list" if fault == "header-refetch" => {
+                    let first = lists.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+                    let mut region = json!({"type": "string"});
+                    if !first {
+                        region["x-mcp-header"] = json!("Region");
+                    }
+                    let tool = json!({"name": "echo", "description": "Echoes `text`", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}, "region": region}}});
+                    send("200 OK", "application/json", result(&id, json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": [tool]})).to_string().into_bytes())
+                }
+                "tools/call" if fault == "header-refetch" => {
+                    let region = body.pointer("/params/arguments/region").and_then(Value::as_str).unwrap_or("");
+                    let header = head.lines().find_map(|l| l.strip_prefix("mcp-param-region:").map(|v| v.trim().to_string()));
+                    if region == "reject" || header.as_deref() != Some(region) {
+                        send("400 Bad Request", "application/json", error(&id, -32020, "Mcp-Param-Region is missing or does not match the body").to_string().into_bytes())
+                    } else {
+                        let text = body.pointer("/params/arguments/text").cloned().unwrap_or(json!(""));
+                        send("200 OK", "application/json", result(&id, json!({"resultType": "complete", "content": [{"type": "text", "text": text}]})).to_string().into_bytes())
+                    }
+                }
+                "tools/call" if fault == "session-expiry" => {
+                    if asked_session.as_deref() == Some("hostile-1") {
+                        send("404 Not Found", "text/plain", b"session hostile-1 expired".to_vec())
+                    } else {
+                        let text = body.pointer("/params/arguments/text").cloned().unwrap_or(json!(""));
+                        send("200 OK", "application/json", result(&id, json!({"content": [{"type": "text", "text": text}]})).to_string().into_bytes())
+                    }
+                }
                 "initialize" => send("200 OK", "application/json", result(&id, json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "mcpr-hostile-server", "version": "0.1.0"}})).to_string().into_bytes()),
                 "server/discover" => send("200 OK", "application/json", error(&id, -32601, "Method not found").to_string().into_bytes()),
                 "tools/list" => send("200 OK", "application/json", result(&id, json!({"tools": tool_list("")})).to_string().into_bytes()),

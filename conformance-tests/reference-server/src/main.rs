@@ -999,6 +999,7 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut conflict = false;
     let mut http: Option<String> = None;
+    let mut required: Vec<(String, String)> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.clone().next().map(String::as_str)) {
@@ -1010,8 +1011,15 @@ async fn main() {
                 http = Some(addr.to_string());
                 it.next();
             }
+            ("--require-header", Some(pair)) if pair.contains(':') => {
+                let (name, value) = pair.split_once(':').unwrap_or_default();
+                required.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+                it.next();
+            }
             _ => {
-                eprintln!("usage: mcpr-reference-server [--variant conflict] [--http HOST:PORT]");
+                eprintln!(
+                    "usage: mcpr-reference-server [--variant conflict] [--http HOST:PORT [--require-header 'NAME: VALUE']…]"
+                );
                 std::process::exit(2);
             }
         }
@@ -1021,7 +1029,7 @@ async fn main() {
         ..Reference::default()
     };
     if let Some(addr) = http {
-        serve_http(server, &addr).await;
+        serve_http(server, &addr, required).await;
         return;
     }
     let service = match server.serve(rmcp::transport::stdio()).await {
@@ -1039,7 +1047,9 @@ async fn main() {
 
 /// Serves Streamable HTTP at `http://ADDR/mcp` (sessions for the handshake era, stateless
 /// requests for 2026-07-28). The bound address is printed on stderr, so `:0` works.
-async fn serve_http(server: Reference, addr: &str) {
+/// Every `required` header (lower-case name, exact value) must be on every request, else
+/// 401 with a Bearer challenge naming the protected-resource metadata.
+async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String)>) {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
@@ -1049,7 +1059,6 @@ async fn serve_http(server: Reference, addr: &str) {
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
     let listener = match tokio::net::TcpListener::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -1057,6 +1066,46 @@ async fn serve_http(server: Reference, addr: &str) {
             std::process::exit(1);
         }
     };
+    let metadata = match listener.local_addr() {
+        Ok(a) => format!("http://{a}/.well-known/oauth-protected-resource/mcp"),
+        Err(_) => "/.well-known/oauth-protected-resource/mcp".into(),
+    };
+    let required = Arc::new(required);
+    let router = axum::Router::new().nest_service("/mcp", service).layer(
+        axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                let required = required.clone();
+                let metadata = metadata.clone();
+                async move {
+                    let missing = required.iter().find(|(name, value)| {
+                        req.headers()
+                            .get(name.as_str())
+                            .and_then(|v| v.to_str().ok())
+                            != Some(value.as_str())
+                    });
+                    match missing {
+                        None => next.run(req).await,
+                        Some((name, _)) => {
+                            let error = if req.headers().contains_key(name.as_str()) {
+                                "invalid_token"
+                            } else {
+                                "invalid_request"
+                            };
+                            let challenge = format!(
+                                "Bearer realm=\"mcpr-reference\", error=\"{error}\", error_description=\"header {name} is missing or wrong\", resource_metadata=\"{metadata}\""
+                            );
+                            axum::response::Response::builder()
+                                .status(401)
+                                .header("WWW-Authenticate", challenge)
+                                .header("Content-Type", "text/plain")
+                                .body(axum::body::Body::from("unauthorized"))
+                                .unwrap_or_default()
+                        }
+                    }
+                }
+            },
+        ),
+    );
     match listener.local_addr() {
         Ok(a) => eprintln!("mcpr-reference-server: listening on http://{a}/mcp"),
         Err(e) => eprintln!("mcpr-reference-server: listening ({e})"),

@@ -290,8 +290,11 @@ pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, Stri
             Target::Stdio(stdio)
         }
         ir::Target::StreamableHttp(h) | ir::Target::Sse(h) => {
-            if h.token_from.is_some() || h.oauth.is_some() {
-                return Err("`tokenFrom` and `oauth` targets are not supported by this runner yet; pass an Authorization header instead".into());
+            if h.oauth.is_some() {
+                return Err("`oauth` targets are not supported by this runner (no interactive login); use `Token from` or an Authorization header instead".into());
+            }
+            if h.token_from.is_some() {
+                return Err("the target's `tokenFrom` command has not been run (auth::resolve_credentials runs it before the tests)".into());
             }
             let mut http = HttpConfig::new(text(&h.url)?);
             if let Some(headers) = &h.headers {
@@ -453,6 +456,8 @@ fn session_broke(kind: &ErrorKind) -> bool {
             | ErrorKind::Closed
             | ErrorKind::Write { .. }
             | ErrorKind::Http { .. }
+            | ErrorKind::Unauthorized { .. }
+            | ErrorKind::SessionExpired { .. }
             | ErrorKind::NotificationFlood { .. }
     )
 }

@@ -251,6 +251,8 @@ pub mod codes {
     pub const RESOURCE_NOT_FOUND: i64 = -32002;
     /// 2026: missing required client capability.
     pub const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+    /// 2026-07-28 Streamable HTTP: a required header is missing or does not match the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
     /// 2026: unsupported protocol version.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
     /// The May-2026 release-candidate number of unsupported protocol version.

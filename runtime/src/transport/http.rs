@@ -57,6 +57,24 @@ pub enum HttpFailure {
         /// The limit.
         limit: usize,
     },
+    /// 401 (or 403): the server wants other credentials; `challenge` describes its
+    /// `WWW-Authenticate` header(s).
+    Unauthorized {
+        /// The status code.
+        status: u16,
+        /// The challenges, described (`scheme Bearer, realm "mcp", …`), if the server sent any.
+        challenge: Option<String>,
+        /// The start of the body.
+        body: String,
+    },
+    /// 404 for a request that carried a session id (handshake era): the session expired
+    /// and the client must initialize again.
+    SessionExpired {
+        /// The session id the server no longer knows.
+        session: String,
+        /// The start of the body.
+        body: String,
+    },
 }
 
 /// Where the transport delivers what it reads.
@@ -88,6 +106,8 @@ pub struct MessageInfo {
     pub modern: bool,
     /// Further headers for this message (2026 `Mcp-Param-*`).
     pub extra_headers: Vec<(String, String)>,
+    /// The session id sent with the message (filled in by [`HttpWire::post`]).
+    pub session_id: Option<String>,
 }
 
 /// A connection to one HTTP endpoint.
@@ -146,6 +166,19 @@ impl HttpWire {
         self.session_id.lock().ok().and_then(|s| s.clone())
     }
 
+    /// Forgets the session id (it expired): the next `initialize` goes without one and
+    /// the server's new id is taken. Streams of the old session are dropped.
+    pub fn forget_session(&self) {
+        if let Ok(mut s) = self.session_id.lock() {
+            *s = None;
+        }
+        if let Ok(mut o) = self.others.lock() {
+            for h in o.drain(..) {
+                h.abort();
+            }
+        }
+    }
+
     fn base(&self, method: reqwest::Method, info: &MessageInfo) -> reqwest::RequestBuilder {
         let url = match (
             &method,
@@ -165,7 +198,7 @@ impl HttpWire {
             req = req.header(k, v);
         }
         if !info.modern
-            && let Some(id) = self.session_id()
+            && let Some(id) = info.session_id.clone().or_else(|| self.session_id())
         {
             req = req.header("Mcp-Session-Id", id);
         }
@@ -182,6 +215,10 @@ impl HttpWire {
 
     /// POSTs one message; what comes back goes to `sink`. Returns at once.
     pub fn post(self: &Arc<Self>, sink: Arc<dyn HttpSink>, body: String, info: MessageInfo) {
+        let mut info = info;
+        if !info.modern {
+            info.session_id = self.session_id();
+        }
         let me = self.clone();
         let id = info.id;
         let task = tokio::spawn(async move {
@@ -266,18 +303,31 @@ impl HttpWire {
             return;
         }
         if !(200..300).contains(&status) {
+            let challenges: Vec<String> = resp
+                .headers()
+                .get_all("www-authenticate")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .map(str::to_string)
+                .collect();
             let body = read_capped(resp, 64 * 1024).await.unwrap_or_default();
             let text = String::from_utf8_lossy(&body).into_owned();
             let rpc = serde_json::from_str::<Value>(&text)
                 .ok()
                 .and_then(|v| v.get("error").and_then(|e| RpcError::from_value(e).ok()));
-            let mut body: String = text.chars().take(500).collect();
+            let body: String = text.chars().take(500).collect();
             if status == 404
-                && let Some(sid) = self.session_id()
+                && !info.modern
+                && let Some(session) = info.session_id.clone()
             {
-                body = format!(
-                    "the server no longer knows session {sid} (it must be initialized again); {body}"
-                );
+                return fail(HttpFailure::SessionExpired { session, body });
+            }
+            if status == 401 || (status == 403 && !challenges.is_empty()) {
+                return fail(HttpFailure::Unauthorized {
+                    status,
+                    challenge: describe_challenges(&challenges),
+                    body,
+                });
             }
             return fail(match rpc {
                 Some(e) => HttpFailure::Rpc(e),
@@ -435,7 +485,21 @@ impl HttpWire {
             .unwrap_or("")
             .to_ascii_lowercase();
         if status != 200 || !content_type.contains("text/event-stream") {
+            let challenges: Vec<String> = resp
+                .headers()
+                .get_all("www-authenticate")
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .map(str::to_string)
+                .collect();
             let body = read_capped(resp, 64 * 1024).await.unwrap_or_default();
+            if status == 401 || (status == 403 && !challenges.is_empty()) {
+                return Err(HttpFailure::Unauthorized {
+                    status,
+                    challenge: describe_challenges(&challenges),
+                    body: String::from_utf8_lossy(&body).chars().take(500).collect(),
+                });
+            }
             return Err(HttpFailure::Status {
                 status,
                 body: String::from_utf8_lossy(&body).chars().take(500).collect(),
@@ -580,6 +644,108 @@ async fn read_capped(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8
             Err(e) => return Err(Capped::Io(describe(&e))),
         }
     }
+}
+
+/// Describes `WWW-Authenticate` challenges for a failure message: the scheme and the
+/// parameters a user acts on (`realm`, `error`, `error_description`, `scope`,
+/// `resource_metadata`, …), in the server's order; `None` when there is none.
+pub fn describe_challenges(headers: &[String]) -> Option<String> {
+    let described: Vec<String> = headers
+        .iter()
+        .flat_map(|h| parse_challenges(h))
+        .map(|(scheme, params)| {
+            let mut s = format!("scheme {scheme}");
+            for (k, v) in params {
+                s.push_str(&format!(", {k} {v:?}"));
+            }
+            s
+        })
+        .collect();
+    (!described.is_empty()).then(|| described.join("; "))
+}
+
+/// Splits a `WWW-Authenticate` value into challenges: `(scheme, [(param, value)])`
+/// (RFC 9110 §11.6.1: `auth-scheme [ token68 / #auth-param ]`, several challenges
+/// separated by commas). A token68 (`Basic dXNlcg==`) is kept as the parameter `token68`.
+pub fn parse_challenges(header: &str) -> Vec<(String, Vec<(String, String)>)> {
+    // Comma-separated items, commas inside quoted strings kept.
+    let mut items = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut escaped = false;
+    for c in header.chars() {
+        if escaped {
+            cur.push(c);
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' if quoted => {
+                cur.push(c);
+                escaped = true;
+            }
+            '"' => {
+                quoted = !quoted;
+                cur.push(c);
+            }
+            ',' if !quoted => items.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    items.push(cur);
+    let is_token = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
+    };
+    // `name=value` (a value never starts with `=`; `abc==` is a token68).
+    let param = |s: &str| -> Option<(String, String)> {
+        let (name, value) = s.split_once('=')?;
+        let (name, value) = (name.trim(), value.trim());
+        if !is_token(name) || value.is_empty() || value.starts_with('=') {
+            return None;
+        }
+        let value = match value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+            Some(inner) => {
+                let mut out = String::new();
+                let mut esc = false;
+                for c in inner.chars() {
+                    if esc || c != '\\' {
+                        out.push(c);
+                        esc = false;
+                    } else {
+                        esc = true;
+                    }
+                }
+                out
+            }
+            None => value.to_string(),
+        };
+        Some((name.to_ascii_lowercase(), value))
+    };
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for item in items {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        if let Some(p) = param(item)
+            && let Some(last) = out.last_mut()
+        {
+            last.1.push(p);
+            continue;
+        }
+        let (scheme, rest) = match item.split_once([' ', '\t']) {
+            Some((s, r)) => (s, r.trim()),
+            None => (item, ""),
+        };
+        let mut params = Vec::new();
+        if !rest.is_empty() {
+            params.push(param(rest).unwrap_or_else(|| ("token68".into(), rest.to_string())));
+        }
+        out.push((scheme.to_string(), params));
+    }
+    out
 }
 
 /// A header-safe value: as is when it is visible ASCII without leading or trailing space,
@@ -761,6 +927,41 @@ mod tests {
         );
         let mut small = SseParser::new(4);
         assert!(small.feed(b"data: 123456\n").is_err());
+    }
+
+    #[test]
+    fn www_authenticate_challenges() {
+        let h = r#"Bearer realm="mcp, inc", error="invalid_token", error_description="the token \"x\" expired", resource_metadata="https://a.example/.well-known/oauth-protected-resource/mcp", Basic dXNlcjpwdw=="#;
+        let c = parse_challenges(h);
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[0].0, "Bearer");
+        assert_eq!(
+            c[0].1,
+            vec![
+                ("realm".to_string(), "mcp, inc".to_string()),
+                ("error".to_string(), "invalid_token".to_string()),
+                (
+                    "error_description".to_string(),
+                    "the token \"x\" expired".to_string()
+                ),
+                (
+                    "resource_metadata".to_string(),
+                    "https://a.example/.well-known/oauth-protected-resource/mcp".to_string()
+                ),
+            ]
+        );
+        assert_eq!(
+            c[1],
+            (
+                "Basic".to_string(),
+                vec![("token68".to_string(), "dXNlcjpwdw==".to_string())]
+            )
+        );
+        assert_eq!(
+            describe_challenges(&["Bearer scope=read".into(), "Negotiate".into()]).unwrap(),
+            "scheme Bearer, scope \"read\"; scheme Negotiate"
+        );
+        assert_eq!(describe_challenges(&[]), None);
     }
 
     #[test]
