@@ -3,6 +3,7 @@
 //! §4.4–§4.6, architecture.md "Compatibility decisions").
 
 pub mod assert;
+mod legacy;
 pub mod secrets;
 pub mod values;
 
@@ -153,6 +154,9 @@ pub struct StepResult {
     /// Why it did not pass.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// What the step printed (`echo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 /// The result of one test.
@@ -311,6 +315,14 @@ pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour 
 /// Applies `roots` / `sampling` / `elicitation` settings (the suite's `client` block or
 /// a `configure-client` step's `behavior`) over a behaviour; absent keys keep theirs.
 pub fn apply_client_settings(b: &mut ClientBehaviour, client: &Map<String, Value>) {
+    if let Some(Value::Bool(only)) = client.get("preparedAnswersOnly") {
+        b.prepared_answers_only = *only;
+    }
+    if let Some(Value::Object(ext)) = client.get("extensions") {
+        for (k, v) in ext {
+            b.extensions.insert(k.clone(), v.clone());
+        }
+    }
     if let Some(Value::Array(roots)) = client.get("roots") {
         b.roots = Some(
             roots
@@ -413,6 +425,14 @@ fn from_result(r: Result<Value, Error>) -> Result<Reply, Error> {
             Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
             None => Err(e),
         },
+    }
+}
+
+/// A session-level error as a step failure (`broke` when the session cannot go on).
+fn broke(e: Error) -> StepFail {
+    StepFail {
+        broke: session_broke(&e.kind),
+        failure: Box::new(Failure::from_error(&e)),
     }
 }
 
@@ -547,14 +567,26 @@ pub async fn run_test_open(
         log_level: None,
         test_id: id.clone(),
         snapshots: input.snapshots.clone(),
+        last: None,
+        task: None,
+        output: None,
+        listen: None,
     };
+    let keep_going = test.continue_on_failure == Some(true);
     let mut failed = false;
+    let mut stopped = false;
     for step in &test.steps {
         let cleanup = step.phase == Some(Phase::Cleanup) || step.always == Some(true);
-        if failed && !cleanup {
+        if (failed && !keep_going || stopped) && !cleanup {
             continue;
         }
         let sr = runner.run(step).await;
+        // With continueOnFailure, only a broken session or an unresolvable variable stops.
+        if sr.status == StepStatus::Errored
+            || sr.failure.as_ref().is_some_and(|f| f.code == "MCP-VAR-001")
+        {
+            stopped = true;
+        }
         if sr.status != StepStatus::Passed {
             if result.failure.is_none() {
                 result.failure = sr.failure.clone();
@@ -611,6 +643,14 @@ struct StepRunner<'a> {
     log_level: Option<String>,
     test_id: String,
     snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// The response of the last step that talked to the server (legacy checks read it).
+    last: Option<legacy::LastResponse>,
+    /// The last task handle or state seen.
+    task: Option<Value>,
+    /// What the running step printed.
+    output: Option<String>,
+    /// The 2026 `subscriptions/listen` stream opened by subscribe/notification steps.
+    listen: legacy::Listen,
 }
 
 /// A step that did not pass, before location and last message are added.
@@ -692,6 +732,7 @@ impl StepRunner<'_> {
             duration_ms,
             source: step.source.clone(),
             failure,
+            output: self.output.take(),
         }
     }
 
@@ -728,9 +769,30 @@ impl StepRunner<'_> {
         }
         let timeout = self.timeout_of(step);
         let started = Instant::now();
+        let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
+        let native = match &step.kind {
+            StepKind::Native(n) => Some(n.action),
+            _ => None,
+        };
         // The request has its own deadline; this guard names the step if anything else hangs.
         let guard = timeout + Duration::from_secs(2);
         let reply = match tokio::time::timeout(guard, self.perform(step, timeout)).await {
+            // Waiting for a notification while expecting an error: nothing may arrive.
+            Ok(Err(f))
+                if native == Some(NativeAction::AwaitNotification)
+                    && expects_error
+                    && matches!(f.failure.code.as_str(), "MCP-TIMEOUT-001" | "MCP-EVENT-001") =>
+            {
+                return Ok(());
+            }
+            Ok(Ok(reply)) if native == Some(NativeAction::AwaitNotification) && expects_error => {
+                return Err(StepFail::from(Mismatch {
+                    code: "MCP-ASSERT-001",
+                    message: "expected no notification, but one arrived".into(),
+                    expected: Some("no matching notification before the deadline".into()),
+                    actual: Some(show(&reply.value())),
+                }));
+            }
             Ok(Ok(reply)) => reply,
             Ok(Err(f)) => return Err(f),
             Err(_) => {
@@ -744,6 +806,20 @@ impl StepRunner<'_> {
             }
         };
         let elapsed = started.elapsed();
+        let reads_only = matches!(
+            native,
+            Some(
+                NativeAction::Check
+                    | NativeAction::SaveText
+                    | NativeAction::Echo
+                    | NativeAction::Prompt
+                    | NativeAction::QueueAnswer
+                    | NativeAction::ConfigureClient
+            )
+        );
+        if !reads_only {
+            self.last = Some(legacy::LastResponse::of(&step_method(step), &reply));
+        }
         let assert = match &step.assert {
             Some(a) => Some(self.interpolated_assert(a)?),
             None => None,
@@ -886,10 +962,6 @@ impl StepRunner<'_> {
     }
 
     async fn perform(&mut self, step: &Step, timeout: Duration) -> Result<Reply, StepFail> {
-        let broke = |e: Error| StepFail {
-            broke: session_broke(&e.kind),
-            failure: Box::new(Failure::from_error(&e)),
-        };
         match &step.kind {
             StepKind::Tool(t) => {
                 let name = self.interp_str(&t.name)?;
@@ -903,6 +975,41 @@ impl StepRunner<'_> {
                     log_level: self.log_level.clone(),
                     ..CallOptions::default()
                 };
+                if t.positional.is_some() || t.coerce == Some(true) || t.task.is_some() {
+                    let positional = match &t.positional {
+                        Some(p) => match self.interp(&Value::Array(p.clone()))? {
+                            Value::Array(a) => a,
+                            _ => Vec::new(),
+                        },
+                        None => Vec::new(),
+                    };
+                    let named = match args {
+                        Value::Object(o) => o,
+                        _ => Map::new(),
+                    };
+                    let args = if t.positional.is_some() || t.coerce == Some(true) {
+                        legacy::tool_arguments(
+                            self.client,
+                            &name,
+                            named,
+                            positional,
+                            t.coerce == Some(true),
+                        )
+                        .await?
+                    } else {
+                        Value::Object(named)
+                    };
+                    return legacy::call_tool(
+                        self.client,
+                        t,
+                        &name,
+                        args,
+                        &opts,
+                        timeout,
+                        &mut self.task,
+                    )
+                    .await;
+                }
                 match self.client.call_tool(&name, args, &opts).await {
                     Ok(call) if call.is_error => Ok(Reply::ToolError(call.result)),
                     Ok(call) => Ok(Reply::Ok(call.result)),
@@ -917,6 +1024,19 @@ impl StepRunner<'_> {
                     Some(p) => Some(self.interp(p)?),
                     None => None,
                 };
+                if r.method == "ping"
+                    && params.is_none()
+                    && self.client.era() == crate::protocol::Era::Modern
+                {
+                    // 2026 has no ping; the same round trip is `server/discover`.
+                    return match self.client.ping(Some(timeout)).await {
+                        Ok(_) => Ok(Reply::Ok(json!({}))),
+                        Err(e) => match e.rpc_error() {
+                            Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                            None => Err(broke(e)),
+                        },
+                    };
+                }
                 self.request(&r.method, params, timeout)
                     .await
                     .map_err(broke)
@@ -974,6 +1094,12 @@ impl StepRunner<'_> {
             }
             NativeAction::AwaitNotification => {
                 let method = need(n.method.as_ref(), "method")?;
+                if c.era() == crate::protocol::Era::Modern
+                    && self.listen.is_none()
+                    && legacy::needs_listen(&method)
+                {
+                    legacy::listen(c, &mut self.listen, None).await?;
+                }
                 let filter: Vec<Match> = match &params {
                     Some(Value::Object(o)) => {
                         o.iter().map(|(k, v)| Match::dotted(k, v.clone())).collect()
@@ -988,7 +1114,12 @@ impl StepRunner<'_> {
             }
             NativeAction::Subscribe => {
                 let uri = need(n.uri.as_ref(), "uri")?;
-                from_result(c.subscribe(&uri).await.map(|()| json!({})))?
+                if c.era() == crate::protocol::Era::Modern {
+                    // 2026 removed resources/subscribe: the listen stream carries the URI.
+                    from_result(legacy::listen(c, &mut self.listen, Some(uri)).await)?
+                } else {
+                    from_result(c.subscribe(&uri).await.map(|()| json!({})))?
+                }
             }
             NativeAction::Unsubscribe => {
                 let uri = need(n.uri.as_ref(), "uri")?;
@@ -1011,15 +1142,78 @@ impl StepRunner<'_> {
             }
             NativeAction::TaskGet => {
                 let id = need(n.task_id.as_ref(), "taskId")?;
-                from_result(c.task_get(&id).await)?
+                let _tasks = legacy::TasksDeclared::new(c.session());
+                let r = from_result(c.task_get(&id).await)?;
+                if let Reply::Ok(v) = &r {
+                    self.task = Some(v.get("task").unwrap_or(v).clone());
+                }
+                r
             }
             NativeAction::TaskList => {
                 from_result(c.task_list().await.map(|tasks| json!({"tasks": tasks})))?
             }
             NativeAction::TaskCancel => {
                 let id = need(n.task_id.as_ref(), "taskId")?;
-                from_result(c.task_cancel(&id).await)?
+                let _tasks = legacy::TasksDeclared::new(c.session());
+                let r = from_result(c.task_cancel(&id).await)?;
+                if let Reply::Ok(v) = &r
+                    && v.get("status").is_some()
+                {
+                    self.task = Some(v.get("task").unwrap_or(v).clone());
+                }
+                r
             }
+            NativeAction::Echo => {
+                let text = match &n.message {
+                    Some(m) => self.interp_str(m).map_err(NativeFail::Step)?,
+                    None => String::new(),
+                };
+                self.output = Some(text.clone());
+                Reply::Ok(json!({"output": text}))
+            }
+            NativeAction::Prompt => {
+                let var = need(n.variable.as_ref(), "variable")?;
+                let message = match &n.message {
+                    Some(m) => Some(self.interp_str(m).map_err(NativeFail::Step)?),
+                    None => None,
+                };
+                let answer = legacy::prompt(&var, message.as_deref()).map_err(NativeFail::Step)?;
+                self.vars.set(var, json!(answer));
+                Reply::Ok(json!({"value": answer}))
+            }
+            NativeAction::QueueAnswer => {
+                let method = need(n.method.as_ref(), "method")?;
+                let answer = params.clone().unwrap_or_else(|| json!({}));
+                legacy::queue_answer(c.session(), &method, &answer).map_err(NativeFail::Step)?;
+                Reply::Ok(json!({"queued": method}))
+            }
+            NativeAction::Check => match params {
+                Some(v) => Reply::Ok(v),
+                None => Reply::Ok(legacy::check_subject(
+                    self.last.as_ref(),
+                    self.task.as_ref(),
+                    c.session(),
+                )),
+            },
+            NativeAction::SaveText => {
+                let var = need(n.variable.as_ref(), "variable")?;
+                let paths = params.clone().unwrap_or(Value::Null);
+                let text =
+                    legacy::save_text(self.last.as_ref(), &paths).map_err(NativeFail::Step)?;
+                self.vars.set(var, json!(text));
+                Reply::Ok(json!({"value": text}))
+            }
+            NativeAction::TaskWait => {
+                let id = need(n.task_id.as_ref(), "taskId")?;
+                legacy::task_wait(c, n, &id, timeout, &mut self.task)
+                    .await
+                    .map_err(NativeFail::Step)?
+            }
+            NativeAction::SkillsList => legacy::skills_list(c).await?,
+            NativeAction::SkillsVerify => {
+                legacy::skills_verify(c).await.map_err(NativeFail::Step)?
+            }
+            NativeAction::AppsVerify => legacy::apps_verify(c).await.map_err(NativeFail::Step)?,
             NativeAction::ConfigureClient => {
                 let settings = match &n.behavior {
                     Some(b) => self
