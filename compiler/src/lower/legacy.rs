@@ -836,7 +836,7 @@ impl Legacy<'_> {
                             name,
                             w.span,
                             format!("only `accept` carries content, not `{action}`"),
-                            format!("remove the content, or answer `accept`"),
+                            "remove the content, or answer `accept`".into(),
                         );
                         return None;
                     }
