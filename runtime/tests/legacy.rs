@@ -200,10 +200,10 @@ async fn unanswered_input_requests_fail_and_notifications_must_not_arrive() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn value_checks_fail_when_they_should() {
     let r = run_script(
-        "assert_gt 3 2.5\nassert_gt 1 2\nassert_gt abc 1\nassert_number -1.5e3\nassert_number 12abc\nassert_string_length \"äbc\" 3 3\nassert_string_length \"abc\" 4 5\nassert_equals \"2\" \"2.0\"\nassert_contains \"haystack\" \"needle\"\n",
+        "assert_gt 3 2.5\nassert_gt 1 2\nassert_gt abc 1\nassert_number -1.5e3\nassert_number 12abc\nassert_string_length \"äbc\" 3 3\nassert_string_length \"abc\" 4 5\nassert_equals \"2\" \"2.0\"\nassert_contains \"haystack\" \"needle\"\nexpect_error assert_equals \"a\" \"a\"\nexpect_error assert_equals \"a\" \"b\"\nassert_contains \"assertion failed\"\n",
     )
     .await;
     assert_eq!(r.status, Outcome::Failed);
     let lines: Vec<u32> = failures(&r).into_iter().map(|(l, _)| l).collect();
-    assert_eq!(lines, [2, 3, 5, 7, 8, 9], "{}", show(&r));
+    assert_eq!(lines, [2, 3, 5, 7, 8, 9, 10], "{}", show(&r));
 }

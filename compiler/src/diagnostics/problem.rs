@@ -973,7 +973,7 @@ impl Problem {
                     None => "no command after it",
                 },
                 match command {
-                    Some(c) => format!("`{prefix}` applies to a command that talks to the server, and `{c}` does not."),
+                    Some(c) => format!("`{prefix}` applies to a command that talks to the server{}, and `{c}` is neither.", if *prefix == "expect_error" { " or to an `assert_…` check" } else { "" }),
                     None => format!("`{prefix}` must be followed by the command it applies to."),
                 },
                 Some(format!("write `{prefix} {}call_tool …`", if *prefix == "timeout" { "<ms> " } else { "" })),

@@ -492,8 +492,11 @@ impl Legacy<'_> {
             return None;
         };
         if !command.sends {
+            // `expect_error` on a check expects the check to fail (mcp-tester's own scripts
+            // do this); every other prefix needs a command that talks to the server.
+            let inverts = command.name.starts_with("assert_");
             for (prefix, w) in [
-                ("expect_error", expect_error),
+                ("expect_error", expect_error.filter(|_| !inverts)),
                 ("timeout", timeout.map(|(_, w)| w)),
             ] {
                 if let Some(w) = w {

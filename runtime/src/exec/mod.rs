@@ -793,6 +793,22 @@ impl StepRunner<'_> {
                     actual: Some(show(&reply.value())),
                 }));
             }
+            // A request that ran out of time while an error is expected: the expected
+            // error, worded as mcp-tester's Go client words it.
+            Ok(Err(f))
+                if expects_error
+                    && f.failure.code == "MCP-TIMEOUT-001"
+                    && !matches!(native, Some(NativeAction::Check)) =>
+            {
+                let message = format!("context deadline exceeded ({})", f.failure.message);
+                self.last = Some(legacy::LastResponse {
+                    value: json!({"code": null, "message": message}),
+                    text: message.clone(),
+                    error: Some(json!({"code": null, "message": message})),
+                    is_error: false,
+                });
+                return Ok(());
+            }
             Ok(Ok(reply)) => reply,
             Ok(Err(f)) => return Err(f),
             Err(_) => {
@@ -819,6 +835,36 @@ impl StepRunner<'_> {
         );
         if !reads_only {
             self.last = Some(legacy::LastResponse::of(&step_method(step), &reply));
+        }
+        if native == Some(NativeAction::Check) && expects_error {
+            // A check under `expect_error` must fail; its failure becomes the last response.
+            let mut inner = step.assert.clone().unwrap_or_default();
+            inner.status = None;
+            let a = self.interpolated_assert(&inner)?;
+            let value = reply.value();
+            let failed = a
+                .json
+                .iter()
+                .flat_map(|j| j.as_slice())
+                .find_map(|assertion| check_assertion(&value, assertion).err());
+            return match failed {
+                Some(m) => {
+                    let message = format!("assertion failed: {}", m.message);
+                    self.last = Some(legacy::LastResponse {
+                        value: json!({"code": null, "message": message}),
+                        text: message.clone(),
+                        error: Some(json!({"code": null, "message": message})),
+                        is_error: false,
+                    });
+                    Ok(())
+                }
+                None => Err(StepFail::from(Mismatch {
+                    code: "MCP-ASSERT-001",
+                    message: "expected the check to fail, but it held".into(),
+                    expected: Some("a failing check".into()),
+                    actual: Some(show(&value)),
+                })),
+            };
         }
         let assert = match &step.assert {
             Some(a) => Some(self.interpolated_assert(a)?),
