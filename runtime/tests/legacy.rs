@@ -207,3 +207,22 @@ async fn value_checks_fail_when_they_should() {
     let lines: Vec<u32> = failures(&r).into_iter().map(|(l, _)| l).collect();
     assert_eq!(lines, [2, 3, 5, 7, 8, 9, 10], "{}", show(&r));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scripts_run_over_streamable_http() {
+    let server = common::HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-tests/legacy/valid");
+    for name in ["01_basics.mcp", "03_client_answers.mcp", "05_tasks.mcp"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let opts = RunOptions {
+            target: Some(Target::http(server.url.clone())),
+            jobs: 1,
+            ..RunOptions::default()
+        };
+        let mut events = |_: &mcpr_runtime::schedule::Event| {};
+        let r = run_suite(Arc::new(compile(name, &text)), opts, &mut events)
+            .await
+            .expect("the run starts");
+        assert_eq!(r.tests[0].status, Outcome::Passed, "{name}: {}", show(&r.tests[0]));
+    }
+}
