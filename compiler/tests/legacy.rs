@@ -205,3 +205,56 @@ fn variables_become_templates_per_argument() {
     assert_eq!(steps[2]["native"]["message"], "x${$}{y} ${who}");
     assert_eq!(ir["tests"][0]["variables"]["$"], "$");
 }
+
+/// Pieces that make generated scripts exercise every part of the lexer and the lowering.
+fn piece() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just("call_tool add 2 3".to_string()),
+        Just("call_tool echo text:\"a b\" x:'y' http://h".to_string()),
+        Just("call_tool_raw echo '{\"a\": $v}'".to_string()),
+        Just("set_var v $.a.0".to_string()),
+        Just("assert_equals $v \"\"".to_string()),
+        Just("expect_error timeout 5 call_tool".to_string()),
+        Just("timeout".to_string()),
+        Just("wait_notification tools/list_changed x 2s".to_string()),
+        Just("complete prompt:p a".to_string()),
+        Just("elicit_response accept '{}'".to_string()),
+        Just("call_tool x <<EOF".to_string()),
+        Just("EOF".to_string()),
+        Just("<<".to_string()),
+        Just("\"".to_string()),
+        Just("'".to_string()),
+        Just("# c".to_string()),
+        Just("// c".to_string()),
+        Just("$".to_string()),
+        Just("${x}".to_string()),
+        "[ -~äé\t]{0,12}",
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any text lowers without panicking; diagnostics point inside the file, and a suite comes
+    /// out only without errors, fitting the schema.
+    #[test]
+    fn scripts_never_panic(lines in proptest::collection::vec(
+        proptest::collection::vec(piece(), 1..4), 0..12)) {
+        let text: String = lines.iter().map(|l| l.join(" ") + "\n").collect();
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("p.mcp", text.clone()));
+        let c = lower::compile(&mut map, id, &MemoryLoader::new(), &Options::default());
+        for d in &c.diagnostics {
+            proptest::prop_assert!(d.span.end as usize <= text.len(), "{d:?}");
+            proptest::prop_assert!(text.is_char_boundary(d.span.start as usize));
+        }
+        if let Some(suite) = c.suite {
+            proptest::prop_assert!(!c.diagnostics.iter().any(|d| d.is_error()));
+            let schema: Value = serde_json::from_str(SCHEMA_TEXT).unwrap();
+            let v = jsonschema::draft202012::new(&schema).unwrap();
+            let ir = serde_json::to_value(&suite).unwrap();
+            proptest::prop_assert!(v.is_valid(&ir), "{ir}");
+        }
+    }
+}

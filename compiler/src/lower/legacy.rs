@@ -564,7 +564,7 @@ impl Legacy<'_> {
                 native(n)
             }
             "call_tool" | "call_task" | "start_task" => {
-                let mut tool = self.tool_call(name, &args[0], &args[1..])?;
+                let mut tool = self.tool_call(&args[0], &args[1..])?;
                 tool.task = match name {
                     "call_task" => Some(TaskMode::Run),
                     "start_task" => Some(TaskMode::Start),
@@ -1073,7 +1073,7 @@ impl Legacy<'_> {
 
     /// The arguments of `call_tool` and the task commands: `name:value` words are named,
     /// everything else (quoted names, `http://…`, heredoc bodies) is positional.
-    fn tool_call(&mut self, command: &'static str, tool: &Word, args: &[Word]) -> Option<ToolStep> {
+    fn tool_call(&mut self, tool: &Word, args: &[Word]) -> Option<ToolStep> {
         let mut named = Map::new();
         let mut positional = Vec::new();
         let mut seen: Vec<(String, Span)> = Vec::new();
@@ -1106,7 +1106,6 @@ impl Legacy<'_> {
                 }
             }
         }
-        let _ = command;
         let mut step = ToolStep::new(self.template_of(&tool.pieces));
         if !named.is_empty() {
             step.arguments = Some(named);

@@ -217,8 +217,7 @@ fn split_line(line: &str, base: usize) -> Result<Split, LexError> {
             break; // comment to the end of the line
         }
         let word_start = at(k);
-        if let Some(marker) = heredoc.as_ref() {
-            let _ = marker;
+        if heredoc.is_some() {
             let end = chars[k..]
                 .iter()
                 .find(|(_, c)| *c == ' ' || *c == '\t')
@@ -258,7 +257,7 @@ fn split_line(line: &str, base: usize) -> Result<Split, LexError> {
                     k += 1;
                     let mut closed = false;
                     while k < chars.len() {
-                        let (o, c) = chars[k];
+                        let c = chars[k].1;
                         match c {
                             '"' => {
                                 closed = true;
@@ -273,7 +272,6 @@ fn split_line(line: &str, base: usize) -> Result<Split, LexError> {
                                 k = take_var(&chars, k, base, line, &mut text, &mut pieces);
                             }
                             _ => {
-                                let _ = o;
                                 text.push(c);
                                 k += 1;
                             }
