@@ -223,6 +223,11 @@ async fn scripts_run_over_streamable_http() {
         let r = run_suite(Arc::new(compile(name, &text)), opts, &mut events)
             .await
             .expect("the run starts");
-        assert_eq!(r.tests[0].status, Outcome::Passed, "{name}: {}", show(&r.tests[0]));
+        assert_eq!(
+            r.tests[0].status,
+            Outcome::Passed,
+            "{name}: {}",
+            show(&r.tests[0])
+        );
     }
 }
