@@ -57,7 +57,7 @@ pub enum ColorArg {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or folders; folders are searched recursively for `.mcpr` files.
+    /// Files or folders; folders are searched recursively for `.mcpr` and `.mcp` files.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Output format.
@@ -149,15 +149,22 @@ pub struct PingArgs {
 /// 3 a server, transport or internal failure (a test errored).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Suite files: `.mcpr`, or Suite IR JSON (`mcpr compile FILE --emit ir`).
+    /// Suite files: `.mcpr`, legacy `.mcp` scripts, or Suite IR JSON (`mcpr compile FILE --emit ir`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Run this server command instead of the suite's target (split on spaces; quote with ").
     #[arg(long, conflicts_with = "url")]
     pub server: Option<String>,
     /// Talk Streamable HTTP to this URL instead of the suite's target.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "profile")]
     pub url: Option<String>,
+    /// Use the server of this profile of an mcp-tester profile file (for `.mcp` scripts,
+    /// which name no server).
+    #[arg(long, short = 'p', conflicts_with = "server")]
+    pub profile: Option<String>,
+    /// The profile file read by --profile.
+    #[arg(long, default_value = "mcp-tester.yml", requires = "profile")]
+    pub profile_file: PathBuf,
     /// Most tests running at once (default: number of cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,

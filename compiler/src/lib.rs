@@ -5,6 +5,7 @@
 pub mod diagnostics;
 pub mod ir;
 pub mod lower;
+pub mod profiles;
 pub mod source;
 pub mod syntax;
 pub mod yaml;

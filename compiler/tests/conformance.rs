@@ -163,7 +163,15 @@ fn invalid_files_report_exactly_their_expectations() {
 
 #[test]
 fn every_code_has_a_case_and_a_page() {
-    let files = invalid_cases();
+    let mut files = invalid_cases();
+    // Legacy `.mcp` scripts have their own corpus (compiler/tests/legacy.rs runs it).
+    let legacy = corpus().join("../legacy/invalid");
+    files.extend(
+        std::fs::read_dir(&legacy)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "mcp")),
+    );
     let covered: BTreeSet<String> = files
         .iter()
         .flat_map(|f| expected(f))

@@ -15,7 +15,7 @@ use mcpr_compiler::ir::{
     NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Permission, Phase, Provider,
     RequestStep, Requirements, SCHEMA_ID, Sample, SampleEvery, SampleFirst, SampleLast,
     SampleRandom, SetStep, Skip, SnapshotAssertion, Snapshots, SourceLocation, Status, StdioTarget,
-    Step, StepKind, Suite, Target, Test, ToolStep, WhereCondition, WhereOperators,
+    Step, StepKind, Suite, Target, TaskMode, Test, ToolStep, WhereCondition, WhereOperators,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -464,7 +464,7 @@ fn a_reference_suite_round_trips_unchanged() {
         panic!("expected a request step");
     };
     assert_eq!(ping.params, Some(Value::Null));
-    let Target::Stdio(stdio) = &suite.target else {
+    let Some(Target::Stdio(stdio)) = &suite.target else {
         panic!("expected a stdio target");
     };
     let env: Vec<&str> = stdio.env.as_ref().unwrap().keys().collect();
@@ -474,7 +474,7 @@ fn a_reference_suite_round_trips_unchanged() {
 #[test]
 fn http_targets_and_parity_targets_round_trip() {
     let suite = round_trip(&http_parity_suite());
-    let Target::StreamableHttp(http) = &suite.target else {
+    let Some(Target::StreamableHttp(http)) = &suite.target else {
         panic!("expected a streamable-http target");
     };
     assert_eq!(http.oauth, Some(OAuth::Enabled(true)));
@@ -573,8 +573,8 @@ fn data_sources_for_each_and_flow_frames_round_trip() {
 #[test]
 fn suites_built_in_rust_serialize_in_reference_key_order() {
     let mut step = Step::new(StepKind::Tool(ToolStep {
-        name: "add".into(),
         arguments: Some(Map::from_iter([("a".to_owned(), json!(1))])),
+        ..ToolStep::new("add")
     }));
     step.name = Some("Call tool \"add\"".into());
     step.phase = Some(Phase::Test);
@@ -757,13 +757,6 @@ fn the_schema_rejects_broken_documents_at_the_right_place() {
             "version 2",
             |d| d["version"] = json!(2),
             vec!["/version".into()],
-        ),
-        (
-            "a missing target",
-            |d| {
-                d.as_object_mut().unwrap().remove("target");
-            },
-            vec![String::new()],
         ),
         (
             "an unknown transport",
@@ -1114,6 +1107,9 @@ fn full_assertion() -> Assertion {
         matches: Some("1".into()),
         schema: Some(Map::from_iter([("type".to_owned(), json!("number"))])),
         snapshot: Some(full_snapshot()),
+        greater_than: Some(json!(0)),
+        min_length: Some(0),
+        max_length: Some(1),
     }
 }
 
@@ -1174,6 +1170,9 @@ fn full_native() -> NativeStep {
         progress: Some(true),
         cancel_after_ms: Some(5),
         timeout_ms: Some(5),
+        message: Some("m".into()),
+        variable: Some("v".into()),
+        status: Some("completed".into()),
     }
 }
 
@@ -1181,6 +1180,9 @@ fn full_tool() -> ToolStep {
     ToolStep {
         name: "t".into(),
         arguments: Some(Map::new()),
+        positional: Some(vec![json!("1")]),
+        coerce: Some(true),
+        task: Some(TaskMode::Run),
     }
 }
 
@@ -1234,6 +1236,7 @@ fn full_test() -> Test {
         variables: Some(Map::new()),
         data: Some(Map::new()),
         for_each: Some(ForEach::Source(ForEachSource { source: "s".into() })),
+        continue_on_failure: Some(true),
     }
 }
 
@@ -1301,7 +1304,7 @@ fn full_suite() -> Suite {
         version: FormatVersion,
         ir_version: Some(IR_VERSION),
         name: Some("S".into()),
-        target: Target::Stdio(full_stdio()),
+        target: Some(Target::Stdio(full_stdio())),
         targets: Some(OrderedMap::from_iter([
             ("a", Target::Stdio(full_stdio())),
             ("b", Target::StreamableHttp(full_http())),
@@ -1584,4 +1587,14 @@ fn a_step_kind_alone_is_written_as_the_member_it_has_inside_a_step() {
     let inside = serde_json::to_value(Step::new(kind.clone())).unwrap();
     assert_eq!(alone, inside);
     assert_eq!(serde_json::from_value::<StepKind>(alone).unwrap(), kind);
+}
+
+/// Suites compiled from legacy `.mcp` scripts name no server: `target` may be absent, and such
+/// a document round-trips unchanged.
+#[test]
+fn a_suite_without_target_round_trips() {
+    let mut doc = plain_suite();
+    doc.as_object_mut().unwrap().shift_remove("target");
+    let suite = round_trip(&doc);
+    assert!(suite.target.is_none());
 }

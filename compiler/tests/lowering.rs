@@ -340,8 +340,11 @@ fn page_files(page: &str, from: &str, to: &str) -> Vec<(String, String)> {
     while let Some(l) = lines.next() {
         if let Some(n) = l.strip_prefix('`').and_then(|r| r.strip_suffix("`:")) {
             name = n.to_string();
-        } else if l == "```mcpr" {
+        } else if l == "```mcpr" || l == "```mcp" {
             let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
+            if l == "```mcp" && name == "suite.mcpr" {
+                name = "script.mcp".to_string();
+            }
             out.push((name.clone(), body.join("\n") + "\n"));
             name = "suite.mcpr".to_string();
         }
@@ -354,7 +357,10 @@ fn page_codes(files: &[(String, String)]) -> Vec<&'static str> {
     for (name, text) in files {
         loader.insert(name, text.clone());
     }
-    let Some((main, text)) = files.iter().find(|(n, _)| n.ends_with("suite.mcpr")) else {
+    let Some((main, text)) = files
+        .iter()
+        .find(|(n, _)| n.ends_with("suite.mcpr") || n.ends_with(".mcp"))
+    else {
         return Vec::new();
     };
     let mut map = SourceMap::new();

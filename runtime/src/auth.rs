@@ -50,7 +50,9 @@ pub async fn resolve_credentials(
     cache: &mut TokenCache,
 ) -> Result<(), Error> {
     let mut secrets = Vec::new();
-    resolve_target(&mut suite.target, state, cache, &mut secrets).await?;
+    if let Some(t) = &mut suite.target {
+        resolve_target(t, state, cache, &mut secrets).await?;
+    }
     for map in [&mut suite.targets, &mut suite.servers]
         .into_iter()
         .flatten()

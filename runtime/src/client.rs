@@ -357,7 +357,8 @@ impl Client {
         self.list_all("prompts/list", "prompts", None, None).await
     }
 
-    async fn tool_definition(&self, name: &str) -> Result<Option<Value>, Error> {
+    /// The definition of a tool from `tools/list` (cached; every page read), if it exists.
+    pub async fn tool_definition(&self, name: &str) -> Result<Option<Value>, Error> {
         let cached = self
             .tools
             .lock()

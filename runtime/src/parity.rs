@@ -327,6 +327,7 @@ mod tests {
                 failure: None,
                 response: Some(response),
                 error: None,
+                output: None,
             }],
             outputs: Map::new(),
             failure: None,

@@ -75,7 +75,8 @@ impl Default for RunOptions {
 #[error("{code}: {message}")]
 pub struct PlanError {
     /// `MCP-DEP-001` duplicate id, `MCP-DEP-002` cycle, `MCP-DEP-004` unknown dependency,
-    /// `MCP-CONFIG-002` unknown named server or unusable data.
+    /// `MCP-CONFIG-002` unknown named server or unusable data, `MCP-CONFIG-004` no server
+    /// at all (a legacy script run without `--server`/`--url`/`--profile`).
     pub code: &'static str,
     /// What is wrong.
     pub message: String,
@@ -477,6 +478,17 @@ pub async fn run_suite(
             ));
         }
     }
+    if suite.target.is_none() && opts.target.is_none() {
+        return Err(plan_error(
+            "MCP-CONFIG-004",
+            "the suite names no server (a legacy .mcp script never does); give one with --server CMD, --url URL or --profile NAME",
+        ));
+    }
+    let default_target = opts
+        .target
+        .clone()
+        .or_else(|| suite.target.clone())
+        .expect("checked above");
     let order: Vec<usize> = order.into_iter().filter(|i| selected[*i]).collect();
     let suite_name = suite
         .name
@@ -600,8 +612,8 @@ pub async fn run_suite(
                         .as_ref()
                         .and_then(|s| s.get(name))
                         .cloned()
-                        .unwrap_or_else(|| suite.target.clone()),
-                    None => opts.target.clone().unwrap_or_else(|| suite.target.clone()),
+                        .unwrap_or_else(|| default_target.clone()),
+                    None => default_target.clone(),
                 };
                 let input = TestInput {
                     target,

@@ -96,6 +96,9 @@ pub struct ClientBehaviour {
     pub tasks: bool,
     /// Further extensions to declare (`io.modelcontextprotocol/ui` …).
     pub extensions: Map<String, Value>,
+    /// Answer sampling and elicitation only with queued answers: without one the request
+    /// fails (legacy scripts prepare every answer before the call).
+    pub prepared_answers_only: bool,
 }
 
 impl ClientBehaviour {
@@ -119,6 +122,7 @@ impl ClientBehaviour {
             }),
             tasks: true,
             extensions,
+            prepared_answers_only: false,
         }
     }
 
@@ -178,6 +182,20 @@ impl ClientBehaviour {
                 }).collect::<Vec<_>>()})),
                 None => Err(not_supported("roots")),
             },
+            "sampling/createMessage" | "elicitation/create" if self.prepared_answers_only => {
+                let (what, command) = if method == "sampling/createMessage" {
+                    ("sampling", "sample_response")
+                } else {
+                    ("elicitation", "elicit_response")
+                };
+                Err(RpcError {
+                    code: codes::INTERNAL_ERROR,
+                    message: format!(
+                        "no answer prepared for this {what} request (queue one with {command} before the call)"
+                    ),
+                    data: None,
+                })
+            }
             "sampling/createMessage" => match &self.sampling {
                 Some(s) => Ok(
                     json!({"role": "assistant", "content": {"type": "text", "text": s.text}, "model": s.model, "stopReason": s.stop_reason}),
@@ -1645,8 +1663,13 @@ impl Session {
     }
 
     /// Replaces the client behaviour from now on (a `configure-client` step): later
-    /// server requests are answered with it. What the handshake declared stays declared.
+    /// server requests are answered with it. In the handshake era what `initialize` declared
+    /// stays declared; in 2026 later requests declare the new capabilities.
     pub fn set_behaviour(&self, behaviour: ClientBehaviour) {
+        // 2026 declares capabilities with every request: later requests carry the new ones.
+        if let Some(env) = self.inner.envelope.lock().expect("envelope lock").as_mut() {
+            env.capabilities = behaviour.capabilities(Era::Modern);
+        }
         *self.inner.behaviour.lock().expect("behaviour lock") = behaviour;
     }
 

@@ -25,7 +25,7 @@ fn suite(tests: Value) -> Suite {
 async fn run_one(tests: Value) -> TestResult {
     let s = suite(tests);
     let input = TestInput {
-        target: s.target.clone(),
+        target: s.target.clone().expect("a target"),
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
@@ -170,11 +170,12 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
     assert_eq!(r.failure.unwrap().code, "MCP-REQ-001");
 
     let mut s = suite(json!([{"name": "x", "steps": [{"tool": {"name": "echo"}}]}]));
-    s.target =
+    s.target = Some(
         serde_json::from_value(json!({"transport": "stdio", "command": "/nonexistent/mcp-server"}))
-            .unwrap();
+            .unwrap(),
+    );
     let input = TestInput {
-        target: s.target.clone(),
+        target: s.target.clone().expect("a target"),
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(5),
@@ -200,7 +201,7 @@ fn hostile_suite(mode: &str, tests: Value) -> Suite {
 
 async fn run_suite_test(s: &Suite) -> TestResult {
     let input = TestInput {
-        target: s.target.clone(),
+        target: s.target.clone().expect("a target"),
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
@@ -331,7 +332,7 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
             .unwrap(),
     );
     let input = TestInput {
-        target: s.target.clone(),
+        target: s.target.clone().expect("a target"),
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),

@@ -189,7 +189,7 @@ fn data_json(e: &DataError) -> serde_json::Value {
     })
 }
 
-/// Adds a file, or every `.mcpr` file below a folder (sorted).
+/// Adds a file, or every `.mcpr` and `.mcp` file below a folder (sorted).
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -206,7 +206,7 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     for p in entries {
         if p.is_dir() {
             collect(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "mcpr") {
+        } else if p.extension().is_some_and(|e| e == "mcpr" || e == "mcp") {
             out.push(p);
         }
     }

@@ -25,6 +25,13 @@ pub fn run(args: CompileArgs) -> u8 {
     let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &options);
     let failed = compiled.diagnostics.iter().any(|d| d.is_error());
     match args.emit {
+        EmitArg::Ast if lower::Format::of(map.get(id).path()) != lower::Format::Mcpr => {
+            eprintln!(
+                "error: {} is not a .mcpr file and has no syntax tree to print; use --emit ir",
+                map.get(id).path()
+            );
+            return output::USAGE;
+        }
         EmitArg::Ast => {
             let mut v = syntax::ast_json(&compiled.document, map.get(id));
             v["diagnostics"] = render::json(&compiled.diagnostics, &map, 1)["diagnostics"].clone();

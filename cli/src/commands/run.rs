@@ -95,11 +95,35 @@ fn split_command(line: &str) -> Vec<String> {
     words
 }
 
+fn url_target(url: &str) -> ir::Target {
+    if url.trim_end_matches('/').ends_with("/sse") {
+        ir::Target::Sse(ir::HttpTarget::new(url))
+    } else {
+        ir::Target::http(url)
+    }
+}
+
 fn override_target(args: &RunArgs) -> Result<Option<ir::Target>, String> {
     if let Some(url) = &args.url {
         return Ok(Some(ir::Target::http(url.clone())));
     }
-    if let Some(line) = &args.server {
+    let profile_command;
+    let mut server = args.server.as_ref();
+    if let Some(name) = &args.profile {
+        let path = &args.profile_file;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("--profile {name}: cannot read {}: {e}", path.display()))?;
+        match mcpr_compiler::profiles::lookup(&text, name)
+            .map_err(|e| format!("--profile {name}: {}: {e}", display_path(path)))?
+        {
+            mcpr_compiler::profiles::Profile::Url(u) => return Ok(Some(url_target(&u))),
+            mcpr_compiler::profiles::Profile::Command(c) => {
+                profile_command = c;
+                server = Some(&profile_command);
+            }
+        }
+    }
+    if let Some(line) = server {
         let mut words = split_command(line);
         if words.is_empty() {
             return Err("--server needs a command".into());
@@ -167,10 +191,13 @@ pub fn run(args: RunArgs) -> u8 {
         opts.jobs = j;
     }
     opts.connect_timeout = Duration::from_secs(30);
-    let first_target = opts
-        .target
-        .clone()
-        .unwrap_or_else(|| suites[0].0.target.clone());
+    let Some(first_target) = opts.target.clone().or_else(|| suites[0].0.target.clone()) else {
+        eprintln!(
+            "error: {} names no server (a .mcp script never does); pass --server CMD, --url URL or --profile NAME",
+            display_path(&args.files[0])
+        );
+        return output::USAGE;
+    };
     let first_suite = suites[0].0.clone();
     if let Some(path) = &args.state_in {
         match state::read(path, &first_target, args.allow_state_target_mismatch) {

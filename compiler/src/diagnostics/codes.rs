@@ -136,6 +136,17 @@ registry! {
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";
     BadDataSourceSettings = 503, Error, "Invalid data source settings", "QA-DATA-003";
     NonNumericFilter = 504, Error, "Row filter needs a number", "";
+    // 7xx: legacy .mcp scripts
+    LegacyUnterminatedQuote = 701, Error, "Unterminated quote in a script line", "";
+    LegacyUnknownCommand = 702, Error, "Unknown script command", "";
+    LegacyArgumentCount = 703, Error, "Wrong number of arguments", "";
+    LegacyVariableNotSet = 704, Error, "Variable used before it is set", "";
+    LegacyBadHeredoc = 705, Error, "Malformed heredoc", "";
+    LegacyBadTimeout = 706, Error, "Invalid timeout or duration", "";
+    LegacyBadArgument = 707, Error, "Invalid argument value", "";
+    LegacyMisplacedPrefix = 708, Error, "Prefix before a command it cannot apply to", "";
+    LegacyEmptyScript = 709, Error, "Script without commands", "";
+    LegacyDuplicateArgument = 710, Error, "Named argument given twice", "";
     // 9xx: warnings
     UnusedFlow = 901, Warning, "Flow never used", "";
     UnreadSavedVariable = 902, Warning, "Saved variable never read", "";

@@ -306,6 +306,69 @@ pub enum Problem {
         /// The value as written.
         value: String,
     },
+    /// A quote in a `.mcp` line that is not closed on the line.
+    LegacyUnterminatedQuote {
+        /// `"` or `'`.
+        quote: char,
+    },
+    /// A `.mcp` line whose first word is no command.
+    LegacyUnknownCommand {
+        /// The word as written.
+        word: String,
+        /// The closest command.
+        suggestion: Option<&'static str>,
+    },
+    /// A `.mcp` command with too few or too many arguments.
+    LegacyArgumentCount {
+        /// The command.
+        command: &'static str,
+        /// Its usage line.
+        usage: &'static str,
+        /// How many arguments were given.
+        given: usize,
+    },
+    /// `$name` read before any `set_var` or `input_var` of the script sets it.
+    LegacyVariableNotSet {
+        /// The name.
+        name: String,
+        /// A variable set earlier with a close name.
+        suggestion: Option<String>,
+    },
+    /// A heredoc that has no marker, is not last on its line, or never ends.
+    LegacyBadHeredoc {
+        /// What is wrong.
+        reason: HeredocProblem,
+    },
+    /// A `timeout` prefix or a duration argument that is not usable.
+    LegacyBadTimeout {
+        /// The text as written.
+        text: String,
+        /// What the value is for.
+        what: &'static str,
+    },
+    /// An argument whose value the command cannot use.
+    LegacyBadArgument {
+        /// The command.
+        command: &'static str,
+        /// What is wrong with the argument.
+        reason: String,
+        /// How to write it instead.
+        help: String,
+    },
+    /// `expect_error` or `timeout` before nothing, or before a command that sends nothing.
+    LegacyMisplacedPrefix {
+        /// The prefix.
+        prefix: &'static str,
+        /// The command after it, if any.
+        command: Option<String>,
+    },
+    /// A script with no command at all.
+    LegacyEmptyScript,
+    /// `name:value` given twice in one call.
+    LegacyDuplicateArgument {
+        /// The argument name.
+        name: String,
+    },
     /// A flow declared in the file and used by no test.
     UnusedFlow {
         /// The flow.
@@ -334,6 +397,20 @@ pub enum Problem {
         name: String,
         /// The exporting test's id.
         test: String,
+    },
+}
+
+/// What is wrong with a heredoc.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeredocProblem {
+    /// `<<` without a usable marker.
+    NoMarker,
+    /// Words after `<<MARKER` on its line.
+    NotLast,
+    /// No line holding only the marker.
+    Unterminated {
+        /// The marker.
+        marker: String,
     },
 }
 
@@ -838,6 +915,80 @@ impl Problem {
                 "not a number",
                 format!("`is greater than` and `is less than` compare numbers, but `{value}` is not a number."),
                 Some("write a number, e.g. `Keep rows where \"spend\" is greater than 100`".into()),
+            ),
+            LegacyUnterminatedQuote { quote } => w(
+                Code::LegacyUnterminatedQuote,
+                format!("this {quote} is never closed"),
+                format!("The quote {quote} opens text that does not end on this line, so the line cannot be split into arguments; mcp-tester fails such a line."),
+                Some(format!("close the text with {quote} on the same line; for text over several lines use a heredoc (`<<EOF`)")),
+            ),
+            LegacyUnknownCommand { word, suggestion } => w(
+                Code::LegacyUnknownCommand,
+                "unknown command",
+                format!("`{word}` is not a command of mcp-tester scripts. Every line is one command such as `call_tool`, `set_var`, `assert_contains` or `echo`; text after `#` or `//` is a comment."),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "see docs/legacy-mcp.md for the command list".into(),
+                }),
+            ),
+            LegacyArgumentCount { command, usage, given } => w(
+                Code::LegacyArgumentCount,
+                format!("{} given", count(*given, "argument")),
+                format!("`{command}` does not take {}. Its form is `{usage}`. A value with spaces needs quotes to stay one argument.", count(*given, "argument")),
+                Some(format!("write `{usage}`")),
+            ),
+            LegacyVariableNotSet { name, suggestion } => w(
+                Code::LegacyVariableNotSet,
+                "not set yet",
+                format!("`${name}` is read here, but no `set_var {name} …` or `input_var {name}` comes before this line, so the script would stop here with an unknown variable."),
+                Some(match suggestion {
+                    Some(s) => format!("did you mean `${s}`?"),
+                    None => format!("set it first, e.g. `set_var {name} $.{name}` after the call that returns it"),
+                }),
+            ),
+            LegacyBadHeredoc { reason } => {
+                let (label, message, help) = match reason {
+                    HeredocProblem::NoMarker => ("no marker", "A heredoc starts with `<<` followed by its end marker, a word of letters, digits, `_` or `-`.".to_string(), "write `<<EOF` and end the text with a line holding only `EOF`".to_string()),
+                    HeredocProblem::NotLast => ("text after the heredoc marker", "The heredoc marker must be the last word of its line: the text of the heredoc becomes the last argument.".to_string(), "move the arguments before `<<EOF`".to_string()),
+                    HeredocProblem::Unterminated { marker } => ("never ends", format!("No line holding only `{marker}` follows, so the heredoc takes the rest of the file."), format!("end the heredoc with a line holding only `{marker}`")),
+                };
+                w(Code::LegacyBadHeredoc, label, message, Some(help))
+            }
+            LegacyBadTimeout { text, what } => w(
+                Code::LegacyBadTimeout,
+                "not a usable duration",
+                format!("`{text}` is not a valid {what}: write whole milliseconds (`500`) or a number with a unit (`500ms`, `2s`, `1.5s`, `1m`), between 1 ms and 10 minutes."),
+                Some("write e.g. `5000` or `5s`".into()),
+            ),
+            LegacyBadArgument { command, reason, help } => w(
+                Code::LegacyBadArgument,
+                "invalid value",
+                format!("`{command}`: {reason}."),
+                Some(help.clone()),
+            ),
+            LegacyMisplacedPrefix { prefix, command } => w(
+                Code::LegacyMisplacedPrefix,
+                match command {
+                    Some(_) => "cannot apply here",
+                    None => "no command after it",
+                },
+                match command {
+                    Some(c) => format!("`{prefix}` applies to a command that talks to the server{}, and `{c}` is neither.", if *prefix == "expect_error" { " or to an `assert_…` check" } else { "" }),
+                    None => format!("`{prefix}` must be followed by the command it applies to."),
+                },
+                Some(format!("write `{prefix} {}call_tool …`", if *prefix == "timeout" { "<ms> " } else { "" })),
+            ),
+            LegacyEmptyScript => w(
+                Code::LegacyEmptyScript,
+                "nothing to run",
+                "The script holds no command (only blank lines and comments), so it would test nothing.",
+                Some("add a command, e.g. `ping` or `call_tool echo text:hello`".into()),
+            ),
+            LegacyDuplicateArgument { name } => w(
+                Code::LegacyDuplicateArgument,
+                "given twice",
+                format!("The argument `{name}` is named twice in this call; only one value can be sent."),
+                Some(format!("keep one `{name}:…`")),
             ),
             UnusedFlow { name } => w(
                 Code::UnusedFlow,

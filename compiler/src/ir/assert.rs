@@ -114,6 +114,20 @@ pub struct Assertion {
     /// Named snapshot the value is compared with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<SnapshotAssertion>,
+    /// The value, as a number (a number, or a string holding one), must be greater than this
+    /// (a number or a template giving one) (mcpr addition).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub greater_than: Option<Value>,
+    /// Least length of a string (in characters) or array (mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    /// Greatest length of a string (in characters) or array (mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
 }
 
 /// The JSON kinds an assertion's `type` can name.

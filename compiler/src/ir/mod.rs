@@ -27,7 +27,7 @@ pub use data::{
 pub use map::OrderedMap;
 pub use step::{
     Aggregate, Export, FlowFrame, NativeAction, NativeStep, Phase, RequestStep, SetStep,
-    SourceLocation, Step, StepKind, ToolStep,
+    SourceLocation, Step, StepKind, TaskMode, ToolStep,
 };
 pub use target::{HttpTarget, OAuth, OAuthSettings, StdioTarget, Target};
 pub use test_case::{Requirements, Skip, Test};
@@ -50,8 +50,11 @@ pub struct Suite {
     /// Suite name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Server that tests run against unless they name another.
-    pub target: Target,
+    /// Server that tests run against unless they name another. Absent only in suites
+    /// compiled from legacy `.mcp` scripts, which name no server: the runner then needs one
+    /// from its command line (mcpr relaxation; the reference model requires it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
     /// Servers compared by a parity run (at least two; the first is the baseline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub targets: Option<OrderedMap<Target>>,
@@ -87,10 +90,19 @@ impl Suite {
     /// A suite as mcpr writes it: `version: 1`, the current `irVersion`, one target, the tests.
     pub fn new(target: Target, tests: Vec<Test>) -> Self {
         Self {
+            target: Some(target),
+            ..Self::without_target(tests)
+        }
+    }
+
+    /// A suite that names no server (a legacy `.mcp` script): the runner needs one from its
+    /// command line.
+    pub fn without_target(tests: Vec<Test>) -> Self {
+        Self {
             version: FormatVersion,
             ir_version: Some(IR_VERSION),
             name: None,
-            target,
+            target: None,
             targets: None,
             servers: None,
             defaults: None,

@@ -55,6 +55,9 @@ impl Step {
 }
 
 /// The action of a step; on its own it serialises as `{"tool": {…}}` and so on.
+// Plain data matched by value everywhere; boxing the native variant would only complicate
+// every producer and consumer of the IR for a few hundred bytes per step.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StepKind {
@@ -77,6 +80,44 @@ pub struct ToolStep {
     /// Tool arguments (values are templates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
+    /// Values without a name (templates), given at run time to the input-schema properties
+    /// that `arguments` does not name, in alphabetical order of the property names (mcpr
+    /// addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positional: Option<Vec<Value>>,
+    /// Check the arguments against the tool's input schema at run time: a name the schema
+    /// lacks, or more positional values than free properties, fails the step with the list of
+    /// valid names, and string values are converted to the type the schema gives the property
+    /// (mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coerce: Option<bool>,
+    /// Run the call as a task (tasks extension): `run` polls it to the end and yields its
+    /// result, `start` yields only the task handle (mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMode>,
+}
+
+impl ToolStep {
+    /// A call of `name` with every other setting left out.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            arguments: None,
+            positional: None,
+            coerce: None,
+            task: None,
+        }
+    }
+}
+
+/// How a tool call runs as a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskMode {
+    /// Start the task and poll it until it completes, fails or is cancelled.
+    Run,
+    /// Start the task and yield its handle (`taskId`, `status`).
+    Start,
 }
 
 /// A plain JSON-RPC request.
@@ -147,6 +188,15 @@ pub struct NativeStep {
     /// Deadline of the action in milliseconds (1–600000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Text of `echo` and the question of `prompt` (a template; mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Variable written by `prompt` and `save-text` (mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variable: Option<String>,
+    /// Task status `task-wait` waits for; absent: any final status (mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 impl NativeStep {
@@ -164,6 +214,9 @@ impl NativeStep {
             progress: None,
             cancel_after_ms: None,
             timeout_ms: None,
+            message: None,
+            variable: None,
+            status: None,
         }
     }
 }
@@ -192,6 +245,30 @@ pub enum NativeAction {
     TaskCancel,
     /// Change how the client answers server requests from here on.
     ConfigureClient,
+    /// Print `message` in the test's output (mcpr addition).
+    Echo,
+    /// Ask the person at the terminal for `variable`, showing `message`; fails when the run
+    /// is not interactive (mcpr addition).
+    Prompt,
+    /// Queue the answer `params` for the next server request (or input request) of `method`:
+    /// `elicitation/create` or `sampling/createMessage`; queued answers are used oldest
+    /// first, before the client behaviour (mcpr addition).
+    QueueAnswer,
+    /// Check the value `params` (a template), or without `params` the previous response,
+    /// with the step's `assert` (mcpr addition).
+    Check,
+    /// Save into `variable`, as text, the value at the first of the result paths `params`
+    /// (a list) that is present in the previous response (mcpr addition).
+    SaveText,
+    /// Poll task `taskId` until it reaches `status` (or any final status) (mcpr addition).
+    TaskWait,
+    /// `skills/list` (skills extension), yielding `{skills, count}` (mcpr addition).
+    SkillsList,
+    /// Read and check every skill (skills extension); fails on any violation (mcpr addition).
+    SkillsVerify,
+    /// Check every MCP App (ui extension): `ui://` resources, MIME type, HTML, CSP; fails on
+    /// any violation (mcpr addition).
+    AppsVerify,
 }
 
 /// Section of a test a step belongs to.

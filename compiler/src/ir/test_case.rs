@@ -41,6 +41,11 @@ pub struct Test {
     /// Rows to run the test for, one instance each (mcpr addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub for_each: Option<ForEach>,
+    /// A failing step does not stop the test: later steps still run and the test fails if
+    /// any step failed. A broken session or an unresolvable variable still stops it (mcpr
+    /// addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continue_on_failure: Option<bool>,
 }
 
 impl Test {
@@ -58,6 +63,7 @@ impl Test {
             variables: None,
             data: None,
             for_each: None,
+            continue_on_failure: None,
         }
     }
 }

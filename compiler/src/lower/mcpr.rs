@@ -787,8 +787,8 @@ pub fn body<'f>(
             Stmt::CallTool { name, .. } => {
                 step = Some((
                     StepKind::Tool(ToolStep {
-                        name: scope.rename_str(&name.value),
                         arguments: block(),
+                        ..ToolStep::new(scope.rename_str(&name.value))
                     }),
                     named("Call tool", &name.value),
                     Some(cleanup),

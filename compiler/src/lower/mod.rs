@@ -9,6 +9,7 @@ mod data;
 mod deps;
 mod flows;
 pub mod imports;
+pub mod legacy;
 mod mcpr;
 pub mod values;
 
@@ -35,8 +36,32 @@ pub struct Compiled {
     pub suite: Option<Suite>,
     /// Every diagnostic (syntax and semantics, of the entry and its imports), sorted.
     pub diagnostics: Vec<Diagnostic>,
-    /// The parsed entry file.
+    /// The parsed entry file (empty for formats other than `.mcpr`).
     pub document: syntax::Document,
+}
+
+/// The surface formats the compiler reads, told apart by the file extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// MCP Test Language 1 (`.mcpr`, and any unknown extension).
+    Mcpr,
+    /// A legacy mcp-tester script (`.mcp`).
+    Legacy,
+}
+
+impl Format {
+    /// The format of a file, from its path.
+    pub fn of(path: &str) -> Format {
+        let ext = path
+            .rsplit(['/', '\\'])
+            .next()
+            .and_then(|base| base.rsplit_once('.'))
+            .map(|(_, e)| e.to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("mcp") => Format::Legacy,
+            _ => Format::Mcpr,
+        }
+    }
 }
 
 /// State of the import stage.
@@ -69,6 +94,17 @@ pub fn compile(
     loader: &dyn Loader,
     options: &Options,
 ) -> Compiled {
+    match Format::of(map.get(entry).path()) {
+        Format::Legacy => {
+            let (suite, diagnostics) = legacy::compile(map, entry);
+            return Compiled {
+                suite,
+                diagnostics,
+                document: syntax::Document { nodes: Vec::new() },
+            };
+        }
+        Format::Mcpr => {}
+    }
     let parsed = syntax::parse(map.get(entry), entry);
     let mut ctx = Ctx {
         map,

@@ -212,11 +212,76 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             }
         }
     }
+    if let Some(than) = &a.greater_than {
+        let Some(limit) = as_number(than) else {
+            return Err(Mismatch::new(
+                format!("the greaterThan bound {} is not a number", show(than)),
+                Some("a number".into()),
+                Some(show(than)),
+            ));
+        };
+        match value.and_then(as_number) {
+            Some(n) if n > limit => {}
+            Some(_) => {
+                return Err(Mismatch::new(
+                    at(&format!("is not greater than {}", show(than))),
+                    Some(format!("greater than {}", show(than))),
+                    Some(show_opt(value)),
+                ));
+            }
+            None => {
+                return Err(Mismatch::new(
+                    at("is not a number"),
+                    Some(format!("a number greater than {}", show(than))),
+                    Some(show_opt(value)),
+                ));
+            }
+        }
+    }
+    if a.min_length.is_some() || a.max_length.is_some() {
+        let got = match value {
+            Some(Value::String(s)) => Some(s.chars().count() as u64),
+            Some(Value::Array(items)) => Some(items.len() as u64),
+            _ => None,
+        };
+        let min = a.min_length.unwrap_or(0);
+        let max = a.max_length.unwrap_or(u64::MAX);
+        let range = match a.max_length {
+            Some(m) => format!("{min}…{m}"),
+            None => format!("at least {min}"),
+        };
+        match got {
+            Some(g) if g >= min && g <= max => {}
+            Some(g) => {
+                return Err(Mismatch::new(
+                    at(&format!("has length {g}, not {range}")),
+                    Some(format!("length {range}")),
+                    Some(format!("length {g}: {}", show_opt(value))),
+                ));
+            }
+            None => {
+                return Err(Mismatch::new(
+                    at("has no length (not a string or array)"),
+                    Some(format!("length {range}")),
+                    Some(show_opt(value)),
+                ));
+            }
+        }
+    }
     if let Some(schema) = &a.schema {
         check_schema(path, value, schema)?;
     }
     // `snapshot` needs the store; the step runner checks it (crate::snapshot).
     Ok(())
+}
+
+/// A number, or a string holding a decimal number (surrounding spaces ignored).
+fn as_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()),
+        _ => None,
+    }
 }
 
 fn check_schema(
@@ -333,6 +398,15 @@ mod tests {
         assert!(ok(json!({"path": "$.n", "notEquals": "2"})));
         assert!(!ok(json!({"path": "$.n", "notEquals": 2})));
         assert!(ok(json!({"path": "$.nil", "exists": true})));
+        assert!(ok(json!({"path": "$.n", "greaterThan": 1})));
+        assert!(ok(json!({"path": "$.n", "greaterThan": "1.5"})));
+        assert!(!ok(json!({"path": "$.n", "greaterThan": 2})));
+        assert!(!ok(json!({"path": "$.s", "greaterThan": 0})));
+        assert!(!ok(json!({"path": "$.n", "greaterThan": "x"})));
+        assert!(ok(json!({"path": "$.s", "minLength": 11, "maxLength": 11})));
+        assert!(!ok(json!({"path": "$.s", "maxLength": 10})));
+        assert!(!ok(json!({"path": "$.l", "minLength": 3})));
+        assert!(!ok(json!({"path": "$.n", "minLength": 0})));
         assert!(ok(json!({"path": "$.nil", "equals": null})));
         assert!(!ok(json!({"path": "$.zz", "equals": null})));
         assert!(ok(json!({"path": "$.zz", "exists": false})));

@@ -3,6 +3,7 @@
 //! §4.4–§4.6, architecture.md "Compatibility decisions").
 
 pub mod assert;
+mod legacy;
 pub mod secrets;
 pub mod values;
 
@@ -160,6 +161,9 @@ pub struct StepResult {
     /// The JSON-RPC error the request got (`{code, message, data}`), recorded like `response`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
+    /// What the step printed (`echo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 /// The result of one test.
@@ -341,6 +345,14 @@ pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour 
 /// Applies `roots` / `sampling` / `elicitation` settings (the suite's `client` block or
 /// a `configure-client` step's `behavior`) over a behaviour; absent keys keep theirs.
 pub fn apply_client_settings(b: &mut ClientBehaviour, client: &Map<String, Value>) {
+    if let Some(Value::Bool(only)) = client.get("preparedAnswersOnly") {
+        b.prepared_answers_only = *only;
+    }
+    if let Some(Value::Object(ext)) = client.get("extensions") {
+        for (k, v) in ext {
+            b.extensions.insert(k.clone(), v.clone());
+        }
+    }
     if let Some(Value::Array(roots)) = client.get("roots") {
         b.roots = Some(
             roots
@@ -443,6 +455,14 @@ fn from_result(r: Result<Value, Error>) -> Result<Reply, Error> {
             Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
             None => Err(e),
         },
+    }
+}
+
+/// A session-level error as a step failure (`broke` when the session cannot go on).
+fn broke(e: Error) -> StepFail {
+    StepFail {
+        broke: session_broke(&e.kind),
+        failure: Box::new(Failure::from_error(&e)),
     }
 }
 
@@ -583,14 +603,26 @@ pub async fn run_test_open(
         snapshots: input.snapshots.clone(),
         record: input.record,
         reply: None,
+        last: None,
+        task: None,
+        output: None,
+        listen: None,
     };
+    let keep_going = test.continue_on_failure == Some(true);
     let mut failed = false;
+    let mut stopped = false;
     for step in &test.steps {
         let cleanup = step.phase == Some(Phase::Cleanup) || step.always == Some(true);
-        if failed && !cleanup {
+        if (failed && !keep_going || stopped) && !cleanup {
             continue;
         }
         let sr = runner.run(step).await;
+        // With continueOnFailure, only a broken session or an unresolvable variable stops.
+        if sr.status == StepStatus::Errored
+            || sr.failure.as_ref().is_some_and(|f| f.code == "MCP-VAR-001")
+        {
+            stopped = true;
+        }
         if sr.status != StepStatus::Passed {
             if result.failure.is_none() {
                 result.failure = sr.failure.clone();
@@ -655,6 +687,14 @@ struct StepRunner<'a> {
     record: bool,
     /// What the current step got back: `(response, error)`.
     reply: Option<(Option<Value>, Option<Value>)>,
+    /// The response of the last step that talked to the server (legacy checks read it).
+    last: Option<legacy::LastResponse>,
+    /// The last task handle or state seen.
+    task: Option<Value>,
+    /// What the running step printed.
+    output: Option<String>,
+    /// The 2026 `subscriptions/listen` stream opened by subscribe/notification steps.
+    listen: legacy::Listen,
 }
 
 /// A step that did not pass, before location and last message are added.
@@ -740,6 +780,7 @@ impl StepRunner<'_> {
             failure,
             response,
             error,
+            output: self.output.take(),
         }
     }
 
@@ -776,9 +817,46 @@ impl StepRunner<'_> {
         }
         let timeout = self.timeout_of(step);
         let started = Instant::now();
+        let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
+        let native = match &step.kind {
+            StepKind::Native(n) => Some(n.action),
+            _ => None,
+        };
         // The request has its own deadline; this guard names the step if anything else hangs.
         let guard = timeout + Duration::from_secs(2);
         let reply = match tokio::time::timeout(guard, self.perform(step, timeout)).await {
+            // Waiting for a notification while expecting an error: nothing may arrive.
+            Ok(Err(f))
+                if native == Some(NativeAction::AwaitNotification)
+                    && expects_error
+                    && matches!(f.failure.code.as_str(), "MCP-TIMEOUT-001" | "MCP-EVENT-001") =>
+            {
+                return Ok(());
+            }
+            Ok(Ok(reply)) if native == Some(NativeAction::AwaitNotification) && expects_error => {
+                return Err(StepFail::from(Mismatch {
+                    code: "MCP-ASSERT-001",
+                    message: "expected no notification, but one arrived".into(),
+                    expected: Some("no matching notification before the deadline".into()),
+                    actual: Some(show(&reply.value())),
+                }));
+            }
+            // A request that ran out of time while an error is expected: the expected
+            // error, worded as mcp-tester's Go client words it.
+            Ok(Err(f))
+                if expects_error
+                    && f.failure.code == "MCP-TIMEOUT-001"
+                    && !matches!(native, Some(NativeAction::Check)) =>
+            {
+                let message = format!("context deadline exceeded ({})", f.failure.message);
+                self.last = Some(legacy::LastResponse {
+                    value: json!({"code": null, "message": message}),
+                    text: message.clone(),
+                    error: Some(json!({"code": null, "message": message})),
+                    is_error: false,
+                });
+                return Ok(());
+            }
             Ok(Ok(reply)) => reply,
             Ok(Err(f)) => return Err(f),
             Err(_) => {
@@ -797,6 +875,50 @@ impl StepRunner<'_> {
                 Reply::Rpc(_) => (None, Some(reply.value())),
                 _ => (Some(reply.value()), None),
             });
+        }
+        let reads_only = matches!(
+            native,
+            Some(
+                NativeAction::Check
+                    | NativeAction::SaveText
+                    | NativeAction::Echo
+                    | NativeAction::Prompt
+                    | NativeAction::QueueAnswer
+                    | NativeAction::ConfigureClient
+            )
+        );
+        if !reads_only {
+            self.last = Some(legacy::LastResponse::of(&step_method(step), &reply));
+        }
+        if native == Some(NativeAction::Check) && expects_error {
+            // A check under `expect_error` must fail; its failure becomes the last response.
+            let mut inner = step.assert.clone().unwrap_or_default();
+            inner.status = None;
+            let a = self.interpolated_assert(&inner)?;
+            let value = reply.value();
+            let failed = a
+                .json
+                .iter()
+                .flat_map(|j| j.as_slice())
+                .find_map(|assertion| check_assertion(&value, assertion).err());
+            return match failed {
+                Some(m) => {
+                    let message = format!("assertion failed: {}", m.message);
+                    self.last = Some(legacy::LastResponse {
+                        value: json!({"code": null, "message": message}),
+                        text: message.clone(),
+                        error: Some(json!({"code": null, "message": message})),
+                        is_error: false,
+                    });
+                    Ok(())
+                }
+                None => Err(StepFail::from(Mismatch {
+                    code: "MCP-ASSERT-001",
+                    message: "expected the check to fail, but it held".into(),
+                    expected: Some("a failing check".into()),
+                    actual: Some(show(&value)),
+                })),
+            };
         }
         let assert = match &step.assert {
             Some(a) => Some(self.interpolated_assert(a)?),
@@ -940,10 +1062,6 @@ impl StepRunner<'_> {
     }
 
     async fn perform(&mut self, step: &Step, timeout: Duration) -> Result<Reply, StepFail> {
-        let broke = |e: Error| StepFail {
-            broke: session_broke(&e.kind),
-            failure: Box::new(Failure::from_error(&e)),
-        };
         match &step.kind {
             StepKind::Tool(t) => {
                 let name = self.interp_str(&t.name)?;
@@ -957,6 +1075,41 @@ impl StepRunner<'_> {
                     log_level: self.log_level.clone(),
                     ..CallOptions::default()
                 };
+                if t.positional.is_some() || t.coerce == Some(true) || t.task.is_some() {
+                    let positional = match &t.positional {
+                        Some(p) => match self.interp(&Value::Array(p.clone()))? {
+                            Value::Array(a) => a,
+                            _ => Vec::new(),
+                        },
+                        None => Vec::new(),
+                    };
+                    let named = match args {
+                        Value::Object(o) => o,
+                        _ => Map::new(),
+                    };
+                    let args = if t.positional.is_some() || t.coerce == Some(true) {
+                        legacy::tool_arguments(
+                            self.client,
+                            &name,
+                            named,
+                            positional,
+                            t.coerce == Some(true),
+                        )
+                        .await?
+                    } else {
+                        Value::Object(named)
+                    };
+                    return legacy::call_tool(
+                        self.client,
+                        t,
+                        &name,
+                        args,
+                        &opts,
+                        timeout,
+                        &mut self.task,
+                    )
+                    .await;
+                }
                 match self.client.call_tool(&name, args, &opts).await {
                     Ok(call) if call.is_error => Ok(Reply::ToolError(call.result)),
                     Ok(call) => Ok(Reply::Ok(call.result)),
@@ -971,6 +1124,19 @@ impl StepRunner<'_> {
                     Some(p) => Some(self.interp(p)?),
                     None => None,
                 };
+                if r.method == "ping"
+                    && params.is_none()
+                    && self.client.era() == crate::protocol::Era::Modern
+                {
+                    // 2026 has no ping; the same round trip is `server/discover`.
+                    return match self.client.ping(Some(timeout)).await {
+                        Ok(_) => Ok(Reply::Ok(json!({}))),
+                        Err(e) => match e.rpc_error() {
+                            Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                            None => Err(broke(e)),
+                        },
+                    };
+                }
                 self.request(&r.method, params, timeout)
                     .await
                     .map_err(broke)
@@ -1028,6 +1194,12 @@ impl StepRunner<'_> {
             }
             NativeAction::AwaitNotification => {
                 let method = need(n.method.as_ref(), "method")?;
+                if c.era() == crate::protocol::Era::Modern
+                    && self.listen.is_none()
+                    && legacy::needs_listen(&method)
+                {
+                    legacy::listen(c, &mut self.listen, None).await?;
+                }
                 let filter: Vec<Match> = match &params {
                     Some(Value::Object(o)) => {
                         o.iter().map(|(k, v)| Match::dotted(k, v.clone())).collect()
@@ -1042,7 +1214,12 @@ impl StepRunner<'_> {
             }
             NativeAction::Subscribe => {
                 let uri = need(n.uri.as_ref(), "uri")?;
-                from_result(c.subscribe(&uri).await.map(|()| json!({})))?
+                if c.era() == crate::protocol::Era::Modern {
+                    // 2026 removed resources/subscribe: the listen stream carries the URI.
+                    from_result(legacy::listen(c, &mut self.listen, Some(uri)).await)?
+                } else {
+                    from_result(c.subscribe(&uri).await.map(|()| json!({})))?
+                }
             }
             NativeAction::Unsubscribe => {
                 let uri = need(n.uri.as_ref(), "uri")?;
@@ -1065,15 +1242,78 @@ impl StepRunner<'_> {
             }
             NativeAction::TaskGet => {
                 let id = need(n.task_id.as_ref(), "taskId")?;
-                from_result(c.task_get(&id).await)?
+                let _tasks = legacy::TasksDeclared::new(c.session());
+                let r = from_result(c.task_get(&id).await)?;
+                if let Reply::Ok(v) = &r {
+                    self.task = Some(v.get("task").unwrap_or(v).clone());
+                }
+                r
             }
             NativeAction::TaskList => {
                 from_result(c.task_list().await.map(|tasks| json!({"tasks": tasks})))?
             }
             NativeAction::TaskCancel => {
                 let id = need(n.task_id.as_ref(), "taskId")?;
-                from_result(c.task_cancel(&id).await)?
+                let _tasks = legacy::TasksDeclared::new(c.session());
+                let r = from_result(c.task_cancel(&id).await)?;
+                if let Reply::Ok(v) = &r
+                    && v.get("status").is_some()
+                {
+                    self.task = Some(v.get("task").unwrap_or(v).clone());
+                }
+                r
             }
+            NativeAction::Echo => {
+                let text = match &n.message {
+                    Some(m) => self.interp_str(m).map_err(NativeFail::Step)?,
+                    None => String::new(),
+                };
+                self.output = Some(text.clone());
+                Reply::Ok(json!({"output": text}))
+            }
+            NativeAction::Prompt => {
+                let var = need(n.variable.as_ref(), "variable")?;
+                let message = match &n.message {
+                    Some(m) => Some(self.interp_str(m).map_err(NativeFail::Step)?),
+                    None => None,
+                };
+                let answer = legacy::prompt(&var, message.as_deref()).map_err(NativeFail::Step)?;
+                self.vars.set(var, json!(answer));
+                Reply::Ok(json!({"value": answer}))
+            }
+            NativeAction::QueueAnswer => {
+                let method = need(n.method.as_ref(), "method")?;
+                let answer = params.clone().unwrap_or_else(|| json!({}));
+                legacy::queue_answer(c.session(), &method, &answer).map_err(NativeFail::Step)?;
+                Reply::Ok(json!({"queued": method}))
+            }
+            NativeAction::Check => match params {
+                Some(v) => Reply::Ok(v),
+                None => Reply::Ok(legacy::check_subject(
+                    self.last.as_ref(),
+                    self.task.as_ref(),
+                    c.session(),
+                )),
+            },
+            NativeAction::SaveText => {
+                let var = need(n.variable.as_ref(), "variable")?;
+                let paths = params.clone().unwrap_or(Value::Null);
+                let text =
+                    legacy::save_text(self.last.as_ref(), &paths).map_err(NativeFail::Step)?;
+                self.vars.set(var, json!(text));
+                Reply::Ok(json!({"value": text}))
+            }
+            NativeAction::TaskWait => {
+                let id = need(n.task_id.as_ref(), "taskId")?;
+                legacy::task_wait(c, n, &id, timeout, &mut self.task)
+                    .await
+                    .map_err(NativeFail::Step)?
+            }
+            NativeAction::SkillsList => legacy::skills_list(c).await?,
+            NativeAction::SkillsVerify => {
+                legacy::skills_verify(c).await.map_err(NativeFail::Step)?
+            }
+            NativeAction::AppsVerify => legacy::apps_verify(c).await.map_err(NativeFail::Step)?,
             NativeAction::ConfigureClient => {
                 let settings = match &n.behavior {
                     Some(b) => self

@@ -34,7 +34,7 @@ impl Redactor {
         for s in suite.redact.iter().flatten() {
             r.add(s);
         }
-        let mut targets = vec![&suite.target];
+        let mut targets: Vec<&mcpr_compiler::ir::Target> = suite.target.iter().collect();
         for map in [&suite.targets, &suite.servers].into_iter().flatten() {
             targets.extend(map.iter().map(|(_, t)| t));
         }

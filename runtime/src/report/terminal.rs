@@ -83,7 +83,19 @@ impl<W: Write> Terminal<W> {
                     t.name,
                     duration(t.duration_ms)
                 )?;
-                if let Some(f) = &t.failure
+                let failing = t.steps.iter().filter(|s| s.failure.is_some()).count();
+                if failing > 1 || t.steps.iter().any(|s| s.output.is_some()) {
+                    // Scripts that keep going after failures: every failure and every echo,
+                    // in the order of the steps.
+                    for s in &t.steps {
+                        if let Some(o) = &s.output {
+                            writeln!(self.out, "      {}", paint(c, "2", o))?;
+                        }
+                        if let Some(f) = &s.failure {
+                            self.failure(f)?;
+                        }
+                    }
+                } else if let Some(f) = &t.failure
                     && matches!(t.status, Outcome::Failed | Outcome::Errored)
                 {
                     self.failure(f)?;
