@@ -25,8 +25,10 @@ pub enum Command {
     Call(CallArgs),
     /// Start a server, shake hands and ping it, with timings.
     Ping(PingArgs),
-    /// Run test suites (`.mcpr` or Suite IR `.json`) against their servers.
+    /// Run test suites (`.mcpr`, YAML/JSON suites, Suite IR `.json`) against their servers.
     Run(RunArgs),
+    /// Print the JSON Schema of YAML/JSON suites and of the Suite IR.
+    Schema,
 }
 
 /// Output format of diagnostics.
@@ -55,7 +57,8 @@ pub enum ColorArg {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or folders; folders are searched recursively for `.mcpr` files.
+    /// Files or folders; folders are searched recursively for `.mcpr` files and for
+    /// `.yaml`/`.yml`/`.json` suites (files whose top level has `version` and `tests`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Output format.
@@ -142,7 +145,8 @@ pub struct PingArgs {
 /// 3 a server, transport or internal failure (a test errored).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Suite files: `.mcpr`, or Suite IR JSON (`mcpr compile FILE --emit ir`).
+    /// Suite files: `.mcpr`, YAML/JSON suites (`.yaml`, `.yml`, `.json`), or Suite IR JSON
+    /// (`mcpr compile FILE --emit ir`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Run this server command instead of the suite's target (split on spaces; quote with ").

@@ -76,7 +76,8 @@ pub fn run(args: CheckArgs) -> u8 {
     }
 }
 
-/// Adds a file, or every `.mcpr` file below a folder (sorted).
+/// Adds a file, or every suite below a folder (sorted): `.mcpr` files, and `.yaml`, `.yml`
+/// and `.json` files that are suites (see `mcpr_compiler::lower::yaml::is_suite`).
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -93,9 +94,20 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     for p in entries {
         if p.is_dir() {
             collect(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "mcpr") {
+        } else if p.extension().is_some_and(|e| e == "mcpr") || is_yaml_suite(&p) {
             out.push(p);
         }
     }
     Ok(())
+}
+
+/// Whether a file found in a folder is a YAML/JSON suite (unreadable files are not).
+fn is_yaml_suite(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if !matches!(ext.as_deref(), Some("yaml" | "yml" | "json")) {
+        return false;
+    }
+    std::fs::read_to_string(path).is_ok_and(|t| mcpr_compiler::lower::yaml::is_suite(&t))
 }

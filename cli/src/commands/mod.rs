@@ -5,3 +5,4 @@ pub mod check;
 pub mod compile;
 pub mod explain;
 pub mod run;
+pub mod schema;

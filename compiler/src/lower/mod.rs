@@ -1,6 +1,7 @@
-//! Lowering: the located tree of a `.mcpr` file (and the flows of the files it imports)
-//! becomes one Suite IR, with every semantic problem reported as a located MCPLANG
-//! diagnostic in the file the user wrote.
+//! Lowering: the located tree of a `.mcpr` file (and the flows of the files it imports), or
+//! a YAML/JSON suite, becomes one Suite IR, with every semantic problem reported as a located
+//! MCPLANG diagnostic in the file the user wrote. [`compile`] picks the format from the entry
+//! file's extension ([`Format::of`]).
 //!
 //! The compiler reads imported files only through a [`Loader`]; the CLI implements it on the
 //! file system, tests and editors hand text from memory ([`MemoryLoader`]).
@@ -11,12 +12,13 @@ mod flows;
 pub mod imports;
 mod mcpr;
 pub mod values;
+pub mod yaml;
 
 pub use imports::{LoadError, Loader, MemoryLoader};
 pub use mcpr::BUILT_IN_FUNCTIONS;
 
 use crate::SourceMap;
-use crate::diagnostics::{Diagnostic, Problem};
+use crate::diagnostics::{Diagnostic, Problem, Surface};
 use crate::ir::Suite;
 use crate::source::Span;
 use crate::syntax;
@@ -28,6 +30,29 @@ pub struct Options {
     pub pedantic: bool,
 }
 
+/// The surface format of a suite file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// MCP Test Language 1 (`.mcpr`, and any extension not listed below).
+    Mcpr,
+    /// A YAML or JSON suite (`.yaml`, `.yml`, `.json`).
+    Yaml,
+}
+
+impl Format {
+    /// The format of a file, by the extension of its path (case-insensitive).
+    pub fn of(path: &str) -> Format {
+        let ext = path
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        match ext.as_str() {
+            "yaml" | "yml" | "json" => Format::Yaml,
+            _ => Format::Mcpr,
+        }
+    }
+}
+
 /// What a compilation produced.
 #[derive(Debug)]
 pub struct Compiled {
@@ -35,8 +60,8 @@ pub struct Compiled {
     pub suite: Option<Suite>,
     /// Every diagnostic (syntax and semantics, of the entry and its imports), sorted.
     pub diagnostics: Vec<Diagnostic>,
-    /// The parsed entry file.
-    pub document: syntax::Document,
+    /// The parsed entry file, for `.mcpr` files (YAML/JSON suites have no syntax tree).
+    pub document: Option<syntax::Document>,
 }
 
 /// State of the import stage.
@@ -53,6 +78,8 @@ pub struct Lower<'a> {
     entry: usize,
     options: Options,
     diags: Vec<Diagnostic>,
+    /// The format being lowered, for the wording of shared checks.
+    surface: Surface,
 }
 
 impl Lower<'_> {
@@ -61,9 +88,35 @@ impl Lower<'_> {
     }
 }
 
-/// Compiles the file `entry` of `map`: parses it, reads its imports through `loader` (adding
-/// them to `map`), and lowers it to the Suite IR.
+/// Compiles the file `entry` of `map` to the Suite IR, in the format its extension names.
 pub fn compile(
+    map: &mut SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    options: &Options,
+) -> Compiled {
+    match Format::of(map.get(entry).path()) {
+        Format::Mcpr => compile_mcpr(map, entry, loader, options),
+        Format::Yaml => compile_yaml(map, entry, options),
+    }
+}
+
+/// Compiles a YAML or JSON suite (which imports nothing).
+fn compile_yaml(map: &SourceMap, entry: usize, options: &Options) -> Compiled {
+    let mut l = Lower {
+        map,
+        entry,
+        options: *options,
+        diags: Vec::new(),
+        surface: Surface::Yaml,
+    };
+    let suite = yaml::lower(&mut l);
+    finish(suite, l.diags, None)
+}
+
+/// Compiles a `.mcpr` file: parses it, reads its imports through `loader` (adding them to
+/// `map`), and lowers it.
+fn compile_mcpr(
     map: &mut SourceMap,
     entry: usize,
     loader: &dyn Loader,
@@ -83,11 +136,20 @@ pub fn compile(
         entry,
         options: *options,
         diags,
+        surface: Surface::Mcpr,
     };
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let suite = mcpr::lower(&mut l, &parsed.document, &docs);
-    let mut diagnostics = l.diags;
+    finish(suite, l.diags, Some(parsed.document))
+}
+
+/// Sorts the diagnostics and keeps the suite only when there is no error.
+fn finish(
+    suite: Option<Suite>,
+    mut diagnostics: Vec<Diagnostic>,
+    document: Option<syntax::Document>,
+) -> Compiled {
     let failed = diagnostics.iter().any(Diagnostic::is_error);
     if failed {
         // "Never used" warnings are noise while the file does not compile.
@@ -97,6 +159,6 @@ pub fn compile(
     Compiled {
         suite: if failed { None } else { suite },
         diagnostics,
-        document: parsed.document,
+        document,
     }
 }
