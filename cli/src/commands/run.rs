@@ -190,6 +190,7 @@ pub fn run(args: RunArgs) -> u8 {
                 let mut store = SnapshotStore::load(&snap_path, ignore, args.update_snapshots, ci)
                     .map_err(|e| (output::USAGE, format!("error: {e}")))?;
                 store.set_redactor(Redactor::for_suite(&suite));
+                term.set_redactor(Redactor::for_suite(&suite));
                 let store = Arc::new(std::sync::Mutex::new(store));
                 let mut suite_opts = opts.clone();
                 suite_opts.snapshots = Some(Arc::clone(&store));

@@ -8,7 +8,8 @@
 //! 3. the suite schema ([`schema`]): unknown fields (602), wrong types (603), missing fields
 //!    (604), values outside a fixed set (605), every other rule (608) — each at its key or
 //!    value;
-//! 4. the IR types (serde), which the schema has already vouched for;
+//! 4. the IR types (serde), which the schema has already vouched for; a step without a
+//!    `source` gets its YAML position, so run-time failures point at the user's line;
 //! 5. the semantic checks `.mcpr` files get too, shared with them where the code is shared
 //!    (`deps.rs`): duplicate names and ids, unknown and skipped dependencies, cycles,
 //!    `${deps.ID.…}` outside a test's dependencies, unknown named servers, data sources and
@@ -141,6 +142,17 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
         }
     };
     semantics(l, &tree, &suite);
+    let mut suite = suite;
+    // A step written without a `source` is located at its YAML mapping, so a failure at run
+    // time points at the line the user wrote, as it does for `.mcpr` files.
+    for (i, t) in suite.tests.iter_mut().enumerate() {
+        for (j, step) in t.steps.iter_mut().enumerate() {
+            if step.source.is_none() {
+                let node = locate(&tree, &path!["tests", i, "steps", j]).node;
+                step.source = Some(l.location(file, node.span));
+            }
+        }
+    }
     Some(suite)
 }
 
