@@ -253,3 +253,39 @@ fn human_renderings() {
         }
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any text — YAML-like fragments glued at random — lowers without panicking, every
+    /// diagnostic lies inside the text, and a suite comes out only without errors.
+    #[test]
+    fn arbitrary_text_never_panics(
+        parts in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "version: 1\n", "target:\n", "  transport: stdio\n", "  command: node\n",
+                "tests:\n", "  - name: a\n", "    steps:\n", "      - tool: {name: x}\n",
+                "      - request:\n", "          method: ping\n", "        assert:\n",
+                "          json: [{path: $.a, equals: 1}]\n", "    dependsOn: [a]\n",
+                "&a ", "*a ", "<<: ", "{", "}", "[", "]", ",", ": ", "- ", "\"", "'", "#x",
+                "\t", "é", "\n", "  ", "---\n", "null", "~", "1e9", "-", "?", ":",
+            ]),
+            0..40,
+        ),
+        json in proptest::bool::ANY,
+    ) {
+        let text: String = parts.concat();
+        let name = if json { "fuzz.json" } else { "fuzz.yaml" };
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new(name, text.clone()));
+        let compiled = lower::compile(&mut map, id, &MemoryLoader::new(), &Options::default());
+        for d in &compiled.diagnostics {
+            proptest::prop_assert!(d.span.start <= d.span.end, "{d:?}");
+            proptest::prop_assert!(d.span.end as usize <= text.len(), "{d:?}");
+            proptest::prop_assert!(text.is_char_boundary(d.span.start as usize), "{d:?}");
+            proptest::prop_assert!(text.is_char_boundary(d.span.end as usize), "{d:?}");
+        }
+        let failed = compiled.diagnostics.iter().any(Diagnostic::is_error);
+        proptest::prop_assert!(!(failed && compiled.suite.is_some()));
+    }
+}

@@ -220,6 +220,16 @@ fn yaml_message(message: &str) -> String {
     if message.starts_with("multiple YAML documents") {
         return "a suite file holds one YAML document, but this `---` starts a second one".into();
     }
+    if let Some(rest) = message.strip_prefix("budget breached: ") {
+        if let Some(depth) = rest
+            .strip_prefix("Depth { depth: ")
+            .and_then(|r| r.strip_suffix(" }"))
+        {
+            let limit = depth.parse::<u64>().map_or(64, |d| d.saturating_sub(1));
+            return format!("values are nested more than {limit} levels deep here");
+        }
+        return format!("the document exceeds a reading limit ({rest})");
+    }
     message.to_string()
 }
 
