@@ -264,6 +264,8 @@ pub enum Problem {
     OptionsBeforeTarget,
     /// `Set … using` naming no utility function.
     UnknownFunction {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The name used.
         name: String,
         /// The closest built-in.
@@ -289,6 +291,8 @@ pub enum Problem {
     NoTests,
     /// A `${NAME}` that no declaration of the test or flow provides.
     UnknownVariable {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The reference as written inside `${…}`.
         reference: String,
         /// The flow whose body holds it, when it is in a flow.
@@ -888,10 +892,13 @@ impl Problem {
                 "`Server options:` apply to the server declared before them, and none is declared yet.",
                 Some("put `Server: command` or `MCP URL: https://…` above the options".into()),
             ),
-            UnknownFunction { name, suggestion } => w(
+            UnknownFunction { name, suggestion, surface } => w(
                 Code::UnknownFunction,
                 "unknown function",
-                format!("`{name}` is not a built-in utility function, and the file declares no `Functions:` module that could provide it."),
+                match surface {
+                    Surface::Mcpr => format!("`{name}` is not a built-in utility function, and the file declares no `Functions:` module that could provide it."),
+                    Surface::Yaml => format!("`{name}` is not a built-in utility function, and the suite names no `extensions.functions` module that could provide it."),
+                },
                 Some(match suggestion {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "use one of lowercase, uppercase, trim, join, replace, length, number, text, json, round, urlEncode, base64, hash".into(),
@@ -921,7 +928,25 @@ impl Problem {
                 "The file declares no test and no flow.",
                 Some("add a test: `Test: \"name\"` followed by an indented action".into()),
             ),
-            UnknownVariable { reference, flow, suggestion } => {
+            UnknownVariable { reference, flow, suggestion, surface: Surface::Yaml } => {
+                let head = reference.split('.').next().unwrap_or(reference);
+                let _ = flow;
+                w(
+                    Code::UnknownVariable,
+                    "unknown variable",
+                    if head == "row" {
+                        "`${row.…}` reads the current data row, but this test has no `forEach` and no `row` variable.".to_string()
+                    } else {
+                        format!("No variable `{head}` is declared in this test: it is not in `variables`, and no step captures it or sets it.")
+                    },
+                    Some(match suggestion {
+                        Some(s) => format!("did you mean `${{{s}}}`?"),
+                        None if head == "row" => "add `forEach` (rows, a data source or a file) to the test".to_string(),
+                        None => format!("add `{head}` to the test's `variables`, or capture it in an earlier step (`capture: {{{head}: $.…}}`)"),
+                    }),
+                )
+            }
+            UnknownVariable { reference, flow, suggestion, surface: Surface::Mcpr } => {
                 let head = reference.split('.').next().unwrap_or(reference);
                 let message = match flow {
                     Some(f) => format!("The flow \"{f}\" reads `${{{reference}}}`, but `{head}` is not one of its inputs and the flow does not save it; a flow sees only its inputs, what it saves, and `env.`, `row.`, `deps.` and `state.` values."),

@@ -13,7 +13,8 @@
 //! 5. the semantic checks `.mcpr` files get too, shared with them where the code is shared
 //!    (`deps.rs`): duplicate names and ids, unknown and skipped dependencies, cycles,
 //!    `${deps.ID.…}` outside a test's dependencies, unknown named servers, data sources and
-//!    budget tests, data sources with nothing to load, malformed result paths.
+//!    budget tests, data sources with nothing to load, malformed result paths, references to
+//!    variables the test never declares, unknown utility functions.
 
 pub mod schema;
 pub mod tree;
@@ -456,7 +457,31 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
                 exports.push((name.to_string(), span));
             }
             result_paths(l, tree, i, j, step);
+            if let crate::ir::StepKind::Set(set) = &step.kind
+                && suite
+                    .extensions
+                    .as_ref()
+                    .and_then(|e| e.functions.as_ref())
+                    .is_none()
+                && !super::BUILT_IN_FUNCTIONS.contains(&set.function.as_str())
+            {
+                let span = value_at(tree, &path!["tests", i, "steps", j, "set", "function"])
+                    .unwrap_or(step_node.span);
+                l.report(
+                    Problem::UnknownFunction {
+                        name: set.function.clone(),
+                        suggestion: closest(
+                            &set.function,
+                            super::BUILT_IN_FUNCTIONS.iter().copied(),
+                        ),
+                        surface: l.surface,
+                    },
+                    file,
+                    span,
+                );
+            }
         }
+        unknown_variables(l, t, &refs);
         let deps_refs = refs
             .into_iter()
             .filter(|(inner, _)| inner.starts_with("deps."))
@@ -497,6 +522,41 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
                 span,
             );
         }
+    }
+}
+
+/// References whose first segment no declaration of the test provides: its `variables`
+/// (by their first segment, so `flow0.a` declares `flow0`), what its steps capture or set,
+/// `row` when it iterates (or has a `row` variable), and `env`, `deps`, `state`.
+fn unknown_variables(l: &mut Lower<'_>, t: &crate::ir::Test, refs: &[(String, Span)]) {
+    let mut known: Vec<&str> = vec!["env", "deps", "state"];
+    if t.for_each.is_some() {
+        known.push("row");
+    }
+    for k in t.variables.iter().flat_map(|v| v.keys()) {
+        known.push(values::head(k));
+    }
+    for step in &t.steps {
+        known.extend(step.capture.iter().flat_map(|c| c.keys()));
+        if let crate::ir::StepKind::Set(s) = &step.kind {
+            known.push(values::head(&s.variable));
+        }
+    }
+    for (inner, span) in refs {
+        let head = values::head(inner);
+        if known.contains(&head) {
+            continue;
+        }
+        l.report(
+            Problem::UnknownVariable {
+                reference: inner.clone(),
+                flow: None,
+                suggestion: closest(head, known.iter().copied()),
+                surface: l.surface,
+            },
+            l.entry,
+            *span,
+        );
     }
 }
 
