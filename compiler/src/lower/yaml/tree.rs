@@ -343,16 +343,19 @@ impl<'de> Visitor<'de> for KindVisitor {
     fn visit_u64<E>(self, v: u64) -> Result<Kind, E> {
         Ok(Kind::Number(v.into()))
     }
+    // Integers beyond 64 bits become floating point numbers, as JSON readers make them.
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Kind, E> {
-        i64::try_from(v)
-            .map(|n| Kind::Number(n.into()))
-            .or_else(|_| u64::try_from(v).map(|n| Kind::Number(n.into())))
-            .map_err(|_| E::custom(format!("the number {v} is too large")))
+        match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(n), _) => Ok(Kind::Number(n.into())),
+            (_, Ok(n)) => Ok(Kind::Number(n.into())),
+            _ => self.visit_f64(v as f64),
+        }
     }
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Kind, E> {
-        u64::try_from(v)
-            .map(|n| Kind::Number(n.into()))
-            .map_err(|_| E::custom(format!("the number {v} is too large")))
+        match u64::try_from(v) {
+            Ok(n) => Ok(Kind::Number(n.into())),
+            Err(_) => self.visit_f64(v as f64),
+        }
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Kind, E> {
         Number::from_f64(v)
@@ -438,5 +441,80 @@ impl<'de> Deserialize<'de> for KeyText {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A JSON text reads to the same value through the located tree as through serde_json.
+    fn same_as_serde_json(text: &str) {
+        let tree = read(text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        let want: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(tree.to_json(), want, "{text}");
+    }
+
+    #[test]
+    fn json_specifics_read_as_json() {
+        for text in [
+            r#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+            "{\n\t\"tabs\": [\n\t\t1,\n\t\t2\n\t]\n}",
+            r#"{"esc": "\/ \" \\ \b \f \n \r \t \u00e9 \ud83d\ude00"}"#,
+            // (`-0` is the one difference: the integer 0 in YAML, the float -0.0 in serde_json.)
+            r#"{"n": [0, 1.5, -2.25e-3, 1E+2, 18446744073709551615, -9223372036854775808]}"#,
+            r#"{"big": 123456789012345678901234567890}"#,
+            r#"{"key with: colon": "value # not a comment", "": "empty key"}"#,
+            r#"[{"yes": "yes", "on": "on", "y": "n"}]"#,
+            r#"{"a":{"b":{"c":{"d":[[[]]]}}},"e":{}}"#,
+            "  {\"a\" : 1 ,\n\"b\"\n:\n2}  ",
+        ] {
+            same_as_serde_json(text);
+        }
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            (-1.0e12f64..1.0e12).prop_map(Value::from),
+            "\\PC{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::btree_map("\\PC{0,8}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Any JSON document, compact or pretty-printed, reads to the value serde_json
+        /// reads, and every node span lies inside the text.
+        #[test]
+        fn any_json_reads_like_serde_json(v in json_value(), pretty in any::<bool>()) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                serde_json::to_string(&v).unwrap()
+            };
+            let tree = read(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e:?}")))?;
+            prop_assert_eq!(tree.to_json(), v);
+            fn spans_inside(n: &Node, len: u32) -> bool {
+                n.span.end <= len
+                    && match &n.kind {
+                        Kind::Seq(items) => items.iter().all(|i| spans_inside(i, len)),
+                        Kind::Map(entries) => entries
+                            .iter()
+                            .all(|e| e.key_span.end <= len && spans_inside(&e.value, len)),
+                        _ => true,
+                    }
+            }
+            prop_assert!(spans_inside(&tree, text.len() as u32));
+        }
     }
 }
