@@ -242,6 +242,39 @@ fn compiled_ir_reads_back_unchanged() {
     }
 }
 
+/// The same IRs written as YAML by a YAML serializer (quoting `${…}`, `$.…`, `yes`, `007`
+/// wherever YAML needs it) read back to the same IR.
+#[test]
+fn compiled_ir_as_yaml_reads_back_unchanged() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-tests/lowering");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let path = entry.unwrap().path().join("expected.ir.json");
+        if !path.is_file() {
+            continue;
+        }
+        let want: Suite = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let yaml = serde_saphyr::to_string(&want).unwrap();
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("suite.yaml", yaml.clone()));
+        let compiled = lower::compile(&mut map, id, &MemoryLoader::new(), &Options::default());
+        assert!(
+            compiled.diagnostics.is_empty(),
+            "{}:\n{yaml}\n{}",
+            path.display(),
+            render::short(&compiled.diagnostics, &map)
+        );
+        assert_eq!(
+            compiled.suite.as_ref(),
+            Some(&want),
+            "{}:\n{yaml}",
+            path.display()
+        );
+        count += 1;
+    }
+    assert!(count >= 5);
+}
+
 #[test]
 fn human_renderings() {
     insta::glob!(

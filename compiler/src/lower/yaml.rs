@@ -59,8 +59,11 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
         );
         return None;
     }
-    if json && let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-        let at = json_error_offset(text, e.line(), e.column());
+    // A byte order mark is not JSON, but editors write it; it is not an error here.
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let shift = text.len() - body.len();
+    if json && let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(body) {
+        let at = shift + json_error_offset(body, e.line(), e.column());
         let mut message = json_message(&e);
         let mut span = Span::at(at);
         // `[1, 2,]`: point at the comma, which is the mistake.
