@@ -145,7 +145,10 @@ fn options() -> serde_saphyr::Options {
 /// Reads one YAML (or JSON) document into a located tree. An empty document is a `Null`
 /// node at the start.
 pub fn read(text: &str) -> Result<Node, ReadError> {
-    scan_aliases(text)?;
+    // Without `&` or `*` there is no anchor or alias to find: skip the extra parse.
+    if text.contains(['&', '*']) {
+        scan_aliases(text)?;
+    }
     if text.trim().is_empty() || only_comments(text) {
         return Ok(Node {
             span: Span::at(0),
@@ -177,29 +180,25 @@ fn scan_aliases(text: &str) -> Result<(), ReadError> {
         let Ok((event, span)) = item else {
             return Ok(());
         };
-        let token = byte_span(text, span.start.index(), span.end.index());
-        let name = || {
-            text[token.range()]
-                .trim_start_matches(['&', '*'])
-                .to_string()
+        let alias = match event {
+            Event::Alias(_) | Event::UnresolvedAlias(_) => true,
+            Event::Anchor(_, _) => false,
+            _ => continue,
         };
-        match event {
-            Event::Alias(_) | Event::UnresolvedAlias(_) => {
-                return Err(ReadError::Alias {
-                    alias: true,
-                    name: name(),
-                    span: token,
-                });
-            }
-            Event::Anchor(_, _) => {
-                return Err(ReadError::Alias {
-                    alias: false,
-                    name: name(),
-                    span: token,
-                });
-            }
-            _ => {}
-        }
+        let token = match (span.start.byte_offset(), span.end.byte_offset()) {
+            (Some(a), Some(b)) if a <= b && b <= text.len() => Span::new(a, b),
+            _ => byte_span(text, span.start.index(), span.end.index()),
+        };
+        let name = text
+            .get(token.range())
+            .unwrap_or_default()
+            .trim_start_matches(['&', '*'])
+            .to_string();
+        return Err(ReadError::Alias {
+            alias,
+            name,
+            span: token,
+        });
     }
     Ok(())
 }
