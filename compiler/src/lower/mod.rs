@@ -42,7 +42,8 @@ pub enum Format {
 impl Format {
     /// The format of a file, by the extension of its path (case-insensitive).
     pub fn of(path: &str) -> Format {
-        let ext = path
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let ext = name
             .rsplit_once('.')
             .map(|(_, e)| e.to_ascii_lowercase())
             .unwrap_or_default();
@@ -160,5 +161,25 @@ fn finish(
         suite: if failed { None } else { suite },
         diagnostics,
         document,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+
+    #[test]
+    fn the_extension_picks_the_format() {
+        for (path, format) in [
+            ("suite.mcpr", Format::Mcpr),
+            ("dir.v2/suite", Format::Mcpr),
+            ("suites.yaml/suite", Format::Mcpr),
+            ("suite.yaml", Format::Yaml),
+            ("a/b/suite.YML", Format::Yaml),
+            ("out.ir.json", Format::Yaml),
+            ("notes.txt", Format::Mcpr),
+        ] {
+            assert_eq!(Format::of(path), format, "{path}");
+        }
     }
 }
