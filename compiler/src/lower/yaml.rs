@@ -88,35 +88,37 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
     }
     let tree = match tree::read(text) {
         Ok(t) => t,
-        Err(e) => {
-            let (problem, span) = match e {
-                ReadError::Syntax { message, span } => (
-                    Problem::SuiteSyntax {
-                        message: yaml_message(&message),
-                        json,
-                    },
-                    span,
-                ),
-                ReadError::Alias { alias, name, span } => (
-                    Problem::YamlAlias {
-                        what: if alias {
-                            AliasKind::Alias
-                        } else {
-                            AliasKind::Anchor
+        Err(errors) => {
+            for e in errors {
+                let (problem, span) = match e {
+                    ReadError::Syntax { message, span } => (
+                        Problem::SuiteSyntax {
+                            message: yaml_message(&message),
+                            json,
                         },
-                        name,
-                    },
-                    span,
-                ),
-                ReadError::MergeKey { span } => (
-                    Problem::YamlAlias {
-                        what: AliasKind::MergeKey,
-                        name: String::new(),
-                    },
-                    span,
-                ),
-            };
-            l.report(problem, file, span);
+                        span,
+                    ),
+                    ReadError::Alias { alias, name, span } => (
+                        Problem::YamlAlias {
+                            what: if alias {
+                                AliasKind::Alias
+                            } else {
+                                AliasKind::Anchor
+                            },
+                            name,
+                        },
+                        span,
+                    ),
+                    ReadError::MergeKey { span } => (
+                        Problem::YamlAlias {
+                            what: AliasKind::MergeKey,
+                            name: String::new(),
+                        },
+                        span,
+                    ),
+                };
+                l.report(problem, file, span);
+            }
             return None;
         }
     };

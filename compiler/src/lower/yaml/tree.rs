@@ -5,7 +5,7 @@
 //! The tree is read through serde-saphyr (`Spanned` gives every node its position) with the
 //! same options as every other YAML text of the compiler: YAML 1.2 booleans only, duplicate
 //! keys rejected, merge keys refused, input budgets on. Anchors and aliases are found by a
-//! scan over the parser's events first, so they are refused at the `&name` / `*name` token.
+//! scan over the parser's events first, so each is refused at its `&name` / `*name` token.
 
 use crate::source::Span;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -144,10 +144,13 @@ fn options() -> serde_saphyr::Options {
 
 /// Reads one YAML (or JSON) document into a located tree. An empty document is a `Null`
 /// node at the start.
-pub fn read(text: &str) -> Result<Node, ReadError> {
+pub fn read(text: &str) -> Result<Node, Vec<ReadError>> {
     // Without `&` or `*` there is no anchor or alias to find: skip the extra parse.
     if text.contains(['&', '*']) {
-        scan_aliases(text)?;
+        let found = scan_aliases(text);
+        if !found.is_empty() {
+            return Err(found);
+        }
     }
     if text.trim().is_empty() || only_comments(text) {
         return Ok(Node {
@@ -157,7 +160,7 @@ pub fn read(text: &str) -> Result<Node, ReadError> {
     }
     match serde_saphyr::from_str_with_options::<Node>(text, options()) {
         Ok(node) => Ok(node),
-        Err(e) => Err(syntax_error(text, &e)),
+        Err(e) => Err(vec![syntax_error(text, &e)]),
     }
 }
 
@@ -169,16 +172,17 @@ fn only_comments(text: &str) -> bool {
     })
 }
 
-/// Finds the first anchor or alias with the raw parser, before the tree is built. A syntax
-/// error here is left for the full read, which words it.
-fn scan_aliases(text: &str) -> Result<(), ReadError> {
+/// Every anchor and alias, found with the raw parser before the tree is built (up to the
+/// first syntax error, which the full read words).
+fn scan_aliases(text: &str) -> Vec<ReadError> {
     let mut opts = granit_parser::Options::default();
     opts.emit_anchor_events = true;
     opts.emit_unresolved_aliases = true;
     let parser = granit_parser::Parser::new_from_str_with_options(text, opts);
+    let mut found = Vec::new();
     for item in parser {
         let Ok((event, span)) = item else {
-            return Ok(());
+            break;
         };
         let alias = match event {
             Event::Alias(_) | Event::UnresolvedAlias(_) => true,
@@ -194,13 +198,13 @@ fn scan_aliases(text: &str) -> Result<(), ReadError> {
             .unwrap_or_default()
             .trim_start_matches(['&', '*'])
             .to_string();
-        return Err(ReadError::Alias {
+        found.push(ReadError::Alias {
             alias,
             name,
             span: token,
         });
     }
-    Ok(())
+    found
 }
 
 /// Character indexes (what the parser counts) to a byte span of `text`.
