@@ -25,10 +25,12 @@ pub enum Command {
     Call(CallArgs),
     /// Start a server, shake hands and ping it, with timings.
     Ping(PingArgs),
-    /// Run test suites (`.mcpr` or Suite IR `.json`) against their servers.
+    /// Run test suites (`.mcpr`, YAML/JSON suites, Suite IR `.json`) against their servers.
     Run(RunArgs),
     /// Run a suite against each of its compare targets and report where they differ.
     Parity(ParityArgs),
+    /// Print the JSON Schema of YAML/JSON suites and of the Suite IR.
+    Schema,
 }
 
 /// Output format of diagnostics.
@@ -57,7 +59,8 @@ pub enum ColorArg {
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or folders; folders are searched recursively for `.mcpr` and `.mcp` files.
+    /// Files or folders; folders are searched recursively for `.mcpr` and `.mcp` files and
+    /// for `.yaml`/`.yml`/`.json` suites (files whose top level has `version` and `tests`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Output format.
@@ -149,7 +152,8 @@ pub struct PingArgs {
 /// 3 a server, transport or internal failure (a test errored).
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Suite files: `.mcpr`, legacy `.mcp` scripts, or Suite IR JSON (`mcpr compile FILE --emit ir`).
+    /// Suite files: `.mcpr`, YAML/JSON suites (`.yaml`, `.yml`, `.json`), legacy `.mcp`
+    /// scripts, or Suite IR JSON (`mcpr compile FILE --emit ir`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Run this server command instead of the suite's target (split on spaces; quote with ").

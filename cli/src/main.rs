@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         args::Command::Ping(a) => commands::adhoc::ping(a),
         args::Command::Run(a) => commands::run::run(a),
         args::Command::Parity(a) => commands::parity::parity(a),
+        args::Command::Schema => commands::schema::run(),
     };
     ExitCode::from(code)
 }

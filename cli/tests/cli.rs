@@ -198,3 +198,92 @@ fn adhoc_commands_talk_to_a_real_server() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+const YAML_TYPO: &str = "version: 1\ntarget:\n  transport: stdio\n  command: node\ntests:\n  - name: Adds\n    steps:\n      - tool:\n          name: add\n        asert:\n          status: success\n";
+
+#[test]
+fn check_reports_a_yaml_error_with_a_caret() {
+    let dir = scratch(&[("suite.yaml", YAML_TYPO)]);
+    assert_cmd_snapshot!(mcpr().current_dir(dir.path()).args(["check", "suite.yaml"]));
+}
+
+/// In a folder, `.yaml`/`.yml`/`.json` files are checked when they are suites (a top level
+/// with `version` and `tests`), broken ones included; other YAML and JSON files are left alone.
+#[test]
+fn check_folders_pick_up_yaml_and_json_suites_only() {
+    let good = "version: 1\ntarget: {transport: stdio, command: node}\ntests:\n  - name: a\n    steps:\n      - request: {method: ping}\n";
+    let dir = scratch(&[
+        ("suites/good.yaml", good),
+        ("suites/typo.yml", YAML_TYPO),
+        (
+            "suites/ir.json",
+            r#"{"version": 1, "target": {"transport": "stdio", "command": "node"}, "tests": [{"name": "j", "steps": [{"request": {"method": "ping"}}]}]}"#,
+        ),
+        (
+            "suites/broken.yaml",
+            "version: 1\ntests:\n  - name: [unclosed\n",
+        ),
+        (
+            "suites/compose.yml",
+            "version: \"3.8\"\nservices:\n  db:\n    image: postgres\n",
+        ),
+        ("suites/data.json", "[{\"id\": 1}, {\"id\": 2}]"),
+        (".github/workflows/ci.yml", "on: push\njobs: {}\n"),
+        ("suites/notes.yaml", "tests: [a, b]\n"),
+    ]);
+    let out = mcpr()
+        .current_dir(dir.path())
+        .args(["check", "--format", "short", "."])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains("suites/typo.yml:10:9: error MCPLANG602"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("suites/broken.yaml:3:"), "{stdout}");
+    assert!(stdout.contains("4 files"), "{stdout}");
+    for other in ["compose", "data.json", "ci.yml", "notes"] {
+        assert!(!stdout.contains(other), "{other} was checked: {stdout}");
+    }
+}
+
+#[test]
+fn compile_emits_the_ir_of_a_yaml_suite_and_no_tree() {
+    let dir = scratch(&[("suite.yaml", YAML_TYPO.replace("asert", "assert").as_str())]);
+    let ir = mcpr()
+        .current_dir(dir.path())
+        .args(["compile", "suite.yaml", "--emit", "ir"])
+        .output()
+        .unwrap();
+    assert_eq!(ir.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&ir.stdout).unwrap();
+    assert_eq!(v["tests"][0]["steps"][0]["assert"]["status"], "success");
+    assert_eq!(
+        v["tests"][0]["steps"][0]["source"],
+        serde_json::json!({"file": "suite.yaml", "line": 8, "column": 9})
+    );
+    let ast = mcpr()
+        .current_dir(dir.path())
+        .args(["compile", "suite.yaml", "--emit", "ast"])
+        .output()
+        .unwrap();
+    assert_eq!(ast.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&ast.stderr).contains("use --emit ir"));
+}
+
+#[test]
+fn schema_prints_the_published_schema() {
+    let out = mcpr().arg("schema").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let file = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schema/suite.schema.json"),
+    )
+    .unwrap();
+    assert_eq!(text.trim_end(), file.trim_end());
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["$id"], mcpr_compiler::ir::SCHEMA_ID);
+    assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+}

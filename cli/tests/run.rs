@@ -208,7 +208,8 @@ fn ir_json_input_and_exit_codes() {
         String::from_utf8_lossy(&out.stdout).contains("8 passed, 0 failed, 0 skipped, 0 blocked")
     );
 
-    // A dependency cycle is a configuration error: exit 2, nothing runs.
+    // A dependency cycle is a configuration error found when the IR is read (located, like
+    // every problem of a JSON suite): exit 2, nothing runs.
     let mut suite: Value = serde_json::from_slice(&ir.stdout).unwrap();
     suite["tests"][0]["dependsOn"] = serde_json::json!(["echo"]);
     std::fs::write(&ir_path, suite.to_string()).unwrap();
@@ -220,7 +221,7 @@ fn ir_json_input_and_exit_codes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("MCP-DEP-002"),
+        String::from_utf8_lossy(&out.stderr).contains("error MCPLANG405"),
         "{}",
         text(&out)
     );
@@ -721,6 +722,54 @@ fn token_from_runs_once_and_header_values_and_tokens_are_secrets() {
     assert!(
         stderr.contains("MCP-AUTH-002")
             && stderr.contains("exited with status 3; stderr: no credentials"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// A YAML suite runs like the `.mcpr` suite it mirrors; a failing YAML step points at its line.
+#[test]
+fn yaml_suites_run_against_the_reference_server() {
+    let server = reference_server();
+    let out = mcpr()
+        .args(["run", "examples/customers.yaml", "--server", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("8 passed, 0 failed, 0 skipped, 0 blocked"),
+        "{}",
+        text(&out)
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = "version: 1\ntarget: {transport: stdio, command: node}\ntests:\n  - name: Echo\n    steps:\n      - tool:\n          name: echo\n          arguments: {text: hello}\n        assert:\n          json:\n            - path: $.content[0].text\n              equals: goodbye\n";
+    std::fs::write(tmp.path().join("suite.yml"), suite).unwrap();
+    let out = mcpr()
+        .current_dir(tmp.path())
+        .args(["run", "suite.yml", "--server", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("at suite.yml:6:9"), "{}", text(&out));
+    assert!(stdout.contains("expected: \"goodbye\""), "{}", text(&out));
+
+    // A JSON suite with a schema error does not run: exit 2 with a located diagnostic.
+    std::fs::write(
+        tmp.path().join("bad.json"),
+        r#"{"version": 1, "target": {"transport": "stdio", "command": "node"}, "tests": [{"name": "x", "stpes": []}]}"#,
+    )
+    .unwrap();
+    let out = mcpr()
+        .current_dir(tmp.path())
+        .args(["run", "bad.json", "--server", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bad.json:1:93: error MCPLANG602"),
         "{}",
         text(&out)
     );

@@ -1,6 +1,7 @@
 //! Throughput of `check` (parsing and lowering) on generated suites: prints MB/s for a 50,000-line
 //! suite and the time per line at three sizes, so non-linear behaviour shows
-//! as a ratio. Run with `cargo bench -p mcpr-compiler`.
+//! as a ratio; then the same for YAML suites up to the 1 MiB limit. Run with
+//! `cargo bench -p mcpr-compiler`.
 
 use mcpr_compiler::lower::{MemoryLoader, Options};
 use mcpr_compiler::source::SourceFile;
@@ -35,9 +36,42 @@ fn generate(lines: usize) -> String {
     keep.join("\n") + "\n"
 }
 
+/// A YAML suite of about `bytes` bytes: tests with dependencies, exports, `${deps.…}` and
+/// assertions, as a generator would write them.
+fn generate_yaml(bytes: usize) -> String {
+    let mut out = String::from(
+        "version: 1\nname: Generated\ntarget:\n  transport: stdio\n  command: node\n  args: [dist/server.js]\ntests:\n",
+    );
+    let mut i = 0usize;
+    while out.len() < bytes {
+        let deps = if i == 0 {
+            String::new()
+        } else {
+            format!("    dependsOn: [case-{}]\n", i - 1)
+        };
+        let arg = if i == 0 {
+            "1".to_string()
+        } else {
+            format!("\"${{deps.case-{}.id}}\"", i - 1)
+        };
+        out.push_str(&format!(
+            "  - name: Case {i}\n    id: case-{i}\n{deps}    steps:\n      - tool:\n          name: create_customer\n          \
+             arguments: {{name: Customer {i}, tier: gold, previous: {arg}}}\n        assert:\n          status: success\n          \
+             json:\n            - path: $.structuredContent.id\n              matches: \"^C-[0-9]+$\"\n        export:\n          \
+             id: {{path: $.structuredContent.id}}\n"
+        ));
+        i += 1;
+    }
+    out
+}
+
 fn time_check(text: &str) -> Duration {
+    time_check_file("bench.mcpr", text)
+}
+
+fn time_check_file(name: &str, text: &str) -> Duration {
     let mut map = SourceMap::new();
-    let id = map.add(SourceFile::new("bench.mcpr", text.to_string()));
+    let id = map.add(SourceFile::new(name, text.to_string()));
     let loader = MemoryLoader::new();
     let mut best = Duration::MAX;
     for _ in 0..15 {
@@ -84,5 +118,29 @@ fn main() {
     println!(
         "parse alone: {:.1} MB/s on the same suite",
         text.len() as f64 / 1_000_000.0 / best.as_secs_f64()
+    );
+    // YAML suites, up to the 1 MiB limit.
+    let mut per_byte = Vec::new();
+    for bytes in [250_000usize, 500_000, 1_000_000] {
+        let text = generate_yaml(bytes);
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("bench.yaml", text.clone()));
+        let diags = check(&mut map, id, &MemoryLoader::new(), &Options::default());
+        assert!(
+            diags.is_empty(),
+            "the generated YAML suite has problems: {diags:?}"
+        );
+        let t = time_check_file("bench.yaml", &text);
+        let mb = text.len() as f64 / 1_000_000.0;
+        println!(
+            "  YAML {mb:.2} MB: {:>7.2} ms, {:.1} MB/s",
+            t.as_secs_f64() * 1000.0,
+            mb / t.as_secs_f64()
+        );
+        per_byte.push(t.as_secs_f64() / mb);
+    }
+    println!(
+        "YAML linearity: s/MB at 1 MB / s/MB at 0.25 MB = {:.2} (1.0 is linear)",
+        per_byte[2] / per_byte[0]
     );
 }

@@ -1,6 +1,7 @@
 //! The mcpr compiler: MCP Test Language 1 (`.mcpr`) source → located syntax
-//! tree → Suite IR, with every problem reported as a located diagnostic. The crate does no I/O of its
-//! own: text comes in through the caller.
+//! tree → Suite IR, and YAML/JSON suites → located YAML tree → Suite IR, with every problem
+//! reported as a located diagnostic. The crate does no I/O of its own: text comes in through
+//! the caller.
 
 pub mod diagnostics;
 pub mod ir;
@@ -42,8 +43,10 @@ impl SourceMap {
     }
 }
 
-/// Checks one `.mcpr` file of `map`: parses it, reads its imports through `loader` (adding
-/// them to `map`), lowers it to the Suite IR and returns every diagnostic, sorted.
+/// Checks one suite file of `map` in the format its extension names (`.yaml`, `.yml`,
+/// `.json`: a YAML/JSON suite; anything else: `.mcpr`): parses it, reads the imports of a
+/// `.mcpr` file through `loader` (adding them to `map`), lowers it to the Suite IR and returns
+/// every diagnostic, sorted.
 pub fn check(
     map: &mut SourceMap,
     file_id: usize,

@@ -160,7 +160,7 @@ pub fn scalar_or_text(text: &str) -> Value {
 
 /// Keeps the first line of the parser's message and drops any position it
 /// appends (positions are reported through the diagnostic itself).
-fn clean_message(raw: &str) -> String {
+pub(crate) fn clean_message(raw: &str) -> String {
     let mut first = raw.lines().next().unwrap_or(raw).trim();
     first = first.strip_prefix("error:").unwrap_or(first).trim_start();
     if first.starts_with("line ")

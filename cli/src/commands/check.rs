@@ -189,7 +189,9 @@ fn data_json(e: &DataError) -> serde_json::Value {
     })
 }
 
-/// Adds a file, or every `.mcpr` and `.mcp` file below a folder (sorted).
+/// Adds a file, or every suite below a folder (sorted): `.mcpr` files, legacy `.mcp`
+/// scripts, and `.yaml`, `.yml` and `.json` files that are suites (see
+/// `mcpr_compiler::lower::yaml::is_suite`).
 fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -206,9 +208,20 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     for p in entries {
         if p.is_dir() {
             collect(&p, out)?;
-        } else if p.extension().is_some_and(|e| e == "mcpr" || e == "mcp") {
+        } else if p.extension().is_some_and(|e| e == "mcpr" || e == "mcp") || is_yaml_suite(&p) {
             out.push(p);
         }
     }
     Ok(())
+}
+
+/// Whether a file found in a folder is a YAML/JSON suite (unreadable files are not).
+fn is_yaml_suite(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if !matches!(ext.as_deref(), Some("yaml" | "yml" | "json")) {
+        return false;
+    }
+    std::fs::read_to_string(path).is_ok_and(|t| mcpr_compiler::lower::yaml::is_suite(&t))
 }

@@ -33,7 +33,14 @@ pub fn run(args: CompileArgs) -> u8 {
             return output::USAGE;
         }
         EmitArg::Ast => {
-            let mut v = syntax::ast_json(&compiled.document, map.get(id));
+            let Some(document) = &compiled.document else {
+                eprintln!(
+                    "error: {} is a YAML/JSON suite, which has no syntax tree; use --emit ir",
+                    map.get(id).path()
+                );
+                return output::USAGE;
+            };
+            let mut v = syntax::ast_json(document, map.get(id));
             v["diagnostics"] = render::json(&compiled.diagnostics, &map, 1)["diagnostics"].clone();
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         }

@@ -6,3 +6,4 @@ pub mod compile;
 pub mod explain;
 pub mod parity;
 pub mod run;
+pub mod schema;

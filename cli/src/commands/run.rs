@@ -1,4 +1,4 @@
-//! `mcpr run FILE…`: compile each file to the Suite IR (or read IR JSON), run it with the
+//! `mcpr run FILE…`: compile each file to the Suite IR (any surface format), run it with the
 //! scheduler, print the terminal report, write `--json` / `--junit`, pick the exit code.
 
 use std::path::Path;
@@ -31,15 +31,11 @@ const SERVER_FAILURE: u8 = 3;
 /// Exit code: interrupted.
 const INTERRUPTED: u8 = 130;
 
-/// Reads one file into a suite, printing diagnostics; `None` when it cannot be run.
+/// Reads one file into a suite (`.mcpr`, or YAML/JSON — Suite IR JSON included — by its
+/// extension), printing diagnostics; an error when it cannot be run.
 pub(crate) fn load(path: &Path) -> Result<Suite, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let is_json = path.extension().is_some_and(|e| e == "json");
-    if is_json {
-        return serde_json::from_str::<Suite>(&text)
-            .map_err(|e| format!("{}: not a valid Suite IR: {e}", display_path(path)));
-    }
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(display_path(path), text));
     let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &Options::default());
@@ -286,6 +282,7 @@ pub fn run(args: RunArgs) -> u8 {
                 let mut store = SnapshotStore::load(&snap_path, ignore, args.update_snapshots, ci)
                     .map_err(|e| (output::USAGE, format!("error: {e}")))?;
                 store.set_redactor(Redactor::for_suite(&suite));
+                term.set_redactor(Redactor::for_suite(&suite));
                 let store = Arc::new(std::sync::Mutex::new(store));
                 let mut suite_opts = opts.clone();
                 suite_opts.snapshots = Some(Arc::clone(&store));

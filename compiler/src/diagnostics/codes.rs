@@ -136,6 +136,15 @@ registry! {
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";
     BadDataSourceSettings = 503, Error, "Invalid data source settings", "QA-DATA-003";
     NonNumericFilter = 504, Error, "Row filter needs a number", "";
+    // 6xx: YAML and JSON suites
+    SuiteSyntax = 601, Error, "Invalid YAML or JSON", "MCP-CONFIG-001";
+    UnknownField = 602, Error, "Unknown field", "MCP-CONFIG-003";
+    WrongType = 603, Error, "Value of the wrong type", "MCP-CONFIG-003";
+    MissingField = 604, Error, "Missing required field", "MCP-CONFIG-003";
+    InvalidValue = 605, Error, "Value not among the allowed ones", "MCP-CONFIG-003";
+    YamlAlias = 606, Error, "YAML anchor, alias or merge key", "MCP-CONFIG-001";
+    SuiteTooLarge = 607, Error, "Suite file larger than 1 MiB", "MCP-CONFIG-002";
+    SchemaViolation = 608, Error, "Value breaks the suite schema", "MCP-CONFIG-003";
     // 7xx: legacy .mcp scripts
     LegacyUnterminatedQuote = 701, Error, "Unterminated quote in a script line", "";
     LegacyUnknownCommand = 702, Error, "Unknown script command", "";

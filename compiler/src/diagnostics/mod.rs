@@ -7,7 +7,7 @@ pub mod problem;
 pub mod render;
 
 pub use codes::{Code, Severity};
-pub use problem::Problem;
+pub use problem::{Problem, Surface};
 
 use crate::source::Span;
 use serde::Serialize;

@@ -182,6 +182,8 @@ pub enum Problem {
     },
     /// Two tests with the same id.
     DuplicateTestId {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The id.
         id: String,
         /// Whether the id was written with `Id:` (else it is the slug of the name).
@@ -189,6 +191,8 @@ pub enum Problem {
     },
     /// `Depends on:` naming no test.
     UnknownDependency {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The id as written.
         id: String,
         /// The closest test id.
@@ -196,16 +200,22 @@ pub enum Problem {
     },
     /// Tests that depend on each other in a circle.
     DependencyCycle {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The ids of the cycle, first and last the same.
         chain: Vec<String>,
     },
     /// A dependency on a test that is always skipped.
     DependsOnSkipped {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The skipped test's id.
         id: String,
     },
     /// `${deps.ID.KEY}` where ID is not in `Depends on:`.
     DepsNotDeclared {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The id referred to.
         id: String,
         /// The test using the reference.
@@ -213,6 +223,8 @@ pub enum Problem {
     },
     /// `On server` naming no `Named server`.
     UnknownServer {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The name used.
         name: String,
         /// The declared names.
@@ -252,6 +264,8 @@ pub enum Problem {
     OptionsBeforeTarget,
     /// `Set … using` naming no utility function.
     UnknownFunction {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The name used.
         name: String,
         /// The closest built-in.
@@ -277,6 +291,8 @@ pub enum Problem {
     NoTests,
     /// A `${NAME}` that no declaration of the test or flow provides.
     UnknownVariable {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The reference as written inside `${…}`.
         reference: String,
         /// The flow whose body holds it, when it is in a flow.
@@ -286,6 +302,8 @@ pub enum Problem {
     },
     /// `For each row from` naming no data source.
     UnknownDataSource {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The name used.
         name: String,
         /// The closest declared source.
@@ -305,6 +323,70 @@ pub enum Problem {
     NonNumericFilter {
         /// The value as written.
         value: String,
+    },
+    /// The text of a YAML or JSON suite cannot be read.
+    SuiteSyntax {
+        /// The parser's message.
+        message: String,
+        /// Whether the file is a `.json` file.
+        json: bool,
+    },
+    /// A member the suite model does not have.
+    UnknownField {
+        /// The object it is in, as shown (`tests[0]`, "the suite").
+        context: String,
+        /// The member as written.
+        field: String,
+        /// The closest valid member.
+        suggestion: Option<String>,
+        /// Every valid member of that object.
+        valid: Vec<String>,
+    },
+    /// A value of the wrong JSON type.
+    WrongType {
+        /// The value, as shown.
+        context: String,
+        /// What the model expects ("text", "a list or a mapping").
+        expected: String,
+        /// What was written ("a mapping").
+        found: &'static str,
+    },
+    /// A required member is missing (or, with several names, one of them).
+    MissingField {
+        /// The object, as shown.
+        context: String,
+        /// The missing member, or the alternatives of which one is needed.
+        fields: Vec<String>,
+    },
+    /// A value outside the fixed set of allowed values.
+    InvalidValue {
+        /// The value's place, as shown.
+        context: String,
+        /// The value as written.
+        found: String,
+        /// The allowed values.
+        valid: Vec<String>,
+    },
+    /// A YAML anchor (`&a`), alias (`*a`) or merge key (`<<`).
+    YamlAlias {
+        /// Which of the three.
+        what: AliasKind,
+        /// The anchor's name (empty for a merge key).
+        name: String,
+    },
+    /// A suite file larger than the limit.
+    SuiteTooLarge {
+        /// Its size in bytes.
+        bytes: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A rule of the suite schema without a problem of its own (ranges, lengths, patterns, …).
+    SchemaViolation {
+        /// The value, as shown.
+        context: String,
+        /// What the rule demands, as a predicate: "must be at most 600000 (it is 900000)".
+        rule: String,
     },
     /// A quote in a `.mcp` line that is not closed on the line.
     LegacyUnterminatedQuote {
@@ -386,6 +468,8 @@ pub enum Problem {
     },
     /// `Budget for "T"` naming no test of the file.
     UnknownBudgetTest {
+        /// The format the problem is worded for.
+        surface: Surface,
         /// The name used.
         name: String,
         /// The closest test name.
@@ -412,6 +496,28 @@ pub enum HeredocProblem {
         /// The marker.
         marker: String,
     },
+}
+
+/// The surface format a problem was found in, so its wording names what the user wrote
+/// (`Depends on:` in a `.mcpr` file, `dependsOn` in a YAML suite).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Surface {
+    /// A `.mcpr` file.
+    #[default]
+    Mcpr,
+    /// A YAML or JSON suite.
+    Yaml,
+}
+
+/// What kind of YAML reuse was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AliasKind {
+    /// `&name`.
+    Anchor,
+    /// `*name`.
+    Alias,
+    /// `<<`.
+    MergeKey,
 }
 
 /// Why a duration is rejected.
@@ -756,7 +862,7 @@ impl Problem {
                 format!("Flows may not call themselves, directly or through other flows: {}.", chain.join(" → ")),
                 Some("remove the call that leads back, or move the shared steps into a third flow".into()),
             ),
-            DuplicateTestId { id, explicit } => w(
+            DuplicateTestId { id, explicit, surface } => w(
                 Code::DuplicateTestId,
                 format!("second test with id `{id}`"),
                 if *explicit {
@@ -764,41 +870,67 @@ impl Problem {
                 } else {
                     format!("Two tests get the id `{id}` (made from their names); ids must be unique so dependencies, outputs and snapshots can tell them apart.")
                 },
-                Some("give one of the tests its own `Id:`".into()),
+                Some(match surface {
+                    Surface::Mcpr => "give one of the tests its own `Id:`".into(),
+                    Surface::Yaml => "give one of the tests its own `id:`".into(),
+                }),
             ),
-            UnknownDependency { id, suggestion } => w(
+            UnknownDependency { id, suggestion, surface } => w(
                 Code::UnknownDependency,
                 "no test with this id",
-                format!("No test has the id `{id}`. A test's id is its `Id:`, or its name in lower case with every run of other characters turned into `-`."),
+                match surface {
+                    Surface::Mcpr => format!("No test has the id `{id}`. A test's id is its `Id:`, or its name in lower case with every run of other characters turned into `-`."),
+                    Surface::Yaml => format!("No test has the id `{id}`. A test's id is its `id`, or its `name` in lower case with every run of other characters turned into `-`."),
+                },
                 Some(match suggestion {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "name the id of a test of this file".into(),
                 }),
             ),
-            DependencyCycle { chain } => w(
+            DependencyCycle { chain, surface } => w(
                 Code::DependencyCycle,
                 "dependency cycle",
                 format!("These tests depend on each other in a circle, so none of them can run first: {}.", chain.join(" → ")),
-                Some("remove one of the `Depends on:` entries of the cycle".into()),
+                Some(match surface {
+                    Surface::Mcpr => "remove one of the `Depends on:` entries of the cycle".into(),
+                    Surface::Yaml => "remove one of the `dependsOn` entries of the cycle".into(),
+                }),
             ),
-            DependsOnSkipped { id } => w(
+            DependsOnSkipped { id, surface } => w(
                 Code::DependsOnSkipped,
                 "this test is skipped",
-                format!("The test `{id}` is marked `Skip`, so it never passes and this test is always blocked."),
-                Some(format!("remove `Skip` from `{id}`, or skip this test too")),
+                match surface {
+                    Surface::Mcpr => format!("The test `{id}` is marked `Skip`, so it never passes and this test is always blocked."),
+                    Surface::Yaml => format!("The test `{id}` has `skip` set, so it never passes and this test is always blocked."),
+                },
+                Some(match surface {
+                    Surface::Mcpr => format!("remove `Skip` from `{id}`, or skip this test too"),
+                    Surface::Yaml => format!("remove `skip` from `{id}`, or skip this test too"),
+                }),
             ),
-            DepsNotDeclared { id, test } => w(
+            DepsNotDeclared { id, test, surface } => w(
                 Code::DepsNotDeclared,
                 "not a dependency of this test",
                 format!("`${{deps.{id}.…}}` reads an output of `{id}`, but the test \"{test}\" does not depend on it, so the value is never there."),
-                Some(format!("add `Depends on: {id}` to the test")),
+                Some(match surface {
+                    Surface::Mcpr => format!("add `Depends on: {id}` to the test"),
+                    Surface::Yaml => format!("add `{id}` to the test's `dependsOn`"),
+                }),
             ),
-            UnknownServer { name, known } => w(
-                Code::UnknownServer,
-                "no named server with this name",
-                format!("No `Named server \"{name}\"` is declared{}.", known_list(known)),
-                Some(format!("declare it at the top of the file: `Named server \"{name}\": node server.js`")),
-            ),
+            UnknownServer { name, known, surface } => match surface {
+                Surface::Mcpr => w(
+                    Code::UnknownServer,
+                    "no named server with this name",
+                    format!("No `Named server \"{name}\"` is declared{}.", known_list(known)),
+                    Some(format!("declare it at the top of the file: `Named server \"{name}\": node server.js`")),
+                ),
+                Surface::Yaml => w(
+                    Code::UnknownServer,
+                    "no named server with this name",
+                    format!("`servers` has no entry `{name}`{}.", known_list(known)),
+                    Some(format!("add `{name}` to the suite's `servers`, or correct the name")),
+                ),
+            },
             SingleTarget { kind } => w(
                 Code::SingleTarget,
                 format!("the only {kind}"),
@@ -837,10 +969,13 @@ impl Problem {
                 "`Server options:` apply to the server declared before them, and none is declared yet.",
                 Some("put `Server: command` or `MCP URL: https://…` above the options".into()),
             ),
-            UnknownFunction { name, suggestion } => w(
+            UnknownFunction { name, suggestion, surface } => w(
                 Code::UnknownFunction,
                 "unknown function",
-                format!("`{name}` is not a built-in utility function, and the file declares no `Functions:` module that could provide it."),
+                match surface {
+                    Surface::Mcpr => format!("`{name}` is not a built-in utility function, and the file declares no `Functions:` module that could provide it."),
+                    Surface::Yaml => format!("`{name}` is not a built-in utility function, and the suite names no `extensions.functions` module that could provide it."),
+                },
                 Some(match suggestion {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "use one of lowercase, uppercase, trim, join, replace, length, number, text, json, round, urlEncode, base64, hash".into(),
@@ -870,7 +1005,25 @@ impl Problem {
                 "The file declares no test and no flow.",
                 Some("add a test: `Test: \"name\"` followed by an indented action".into()),
             ),
-            UnknownVariable { reference, flow, suggestion } => {
+            UnknownVariable { reference, flow, suggestion, surface: Surface::Yaml } => {
+                let head = reference.split('.').next().unwrap_or(reference);
+                let _ = flow;
+                w(
+                    Code::UnknownVariable,
+                    "unknown variable",
+                    if head == "row" {
+                        "`${row.…}` reads the current data row, but this test has no `forEach` and no `row` variable.".to_string()
+                    } else {
+                        format!("No variable `{head}` is declared in this test: it is not in `variables`, and no step captures it or sets it.")
+                    },
+                    Some(match suggestion {
+                        Some(s) => format!("did you mean `${{{s}}}`?"),
+                        None if head == "row" => "add `forEach` (rows, a data source or a file) to the test".to_string(),
+                        None => format!("add `{head}` to the test's `variables`, or capture it in an earlier step (`capture: {{{head}: $.…}}`)"),
+                    }),
+                )
+            }
+            UnknownVariable { reference, flow, suggestion, surface: Surface::Mcpr } => {
                 let head = reference.split('.').next().unwrap_or(reference);
                 let message = match flow {
                     Some(f) => format!("The flow \"{f}\" reads `${{{reference}}}`, but `{head}` is not one of its inputs and the flow does not save it; a flow sees only its inputs, what it saves, and `env.`, `row.`, `deps.` and `state.` values."),
@@ -889,13 +1042,17 @@ impl Problem {
                     }),
                 )
             }
-            UnknownDataSource { name, suggestion } => w(
+            UnknownDataSource { name, suggestion, surface } => w(
                 Code::UnknownDataSource,
                 "no data source with this name",
-                format!("No `Data source: \"{name}\"` is declared in this file."),
-                Some(match suggestion {
-                    Some(s) => format!("did you mean \"{s}\"?"),
-                    None => "declare it with a `Data source:` block, or read a file with `For each row in \"file.csv\"`".into(),
+                match surface {
+                    Surface::Mcpr => format!("No `Data source: \"{name}\"` is declared in this file."),
+                    Surface::Yaml => format!("`dataSources` has no entry `{name}`."),
+                },
+                Some(match (suggestion, surface) {
+                    (Some(s), _) => format!("did you mean \"{s}\"?"),
+                    (None, Surface::Mcpr) => "declare it with a `Data source:` block, or read a file with `For each row in \"file.csv\"`".into(),
+                    (None, Surface::Yaml) => "declare it under `dataSources`, or read a file with `forEach: {file: data.csv}`".into(),
                 }),
             ),
             DataSourceWithoutOrigin { name } => w(
@@ -990,6 +1147,115 @@ impl Problem {
                 format!("The argument `{name}` is named twice in this call; only one value can be sent."),
                 Some(format!("keep one `{name}:…`")),
             ),
+            SuiteSyntax { message, json } => {
+                let what = if *json { "JSON" } else { "YAML" };
+                w(
+                    Code::SuiteSyntax,
+                    format!("invalid {what}"),
+                    format!("The suite file is not valid {what}: {message}."),
+                    Some(if *json {
+                        "fix the JSON at the caret: strings in double quotes, members separated by commas, no trailing comma".into()
+                    } else {
+                        "fix the YAML at the caret; quote values that contain `: ` or ` #` or start with a special character".into()
+                    }),
+                )
+            }
+            UnknownField { context, field, suggestion, valid } => w(
+                Code::UnknownField,
+                format!("unknown field `{field}`"),
+                if valid.is_empty() {
+                    format!("{} has no field `{field}`.", capitalise(context))
+                } else {
+                    format!("{} has no field `{field}`; its fields are {}.", capitalise(context), quoted_list(valid))
+                },
+                Some(match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => "remove the field; `mcpr schema` prints the whole suite model".into(),
+                }),
+            ),
+            WrongType { context, expected, found } => w(
+                Code::WrongType,
+                format!("expected {expected}, found {found}"),
+                format!("{} must be {expected}, but it is {found}.", capitalise(context)),
+                Some(if context == "the suite" {
+                    "a suite is a mapping that starts with `version: 1`, then `target:` and `tests:`".into()
+                } else if expected.starts_with("text") && found.starts_with('a') && !found.contains("list") && !found.contains("mapping") {
+                    "put the value in quotes to make it text".into()
+                } else {
+                    format!("write {expected} here")
+                }),
+            ),
+            MissingField { context, fields } => {
+                if fields.len() == 1 {
+                    w(
+                        Code::MissingField,
+                        format!("missing `{}`", fields[0]),
+                        format!("{} must have the field `{}`.", capitalise(context), fields[0]),
+                        Some(format!("add `{}:` here", fields[0])),
+                    )
+                } else {
+                    w(
+                        Code::MissingField,
+                        format!("needs one of {}", or_quoted(fields)),
+                        format!("{} must have exactly one of the fields {}.", capitalise(context), or_quoted(fields)),
+                        Some(format!("add one of {}", or_quoted(fields))),
+                    )
+                }
+            }
+            InvalidValue { context, found, valid } => {
+                let suggestion = if valid.len() > 1 {
+                    crate::lower::values::closest(found, valid.iter().map(String::as_str))
+                } else {
+                    None
+                };
+                w(
+                    Code::InvalidValue,
+                    if valid.len() == 1 { format!("expected `{}`", valid[0]) } else { "not an allowed value".to_string() },
+                    if valid.len() == 1 {
+                        format!("{} is `{found}`, but the only allowed value is `{}`.", capitalise(context), valid[0])
+                    } else {
+                        format!("{} is `{found}`, which is not one of {}.", capitalise(context), or_quoted(valid))
+                    },
+                    Some(match suggestion {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => format!("write {}", or_quoted(valid)),
+                    }),
+                )
+            }
+            YamlAlias { what, name } => {
+                let (label, message) = match what {
+                    AliasKind::Anchor => (
+                        format!("anchor `&{name}`"),
+                        "Suite files may not use YAML anchors: every value is written where it is used, so the file reads the same to people, to generators and to JSON tools.".to_string(),
+                    ),
+                    AliasKind::Alias => (
+                        format!("alias `*{name}`"),
+                        "Suite files may not use YAML aliases: every value is written where it is used, so the file reads the same to people, to generators and to JSON tools.".to_string(),
+                    ),
+                    AliasKind::MergeKey => (
+                        "merge key `<<`".to_string(),
+                        "Suite files may not use YAML merge keys (`<<`): every member is written in the mapping it belongs to.".to_string(),
+                    ),
+                };
+                w(
+                    Code::YamlAlias,
+                    label,
+                    message,
+                    Some("write the value out in full at each place it is used".into()),
+                )
+            }
+            SuiteTooLarge { bytes, limit } => w(
+                Code::SuiteTooLarge,
+                "the limit is crossed here",
+                format!("The suite file has {bytes} bytes; a suite file may have at most {limit} bytes (1 MiB)."),
+                Some("split the tests into several suite files, or load large data with `dataSources` files".into()),
+            ),
+            SchemaViolation { context, rule } => w(
+                Code::SchemaViolation,
+                rule.split(" (it is").next().unwrap_or(rule).to_string(),
+                format!("{} {rule}.", capitalise(context)),
+                Some("see `mcpr schema` (docs/schema/suite.schema.json) for the rules of the suite model".into()),
+            ),
             UnusedFlow { name } => w(
                 Code::UnusedFlow,
                 "never used",
@@ -1008,12 +1274,13 @@ impl Problem {
                 format!("The variable `{name}` is declared but no line of the test reads `${{{name}}}`."),
                 Some("use the variable, or remove the entry".into()),
             ),
-            UnknownBudgetTest { name, suggestion } => w(
+            UnknownBudgetTest { name, suggestion, surface } => w(
                 Code::UnknownBudgetTest,
                 "no test with this name",
                 format!("No test of this file is named \"{name}\", so this latency budget never measures anything."),
                 Some(match suggestion {
                     Some(s) => format!("did you mean \"{s}\"?"),
+                    None if *surface == Surface::Yaml => "name a test exactly as its `name` does, or write `test: \"*\"` for every test".into(),
                     None => "name a test exactly as its `Test:` line does, or write `Budget:` for every test".into(),
                 }),
             ),
@@ -1034,6 +1301,16 @@ fn quoted_list(items: &[String]) -> String {
         0 => String::new(),
         1 => q[0].clone(),
         n => format!("{} and {}", q[..n - 1].join(", "), q[n - 1]),
+    }
+}
+
+/// `a`, `a` or `b`, `a`, `b` or `c` — names in backticks.
+fn or_quoted(items: &[String]) -> String {
+    let q: Vec<String> = items.iter().map(|i| format!("`{i}`")).collect();
+    match q.len() {
+        0 => String::new(),
+        1 => q[0].clone(),
+        n => format!("{} or {}", q[..n - 1].join(", "), q[n - 1]),
     }
 }
 

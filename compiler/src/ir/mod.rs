@@ -38,6 +38,13 @@ pub const IR_VERSION: u32 = 1;
 /// `$id` of the JSON Schema describing this IR.
 pub const SCHEMA_ID: &str = "https://mcpr.dev/schema/suite-1.json";
 
+/// The JSON Schema itself (`docs/schema/suite.schema.json`), compiled in so `mcpr schema`
+/// prints it and YAML suites are validated against it anywhere.
+pub const SCHEMA_TEXT: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../docs/schema/suite.schema.json"
+));
+
 /// A whole suite: targets, suite-wide settings, data sources and tests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

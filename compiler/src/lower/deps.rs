@@ -3,13 +3,39 @@
 //! dependencies, and (pedantic) exports nobody reads.
 
 use super::Lower;
-use super::mcpr::BuiltTest;
 use super::values::{closest, slug};
 use crate::diagnostics::Problem;
-use crate::ir::Skip;
+use crate::ir::{Skip, Test};
+use crate::source::Span;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{HashMap, VecDeque};
+
+/// A test as lowered from any surface format, with the places the dependency checks point at.
+pub struct BuiltTest {
+    /// The IR test.
+    pub test: Test,
+    /// Whether the id was written (`Id:`, `id:`), rather than made from the name.
+    pub explicit_id: bool,
+    /// Span of the id (or of the name when the id is its slug).
+    pub id_span: Span,
+    /// Each dependency with its span.
+    pub depends: Vec<(String, Span)>,
+    /// `${deps.…}` references: inner text, file, span.
+    pub deps_refs: Vec<(String, usize, Span)>,
+    /// Exports written in the entry file: name, span.
+    pub exports: Vec<(String, Span)>,
+}
+
+impl BuiltTest {
+    /// The id the test is known by: its id, else the slug of its name.
+    pub fn id(&self) -> String {
+        match &self.test.id {
+            Some(id) => id.clone(),
+            None => slug(&self.test.name),
+        }
+    }
+}
 
 /// Runs every dependency check over the tests of the entry file.
 pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
@@ -17,7 +43,7 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
     // Ids: the first test with an id owns it.
     let mut by_id: HashMap<String, usize> = HashMap::new();
     for (i, t) in tests.iter().enumerate() {
-        let id = t.test.id.clone().unwrap_or_default();
+        let id = t.id();
         if let Some(&first) = by_id.get(&id) {
             if !t.explicit_id && !tests[first].explicit_id && tests[first].test.name == t.test.name
             {
@@ -28,6 +54,7 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                 Problem::DuplicateTestId {
                     id: id.clone(),
                     explicit: t.explicit_id,
+                    surface: l.surface,
                 },
                 file,
                 t.id_span,
@@ -71,13 +98,21 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                         Some(Skip::Flag(true)) | Some(Skip::Reason(_))
                     ) && tests[i].test.skip.is_none()
                     {
-                        l.report(Problem::DependsOnSkipped { id: dep.clone() }, file, *span);
+                        l.report(
+                            Problem::DependsOnSkipped {
+                                id: dep.clone(),
+                                surface: l.surface,
+                            },
+                            file,
+                            *span,
+                        );
                     }
                 }
                 None => l.report(
                     Problem::UnknownDependency {
                         id: dep.clone(),
                         suggestion: closest(dep, by_id.keys().map(String::as_str)),
+                        surface: l.surface,
                     },
                     file,
                     *span,
@@ -97,16 +132,20 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
         }
         let start = members[0];
         let path = cycle_from(&graph, &nodes, start, &members);
-        let chain: Vec<String> = path
-            .iter()
-            .map(|&i| tests[i].test.id.clone().unwrap_or_default())
-            .collect();
+        let chain: Vec<String> = path.iter().map(|&i| tests[i].id()).collect();
         let next = path.get(1).copied().unwrap_or(start);
         let span = edge_at
             .get(&(start, next))
             .copied()
             .unwrap_or(tests[start].id_span);
-        l.report(Problem::DependencyCycle { chain }, file, span);
+        l.report(
+            Problem::DependencyCycle {
+                chain,
+                surface: l.surface,
+            },
+            file,
+            span,
+        );
     }
     // `${deps.ID.…}` must name a dependency of the test.
     for t in tests.iter() {
@@ -122,6 +161,7 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                     Problem::DepsNotDeclared {
                         id,
                         test: t.test.name.clone(),
+                        surface: l.surface,
                     },
                     *f,
                     *span,
@@ -131,7 +171,7 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
     }
     if l.options.pedantic {
         for t in tests.iter() {
-            let id = t.test.id.clone().unwrap_or_default();
+            let id = t.id();
             for (name, span) in &t.exports {
                 let wanted = format!("deps.{id}.{name}");
                 let read = tests.iter().any(|o| {

@@ -220,6 +220,7 @@ impl<'d> Flows<'d> {
                                 reference: inner.clone(),
                                 flow: Some(flow.name.value.clone()),
                                 suggestion,
+                                surface: l.surface,
                             },
                             flow.file,
                             span,

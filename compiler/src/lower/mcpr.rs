@@ -6,7 +6,7 @@
 
 use super::Lower;
 use super::data;
-use super::deps;
+use super::deps::{self, BuiltTest};
 use super::flows::{self, Flows, Scope};
 use super::values::{self, closest, normalise_path};
 use crate::diagnostics::Problem;
@@ -123,6 +123,7 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
                 Problem::UnknownBudgetTest {
                     name: name.clone(),
                     suggestion,
+                    surface: l.surface,
                 },
                 entry,
                 *span,
@@ -446,22 +447,6 @@ fn http_option(t: &mut HttpTarget, key: &str, value: &Value) -> Result<(), Strin
     }
 }
 
-/// A test as lowered, with what the later checks need.
-pub struct BuiltTest {
-    /// The IR test.
-    pub test: Test,
-    /// Whether `Id:` was written.
-    pub explicit_id: bool,
-    /// Span of the id (or of the name when the id is its slug).
-    pub id_span: Span,
-    /// Each `Depends on:` item with its span.
-    pub depends: Vec<(String, Span)>,
-    /// `${deps.…}` references: inner text, file, span.
-    pub deps_refs: Vec<(String, usize, Span)>,
-    /// Exports written in the entry file: name, span.
-    pub exports: Vec<(String, Span)>,
-}
-
 /// Builder state while a test body (and the flows it calls) is walked.
 pub struct TestBuilder {
     /// Steps so far.
@@ -525,6 +510,7 @@ fn test(
                         Problem::UnknownServer {
                             name: server.value.clone(),
                             known: settings.servers.keys().map(str::to_string).collect(),
+                            surface: l.surface,
                         },
                         file,
                         server.span,
@@ -587,6 +573,7 @@ fn test(
                         Problem::UnknownDataSource {
                             name: source.value.clone(),
                             suggestion: closest(&source.value, sources.keys()),
+                            surface: l.surface,
                         },
                         file,
                         source.span,
@@ -666,6 +653,7 @@ fn test(
                         reference: inner.clone(),
                         flow: None,
                         suggestion,
+                        surface: l.surface,
                     },
                     file,
                     span,
@@ -957,6 +945,7 @@ pub fn body<'f>(
                                 &function.value,
                                 BUILT_IN_FUNCTIONS.iter().copied(),
                             ),
+                            surface: l.surface,
                         },
                         file,
                         function.span,

@@ -1,6 +1,7 @@
-//! Lowering: the located tree of a `.mcpr` file (and the flows of the files it imports)
-//! becomes one Suite IR, with every semantic problem reported as a located MCPLANG
-//! diagnostic in the file the user wrote.
+//! Lowering: the located tree of a `.mcpr` file (and the flows of the files it imports), or
+//! a YAML/JSON suite, or a legacy `.mcp` script, becomes one Suite IR, with every semantic problem reported as a located
+//! MCPLANG diagnostic in the file the user wrote. [`compile`] picks the format from the entry
+//! file's extension ([`Format::of`]).
 //!
 //! The compiler reads imported files only through a [`Loader`]; the CLI implements it on the
 //! file system, tests and editors hand text from memory ([`MemoryLoader`]).
@@ -12,12 +13,13 @@ pub mod imports;
 pub mod legacy;
 mod mcpr;
 pub mod values;
+pub mod yaml;
 
 pub use imports::{LoadError, Loader, MemoryLoader};
 pub use mcpr::BUILT_IN_FUNCTIONS;
 
 use crate::SourceMap;
-use crate::diagnostics::{Diagnostic, Problem};
+use crate::diagnostics::{Diagnostic, Problem, Surface};
 use crate::ir::Suite;
 use crate::source::Span;
 use crate::syntax;
@@ -29,6 +31,33 @@ pub struct Options {
     pub pedantic: bool,
 }
 
+/// The surface format of a suite file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// MCP Test Language 1 (`.mcpr`, and any extension not listed below).
+    Mcpr,
+    /// A YAML or JSON suite (`.yaml`, `.yml`, `.json`).
+    Yaml,
+    /// A legacy mcp-tester script (`.mcp`).
+    Legacy,
+}
+
+impl Format {
+    /// The format of a file, by the extension of its path (case-insensitive).
+    pub fn of(path: &str) -> Format {
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let ext = name
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        match ext.as_str() {
+            "yaml" | "yml" | "json" => Format::Yaml,
+            "mcp" => Format::Legacy,
+            _ => Format::Mcpr,
+        }
+    }
+}
+
 /// What a compilation produced.
 #[derive(Debug)]
 pub struct Compiled {
@@ -36,32 +65,8 @@ pub struct Compiled {
     pub suite: Option<Suite>,
     /// Every diagnostic (syntax and semantics, of the entry and its imports), sorted.
     pub diagnostics: Vec<Diagnostic>,
-    /// The parsed entry file (empty for formats other than `.mcpr`).
-    pub document: syntax::Document,
-}
-
-/// The surface formats the compiler reads, told apart by the file extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// MCP Test Language 1 (`.mcpr`, and any unknown extension).
-    Mcpr,
-    /// A legacy mcp-tester script (`.mcp`).
-    Legacy,
-}
-
-impl Format {
-    /// The format of a file, from its path.
-    pub fn of(path: &str) -> Format {
-        let ext = path
-            .rsplit(['/', '\\'])
-            .next()
-            .and_then(|base| base.rsplit_once('.'))
-            .map(|(_, e)| e.to_ascii_lowercase());
-        match ext.as_deref() {
-            Some("mcp") => Format::Legacy,
-            _ => Format::Mcpr,
-        }
-    }
+    /// The parsed entry file, for `.mcpr` files (YAML/JSON suites have no syntax tree).
+    pub document: Option<syntax::Document>,
 }
 
 /// State of the import stage.
@@ -78,6 +83,8 @@ pub struct Lower<'a> {
     entry: usize,
     options: Options,
     diags: Vec<Diagnostic>,
+    /// The format being lowered, for the wording of shared checks.
+    surface: Surface,
 }
 
 impl Lower<'_> {
@@ -86,8 +93,7 @@ impl Lower<'_> {
     }
 }
 
-/// Compiles the file `entry` of `map`: parses it, reads its imports through `loader` (adding
-/// them to `map`), and lowers it to the Suite IR.
+/// Compiles the file `entry` of `map` to the Suite IR, in the format its extension names.
 pub fn compile(
     map: &mut SourceMap,
     entry: usize,
@@ -95,16 +101,36 @@ pub fn compile(
     options: &Options,
 ) -> Compiled {
     match Format::of(map.get(entry).path()) {
+        Format::Mcpr => compile_mcpr(map, entry, loader, options),
+        Format::Yaml => compile_yaml(map, entry, options),
         Format::Legacy => {
             let (suite, diagnostics) = legacy::compile(map, entry);
-            return Compiled {
-                suite,
-                diagnostics,
-                document: syntax::Document { nodes: Vec::new() },
-            };
+            finish(suite, diagnostics, None)
         }
-        Format::Mcpr => {}
     }
+}
+
+/// Compiles a YAML or JSON suite (which imports nothing).
+fn compile_yaml(map: &SourceMap, entry: usize, options: &Options) -> Compiled {
+    let mut l = Lower {
+        map,
+        entry,
+        options: *options,
+        diags: Vec::new(),
+        surface: Surface::Yaml,
+    };
+    let suite = yaml::lower(&mut l);
+    finish(suite, l.diags, None)
+}
+
+/// Compiles a `.mcpr` file: parses it, reads its imports through `loader` (adding them to
+/// `map`), and lowers it.
+fn compile_mcpr(
+    map: &mut SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    options: &Options,
+) -> Compiled {
     let parsed = syntax::parse(map.get(entry), entry);
     let mut ctx = Ctx {
         map,
@@ -119,11 +145,20 @@ pub fn compile(
         entry,
         options: *options,
         diags,
+        surface: Surface::Mcpr,
     };
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let suite = mcpr::lower(&mut l, &parsed.document, &docs);
-    let mut diagnostics = l.diags;
+    finish(suite, l.diags, Some(parsed.document))
+}
+
+/// Sorts the diagnostics and keeps the suite only when there is no error.
+fn finish(
+    suite: Option<Suite>,
+    mut diagnostics: Vec<Diagnostic>,
+    document: Option<syntax::Document>,
+) -> Compiled {
     let failed = diagnostics.iter().any(Diagnostic::is_error);
     if failed {
         // "Never used" warnings are noise while the file does not compile.
@@ -133,6 +168,28 @@ pub fn compile(
     Compiled {
         suite: if failed { None } else { suite },
         diagnostics,
-        document: parsed.document,
+        document,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Format;
+
+    #[test]
+    fn the_extension_picks_the_format() {
+        for (path, format) in [
+            ("suite.mcpr", Format::Mcpr),
+            ("dir.v2/suite", Format::Mcpr),
+            ("suites.yaml/suite", Format::Mcpr),
+            ("suite.yaml", Format::Yaml),
+            ("a/b/suite.YML", Format::Yaml),
+            ("out.ir.json", Format::Yaml),
+            ("notes.txt", Format::Mcpr),
+            ("old/script.mcp", Format::Legacy),
+            ("SCRIPT.MCP", Format::Legacy),
+        ] {
+            assert_eq!(Format::of(path), format, "{path}");
+        }
     }
 }

@@ -6,6 +6,7 @@
 use std::io::Write;
 
 use crate::budget::Verdict;
+use crate::exec::secrets::Redactor;
 use crate::exec::{Failure, Outcome, TestResult};
 use crate::schedule::{Event, RunResult, Summary};
 
@@ -15,6 +16,9 @@ use super::tail;
 pub struct Terminal<W: Write> {
     out: W,
     color: bool,
+    /// Masks the suite's secrets in the source lines this reporter reads from disk (every
+    /// other text arrives redacted already).
+    redactor: Redactor,
 }
 
 fn paint(color: bool, code: &str, text: &str) -> String {
@@ -37,7 +41,16 @@ pub fn duration(ms: u64) -> String {
 impl<W: Write> Terminal<W> {
     /// A reporter writing to `out`.
     pub fn new(out: W, color: bool) -> Terminal<W> {
-        Terminal { out, color }
+        Terminal {
+            out,
+            color,
+            redactor: Redactor::new(),
+        }
+    }
+
+    /// The secrets of the suite being reported (set before each suite runs).
+    pub fn set_redactor(&mut self, redactor: Redactor) {
+        self.redactor = redactor;
     }
 
     /// The writer back.
@@ -118,7 +131,8 @@ impl<W: Write> Terminal<W> {
                 loc.column
             )?;
             if let Some(line) = source_line(&loc.file, loc.line) {
-                writeln!(self.out, "{pad}{:>4} | {}", loc.line, line.trim_end())?;
+                let line = self.redactor.text(&excerpt(line.trim_end(), loc.column));
+                writeln!(self.out, "{pad}{:>4} | {line}", loc.line)?;
             }
         }
         for frame in f.flow.iter().rev() {
@@ -251,6 +265,27 @@ pub fn summary_line(s: &Summary) -> String {
 
 fn indent(text: &str, pad: &str) -> String {
     text.replace('\n', &format!("\n{pad}          "))
+}
+
+/// A long source line (a one-line JSON suite) cut to a window around `column`.
+fn excerpt(line: &str, column: u32) -> String {
+    const WIDTH: usize = 120;
+    let chars: Vec<char> = line.chars().collect();
+    if chars.len() <= WIDTH {
+        return line.to_string();
+    }
+    let at = (column as usize).saturating_sub(1).min(chars.len());
+    let start = at.saturating_sub(20);
+    let end = (start + WIDTH).min(chars.len());
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(&chars[start..end]);
+    if end < chars.len() {
+        out.push('…');
+    }
+    out
 }
 
 fn source_line(file: &str, line: u32) -> Option<String> {
