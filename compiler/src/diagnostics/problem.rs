@@ -290,6 +290,13 @@ pub enum Problem {
     /// A file with neither tests nor flows.
     NoTests,
     /// A `${NAME}` that no declaration of the test or flow provides.
+    /// `${NAME}` read on a line before the only line of the test that saves `NAME`.
+    VariableSavedLater {
+        /// The variable.
+        name: String,
+        /// 1-based line of the statement that saves it.
+        line: usize,
+    },
     UnknownVariable {
         /// The format the problem is worded for.
         surface: Surface,
@@ -1004,6 +1011,12 @@ impl Problem {
                 "nothing to run",
                 "The file declares no test and no flow.",
                 Some("add a test: `Test: \"name\"` followed by an indented action".into()),
+            ),
+            VariableSavedLater { name, line } => w(
+                Code::UnknownVariable,
+                "read before it is saved",
+                format!("`{name}` gets its value from the statement on line {line}, which has not finished when this reference is read, so `${{{name}}}` has no value here."),
+                Some(format!("move the line that saves `{name}` above this one, or give it a starting value under `Variables:`")),
             ),
             UnknownVariable { reference, flow, suggestion, surface: Surface::Yaml } => {
                 let head = reference.split('.').next().unwrap_or(reference);

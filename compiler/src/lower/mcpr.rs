@@ -18,7 +18,7 @@ use crate::ir::{
 use crate::source::Span;
 use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// The utility functions every runtime provides (§3.8).
 pub const BUILT_IN_FUNCTIONS: &[&str] = &[
@@ -640,12 +640,47 @@ fn test(
             known.insert(s.variable.clone());
         }
     }
-    for node in &header.children {
+    // A name saved only by a line of the test itself has no value before that line; names a
+    // flow saves are left to the flow's own order.
+    let mut first_save: HashMap<&str, (usize, Span)> = HashMap::new();
+    let always: BTreeSet<&str> = declared_vars
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .chain(
+            b.steps
+                .iter()
+                .filter(|s| !s.flow.is_empty())
+                .flat_map(|s| s.capture.iter().flat_map(|c| c.keys())),
+        )
+        .collect();
+    for (i, node) in header.children.iter().enumerate() {
+        if let Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } = &node.stmt
+            && !always.contains(variable.value.as_str())
+        {
+            first_save
+                .entry(variable.value.as_str())
+                .or_insert((i, variable.span));
+        }
+    }
+    for (i, node) in header.children.iter().enumerate() {
         if matches!(node.stmt, Stmt::Comment | Stmt::Error) {
             continue;
         }
         for (inner, span) in node_refs(l, node, file) {
             let head = values::head(&inner);
+            if let Some(&(at, saved)) = first_save.get(head)
+                && at >= i
+            {
+                l.report(
+                    Problem::VariableSavedLater {
+                        name: head.to_string(),
+                        line: l.map.get(file).line_index(saved.start as usize) + 1,
+                    },
+                    file,
+                    span,
+                );
+                continue;
+            }
             if !known.contains(head) {
                 let suggestion = closest(head, known.iter().map(String::as_str));
                 l.report(
