@@ -42,6 +42,17 @@ pub enum Problem {
         /// What the number is for.
         what: &'static str,
     },
+    /// A whole number outside the range its setting allows.
+    NumberOutOfRange {
+        /// The text as written.
+        text: String,
+        /// What the number is for.
+        what: &'static str,
+        /// Smallest allowed value.
+        min: i64,
+        /// Largest allowed value.
+        max: i64,
+    },
     /// Two tests, flows or data sources share a name.
     DuplicateName {
         /// "test", "flow" or "data source".
@@ -654,6 +665,12 @@ impl Problem {
                     Some("write a whole number and a unit: `500 ms`, `800ms`, `5 seconds`".into()),
                 )
             }
+            NumberOutOfRange { text, what, min, max } => w(
+                Code::BadNumber,
+                format!("must be {min} to {max}"),
+                format!("The {what} must be between {min} and {max}, but it is {text}."),
+                Some(format!("write a {what} from {min} to {max}")),
+            ),
             BadNumber { text, what } => w(
                 Code::BadNumber,
                 "not a whole number",

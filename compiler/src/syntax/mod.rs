@@ -443,6 +443,20 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 (_, Some(v)) => v >= 0,
                 _ => false,
             };
+            if let (true, Some(v), Some((min, max))) = (ok, n.value, range_of(what))
+                && !(min..=max).contains(&v)
+            {
+                self.report(
+                    Problem::NumberOutOfRange {
+                        text: n.text.clone(),
+                        what,
+                        min,
+                        max,
+                    },
+                    n.span,
+                );
+                continue;
+            }
             if !ok {
                 self.report(
                     Problem::BadNumber {
@@ -886,3 +900,12 @@ fn opener_usage(stmt: &Stmt) -> &'static str {
 }
 
 mod check;
+
+/// The allowed range of a number that has one (the suite model's limits).
+fn range_of(what: &str) -> Option<(i64, i64)> {
+    match what {
+        "percentile" => Some((1, 100)),
+        "window size" => Some((1, 1000)),
+        _ => None,
+    }
+}
