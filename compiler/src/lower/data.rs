@@ -82,6 +82,14 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 file,
                 sheet,
             } => {
+                if s.provider.is_some() {
+                    again(
+                        l,
+                        node,
+                        "loads from one place; this is a second `From` line",
+                    );
+                    continue;
+                }
                 s.provider = Some(match provider.value.as_str() {
                     "csv" => Provider::Csv,
                     "json" => Provider::Json,
@@ -92,6 +100,14 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 s.sheet = sheet.as_ref().map(|t| t.value.clone());
             }
             Stmt::FromRest { url, at } => {
+                if s.provider.is_some() {
+                    again(
+                        l,
+                        node,
+                        "loads from one place; this is a second `From` line",
+                    );
+                    continue;
+                }
                 s.provider = Some(Provider::Rest);
                 s.url = Some(url.value.clone());
                 s.path = at.as_ref().map(|t| t.value.clone());
@@ -126,6 +142,17 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                     }
                 };
                 let allowed: Vec<Value> = one_of.iter().map(|t| values::typed(&t.value)).collect();
+                if s.columns
+                    .as_ref()
+                    .is_some_and(|c| c.get(&name.value).is_some())
+                {
+                    again(
+                        l,
+                        node,
+                        &format!("declares the column \"{}\" twice", name.value),
+                    );
+                    continue;
+                }
                 s.columns.get_or_insert_with(OrderedMap::new).insert(
                     name.value.clone(),
                     Column {
@@ -136,6 +163,17 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 );
             }
             Stmt::Derive { name, template } => {
+                if s.derive
+                    .as_ref()
+                    .is_some_and(|d| d.get(&name.value).is_some())
+                {
+                    again(
+                        l,
+                        node,
+                        &format!("derives the column \"{}\" twice", name.value),
+                    );
+                    continue;
+                }
                 s.derive
                     .get_or_insert_with(OrderedMap::new)
                     .insert(name.value.clone(), template.value.clone());
@@ -146,10 +184,31 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 value,
             } => {
                 if let Some(c) = condition(l, *compare, value) {
-                    s.filter
-                        .get_or_insert_with(OrderedMap::new)
-                        .insert(column.value.clone(), c);
+                    let filter = s.filter.get_or_insert_with(OrderedMap::new);
+                    // Every condition on a column must hold (a range: greater than 1 and
+                    // less than 10), so they join into one operator set; the same operator
+                    // twice would make one of them vanish and is an error.
+                    let merged = match filter.get(&column.value) {
+                        None => Some(c),
+                        Some(a) => merge_operators(&operators(a), &operators(&c)),
+                    };
+                    match merged {
+                        Some(c) => {
+                            filter.insert(column.value.clone(), c);
+                        }
+                        None => again(
+                            l,
+                            node,
+                            &format!(
+                                "has a condition on \"{}\" that contradicts or repeats an earlier one",
+                                column.value
+                            ),
+                        ),
+                    }
                 }
+            }
+            Stmt::Sample { .. } | Stmt::SampleSeeded { .. } if s.sample.is_some() => {
+                again(l, node, "samples once; this is a second `Sample` line");
             }
             Stmt::Sample { mode, count } => {
                 if let Some(n) = count.value.and_then(|n| u64::try_from(n).ok()) {
@@ -176,6 +235,54 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
         }
     }
     s
+}
+
+/// Reports a phrase that would silently replace or contradict an earlier one of the block.
+fn again(l: &mut Lower<'_>, node: &crate::syntax::Node, what: &str) {
+    l.report(
+        Problem::BadDataSourceSettings {
+            reason: format!("a data source {what}"),
+        },
+        l.entry,
+        node.span,
+    );
+}
+
+/// A condition as its operator set (`equals gold` is `{equals: gold}`).
+fn operators(c: &WhereCondition) -> WhereOperators {
+    match c {
+        WhereCondition::Operators(o) => o.clone(),
+        WhereCondition::Equals(v) => WhereOperators {
+            equals: Some(v.clone()),
+            ..WhereOperators::default()
+        },
+        WhereCondition::OneOf(items) => WhereOperators {
+            one_of: Some(items.clone()),
+            ..WhereOperators::default()
+        },
+    }
+}
+
+/// Both operator sets in one, or `None` when they set the same operator.
+fn merge_operators(a: &WhereOperators, b: &WhereOperators) -> Option<WhereCondition> {
+    fn one<T: Clone>(x: &Option<T>, y: &Option<T>) -> Result<Option<T>, ()> {
+        match (x, y) {
+            (Some(_), Some(_)) => Err(()),
+            (Some(v), None) | (None, Some(v)) => Ok(Some(v.clone())),
+            (None, None) => Ok(None),
+        }
+    }
+    let merged = (|| {
+        Ok::<_, ()>(WhereOperators {
+            equals: one(&a.equals, &b.equals)?,
+            not_equals: one(&a.not_equals, &b.not_equals)?,
+            one_of: one(&a.one_of, &b.one_of)?,
+            matches: one(&a.matches, &b.matches)?,
+            greater_than: one(&a.greater_than, &b.greater_than)?,
+            less_than: one(&a.less_than, &b.less_than)?,
+        })
+    })();
+    merged.ok().map(WhereCondition::Operators)
 }
 
 /// Removes one pair of matching outer quotes.
