@@ -56,6 +56,14 @@ fn check_span(file: &SourceFile, span: Span, what: &str) {
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, .. ProptestConfig::default() })]
+    /// The byte scan for `${` finds exactly what a substring search finds, from any start.
+    #[test]
+    fn reference_scan_matches_substring_search(text in "[a-z${}é\\n ]{0,40}", from in 0usize..48) {
+        let from = (0..=from.min(text.len())).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+        let expected = text[from..].find("${").map(|i| i + from);
+        prop_assert_eq!(syntax::find_open(&text, from), expected);
+    }
+
 
     #[test]
     fn parser_never_panics_and_spans_are_sound(text in document()) {

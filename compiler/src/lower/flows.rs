@@ -77,7 +77,7 @@ impl Scope<'_> {
 
     /// A string with the call's input references renamed.
     pub fn rename_str(&self, s: &str) -> String {
-        if self.inputs.is_none() || !s.contains("${") {
+        if self.inputs.is_none() || !values::has_open(s) {
             return s.to_string();
         }
         values::rename_in_str(s, &self.renamer())

@@ -1040,7 +1040,7 @@ pub fn node_refs(l: &Lower<'_>, node: &Node, file: usize) -> Vec<(String, Span)>
         span = span.cover(y.span);
     }
     let text = &l.map.get(file).text()[span.range()];
-    if !text.contains("${") {
+    if !values::has_open(text) {
         return Vec::new();
     }
     values::refs(text)

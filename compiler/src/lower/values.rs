@@ -117,7 +117,7 @@ pub fn refs(s: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut from = 0;
     std::iter::from_fn(move || {
         loop {
-            let at = from + s.get(from..)?.find("${")?;
+            let at = find_open(s, from)?;
             let close = s[at + 2..].find('}')?;
             from = at + 2 + close + 1;
             let inner = &s[at + 2..at + 2 + close];
@@ -129,6 +129,8 @@ pub fn refs(s: &str) -> impl Iterator<Item = (usize, &str)> {
         }
     })
 }
+
+pub use crate::syntax::{find_open, has_open};
 
 /// The first segment of a reference (`row` for `row.email`).
 pub fn head(reference: &str) -> &str {
@@ -165,7 +167,7 @@ pub fn rename_in_str(s: &str, f: &dyn Fn(&str) -> Option<String>) -> String {
 /// Rewrites every reference in the strings of a value (keys are never templates).
 pub fn rename(value: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
     match value {
-        Value::String(s) if s.contains("${") => *s = rename_in_str(s, f),
+        Value::String(s) if has_open(s) => *s = rename_in_str(s, f),
         Value::Array(items) => items.iter_mut().for_each(|v| rename(v, f)),
         Value::Object(map) => map.values_mut().for_each(|v| rename(v, f)),
         _ => {}
