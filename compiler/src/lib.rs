@@ -3,6 +3,7 @@
 //! own: text comes in through the caller.
 
 pub mod diagnostics;
+pub mod fmt;
 pub mod ir;
 pub mod lower;
 pub mod source;
