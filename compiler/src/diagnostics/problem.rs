@@ -124,6 +124,16 @@ pub enum Problem {
     },
     /// A second `For each row` in one test.
     SecondIteration,
+    /// The YAML block of `Run step with:` is not a step of the suite model.
+    BadStepSettings {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The YAML block of `Extensions:` does not fit the extensions settings.
+    BadExtensions {
+        /// What is wrong.
+        reason: String,
+    },
     /// Imports that lead back to a file already being imported.
     ImportCycle {
         /// The files of the cycle, as shown, first and last the same.
@@ -609,6 +619,18 @@ impl Problem {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "write provider settings as YAML instead (then use no phrases in the block)".to_string(),
                 }),
+            ),
+            BadStepSettings { reason } => w(
+                Code::BadStepSettings,
+                "not a step",
+                format!("The block of `Run step with:` must be one step of the suite model: {reason}."),
+                Some("write exactly one of `tool`, `request`, `set` or `native`, plus `assert`, `capture`, `export`, … as in a YAML suite (see `docs/ir.md`, Step)".into()),
+            ),
+            BadExtensions { reason } => w(
+                Code::BadExtensions,
+                "invalid extensions settings",
+                format!("The `Extensions:` block does not fit the extensions settings: {reason}."),
+                Some("use `functions`, `permissions` (environment, filesystem-read, network), `allowlist` and `unsafeLegacy`".into()),
             ),
             SecondIteration => w(
                 Code::SecondIteration,

@@ -434,6 +434,14 @@ fn client_behavior<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .boxed()
 }
 
+fn extensions<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    kw("extensions")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::Extensions)
+        .boxed()
+}
+
 fn functions<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     list_setting(src, &["functions", "custom functions"], |paths| {
         Stmt::Functions { paths }
@@ -794,6 +802,14 @@ fn use_flow<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .then(with_opt())
         .then_ignore(end())
         .map(|(name, with)| Stmt::UseFlow { name, with })
+        .boxed()
+}
+
+fn run_step<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("run step with")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::RunStep)
         .boxed()
 }
 
@@ -1199,6 +1215,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             "Functions: PATH, PATH",
             functions(src)
         );
+        add!(&["extensions"], "Extensions:", extensions());
         add!(&["import"], "Import flows from \"PATH\"", import_flows());
         add!(&["flow"], "Flow: \"NAME\"", flow_header());
         add!(&["data"], "Data source: \"NAME\"", data_source_header());
@@ -1274,6 +1291,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             respond_sampling()
         );
         add!(&["use"], "Use flow \"NAME\" with:", use_flow());
+        add!(&["run"], "Run step with:", run_step());
         add!(
             &["for"],
             "For each row: | For each row in \"FILE\" | For each row from \"SOURCE\"",

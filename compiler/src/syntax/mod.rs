@@ -881,6 +881,10 @@ fn opener_usage(stmt: &Stmt) -> &'static str {
         }
         Stmt::Variables => "Variables:\n      tenant: acme",
         Stmt::ClientBehavior => "Client behavior:\n  sampling:\n    text: deterministic response",
+        Stmt::Extensions => {
+            "Extensions:\n  functions: [./functions.js]\n  permissions: [environment]"
+        }
+        Stmt::RunStep => "Run step with:\n      tool:\n        name: add",
         _ => "Server options:\n  cwd: ./server",
     }
 }
