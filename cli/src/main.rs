@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         args::Command::Call(a) => commands::adhoc::call(a),
         args::Command::Ping(a) => commands::adhoc::ping(a),
         args::Command::Run(a) => commands::run::run(a),
+        args::Command::Convert(a) => commands::convert::run(a),
     };
     ExitCode::from(code)
 }

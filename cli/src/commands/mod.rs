@@ -3,5 +3,6 @@
 pub mod adhoc;
 pub mod check;
 pub mod compile;
+pub mod convert;
 pub mod explain;
 pub mod run;
