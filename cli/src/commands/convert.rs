@@ -38,7 +38,20 @@ pub fn run(args: ConvertArgs) -> u8 {
             return output::USAGE;
         }
     };
-    let text = fmt::render(&suite, to);
+    let text = if to == Format::Mcpr {
+        match fmt::to_mcpr_checked(&suite) {
+            Ok(t) => t,
+            Err(msg) => {
+                eprintln!(
+                    "error: {}: {msg}; convert to YAML or JSON instead",
+                    display_path(&args.file)
+                );
+                return output::USAGE;
+            }
+        }
+    } else {
+        fmt::render(&suite, to)
+    };
     match &args.output {
         Some(out) => {
             if let Err(e) = std::fs::write(out, text) {

@@ -385,6 +385,8 @@ pub enum TableProblem {
     },
     /// A table row outside `For each row:`.
     Stray,
+    /// Rows written as a YAML list whose items are not `column: value` mappings.
+    RowsNotMappings,
 }
 
 /// The words of a diagnostic.
@@ -537,6 +539,11 @@ impl Problem {
                         "no table rows follow".to_string(),
                         "`For each row:` must be followed by a table: a header line and at least one row, each starting and ending with `|`.".to_string(),
                         "add lines like `| caseId | input |` and `| first | 2 |` below it".to_string(),
+                    ),
+                    TableProblem::RowsNotMappings => (
+                        "not a list of rows".to_string(),
+                        "Rows written in YAML under `For each row:` are a list of `column: value` mappings, one per row.".to_string(),
+                        "write each row as `- column: value` with its other columns indented below it".to_string(),
                     ),
                     TableProblem::NoRows => (
                         "header without rows".to_string(),

@@ -54,7 +54,7 @@ fn member(out: &mut String, v: &Value, indent: usize) {
 }
 
 /// A sequence as block lines (`- item`), every line indented by `indent` spaces.
-fn sequence(out: &mut String, items: &[Value], indent: usize) {
+pub fn sequence(out: &mut String, items: &[Value], indent: usize) {
     for item in items {
         pad(out, indent);
         out.push('-');

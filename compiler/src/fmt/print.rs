@@ -343,8 +343,13 @@ fn test(p: &mut Printer, suite: &Suite, t: &Test) {
     match &t.for_each {
         Some(ForEach::Rows(rows)) => {
             p.line(2, "For each row:");
-            for line in table(&rows.rows) {
-                p.line(4, &line);
+            if table_fits(&rows.rows) {
+                for line in table(&rows.rows) {
+                    p.line(4, &line);
+                }
+            } else {
+                let items: Vec<Value> = rows.rows.iter().cloned().map(Value::Object).collect();
+                emit::sequence(&mut p.out, &items, 4);
             }
         }
         Some(ForEach::File(f)) => {
@@ -372,6 +377,8 @@ fn test(p: &mut Printer, suite: &Suite, t: &Test) {
         .is_some();
     let mut section = Phase::Test;
     for step in &t.steps {
+        // Printed as the runtime reads it: what the suite leaves unwritten is spelled out.
+        let step = &super::canonical_step(step);
         if let Some(phase) = step.phase
             && phase != section
         {
@@ -392,8 +399,7 @@ fn test(p: &mut Printer, suite: &Suite, t: &Test) {
     }
 }
 
-/// An inline table with the columns of the first row; `None`-free only when every row has the
-/// same columns in the same order and every cell can be written.
+/// An inline table with the columns of the first row (callers check [`table_fits`] first).
 fn table(rows: &[Map<String, Value>]) -> Vec<String> {
     let Some(first) = rows.first() else {
         return Vec::new();
@@ -438,7 +444,8 @@ fn table(rows: &[Map<String, Value>]) -> Vec<String> {
     lines
 }
 
-/// Whether an inline table can hold these rows exactly.
+/// Whether an inline table can hold these rows exactly: every row has the same columns in
+/// the same order, and every cell can be written between `|`s and reads back as its value.
 pub fn table_fits(rows: &[Map<String, Value>]) -> bool {
     let Some(first) = rows.first() else {
         return false;
@@ -470,14 +477,15 @@ fn run_step(step: &Step, section: Phase) -> Vec<String> {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    match step.phase {
-        Some(p) if p == section => {
-            m.shift_remove("phase");
-        }
-        Some(_) => {}
-        None => {
-            m.insert("phase".into(), Value::Null);
-        }
+    // The caller printed the section of the (canonical) phase.
+    if step.phase == Some(section) {
+        m.shift_remove("phase");
+    }
+    // A tool call's default name goes without saying.
+    if let StepKind::Tool(t) = &step.kind
+        && step.name.as_deref() == Some(named("Call tool", &t.name).as_str())
+    {
+        m.shift_remove("name");
     }
     let mut out = String::new();
     emit::mapping(&mut out, &m, 2);
@@ -548,7 +556,7 @@ fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Vec<String>> 
                 || step.capture.is_some()
                 || step.export.is_some()
                 || step.timeout_ms.is_some()
-                || step.always != cleanup
+                || !same_always(step.always, cleanup, section)
                 || (!functions && !crate::lower::BUILT_IN_FUNCTIONS.contains(&s.function.as_str()))
             {
                 return None;
@@ -561,7 +569,7 @@ fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Vec<String>> 
         }
         StepKind::Native(n) => native(n, name, cleanup)?,
     };
-    if step.always != always {
+    if !same_always(step.always, always, section) {
         return None;
     }
     if let StepKind::Native(_) = step.kind
@@ -572,6 +580,12 @@ fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Vec<String>> 
     lines.extend(with_block(head, block));
     lines.extend(modifiers(step)?);
     Some(lines)
+}
+
+/// Whether two `always` settings mean the same in `section` (see [`super::canonical_step`]).
+fn same_always(a: Option<bool>, b: Option<bool>, section: Phase) -> bool {
+    let norm = |x: Option<bool>| x == Some(true) && section != Phase::Cleanup;
+    norm(a) == norm(b)
 }
 
 /// `head` plus ` with:` and the block when there is one (an empty block cannot be written;
@@ -1010,17 +1024,11 @@ fn rest_text(s: &str) -> Option<String> {
     (!s.contains(['\n', '\r', '\t'])).then(|| format!("\"{s}\""))
 }
 
-/// A comma list of quoted items (an item holding a comma cannot be written).
+/// A comma list of quoted items (a quoted item may hold commas).
 fn list(items: &[String]) -> Option<String> {
     let quoted: Option<Vec<String>> = items
         .iter()
-        .map(|i| {
-            if i.contains(',') || i.is_empty() {
-                None
-            } else {
-                qname(i)
-            }
-        })
+        .map(|i| if i.is_empty() { None } else { qname(i) })
         .collect();
     Some(quoted?.join(", "))
 }
@@ -1030,7 +1038,7 @@ fn plain_list(items: &[String]) -> Option<String> {
     let out: Option<Vec<String>> = items
         .iter()
         .map(|i| {
-            if i.contains(',') || i.is_empty() {
+            if i.is_empty() {
                 None
             } else if simple_word(i) {
                 Some(i.clone())

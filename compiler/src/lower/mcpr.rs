@@ -626,6 +626,12 @@ fn test(
             Stmt::ForEachRow => {
                 if let Some(table) = &node.table {
                     t.for_each = data::inline_rows(table);
+                } else if let Some(Value::Array(rows)) =
+                    node.yaml.as_ref().and_then(|y| y.value.as_ref())
+                {
+                    // Rows written as a YAML list (checked to be mappings by the parser).
+                    let rows = rows.iter().filter_map(|r| r.as_object().cloned()).collect();
+                    t.for_each = Some(ir::ForEach::Rows(ir::ForEachRows { rows }));
                 }
             }
             Stmt::ForEachRowIn { file: f, sheet } => {

@@ -383,7 +383,8 @@ fn list_setting<'a, 's: 'a, E: Extra<'a, 's>>(
 }
 
 /// Splits `a, "b", c` on commas; each item is trimmed and unquoted, empty
-/// items are dropped.
+/// items are dropped. A quote that opens an item runs to its closing quote, so
+/// a quoted item may hold commas (`"a, b"`); quotes inside an item are text.
 pub fn split_list(t: &Text) -> Vec<Text> {
     let mut out = Vec::new();
     let base = t.span.start as usize;
@@ -398,10 +399,17 @@ pub fn split_list(t: &Text) -> Vec<Text> {
             out.push(unquote(trimmed, Span::new(a, a + trimmed.len())));
         }
     };
+    let mut quote: Option<char> = None;
     for (i, c) in s.char_indices() {
-        if c == ',' {
-            push(start, i);
-            start = i + 1;
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if (c == '"' || c == '\'') && s[start..i].trim().is_empty() => quote = Some(c),
+            None if c == ',' => {
+                push(start, i);
+                start = i + 1;
+            }
+            None => {}
         }
     }
     push(start, s.len());
