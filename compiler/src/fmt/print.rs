@@ -1081,7 +1081,7 @@ fn duration(ms: u64) -> Option<String> {
     if !(1..=600_000).contains(&ms) {
         return None;
     }
-    Some(if ms % 1000 == 0 {
+    Some(if ms.is_multiple_of(1000) {
         match ms / 1000 {
             1 => "1 second".to_string(),
             s => format!("{s} seconds"),
