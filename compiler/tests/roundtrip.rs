@@ -175,3 +175,44 @@ fn every_corpus_file_survives_every_conversion() {
         failures.join("\n\n")
     );
 }
+
+/// What `.mcpr` cannot write is refused with the reason, never dropped silently.
+#[test]
+fn what_mcpr_cannot_carry_is_refused() {
+    let suite = |test: &str| {
+        let yaml =
+            format!("version: 1\ntarget: {{transport: stdio, command: srv}}\ntests:\n{test}");
+        fmt::read_document(&yaml, fmt::Format::Yaml).unwrap()
+    };
+    for (test, needle) in [
+        // A test name over two lines: no rest-of-line text holds it.
+        (
+            "  - name: \"two\\nlines\"\n    steps:\n      - tool: {name: a}\n",
+            "does not compile",
+        ),
+        // An unclosed `${` is a malformed reference in .mcpr (MCPLANG105).
+        (
+            "  - name: t\n    steps:\n      - tool: {name: a, arguments: {v: \"${x\"}}\n",
+            "MCPLANG105",
+        ),
+    ] {
+        match fmt::to_mcpr_checked(&suite(test)) {
+            Ok(text) => panic!("expected a refusal for {test:?}, printed:\n{text}"),
+            Err(e) => assert!(e.contains("cannot carry") && e.contains(needle), "{e}"),
+        }
+    }
+    // A named server whose name holds both kinds of quote: no quoted name holds it.
+    let mut s = suite("  - name: t\n    steps:\n      - tool: {name: a}\n");
+    let both = "it's \"both\"".to_string();
+    s.servers = Some(
+        [
+            (both.clone(), s.target.clone()),
+            ("other".to_string(), s.target.clone()),
+        ]
+        .into_iter()
+        .collect(),
+    );
+    s.tests[0].server = Some(both);
+    let e = fmt::to_mcpr_checked(&s).unwrap_err();
+    assert!(e.contains("cannot carry"), "{e}");
+}

@@ -287,7 +287,7 @@ pub fn to_mcpr_checked(suite: &Suite) -> Result<String, String> {
     );
     if let Some(d) = compiled.diagnostics.iter().find(|d| d.is_error()) {
         return Err(format!(
-            "the printed suite does not compile ({}); this is a bug in mcpr's printer",
+            "MCP Test Language cannot carry every detail of this suite: the printed text does not compile ({})",
             crate::diagnostics::render::short(std::slice::from_ref(d), &map).trim_end()
         ));
     }
