@@ -132,12 +132,14 @@ fn unreadable_inputs_are_usage_errors() {
         ),
         ("flows.mcpr", flows),
         ("notes.txt", "hello"),
+        ("script.mcp", "echo hello\n"),
     ]);
     for (file, needle) in [
         ("broken.json", "broken.json: not a valid suite"),
         ("wrong.yaml", "wrong.yaml: not a valid suite"),
         ("flows.mcpr", "no tests to convert"),
         ("notes.txt", "cannot tell the format"),
+        ("script.mcp", "legacy .mcp scripts"),
         ("missing.mcpr", "cannot read missing.mcpr"),
     ] {
         let out = mcpr()

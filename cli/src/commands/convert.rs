@@ -15,6 +15,19 @@ use std::path::Path;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: ConvertArgs) -> u8 {
+    if args
+        .file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("mcp"))
+    {
+        // Legacy scripts lower through `lower::compile` once it reads them; then this
+        // branch goes and `.mcp` takes the `.mcpr` path below (default output: .mcpr).
+        eprintln!(
+            "error: {}: legacy .mcp scripts cannot be converted by this build yet",
+            args.file.display()
+        );
+        return output::USAGE;
+    }
     let Some(from) = input_format(&args.file) else {
         eprintln!(
             "error: {}: cannot tell the format from the file name; convert reads .mcpr, .yaml, .yml and .json files",
