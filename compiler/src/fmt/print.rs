@@ -3,13 +3,15 @@
 //! The printer writes the layout people write: document settings first, then data sources,
 //! then tests, each with its properties, then its steps as phrases (`Call tool "add" with:` and
 //! a two-space indented YAML block, `Expect …` lines, `Save …`), with section markers where
-//! the phase changes. A step is written in phrases only when the phrases lower back to exactly
-//! that step (same name, arguments, `always`, expectations in the same order …); any other
-//! step — one written in a YAML suite with its own name, several checks in one assertion
-//! object, a request with non-object parameters — is written with the general
-//! `Run step with:` form, whose YAML block is the step in the suite model. So every IR prints,
-//! and printing loses nothing but source positions and flow frames (flows are already expanded
-//! in the IR; their steps print in place).
+//! the phase changes. A step is written in phrases only when the phrases lower back to the
+//! same step as the runtime reads it ([`super::canonical_step`]: same name, arguments,
+//! expectations in the same order …); any other step — one written in a YAML suite with its
+//! own name, several checks in one assertion object, a request with non-object parameters — is
+//! written with the general `Run step with:` form, whose YAML block is the step in the suite
+//! model. Data sources and row tables likewise fall back to YAML. Printing loses nothing but
+//! source positions and flow frames (flows are already expanded in the IR; their steps print in
+//! place); the few texts no line can hold (a name over two lines, a name with both kinds of
+//! quote where only a quoted name fits) make [`super::to_mcpr_checked`] refuse the suite.
 //!
 //! Values are written so the compiler's own readers give them back: a value after `equals` is
 //! left plain only when YAML typing returns the same value, quoted otherwise, and checked.
