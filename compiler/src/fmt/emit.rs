@@ -144,8 +144,14 @@ pub fn plain_ok(s: &str) -> bool {
     if YAML11_WORDS.iter().any(|w| s.eq_ignore_ascii_case(w)) {
         return false;
     }
-    // Conservative: start with a letter, `_`, `/` or `$`; no characters that need care.
-    let starts_well = first.is_alphabetic() || matches!(first, '_' | '/' | '$');
+    // Conservative: start with a letter, `_`, `/` or `$`, or with `-`/`.` followed by a
+    // letter, `-`, `.` or `/` (`--port`, `./server`); no characters that need care. (A digit
+    // after a sign or dot could be a number to some reader.)
+    let second = s.chars().nth(1);
+    let starts_well = first.is_alphabetic()
+        || matches!(first, '_' | '/' | '$')
+        || (matches!(first, '-' | '.')
+            && second.is_some_and(|c| c.is_alphabetic() || matches!(c, '-' | '.' | '/')));
     let risky = s.chars().any(|c| {
         c.is_control()
             || matches!(
@@ -201,8 +207,12 @@ mod tests {
         for s in ["hello", "two words", "/path/x", "${row.id}", "a.b-c_d"] {
             assert!(plain_ok(s), "{s}");
         }
+        for s in ["--port", "-p", "./server", "../up", ".hidden"] {
+            assert!(plain_ok(s), "{s}");
+        }
         for s in [
-            "yes", "No", "007", "1.5", "", " x", "x ", "a: b", "a #b", "-x", "[x]", "y",
+            "yes", "No", "007", "1.5", "", " x", "x ", "a: b", "a #b", "- x", "-", "[x]", "y",
+            ".inf", "-.inf", ".5", "-0x1", "-1",
         ] {
             assert!(!plain_ok(s), "{s}");
         }
