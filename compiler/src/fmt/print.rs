@@ -18,9 +18,9 @@
 
 use super::emit;
 use crate::ir::{
-    Aggregate, Assert, Assertion, DataSource, ForEach, HttpTarget, JsonAssertions, JsonType,
-    NativeAction, NativeStep, OAuth, OrderedMap, Phase, Skip, Status, Step, StepKind, Suite,
-    Target, Test,
+    Aggregate, Assert, Assertion, DataSource, ErrorExpectation, Export, ForEach, HttpTarget,
+    JsonAssertions, JsonType, NativeAction, NativeStep, OAuth, OrderedMap, Phase, RequestStep,
+    SetStep, Skip, Status, StdioTarget, Step, StepKind, Suite, Target, Test, ToolStep,
 };
 use crate::lower::values;
 use crate::syntax::token::{Tok, lex_line};
@@ -28,6 +28,23 @@ use serde_json::{Map, Value, json};
 
 /// The canonical `.mcpr` text of a suite.
 pub fn suite(suite: &Suite) -> String {
+    // Named member by member, so a new one must be printed here.
+    let Suite {
+        version: _,
+        ir_version: _,
+        name: _,
+        target: _,
+        targets: _,
+        servers: _,
+        defaults: _,
+        budgets: _,
+        redact: _,
+        snapshots: _,
+        client: _,
+        tests: _,
+        extensions: _,
+        data_sources: _,
+    } = suite;
     let mut p = Printer::default();
     p.line(0, "MCP Test 1");
     if let Some(name) = &suite.name
@@ -138,6 +155,22 @@ impl Printer {
 
 /// The `Server options` block that gives a target its settings beyond command and URL.
 fn target_options(target: &Target) -> Map<String, Value> {
+    // Named member by member, so a new one must be printed here.
+    match target {
+        Target::Stdio(StdioTarget {
+            command: _,
+            args: _,
+            cwd: _,
+            env: _,
+        })
+        | Target::StreamableHttp(HttpTarget {
+            url: _,
+            headers: _,
+            token_from: _,
+            oauth: _,
+        })
+        | Target::Sse(HttpTarget { .. }) => {}
+    }
     let mut m = Map::new();
     match target {
         Target::Stdio(t) => {
@@ -472,6 +505,22 @@ fn source_phrases(s: &DataSource) -> Option<Vec<String>> {
 }
 
 fn test(p: &mut Printer, suite: &Suite, t: &Test) {
+    // Named member by member, so a new one must be printed here. `data` (the row an already
+    // expanded test came from) has no form: a suite that sets it is refused by
+    // `to_mcpr_checked`; `logicalName` is the name of a data-driven test.
+    let Test {
+        name: _,
+        steps: _,
+        id: _,
+        skip: _,
+        server: _,
+        depends_on: _,
+        requires: _,
+        logical_name: _,
+        variables: _,
+        data: _,
+        for_each: _,
+    } = t;
     p.line(
         0,
         &format!("Test: {}", rest_text(&t.name).unwrap_or_default()),
@@ -689,7 +738,37 @@ fn named(verb: &str, subject: &str) -> String {
 
 /// The step as phrases, when phrases lower back to exactly this step.
 fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Vec<String>> {
-    if step.phase != Some(section) {
+    // Every member is named here so that a new one cannot slip past the phrases: it must be
+    // handled below (or the step goes to `Run step with:`).
+    let Step {
+        name: _,
+        kind,
+        phase,
+        always: _,
+        assert: _,
+        capture: _,
+        export: _,
+        timeout_ms: _,
+        source: _,
+        flow: _,
+    } = step;
+    match kind {
+        StepKind::Tool(ToolStep {
+            name: _,
+            arguments: _,
+        })
+        | StepKind::Request(RequestStep {
+            method: _,
+            params: _,
+        })
+        | StepKind::Set(SetStep {
+            variable: _,
+            function: _,
+            arguments: _,
+        })
+        | StepKind::Native(_) => {}
+    }
+    if *phase != Some(section) {
         return None;
     }
     let cleanup = Some(section == Phase::Cleanup);
@@ -1009,6 +1088,11 @@ fn modifiers(step: &Step) -> Option<Vec<String>> {
         lines.push(format!("Save {} as {}", path_text(path)?, qname(var)?));
     }
     for (name, e) in step.export.iter().flat_map(|e| e.iter()) {
+        let Export {
+            path: _,
+            aggregate: _,
+            sensitive: _,
+        } = e;
         let aggregate = match e.aggregate? {
             Aggregate::Single => "",
             Aggregate::List => " collecting a list",
@@ -1037,6 +1121,19 @@ fn modifiers(step: &Step) -> Option<Vec<String>> {
 }
 
 fn expectations(a: &Assert) -> Option<Vec<String>> {
+    // Named member by member, so a new one must be handled here.
+    let Assert {
+        status: _,
+        error: _,
+        max_duration_ms: _,
+        json: _,
+    } = a;
+    if let Some(ErrorExpectation {
+        code: _,
+        message: _,
+        matches: _,
+    }) = &a.error
+    {}
     let mut lines = Vec::new();
     match (a.status, &a.error) {
         (None, None) => {}
