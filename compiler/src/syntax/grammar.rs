@@ -383,7 +383,8 @@ fn list_setting<'a, 's: 'a, E: Extra<'a, 's>>(
 }
 
 /// Splits `a, "b", c` on commas; each item is trimmed and unquoted, empty
-/// items are dropped.
+/// items are dropped. A quote that opens an item runs to its closing quote, so
+/// a quoted item may hold commas (`"a, b"`); quotes inside an item are text.
 pub fn split_list(t: &Text) -> Vec<Text> {
     let mut out = Vec::new();
     let base = t.span.start as usize;
@@ -398,10 +399,17 @@ pub fn split_list(t: &Text) -> Vec<Text> {
             out.push(unquote(trimmed, Span::new(a, a + trimmed.len())));
         }
     };
+    let mut quote: Option<char> = None;
     for (i, c) in s.char_indices() {
-        if c == ',' {
-            push(start, i);
-            start = i + 1;
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if (c == '"' || c == '\'') && s[start..i].trim().is_empty() => quote = Some(c),
+            None if c == ',' => {
+                push(start, i);
+                start = i + 1;
+            }
+            None => {}
         }
     }
     push(start, s.len());
@@ -431,6 +439,14 @@ fn client_behavior<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .ignore_then(colon())
         .then_ignore(end())
         .to(Stmt::ClientBehavior)
+        .boxed()
+}
+
+fn extensions<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    kw("extensions")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::Extensions)
         .boxed()
 }
 
@@ -794,6 +810,14 @@ fn use_flow<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .then(with_opt())
         .then_ignore(end())
         .map(|(name, with)| Stmt::UseFlow { name, with })
+        .boxed()
+}
+
+fn run_step<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("run step with")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::RunStep)
         .boxed()
 }
 
@@ -1199,6 +1223,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             "Functions: PATH, PATH",
             functions(src)
         );
+        add!(&["extensions"], "Extensions:", extensions());
         add!(&["import"], "Import flows from \"PATH\"", import_flows());
         add!(&["flow"], "Flow: \"NAME\"", flow_header());
         add!(&["data"], "Data source: \"NAME\"", data_source_header());
@@ -1274,6 +1299,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             respond_sampling()
         );
         add!(&["use"], "Use flow \"NAME\" with:", use_flow());
+        add!(&["run"], "Run step with:", run_step());
         add!(
             &["for"],
             "For each row: | For each row in \"FILE\" | For each row from \"SOURCE\"",

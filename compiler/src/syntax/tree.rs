@@ -201,6 +201,8 @@ pub enum Stmt {
         paths: Vec<Text>,
     },
     ClientBehavior,
+    /// `Extensions:` + YAML block (functions, permissions, allowlist, unsafeLegacy).
+    Extensions,
     Functions {
         paths: Vec<Text>,
     },
@@ -307,6 +309,8 @@ pub enum Stmt {
         name: Text,
         with: bool,
     },
+    /// `Run step with:` + a YAML block holding one step of the suite model.
+    RunStep,
     ForEachRow,
     ForEachRowIn {
         file: Text,
@@ -463,6 +467,7 @@ impl Stmt {
             | Snapshots { .. }
             | IgnoreSnapshotPaths { .. }
             | ClientBehavior
+            | Extensions
             | Functions { .. } => DeclKind::Setting,
             ImportFlows { .. } => DeclKind::Import,
             FlowHeader { .. } | DataSourceHeader { .. } | TestHeader { .. } => {
@@ -492,7 +497,8 @@ impl Stmt {
             | CancelTask { .. }
             | RespondToElicitation { .. }
             | RespondToSampling { .. }
-            | UseFlow { .. } => DeclKind::Action,
+            | UseFlow { .. }
+            | RunStep => DeclKind::Action,
             SetUsing { .. } => DeclKind::Utility,
             ForEachRow | ForEachRowIn { .. } | ForEachRowFrom { .. } => DeclKind::Iteration,
             ExpectSuccess
@@ -536,6 +542,8 @@ impl Stmt {
             | ServerOptionsFor { .. }
             | TargetOptionsFor { .. }
             | ClientBehavior
+            | Extensions
+            | RunStep
             | Variables
             | ExpectMatchesSchema { .. } => true,
             _ => false,
