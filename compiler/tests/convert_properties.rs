@@ -53,8 +53,8 @@ fn value() -> impl Strategy<Value = Value> {
 
 fn suite(tool: String, args: Map<String, Value>, expected: Value, test: String) -> Suite {
     let mut step = Step::new(StepKind::Tool(ToolStep {
-        name: tool.clone(),
         arguments: Some(args),
+        ..ToolStep::new(tool.clone())
     }));
     step.name = Some(format!("Call tool \u{201c}{tool}\u{201d}"));
     step.assert = Some(Assert {

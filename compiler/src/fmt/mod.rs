@@ -106,7 +106,8 @@ pub fn comparable(suite: &Suite) -> Suite {
 /// - a stdio target without `args` starts the program with no arguments (`args: []`);
 /// - empty containers are the same as absent ones (`variables: {}`, `dependsOn: []`,
 ///   `requires: {}`, `budgets: []`, `client: {}`, `snapshots: {}`, `extensions: {}`,
-///   `defaults: {}`), and `skip: false` is no skip;
+///   `defaults: {}`), `skip: false` is no skip, and `continueOnFailure: false` is the
+///   default (a failing step stops the test);
 /// - a step's settings as the runtime reads them ([`canonical_step`]).
 ///
 /// `.mcpr` files cannot write these differences, so a YAML or JSON suite that uses them
@@ -121,7 +122,9 @@ pub fn canonical(suite: &Suite) -> Suite {
             st.args = Some(Vec::new());
         }
     };
-    args(&mut s.target);
+    if let Some(t) = &mut s.target {
+        args(t);
+    }
     for map in [&mut s.targets, &mut s.servers] {
         if map.as_ref().is_some_and(|m| m.is_empty()) {
             *map = None;
@@ -170,6 +173,9 @@ pub fn canonical(suite: &Suite) -> Suite {
         }
         if t.for_each.is_some() && t.logical_name.is_none() {
             t.logical_name = Some(t.name.clone());
+        }
+        if t.continue_on_failure == Some(false) {
+            t.continue_on_failure = None;
         }
         match &t.skip {
             Some(Skip::Flag(false)) => t.skip = None,

@@ -95,12 +95,16 @@ impl Printer {
         // The default target is implied by the first named server (or, without any, the
         // first compare target) when it is that entry: lowering takes the first declared.
         let implied = match (servers, targets) {
-            (Some(s), _) => s.values().next() == Some(&suite.target),
-            (None, Some(t)) => t.values().next() == Some(&suite.target),
+            (Some(s), _) => s.values().next() == suite.target.as_ref(),
+            (None, Some(t)) => t.values().next() == suite.target.as_ref(),
             (None, None) => false,
         };
-        if !implied {
-            self.default_target(&suite.target);
+        match &suite.target {
+            Some(target) if !implied => self.default_target(target),
+            Some(_) => {}
+            // A suite without a default server (a legacy `.mcp` script): `mcpr run` takes it
+            // from `--server`, `--url` or `--profile`.
+            None => self.line(0, "Server from the command line"),
         }
         if let Some(servers) = servers {
             for (name, target) in servers.iter() {
@@ -505,9 +509,10 @@ fn source_phrases(s: &DataSource) -> Option<Vec<String>> {
 }
 
 fn test(p: &mut Printer, suite: &Suite, t: &Test) {
-    // Named member by member, so a new one must be printed here. `data` (the row an already
-    // expanded test came from) has no form: a suite that sets it is refused by
-    // `to_mcpr_checked`; `logicalName` is the name of a data-driven test.
+    // Named member by member, so a new one must be printed here. `logicalName` is written
+    // only when it is not the test's name; `data` (the row an already expanded test came
+    // from) as a `Data row:` block (an empty one has no form and is refused by
+    // `to_mcpr_checked`).
     let Test {
         name: _,
         steps: _,
@@ -520,6 +525,7 @@ fn test(p: &mut Printer, suite: &Suite, t: &Test) {
         variables: _,
         data: _,
         for_each: _,
+        continue_on_failure: _,
     } = t;
     p.line(
         0,
@@ -567,6 +573,19 @@ fn test(p: &mut Printer, suite: &Suite, t: &Test) {
         .and_then(|d| plain_list(d))
     {
         p.line(2, &format!("Depends on: {items}"));
+    }
+    if let Some(logical) = &t.logical_name
+        && *logical != t.name
+        && let Some(text) = rest_text(logical)
+    {
+        p.line(2, &format!("Logical name: {text}"));
+    }
+    if let Some(data) = t.data.as_ref().filter(|d| !d.is_empty()) {
+        p.line(2, "Data row:");
+        p.block(2, data);
+    }
+    if t.continue_on_failure == Some(true) {
+        p.line(2, "Continue on failure");
     }
     if let Some(vars) = t.variables.as_ref().filter(|v| !v.is_empty()) {
         p.line(2, "Variables:");
@@ -756,6 +775,9 @@ fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Vec<String>> 
         StepKind::Tool(ToolStep {
             name: _,
             arguments: _,
+            positional: _,
+            coerce: _,
+            task: _,
         })
         | StepKind::Request(RequestStep {
             method: _,
@@ -779,7 +801,12 @@ fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Vec<String>> 
         .kind
     {
         StepKind::Tool(t) => {
-            if name != named("Call tool", &t.name) {
+            // Positional values, schema coercion and task mode have no phrase.
+            if name != named("Call tool", &t.name)
+                || t.positional.is_some()
+                || t.coerce.is_some()
+                || t.task.is_some()
+            {
                 return None;
             }
             match &t.arguments {
@@ -1022,6 +1049,17 @@ fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -> Option<He
             }
             Some(("List tasks".into(), None, None))
         }
+        // mcpr additions written by legacy `.mcp` scripts: no phrase yet, so they print as
+        // `Run step with:`, which carries every setting.
+        NativeAction::Echo
+        | NativeAction::Prompt
+        | NativeAction::QueueAnswer
+        | NativeAction::Check
+        | NativeAction::SaveText
+        | NativeAction::TaskWait
+        | NativeAction::SkillsList
+        | NativeAction::SkillsVerify
+        | NativeAction::AppsVerify => None,
         NativeAction::ConfigureClient => {
             let behavior = n.behavior.as_ref()?;
             if !only(&|p| {

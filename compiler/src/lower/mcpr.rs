@@ -49,6 +49,9 @@ enum Link {
 struct Settings {
     name: Option<String>,
     target: Option<(Target, Link)>,
+    /// `Server from the command line` is in force (no later `Server:` or `MCP URL:`): the
+    /// suite names no default server.
+    target_from_command_line: bool,
     servers: OrderedMap<Target>,
     servers_at: Vec<(usize, Span)>,
     targets: OrderedMap<Target>,
@@ -70,6 +73,7 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
     let mut settings = Settings {
         name: None,
         target: None,
+        target_from_command_line: false,
         servers: OrderedMap::new(),
         servers_at: Vec::new(),
         targets: OrderedMap::new(),
@@ -141,13 +145,19 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
         }
         return None;
     }
-    let Some((target, _)) = settings.target.take() else {
-        if let Some(Stmt::TestHeader { name }) = test_nodes.first().map(|n| &n.stmt) {
-            l.report(Problem::NoTarget, entry, name.span);
+    let tests: Vec<Test> = tests.into_iter().map(|t| t.test).collect();
+    let mut suite = match settings.target.take() {
+        // The server comes from `mcpr run --server/--url/--profile` (a named server declared
+        // after the line is no default either).
+        _ if settings.target_from_command_line => Suite::without_target(tests),
+        Some((target, _)) => Suite::new(target, tests),
+        None => {
+            if let Some(Stmt::TestHeader { name }) = test_nodes.first().map(|n| &n.stmt) {
+                l.report(Problem::NoTarget, entry, name.span);
+            }
+            return None;
         }
-        return None;
     };
-    let mut suite = Suite::new(target, tests.into_iter().map(|t| t.test).collect());
     suite.name = settings.name;
     suite.targets = (!settings.targets.is_empty()).then_some(settings.targets);
     suite.servers = (!settings.servers.is_empty()).then_some(settings.servers);
@@ -207,8 +217,16 @@ fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
         Stmt::Suite { name } => s.name = Some(name.value.clone()),
         Stmt::Server { command } if !command.value.trim().is_empty() => {
             s.target = Some((command_target(&command.value), Link::None));
+            s.target_from_command_line = false;
         }
-        Stmt::McpUrl { url } => s.target = Some((Target::http(url.value.trim()), Link::None)),
+        Stmt::McpUrl { url } => {
+            s.target = Some((Target::http(url.value.trim()), Link::None));
+            s.target_from_command_line = false;
+        }
+        Stmt::ServerFromCommandLine => {
+            s.target = None;
+            s.target_from_command_line = true;
+        }
         Stmt::NamedServer {
             name,
             connection: c,
@@ -580,6 +598,9 @@ fn test(
                     _ => ir::Skip::Flag(true),
                 })
             }
+            Stmt::ContinueOnFailure => t.continue_on_failure = Some(true),
+            Stmt::LogicalName { name } => t.logical_name = Some(name.value.clone()),
+            Stmt::DataRow => t.data = block_map(node),
             Stmt::Variables => {
                 if let Some(block) = block_map(node) {
                     for (k, v) in block {
@@ -702,8 +723,17 @@ fn test(
         if let Some(c) = &step.capture {
             known.extend(c.keys().map(str::to_string));
         }
-        if let StepKind::Set(s) = &step.kind {
-            known.insert(s.variable.clone());
+        match &step.kind {
+            StepKind::Set(s) => {
+                known.insert(s.variable.clone());
+            }
+            // `Run step with:` native actions that set a variable (`prompt`, `save-text`).
+            StepKind::Native(n) => {
+                if let Some(v) = &n.variable {
+                    known.insert(v.clone());
+                }
+            }
+            _ => {}
         }
     }
     for node in &header.children {
@@ -736,7 +766,7 @@ fn test(
         None => (values::slug(&name.value), name.span, false),
     };
     t.id = Some(id);
-    if t.for_each.is_some() {
+    if t.for_each.is_some() && t.logical_name.is_none() {
         t.logical_name = Some(name.value.clone());
     }
     t.variables = (!b.variables.is_empty()).then_some(b.variables);
@@ -1133,8 +1163,23 @@ pub fn node_refs(l: &Lower<'_>, node: &Node, file: usize) -> Vec<(String, Span)>
     if !text.contains("${") {
         return Vec::new();
     }
+    // A `Run step with:` block's `name` is display text, not a template: only references
+    // in the step's other members count.
+    let mut templates: Option<BTreeSet<String>> = None;
+    if node.stmt == Stmt::RunStep
+        && let Some(Value::Object(block)) = node.yaml.as_ref().and_then(|y| y.value.as_ref())
+    {
+        let mut rest = block.clone();
+        rest.shift_remove("name");
+        let mut set = BTreeSet::new();
+        values::each_ref(&Value::Object(rest), &mut |r| {
+            set.insert(r.to_string());
+        });
+        templates = Some(set);
+    }
     values::refs(text)
         .filter(|(_, inner)| !inner.trim().is_empty())
+        .filter(|(_, inner)| templates.as_ref().is_none_or(|t| t.contains(*inner)))
         .map(|(at, inner)| {
             let start = span.start as usize + at;
             (inner.to_string(), Span::new(start, start + inner.len() + 3))

@@ -270,6 +270,13 @@ fn server<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
         .boxed()
 }
 
+fn server_from_command_line<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("server from the command line")
+        .then_ignore(end())
+        .to(Stmt::ServerFromCommandLine)
+        .boxed()
+}
+
 fn server_options<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("server options")
         .ignore_then(colon())
@@ -575,6 +582,29 @@ fn skip<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
         .map(|r| Stmt::Skip {
             reason: r.flatten(),
         })
+        .boxed()
+}
+
+fn continue_on_failure<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("continue on failure")
+        .then_ignore(end())
+        .to(Stmt::ContinueOnFailure)
+        .boxed()
+}
+
+fn logical_name<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
+    phrase("logical name")
+        .ignore_then(colon())
+        .ignore_then(unquoted_rest(src))
+        .map(|name| Stmt::LogicalName { name })
+        .boxed()
+}
+
+fn data_row<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("data row")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::DataRow)
         .boxed()
 }
 
@@ -1184,6 +1214,11 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         );
         add!(&["server"], "Server options:", server_options());
         add!(&["server"], "Server: COMMAND ARGS…", server(src));
+        add!(
+            &["server"],
+            "Server from the command line",
+            server_from_command_line()
+        );
         add!(&["mcp", "connect"], "MCP URL: URL", mcp_url(src));
         add!(
             &["named"],
@@ -1235,6 +1270,9 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         add!(&["on"], "On server \"NAME\"", on_server());
         add!(&["skip"], "Skip: REASON", skip(src));
         add!(&["variables"], "Variables:", variables());
+        add!(&["continue"], "Continue on failure", continue_on_failure());
+        add!(&["logical"], "Logical name: NAME", logical_name(src));
+        add!(&["data"], "Data row:", data_row());
         add!(
             &["require"],
             "Require protocol: \"2025-06-18\"",

@@ -959,6 +959,7 @@ fn opener_usage(stmt: &Stmt) -> &'static str {
             "Expect \"structuredContent\" matches schema:\n      type: object"
         }
         Stmt::Variables => "Variables:\n      tenant: acme",
+        Stmt::DataRow => "Data row:\n      source: customers\n      row: 0",
         Stmt::ClientBehavior => "Client behavior:\n  sampling:\n    text: deterministic response",
         Stmt::Extensions => {
             "Extensions:\n  functions: [./functions.js]\n  permissions: [environment]"

@@ -172,6 +172,9 @@ pub enum Stmt {
     McpUrl {
         url: Text,
     },
+    /// `Server from the command line`: the suite names no server; `mcpr run` takes it from
+    /// `--server`, `--url` or `--profile`.
+    ServerFromCommandLine,
     ServerOptions,
     NamedServer {
         name: Text,
@@ -236,6 +239,14 @@ pub enum Stmt {
         reason: Option<Text>,
     },
     Variables,
+    /// `Continue on failure`: a failing step does not stop the test.
+    ContinueOnFailure,
+    /// `Logical name: NAME`: the name the rows of a data-driven test are grouped under.
+    LogicalName {
+        name: Text,
+    },
+    /// `Data row:` + YAML block: the data row an already expanded test was made from.
+    DataRow,
     Require {
         capabilities: Vec<Text>,
     },
@@ -456,6 +467,7 @@ impl Stmt {
             Suite { .. }
             | Server { .. }
             | McpUrl { .. }
+            | ServerFromCommandLine
             | ServerOptions
             | NamedServer { .. }
             | ServerOptionsFor { .. }
@@ -478,6 +490,9 @@ impl Stmt {
             | OnServer { .. }
             | Skip { .. }
             | Variables
+            | ContinueOnFailure
+            | LogicalName { .. }
+            | DataRow
             | Require { .. }
             | RequireProtocol { .. }
             | DependsOn { .. } => DeclKind::TestProperty,
@@ -545,6 +560,7 @@ impl Stmt {
             | Extensions
             | RunStep
             | Variables
+            | DataRow
             | ExpectMatchesSchema { .. } => true,
             _ => false,
         }
@@ -570,6 +586,7 @@ impl Stmt {
             | DataSourceHeader { name }
             | TestHeader { name }
             | OnServer { name }
+            | LogicalName { name }
             | CallTool { name, .. }
             | CallToolWithProgress { name, .. }
             | GetPrompt { name, .. }

@@ -7,6 +7,10 @@ pub const VOCABULARY: &[(&str, &str)] = &[
     ("mcp test 1", "MCP Test 1"),
     ("suite:", "Suite: NAME"),
     ("server:", "Server: COMMAND ARGS…"),
+    (
+        "server from the command line",
+        "Server from the command line",
+    ),
     ("mcp url:", "MCP URL: URL"),
     ("connect to:", "Connect to: URL"),
     ("server options:", "Server options:"),
@@ -40,6 +44,9 @@ pub const VOCABULARY: &[(&str, &str)] = &[
     ("on server", "On server \"NAME\""),
     ("skip", "Skip: REASON"),
     ("variables:", "Variables:"),
+    ("continue on failure", "Continue on failure"),
+    ("logical name:", "Logical name: NAME"),
+    ("data row:", "Data row:"),
     ("require:", "Require: CAPABILITY"),
     (
         "given the server supports:",
