@@ -132,14 +132,15 @@ fn unreadable_inputs_are_usage_errors() {
         ),
         ("flows.mcpr", flows),
         ("notes.txt", "hello"),
-        ("script.mcp", "echo hello\n"),
+        ("script.mcp", "echo \"unterminated\n"),
     ]);
+    // YAML/JSON and .mcp input is compiled: its problems are located diagnostics.
     for (file, needle) in [
-        ("broken.json", "broken.json: not a valid suite"),
-        ("wrong.yaml", "wrong.yaml: not a valid suite"),
+        ("broken.json", "MCPLANG601 broken.json:1:25"),
+        ("wrong.yaml", "MCPLANG603 wrong.yaml:5:8"),
         ("flows.mcpr", "no tests to convert"),
         ("notes.txt", "cannot tell the format"),
-        ("script.mcp", "legacy .mcp scripts"),
+        ("script.mcp", "MCPLANG701 script.mcp:1:"),
         ("missing.mcpr", "cannot read missing.mcpr"),
     ] {
         let out = mcpr()
@@ -187,6 +188,68 @@ fn a_converted_suite_runs_like_the_original() {
         assert!(
             String::from_utf8_lossy(&out.stdout)
                 .contains("8 passed, 0 failed, 0 skipped, 0 blocked"),
+            "{}",
+            text(&out)
+        );
+    }
+}
+
+/// A legacy `.mcp` script converts to `.mcpr` (the default), YAML and JSON; each checks clean
+/// and runs against the reference server with the script's outcome.
+#[test]
+fn a_legacy_script_converts_to_every_format_and_runs_the_same() {
+    let server = reference_server();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let script = root.join("conformance-tests/legacy/valid/01_basics.mcp");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    for (to, name) in [
+        (None, "basics.mcpr"),
+        (Some("yaml"), "basics.yaml"),
+        (Some("json"), "basics.json"),
+    ] {
+        let out_path = tmp.path().join(name);
+        let mut cmd = mcpr();
+        cmd.arg("convert").arg(&script).arg("-o").arg(&out_path);
+        if let Some(to) = to {
+            cmd.args(["--to", to]);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out));
+        outputs.push(out_path);
+    }
+    let printed = std::fs::read_to_string(&outputs[0]).unwrap();
+    assert!(
+        printed.contains("\nServer from the command line\n")
+            && printed.contains("\n  Continue on failure\n"),
+        "{printed}"
+    );
+    for file in std::iter::once(&script).chain(&outputs) {
+        let out = mcpr().arg("check").arg(file).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("no problems found"),
+            "{}",
+            text(&out)
+        );
+        // No server in the suite: run needs one from the command line.
+        let out = mcpr().arg("run").arg(file).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let out = mcpr()
+            .arg("run")
+            .arg(file)
+            .args(["--server", &server])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}",
+            file.display(),
+            text(&out)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("1 passed, 0 failed"),
             "{}",
             text(&out)
         );

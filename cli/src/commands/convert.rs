@@ -15,34 +15,27 @@ use std::path::Path;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: ConvertArgs) -> u8 {
-    if args
+    let legacy = args
         .file
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("mcp"))
-    {
-        // Legacy scripts lower through `lower::compile` once it reads them; then this
-        // branch goes and `.mcp` takes the `.mcpr` path below (default output: .mcpr).
+        .is_some_and(|e| e.eq_ignore_ascii_case("mcp"));
+    let from = input_format(&args.file);
+    if from.is_none() && !legacy {
         eprintln!(
-            "error: {}: legacy .mcp scripts cannot be converted by this build yet",
+            "error: {}: cannot tell the format from the file name; convert reads .mcpr, .yaml, .yml, .json and .mcp files",
             args.file.display()
         );
         return output::USAGE;
     }
-    let Some(from) = input_format(&args.file) else {
-        eprintln!(
-            "error: {}: cannot tell the format from the file name; convert reads .mcpr, .yaml, .yml and .json files",
-            args.file.display()
-        );
-        return output::USAGE;
-    };
     let to = match args.to {
         Some(ToArg::Mcpr) => Format::Mcpr,
         Some(ToArg::Yaml) => Format::Yaml,
         Some(ToArg::Json) => Format::Json,
-        None if from == Format::Mcpr => Format::Yaml,
+        // .mcpr → YAML; YAML, JSON and legacy .mcp scripts → .mcpr.
+        None if from == Some(Format::Mcpr) => Format::Yaml,
         None => Format::Mcpr,
     };
-    let suite = match load(&args.file, from) {
+    let suite = match load(&args.file) {
         Ok(s) => s,
         Err(msg) => {
             if !msg.is_empty() {
@@ -77,7 +70,8 @@ pub fn run(args: ConvertArgs) -> u8 {
     output::OK
 }
 
-/// The surface format of an input file, by its extension.
+/// The surface format of an input file, by its extension; `None` for a legacy `.mcp` script
+/// (read by the compiler, no output format of its own) and for anything unknown.
 fn input_format(path: &Path) -> Option<Format> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     match ext.as_str() {
@@ -88,9 +82,10 @@ fn input_format(path: &Path) -> Option<Format> {
     }
 }
 
-/// Compiles (`.mcpr`) or reads (YAML/JSON) the input. Diagnostics are printed to standard
-/// error; the error text is empty when they already said everything.
-fn load(path: &Path, from: Format) -> Result<Suite, String> {
+/// Compiles the input, whatever its format (`.mcpr` with its imports, YAML/JSON suites with
+/// located MCPLANG 6xx diagnostics, legacy `.mcp` scripts). Diagnostics are printed to
+/// standard error; the error text is empty when they already said everything.
+fn load(path: &Path) -> Result<Suite, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         format!(
@@ -100,10 +95,6 @@ fn load(path: &Path, from: Format) -> Result<Suite, String> {
         )
     })?;
     let shown = display_path(path);
-    if from != Format::Mcpr {
-        return fmt::read_document(&text, from)
-            .map_err(|e| format!("{shown}: not a valid suite: {e}"));
-    }
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(shown.clone(), text));
     let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &Options::default());

@@ -29,23 +29,6 @@ pub fn render(suite: &Suite, format: Format) -> String {
     }
 }
 
-/// Reads a YAML or JSON suite document straight into the IR with serde.
-///
-/// A stop-gap until YAML/JSON lowering (located MCPLANG 6xx diagnostics, schema validation)
-/// takes over this path: errors are one message with the parser's line and column. YAML goes
-/// through the compiler's one YAML entry point (strict booleans, duplicate keys rejected).
-pub fn read_document(text: &str, format: Format) -> Result<Suite, String> {
-    match format {
-        Format::Json => serde_json::from_str(text).map_err(|e| e.to_string()),
-        Format::Yaml => {
-            let value = crate::yaml::parse_full(text)
-                .map_err(|e| format!("{} at line {} column {}", e.message, e.line, e.column))?;
-            serde_json::from_value(value).map_err(|e| e.to_string())
-        }
-        Format::Mcpr => Err("a .mcpr file is compiled, not read as a document".into()),
-    }
-}
-
 /// The suite as a `version: 1` document: the IR without what only makes sense next to the
 /// `.mcpr` file it came from (each step's `source` and `flow` frames) and without `irVersion`
 /// (a layout marker for tools, not part of the suite model), so the output is also a suite
