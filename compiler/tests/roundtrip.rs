@@ -1,7 +1,8 @@
 //! Conversion round trips over every corpus of suites.
 //!
 //! For each source file: IR(file) == IR(print(IR(file))), the same through JSON and YAML text
-//! (`mcpr convert --to json|yaml` output read back), the printed file checks clean, and
+//! (`mcpr convert --to json|yaml` output compiled back, which must check clean), the printed
+//! file checks clean (but for the "never read" warnings, see [`UNREAD`]), and
 //! printing is idempotent: print(IR(print(x))) == print(x). IRs are compared after
 //! [`fmt::canonical`]: source positions, flow frames and `irVersion` removed, and the defaults
 //! a YAML suite may leave unwritten spelled out as the runtime applies them (an absent test id
@@ -109,6 +110,23 @@ fn compile_text(label: &str, text: &str) -> Result<Suite, String> {
         .ok_or_else(|| format!("{label}: the printed file has no suite"))
 }
 
+/// Compiles a converted YAML or JSON document (`name` gives the format); any diagnostic is a
+/// failure.
+fn compile_document(label: &str, name: &str, text: &str) -> Result<Suite, String> {
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new(name, text.to_string()));
+    let compiled = lower::compile(&mut map, id, &MemoryLoader::default(), &Options::default());
+    if !compiled.diagnostics.is_empty() {
+        return Err(format!(
+            "{label}: the converted {name} does not check clean:\n{}\n--- converted ---\n{text}",
+            mcpr_compiler::diagnostics::render::short(&compiled.diagnostics, &map)
+        ));
+    }
+    compiled
+        .suite
+        .ok_or_else(|| format!("{label}: the converted {name} has no suite"))
+}
+
 /// Compares two IRs after [`fmt::canonical`].
 fn same(label: &str, how: &str, want: &Suite, got: &Suite) -> Result<(), String> {
     let (a, b) = (fmt::canonical(want), fmt::canonical(got));
@@ -151,17 +169,13 @@ fn round_trip(path: &Path) -> Result<(), String> {
             "{label}: printing is not idempotent\n--- first ---\n{printed}\n--- second ---\n{again}"
         ));
     }
-    // JSON
+    // JSON and YAML, each compiled as `mcpr check` and `mcpr run` read them (strict YAML,
+    // schema, located diagnostics): the converted file must check clean.
     let json = fmt::to_json(&ir);
-    let from_json: Suite = serde_json::from_str(&json)
-        .map_err(|e| format!("{label}: JSON does not read back: {e}"))?;
+    let from_json = compile_document(&label, "converted.json", &json)?;
     same(&label, "JSON", &ir, &from_json)?;
-    // YAML, through the compiler's YAML reader (strict booleans, no duplicate keys)
     let yaml = fmt::to_yaml(&ir);
-    let value = mcpr_compiler::yaml::parse_full(&yaml)
-        .map_err(|e| format!("{label}: YAML does not parse: {e:?}\n{yaml}"))?;
-    let from_yaml: Suite = serde_json::from_value(value)
-        .map_err(|e| format!("{label}: YAML does not read back: {e}\n{yaml}"))?;
+    let from_yaml = compile_document(&label, "converted.yaml", &yaml)?;
     same(&label, "YAML", &ir, &from_yaml).map_err(|e| format!("{e}\n--- yaml ---\n{yaml}"))?;
     // The suite read back from YAML prints the same as the original.
     if fmt::print::suite(&from_yaml) != printed {
