@@ -31,6 +31,31 @@ pub enum Command {
     Parity(ParityArgs),
     /// Print the JSON Schema of YAML/JSON suites and of the Suite IR.
     Schema,
+    /// Convert a suite between `.mcpr`, YAML and JSON (canonical, deterministic output).
+    Convert(ConvertArgs),
+}
+
+/// Output format of `convert`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToArg {
+    /// MCP Test Language 1 (`.mcpr`).
+    Mcpr,
+    /// A YAML suite (`version: 1`).
+    Yaml,
+    /// A JSON suite (`version: 1`).
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The suite to convert: `.mcpr`, `.yaml`/`.yml` or `.json`.
+    pub file: PathBuf,
+    /// Output format [default: yaml for a .mcpr file, mcpr for anything else].
+    #[arg(long, value_enum)]
+    pub to: Option<ToArg>,
+    /// Write the result to this file instead of standard output.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
 }
 
 /// Output format of diagnostics.

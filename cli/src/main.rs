@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         args::Command::Run(a) => commands::run::run(a),
         args::Command::Parity(a) => commands::parity::parity(a),
         args::Command::Schema => commands::schema::run(),
+        args::Command::Convert(a) => commands::convert::run(a),
     };
     ExitCode::from(code)
 }

@@ -4,6 +4,7 @@
 //! the caller.
 
 pub mod diagnostics;
+pub mod fmt;
 pub mod ir;
 pub mod lower;
 pub mod profiles;

@@ -481,7 +481,7 @@ pub async fn run_suite(
     if suite.target.is_none() && opts.target.is_none() {
         return Err(plan_error(
             "MCP-CONFIG-004",
-            "the suite names no server (a legacy .mcp script never does); give one with --server CMD, --url URL or --profile NAME",
+            "the suite names no server (a legacy .mcp script never does, nor a suite that says `Server from the command line`); give one with --server CMD, --url URL or --profile NAME",
         ));
     }
     let default_target = opts

@@ -3,6 +3,7 @@
 pub mod adhoc;
 pub mod check;
 pub mod compile;
+pub mod convert;
 pub mod explain;
 pub mod parity;
 pub mod run;

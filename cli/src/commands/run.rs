@@ -189,7 +189,7 @@ pub fn run(args: RunArgs) -> u8 {
     opts.connect_timeout = Duration::from_secs(30);
     let Some(first_target) = opts.target.clone().or_else(|| suites[0].0.target.clone()) else {
         eprintln!(
-            "error: {} names no server (a .mcp script never does); pass --server CMD, --url URL or --profile NAME",
+            "error: {} names no server (a .mcp script never does, nor a suite that says `Server from the command line`); pass --server CMD, --url URL or --profile NAME",
             display_path(&args.files[0])
         );
         return output::USAGE;

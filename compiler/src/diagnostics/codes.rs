@@ -131,6 +131,8 @@ registry! {
     BadServerOption = 417, Error, "Invalid server option", "QA-LANG-001";
     NoTests = 418, Error, "No tests", "QA-LANG-001";
     UnknownVariable = 419, Error, "Unknown variable", "";
+    BadStepSettings = 420, Error, "Invalid step in a Run step block", "";
+    BadExtensions = 421, Error, "Invalid Extensions settings", "";
     // 5xx: data sources
     UnknownDataSource = 501, Error, "Unknown data source", "QA-DATA-001";
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";

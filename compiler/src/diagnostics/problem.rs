@@ -135,6 +135,16 @@ pub enum Problem {
     },
     /// A second `For each row` in one test.
     SecondIteration,
+    /// The YAML block of `Run step with:` is not a step of the suite model.
+    BadStepSettings {
+        /// What is wrong.
+        reason: String,
+    },
+    /// The YAML block of `Extensions:` does not fit the extensions settings.
+    BadExtensions {
+        /// What is wrong.
+        reason: String,
+    },
     /// Imports that lead back to a file already being imported.
     ImportCycle {
         /// The files of the cycle, as shown, first and last the same.
@@ -576,6 +586,8 @@ pub enum TableProblem {
     },
     /// A table row outside `For each row:`.
     Stray,
+    /// Rows written as a YAML list whose items are not `column: value` mappings.
+    RowsNotMappings,
 }
 
 /// The words of a diagnostic.
@@ -735,6 +747,11 @@ impl Problem {
                         "`For each row:` must be followed by a table: a header line and at least one row, each starting and ending with `|`.".to_string(),
                         "add lines like `| caseId | input |` and `| first | 2 |` below it".to_string(),
                     ),
+                    TableProblem::RowsNotMappings => (
+                        "not a list of rows".to_string(),
+                        "Rows written in YAML under `For each row:` are a list of `column: value` mappings, one per row.".to_string(),
+                        "write each row as `- column: value` with its other columns indented below it".to_string(),
+                    ),
                     TableProblem::NoRows => (
                         "header without rows".to_string(),
                         "The table has a header line but no data rows.".to_string(),
@@ -816,6 +833,18 @@ impl Problem {
                     Some(s) => format!("did you mean `{s}`?"),
                     None => "write provider settings as YAML instead (then use no phrases in the block)".to_string(),
                 }),
+            ),
+            BadStepSettings { reason } => w(
+                Code::BadStepSettings,
+                "not a step",
+                format!("The block of `Run step with:` must be one step of the suite model: {reason}."),
+                Some("write exactly one of `tool`, `request`, `set` or `native`, plus `assert`, `capture`, `export`, … as in a YAML suite (see `docs/ir.md`, Step)".into()),
+            ),
+            BadExtensions { reason } => w(
+                Code::BadExtensions,
+                "invalid extensions settings",
+                format!("The `Extensions:` block does not fit the extensions settings: {reason}."),
+                Some("use `functions`, `permissions` (environment, filesystem-read, network), `allowlist` and `unsafeLegacy`".into()),
             ),
             SecondIteration => w(
                 Code::SecondIteration,

@@ -188,6 +188,24 @@ impl<'d> Flows<'d> {
                 Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } => {
                     out.insert(variable.value.clone());
                 }
+                // A `Run step with:` block's captures, `set` variable, and the variable of a
+                // `prompt`/`save-text` action.
+                Stmt::RunStep => {
+                    if let Some(Value::Object(block)) =
+                        child.yaml.as_ref().and_then(|y| y.value.as_ref())
+                    {
+                        if let Some(Value::Object(c)) = block.get("capture") {
+                            out.extend(c.keys().cloned());
+                        }
+                        for kind in ["set", "native"] {
+                            if let Some(Value::String(v)) =
+                                block.get(kind).and_then(|k| k.get("variable"))
+                            {
+                                out.insert(v.clone());
+                            }
+                        }
+                    }
+                }
                 Stmt::UseFlow { name, .. } => {
                     if let Some(&next) = self.by_name.get(name.value.as_str()) {
                         self.saved(next, seen, out);

@@ -49,6 +49,9 @@ enum Link {
 struct Settings {
     name: Option<String>,
     target: Option<(Target, Link)>,
+    /// `Server from the command line` is in force (no later `Server:` or `MCP URL:`): the
+    /// suite names no default server.
+    target_from_command_line: bool,
     servers: OrderedMap<Target>,
     servers_at: Vec<(usize, Span)>,
     targets: OrderedMap<Target>,
@@ -60,6 +63,8 @@ struct Settings {
     snapshots: Option<ir::Snapshots>,
     client: Option<Map<String, Value>>,
     functions: Option<Vec<String>>,
+    /// `Extensions:` settings other than the functions (kept in `functions`).
+    extensions: Option<ir::Extensions>,
 }
 
 /// Lowers the entry document (with the imported files' flows) to a suite.
@@ -68,6 +73,7 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
     let mut settings = Settings {
         name: None,
         target: None,
+        target_from_command_line: false,
         servers: OrderedMap::new(),
         servers_at: Vec::new(),
         targets: OrderedMap::new(),
@@ -79,6 +85,7 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
         snapshots: None,
         client: None,
         functions: None,
+        extensions: None,
     };
     for node in &doc.nodes {
         document_setting(l, &mut settings, node);
@@ -138,13 +145,19 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
         }
         return None;
     }
-    let Some((target, _)) = settings.target.take() else {
-        if let Some(Stmt::TestHeader { name }) = test_nodes.first().map(|n| &n.stmt) {
-            l.report(Problem::NoTarget, entry, name.span);
+    let tests: Vec<Test> = tests.into_iter().map(|t| t.test).collect();
+    let mut suite = match settings.target.take() {
+        // The server comes from `mcpr run --server/--url/--profile` (a named server declared
+        // after the line is no default either).
+        _ if settings.target_from_command_line => Suite::without_target(tests),
+        Some((target, _)) => Suite::new(target, tests),
+        None => {
+            if let Some(Stmt::TestHeader { name }) = test_nodes.first().map(|n| &n.stmt) {
+                l.report(Problem::NoTarget, entry, name.span);
+            }
+            return None;
         }
-        return None;
     };
-    let mut suite = Suite::new(target, tests.into_iter().map(|t| t.test).collect());
     suite.name = settings.name;
     suite.targets = (!settings.targets.is_empty()).then_some(settings.targets);
     suite.servers = (!settings.servers.is_empty()).then_some(settings.servers);
@@ -153,10 +166,13 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
     suite.redact = settings.redact;
     suite.snapshots = settings.snapshots;
     suite.client = settings.client;
-    suite.extensions = settings.functions.map(|f| ir::Extensions {
-        functions: Some(f),
-        ..Default::default()
-    });
+    suite.extensions = match (settings.functions, settings.extensions) {
+        (None, None) => None,
+        (functions, other) => Some(ir::Extensions {
+            functions,
+            ..other.unwrap_or_default()
+        }),
+    };
     suite.data_sources = (!sources.is_empty()).then(|| {
         sources
             .iter()
@@ -201,8 +217,16 @@ fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
         Stmt::Suite { name } => s.name = Some(name.value.clone()),
         Stmt::Server { command } if !command.value.trim().is_empty() => {
             s.target = Some((command_target(&command.value), Link::None));
+            s.target_from_command_line = false;
         }
-        Stmt::McpUrl { url } => s.target = Some((Target::http(url.value.trim()), Link::None)),
+        Stmt::McpUrl { url } => {
+            s.target = Some((Target::http(url.value.trim()), Link::None));
+            s.target_from_command_line = false;
+        }
+        Stmt::ServerFromCommandLine => {
+            s.target = None;
+            s.target_from_command_line = true;
+        }
         Stmt::NamedServer {
             name,
             connection: c,
@@ -329,6 +353,40 @@ fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
                 }
             }
         }
+        Stmt::Extensions => {
+            let Some(block) = block_map(node) else { return };
+            match serde_json::from_value::<ir::Extensions>(Value::Object(block)) {
+                Ok(ext) => {
+                    // `Functions:` lines and `functions:` here add to one list.
+                    if let Some(f) = &ext.functions {
+                        let list = s.functions.get_or_insert_with(Vec::new);
+                        for p in f {
+                            push_unique(list, p.clone());
+                        }
+                    }
+                    let e = s.extensions.get_or_insert_with(Default::default);
+                    if ext.permissions.is_some() {
+                        e.permissions = ext.permissions;
+                    }
+                    if ext.allowlist.is_some() {
+                        e.allowlist = ext.allowlist;
+                    }
+                    if ext.unsafe_legacy.is_some() {
+                        e.unsafe_legacy = ext.unsafe_legacy;
+                    }
+                }
+                Err(e) => {
+                    let at = block_first_line(l, file, node);
+                    l.report(
+                        Problem::BadExtensions {
+                            reason: e.to_string(),
+                        },
+                        file,
+                        at,
+                    );
+                }
+            }
+        }
         Stmt::Functions { paths } => {
             let list = s.functions.get_or_insert_with(Vec::new);
             for p in paths.iter().filter(|p| !p.value.is_empty()) {
@@ -415,11 +473,28 @@ fn apply_options(l: &mut Lower<'_>, target: &mut Target, block: &Map<String, Val
                     .ok_or_else(|| "must be a folder path".to_string()),
                 "env" => string_map(value).map(|m| t.env = Some(m)),
                 "headers" | "Token from" | "token from" | "tokenFrom" | "OAuth" | "oauth"
-                | "Auth" | "auth" => {
+                | "Auth" | "auth" | "transport" => {
                     Err("applies to HTTP servers, not to a server started as a command".into())
                 }
                 _ => Err("is not a server option".into()),
             },
+            Target::StreamableHttp(_) | Target::Sse(_) if key == "transport" => {
+                match value.as_str() {
+                    Some("sse") => {
+                        if let Target::StreamableHttp(h) = target {
+                            *target = Target::Sse(h.clone());
+                        }
+                        Ok(())
+                    }
+                    Some("streamable-http") => {
+                        if let Target::Sse(h) = target {
+                            *target = Target::StreamableHttp(h.clone());
+                        }
+                        Ok(())
+                    }
+                    _ => Err("must be `streamable-http` or `sse`".into()),
+                }
+            }
             Target::StreamableHttp(t) | Target::Sse(t) => http_option(t, key, value),
         };
         if let Err(reason) = result {
@@ -523,6 +598,9 @@ fn test(
                     _ => ir::Skip::Flag(true),
                 })
             }
+            Stmt::ContinueOnFailure => t.continue_on_failure = Some(true),
+            Stmt::LogicalName { name } => t.logical_name = Some(name.value.clone()),
+            Stmt::DataRow => t.data = block_map(node),
             Stmt::Variables => {
                 if let Some(block) = block_map(node) {
                     for (k, v) in block {
@@ -555,6 +633,12 @@ fn test(
             Stmt::ForEachRow => {
                 if let Some(table) = &node.table {
                     t.for_each = data::inline_rows(table);
+                } else if let Some(Value::Array(rows)) =
+                    node.yaml.as_ref().and_then(|y| y.value.as_ref())
+                {
+                    // Rows written as a YAML list (checked to be mappings by the parser).
+                    let rows = rows.iter().filter_map(|r| r.as_object().cloned()).collect();
+                    t.for_each = Some(ir::ForEach::Rows(ir::ForEachRows { rows }));
                 }
             }
             Stmt::ForEachRowIn { file: f, sheet } => {
@@ -598,20 +682,23 @@ fn test(
     let mut read: Vec<(usize, String)> = Vec::new();
     let wanted = !declared_vars.is_empty() || !b.saves.is_empty();
     for (i, step) in b.steps.iter().enumerate().filter(|_| wanted) {
-        step_refs(step, &mut |r| read.push((i, values::head(r).to_string())));
+        step_refs(step, &mut |r| read.push((i, r.to_string())));
     }
     for v in b.variables.values() {
-        values::each_ref(v, &mut |r| {
-            read.push((usize::MAX, values::head(r).to_string()))
-        });
+        values::each_ref(v, &mut |r| read.push((usize::MAX, r.to_string())));
     }
     for (name, span) in &declared_vars {
-        if !read.iter().any(|(_, h)| h == name) {
+        // Dotted names are the inputs of expanded flow calls (`flow0.a`, as the printer
+        // writes them out); an input the flow never reads is the flow's business, not a
+        // mistake in this test.
+        if !name.contains('.') && !read.iter().any(|(_, r)| values::names(r, name)) {
             l.report(Problem::UnreadVariable { name: name.clone() }, file, *span);
         }
     }
     for (name, span, at) in &b.saves {
-        let used = read.iter().any(|(i, h)| h == name && *i > *at);
+        let used = read
+            .iter()
+            .any(|(i, r)| values::head(r) == name && *i > *at);
         if !used {
             l.report(
                 Problem::UnreadSavedVariable { name: name.clone() },
@@ -636,8 +723,17 @@ fn test(
         if let Some(c) = &step.capture {
             known.extend(c.keys().map(str::to_string));
         }
-        if let StepKind::Set(s) = &step.kind {
-            known.insert(s.variable.clone());
+        match &step.kind {
+            StepKind::Set(s) => {
+                known.insert(s.variable.clone());
+            }
+            // `Run step with:` native actions that set a variable (`prompt`, `save-text`).
+            StepKind::Native(n) => {
+                if let Some(v) = &n.variable {
+                    known.insert(v.clone());
+                }
+            }
+            _ => {}
         }
     }
     // A name saved only by a line of the test itself has no value before that line; names a
@@ -654,12 +750,30 @@ fn test(
         )
         .collect();
     for (i, node) in header.children.iter().enumerate() {
-        if let Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } = &node.stmt
-            && !always.contains(variable.value.as_str())
-        {
-            first_save
-                .entry(variable.value.as_str())
-                .or_insert((i, variable.span));
+        match &node.stmt {
+            Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. }
+                if !always.contains(variable.value.as_str()) =>
+            {
+                first_save
+                    .entry(variable.value.as_str())
+                    .or_insert((i, variable.span));
+            }
+            // A `Run step with:` block saves what its `capture` and `set.variable` name.
+            Stmt::RunStep => {
+                let block = node.yaml.as_ref().and_then(|y| y.value.as_ref());
+                let captured = block
+                    .and_then(|v| v.get("capture"))
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flat_map(|c| c.keys().map(String::as_str));
+                let set = block
+                    .and_then(|v| v.pointer("/set/variable"))
+                    .and_then(Value::as_str);
+                for name in captured.chain(set) {
+                    first_save.entry(name).or_insert((i, node.span));
+                }
+            }
+            _ => {}
         }
     }
     for (i, node) in header.children.iter().enumerate() {
@@ -668,8 +782,11 @@ fn test(
         }
         for (inner, span) in node_refs(l, node, file) {
             let head = values::head(&inner);
+            // `Variables:` values are templates read when the variable is used, not at the
+            // top of the test (an expanded flow's inputs live there).
             if let Some(&(at, saved)) = first_save.get(head)
                 && at >= i
+                && node.stmt != Stmt::Variables
             {
                 l.report(
                     Problem::VariableSavedLater {
@@ -681,7 +798,10 @@ fn test(
                 );
                 continue;
             }
-            if !known.contains(head) {
+            // A declared name may itself hold dots (`flow0.a`, written out by the printer
+            // for an expanded flow's inputs); the runtime resolves the longest such prefix.
+            let dotted = declared_vars.iter().any(|(n, _)| values::names(&inner, n));
+            if !known.contains(head) && !dotted {
                 let suggestion = closest(head, known.iter().map(String::as_str));
                 l.report(
                     Problem::UnknownVariable {
@@ -702,7 +822,7 @@ fn test(
         None => (values::slug(&name.value), name.span, false),
     };
     t.id = Some(id);
-    if t.for_each.is_some() {
+    if t.for_each.is_some() && t.logical_name.is_none() {
         t.logical_name = Some(name.value.clone());
     }
     t.variables = (!b.variables.is_empty()).then_some(b.variables);
@@ -1010,6 +1130,31 @@ pub fn body<'f>(
             Stmt::UseFlow { name, .. } => {
                 flows::expand(l, flows, b, node, name, scope, functions_declared);
             }
+            Stmt::RunStep => {
+                // Invalid YAML or a block that is no mapping was reported by the parser.
+                if let Some(block) = block() {
+                    match run_step(block, phase) {
+                        Ok(mut s) => {
+                            s.source = Some(l.location(file, node.span));
+                            s.flow = scope.frames.clone();
+                            if let StepKind::Set(set) = &s.kind
+                                && scope.frames.is_empty()
+                                && file == l.entry
+                            {
+                                b.saves
+                                    .push((set.variable.clone(), node.span, b.steps.len()));
+                            }
+                            b.current = Some(b.steps.len());
+                            b.steps.push(s);
+                        }
+                        Err(reason) => {
+                            let at = block_first_line(l, file, node);
+                            l.report(Problem::BadStepSettings { reason }, file, at);
+                            b.current = None;
+                        }
+                    }
+                }
+            }
             // Expectations and modifiers attach to the current step.
             _ if node.stmt.decl_kind() == crate::syntax::DeclKind::Expectation
                 || node.stmt.decl_kind() == crate::syntax::DeclKind::Modifier =>
@@ -1033,6 +1178,37 @@ pub fn body<'f>(
     }
 }
 
+/// The step of a `Run step with:` block: the suite model's step, in the current section's
+/// phase unless the block names one (`phase: null` leaves it unset).
+fn run_step(block: Map<String, Value>, phase: Phase) -> Result<Step, String> {
+    for reserved in ["source", "flow"] {
+        if block.contains_key(reserved) {
+            return Err(format!(
+                "`{reserved}` is written by mcpr itself and cannot be set"
+            ));
+        }
+    }
+    let phase_given = block.contains_key("phase");
+    let mut step: Step = serde_json::from_value(Value::Object(block)).map_err(|e| e.to_string())?;
+    if !phase_given {
+        step.phase = Some(phase);
+    }
+    Ok(step)
+}
+
+/// The span of the first line of a node's YAML block (the node's line when it has none).
+pub fn block_first_line(l: &Lower<'_>, file: usize, node: &Node) -> Span {
+    let Some(y) = &node.yaml else {
+        return node.span;
+    };
+    let text = &l.map.get(file).text()[y.span.range()];
+    let lead = text.len() - text.trim_start().len();
+    let start = y.span.start as usize + lead;
+    let first = text.trim_start();
+    let end = start + first.find('\n').unwrap_or(first.trim_end().len());
+    Span::new(start, end)
+}
+
 /// Every `${…}` written on a node's line or in its block: the inside and its exact span.
 pub fn node_refs(l: &Lower<'_>, node: &Node, file: usize) -> Vec<(String, Span)> {
     let mut span = node.span;
@@ -1043,8 +1219,23 @@ pub fn node_refs(l: &Lower<'_>, node: &Node, file: usize) -> Vec<(String, Span)>
     if !values::has_open(text) {
         return Vec::new();
     }
+    // A `Run step with:` block's `name` is display text, not a template: only references
+    // in the step's other members count.
+    let mut templates: Option<BTreeSet<String>> = None;
+    if node.stmt == Stmt::RunStep
+        && let Some(Value::Object(block)) = node.yaml.as_ref().and_then(|y| y.value.as_ref())
+    {
+        let mut rest = block.clone();
+        rest.shift_remove("name");
+        let mut set = BTreeSet::new();
+        values::each_ref(&Value::Object(rest), &mut |r| {
+            set.insert(r.to_string());
+        });
+        templates = Some(set);
+    }
     values::refs(text)
         .filter(|(_, inner)| !inner.trim().is_empty())
+        .filter(|(_, inner)| templates.as_ref().is_none_or(|t| t.contains(*inner)))
         .map(|(at, inner)| {
             let start = span.start as usize + at;
             (inner.to_string(), Span::new(start, start + inner.len() + 3))

@@ -137,6 +137,14 @@ pub fn head(reference: &str) -> &str {
     reference.split('.').next().unwrap_or(reference)
 }
 
+/// Whether `reference` reads the variable `name`: it is the name, or the name followed by a
+/// member (`.x`) or index (`[0]`). Variable names may hold dots (`flow0.a`).
+pub fn names(reference: &str, name: &str) -> bool {
+    reference
+        .strip_prefix(name)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
 /// Calls `f` with every reference found in the strings of a value (keys excluded).
 pub fn each_ref(value: &Value, f: &mut dyn FnMut(&str)) {
     match value {

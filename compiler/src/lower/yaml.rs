@@ -303,12 +303,14 @@ fn step_refs(text: &str, step: &Node, out: &mut Vec<(String, Span)>) {
     const TEMPLATES: &[&[&str]] = &[
         &["tool", "name"],
         &["tool", "arguments"],
+        &["tool", "positional"],
         &["request", "params"],
         &["set", "arguments"],
         &["native", "uri"],
         &["native", "taskId"],
         &["native", "params"],
         &["native", "behavior"],
+        &["native", "message"],
         &["assert", "error", "message"],
         &["assert", "error", "matches"],
     ];
@@ -328,7 +330,14 @@ fn step_refs(text: &str, step: &Node, out: &mut Vec<(String, Span)>) {
             _ => vec![&j.value],
         };
         for a in list {
-            for member in ["equals", "notEquals", "contains", "matches", "schema"] {
+            for member in [
+                "equals",
+                "notEquals",
+                "contains",
+                "matches",
+                "schema",
+                "greaterThan",
+            ] {
                 if let Some(e) = a.get(member) {
                     scalar_refs(text, &e.value, out);
                 }
@@ -543,8 +552,15 @@ fn unknown_variables(l: &mut Lower<'_>, t: &crate::ir::Test, refs: &[(String, Sp
     }
     for step in &t.steps {
         known.extend(step.capture.iter().flat_map(|c| c.keys()));
-        if let crate::ir::StepKind::Set(s) = &step.kind {
-            known.push(values::head(&s.variable));
+        match &step.kind {
+            crate::ir::StepKind::Set(s) => known.push(values::head(&s.variable)),
+            // `prompt` and `save-text` set the variable they name.
+            crate::ir::StepKind::Native(n) => {
+                if let Some(v) = &n.variable {
+                    known.push(v);
+                }
+            }
+            _ => {}
         }
     }
     for (inner, span) in refs {

@@ -270,6 +270,13 @@ fn server<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
         .boxed()
 }
 
+fn server_from_command_line<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("server from the command line")
+        .then_ignore(end())
+        .to(Stmt::ServerFromCommandLine)
+        .boxed()
+}
+
 fn server_options<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("server options")
         .ignore_then(colon())
@@ -383,7 +390,8 @@ fn list_setting<'a, 's: 'a, E: Extra<'a, 's>>(
 }
 
 /// Splits `a, "b", c` on commas; each item is trimmed and unquoted, empty
-/// items are dropped.
+/// items are dropped. A quote that opens an item runs to its closing quote, so
+/// a quoted item may hold commas (`"a, b"`); quotes inside an item are text.
 pub fn split_list(t: &Text) -> Vec<Text> {
     let mut out = Vec::new();
     let base = t.span.start as usize;
@@ -398,10 +406,17 @@ pub fn split_list(t: &Text) -> Vec<Text> {
             out.push(unquote(trimmed, Span::new(a, a + trimmed.len())));
         }
     };
+    let mut quote: Option<char> = None;
     for (i, c) in s.char_indices() {
-        if c == ',' {
-            push(start, i);
-            start = i + 1;
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if (c == '"' || c == '\'') && s[start..i].trim().is_empty() => quote = Some(c),
+            None if c == ',' => {
+                push(start, i);
+                start = i + 1;
+            }
+            None => {}
         }
     }
     push(start, s.len());
@@ -431,6 +446,14 @@ fn client_behavior<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .ignore_then(colon())
         .then_ignore(end())
         .to(Stmt::ClientBehavior)
+        .boxed()
+}
+
+fn extensions<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    kw("extensions")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::Extensions)
         .boxed()
 }
 
@@ -559,6 +582,29 @@ fn skip<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
         .map(|r| Stmt::Skip {
             reason: r.flatten(),
         })
+        .boxed()
+}
+
+fn continue_on_failure<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("continue on failure")
+        .then_ignore(end())
+        .to(Stmt::ContinueOnFailure)
+        .boxed()
+}
+
+fn logical_name<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
+    phrase("logical name")
+        .ignore_then(colon())
+        .ignore_then(unquoted_rest(src))
+        .map(|name| Stmt::LogicalName { name })
+        .boxed()
+}
+
+fn data_row<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("data row")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::DataRow)
         .boxed()
 }
 
@@ -794,6 +840,14 @@ fn use_flow<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .then(with_opt())
         .then_ignore(end())
         .map(|(name, with)| Stmt::UseFlow { name, with })
+        .boxed()
+}
+
+fn run_step<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("run step with")
+        .ignore_then(colon())
+        .then_ignore(end())
+        .to(Stmt::RunStep)
         .boxed()
 }
 
@@ -1160,6 +1214,11 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         );
         add!(&["server"], "Server options:", server_options());
         add!(&["server"], "Server: COMMAND ARGS…", server(src));
+        add!(
+            &["server"],
+            "Server from the command line",
+            server_from_command_line()
+        );
         add!(&["mcp", "connect"], "MCP URL: URL", mcp_url(src));
         add!(
             &["named"],
@@ -1199,6 +1258,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             "Functions: PATH, PATH",
             functions(src)
         );
+        add!(&["extensions"], "Extensions:", extensions());
         add!(&["import"], "Import flows from \"PATH\"", import_flows());
         add!(&["flow"], "Flow: \"NAME\"", flow_header());
         add!(&["data"], "Data source: \"NAME\"", data_source_header());
@@ -1210,6 +1270,9 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         add!(&["on"], "On server \"NAME\"", on_server());
         add!(&["skip"], "Skip: REASON", skip(src));
         add!(&["variables"], "Variables:", variables());
+        add!(&["continue"], "Continue on failure", continue_on_failure());
+        add!(&["logical"], "Logical name: NAME", logical_name(src));
+        add!(&["data"], "Data row:", data_row());
         add!(
             &["require"],
             "Require protocol: \"2025-06-18\"",
@@ -1274,6 +1337,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             respond_sampling()
         );
         add!(&["use"], "Use flow \"NAME\" with:", use_flow());
+        add!(&["run"], "Run step with:", run_step());
         add!(
             &["for"],
             "For each row: | For each row in \"FILE\" | For each row from \"SOURCE\"",

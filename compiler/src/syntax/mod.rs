@@ -320,7 +320,11 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         if node.stmt.opens_yaml_block() {
             node.yaml = self.yaml_block(line, &node).map(Box::new);
         } else if node.stmt == Stmt::ForEachRow {
-            node.table = self.table(line).map(Box::new);
+            if self.rows_in_yaml(line) {
+                node.yaml = self.yaml_rows(line).map(Box::new);
+            } else {
+                node.table = self.table(line).map(Box::new);
+            }
         }
         node
     }
@@ -760,6 +764,81 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         Span::new(byte, byte + next)
     }
 
+    /// Whether the rows after `For each row:` are a YAML list (`- column: value`) instead
+    /// of a table: the next non-blank line is indented deeper and starts with `-`.
+    fn rows_in_yaml(&self, opener: &Line) -> bool {
+        self.lines[self.pos..]
+            .iter()
+            .find(|l| l.kind != LineKind::Blank)
+            .is_some_and(|l| {
+                let t = self.text(l.trimmed);
+                l.kind == LineKind::Text
+                    && l.indent > opener.indent
+                    && (t == "-" || t.starts_with("- "))
+            })
+    }
+
+    /// The YAML list of rows after `For each row:`: every item a non-empty mapping.
+    fn yaml_rows(&mut self, opener: &Line) -> Option<YamlBlock> {
+        let start = self.pos;
+        let mut end = start;
+        let mut last_text = start;
+        while end < self.lines.len() {
+            let l = &self.lines[end];
+            if l.kind != LineKind::Blank {
+                if l.indent <= opener.indent {
+                    break;
+                }
+                last_text = end + 1;
+            }
+            end += 1;
+        }
+        let end = last_text.max(start);
+        self.pos = end;
+        let src = self.file.text();
+        let mut text = String::new();
+        let mut removed = Vec::with_capacity(end - start);
+        for l in &self.lines[start..end] {
+            let line = &src[l.span.range()];
+            let cut = ((opener.indent + 2).min(l.lead) as usize).min(line.len());
+            removed.push(cut);
+            text.push_str(&line[cut..]);
+            text.push('\n');
+        }
+        let span = Span::new(
+            self.lines[start].span.start as usize,
+            self.lines[end - 1].span.end as usize,
+        );
+        match crate::yaml::parse(&text) {
+            Ok(serde_json::Value::Array(rows))
+                if !rows.is_empty()
+                    && rows
+                        .iter()
+                        .all(|r| r.as_object().is_some_and(|m| !m.is_empty())) =>
+            {
+                Some(YamlBlock {
+                    span,
+                    value: Some(serde_json::Value::Array(rows)),
+                })
+            }
+            Ok(_) => {
+                let body = Span::new(self.lines[start].trimmed.start as usize, span.end as usize);
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::RowsNotMappings,
+                    },
+                    body,
+                );
+                Some(YamlBlock { span, value: None })
+            }
+            Err(e) => {
+                let at = self.yaml_position(start, end, &removed, e.line, e.column);
+                self.report(Problem::Yaml { message: e.message }, at);
+                Some(YamlBlock { span, value: None })
+            }
+        }
+    }
+
     /// Collects the inline table after `For each row:`.
     fn table(&mut self, opener: &Line) -> Option<Table> {
         let mut rows: Vec<(Span, Vec<Cell>)> = Vec::new();
@@ -914,7 +993,12 @@ fn opener_usage(stmt: &Stmt) -> &'static str {
             "Expect \"structuredContent\" matches schema:\n      type: object"
         }
         Stmt::Variables => "Variables:\n      tenant: acme",
+        Stmt::DataRow => "Data row:\n      source: customers\n      row: 0",
         Stmt::ClientBehavior => "Client behavior:\n  sampling:\n    text: deterministic response",
+        Stmt::Extensions => {
+            "Extensions:\n  functions: [./functions.js]\n  permissions: [environment]"
+        }
+        Stmt::RunStep => "Run step with:\n      tool:\n        name: add",
         _ => "Server options:\n  cwd: ./server",
     }
 }

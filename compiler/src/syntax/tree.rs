@@ -172,6 +172,9 @@ pub enum Stmt {
     McpUrl {
         url: Text,
     },
+    /// `Server from the command line`: the suite names no server; `mcpr run` takes it from
+    /// `--server`, `--url` or `--profile`.
+    ServerFromCommandLine,
     ServerOptions,
     NamedServer {
         name: Text,
@@ -201,6 +204,8 @@ pub enum Stmt {
         paths: Vec<Text>,
     },
     ClientBehavior,
+    /// `Extensions:` + YAML block (functions, permissions, allowlist, unsafeLegacy).
+    Extensions,
     Functions {
         paths: Vec<Text>,
     },
@@ -234,6 +239,14 @@ pub enum Stmt {
         reason: Option<Text>,
     },
     Variables,
+    /// `Continue on failure`: a failing step does not stop the test.
+    ContinueOnFailure,
+    /// `Logical name: NAME`: the name the rows of a data-driven test are grouped under.
+    LogicalName {
+        name: Text,
+    },
+    /// `Data row:` + YAML block: the data row an already expanded test was made from.
+    DataRow,
     Require {
         capabilities: Vec<Text>,
     },
@@ -307,6 +320,8 @@ pub enum Stmt {
         name: Text,
         with: bool,
     },
+    /// `Run step with:` + a YAML block holding one step of the suite model.
+    RunStep,
     ForEachRow,
     ForEachRowIn {
         file: Text,
@@ -452,6 +467,7 @@ impl Stmt {
             Suite { .. }
             | Server { .. }
             | McpUrl { .. }
+            | ServerFromCommandLine
             | ServerOptions
             | NamedServer { .. }
             | ServerOptionsFor { .. }
@@ -463,6 +479,7 @@ impl Stmt {
             | Snapshots { .. }
             | IgnoreSnapshotPaths { .. }
             | ClientBehavior
+            | Extensions
             | Functions { .. } => DeclKind::Setting,
             ImportFlows { .. } => DeclKind::Import,
             FlowHeader { .. } | DataSourceHeader { .. } | TestHeader { .. } => {
@@ -473,6 +490,9 @@ impl Stmt {
             | OnServer { .. }
             | Skip { .. }
             | Variables
+            | ContinueOnFailure
+            | LogicalName { .. }
+            | DataRow
             | Require { .. }
             | RequireProtocol { .. }
             | DependsOn { .. } => DeclKind::TestProperty,
@@ -492,7 +512,8 @@ impl Stmt {
             | CancelTask { .. }
             | RespondToElicitation { .. }
             | RespondToSampling { .. }
-            | UseFlow { .. } => DeclKind::Action,
+            | UseFlow { .. }
+            | RunStep => DeclKind::Action,
             SetUsing { .. } => DeclKind::Utility,
             ForEachRow | ForEachRowIn { .. } | ForEachRowFrom { .. } => DeclKind::Iteration,
             ExpectSuccess
@@ -536,7 +557,10 @@ impl Stmt {
             | ServerOptionsFor { .. }
             | TargetOptionsFor { .. }
             | ClientBehavior
+            | Extensions
+            | RunStep
             | Variables
+            | DataRow
             | ExpectMatchesSchema { .. } => true,
             _ => false,
         }
@@ -562,6 +586,7 @@ impl Stmt {
             | DataSourceHeader { name }
             | TestHeader { name }
             | OnServer { name }
+            | LogicalName { name }
             | CallTool { name, .. }
             | CallToolWithProgress { name, .. }
             | GetPrompt { name, .. }
