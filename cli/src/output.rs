@@ -8,6 +8,34 @@ use std::path::Path;
 pub const OK: u8 = 0;
 /// Exit code: usage, language or configuration error.
 pub const USAGE: u8 = 2;
+/// Exit code: a server, transport or internal failure.
+pub const SERVER_FAILURE: u8 = 3;
+/// Exit code: interrupted (Ctrl-C).
+pub const INTERRUPTED: u8 = 130;
+
+/// Runs `work` to its end on a multi-threaded runtime, unless Ctrl-C comes first: then every
+/// server process group the runtime started is ended and the exit code is `INTERRUPTED`.
+/// `Err` carries the exit code when the work did not finish.
+pub fn block_on_interruptible<F: Future>(work: F) -> Result<F::Output, u8> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("error: cannot start the async runtime: {e}");
+            SERVER_FAILURE
+        })?;
+    let outcome = rt.block_on(async {
+        tokio::select! {
+            r = work => Some(r),
+            _ = tokio::signal::ctrl_c() => None,
+        }
+    });
+    outcome.ok_or_else(|| {
+        mcpr_runtime::kill_all_process_groups();
+        eprintln!("interrupted");
+        INTERRUPTED
+    })
+}
 
 /// Whether stdout gets colour: only on a terminal, never with `NO_COLOR`.
 pub fn use_color(arg: ColorArg) -> bool {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::args::{ColorArg, ParityArgs};
-use crate::output;
+use crate::output::{self, SERVER_FAILURE};
 use mcpr_runtime::auth::{TokenCache, resolve_credentials};
 use mcpr_runtime::parity::{self, ParityReport};
 use mcpr_runtime::report::terminal::summary_line;
@@ -14,8 +14,6 @@ use mcpr_runtime::schedule::{Event, RunOptions};
 
 /// Exit code: some test behaves differently on some target.
 const DIFFERENT: u8 = 1;
-/// Exit code: the runtime could not run.
-const SERVER_FAILURE: u8 = 3;
 
 /// What a parity run needs from the command line.
 pub struct Request {
@@ -77,66 +75,46 @@ pub fn run(req: Request) -> u8 {
         opts.jobs = j;
     }
     let color = output::use_color(req.color);
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return SERVER_FAILURE;
-        }
-    };
-    let outcome = rt.block_on(async {
-        let work = async {
-            let mut reports = Vec::new();
-            let mut tokens = TokenCache::new();
-            for mut suite in suites {
-                // Each compare target's `Token from` runs once, before any test.
-                resolve_credentials(&mut suite, &opts.state, &mut tokens)
-                    .await
-                    .map_err(|e| (output::USAGE, format!("error: {e}")))?;
-                let mut out = std::io::stdout();
-                let mut on_event = |target: &str, e: &Event| {
-                    if let Event::RunStarted { suite, tests } = e {
-                        let _ = writeln!(
-                            out,
-                            "{} {suite} on {target} ({tests} test{})",
-                            paint(color, "1", "mcpr parity —"),
-                            if *tests == 1 { "" } else { "s" }
-                        );
-                    }
-                };
-                match parity::run_parity(Arc::new(suite), opts.clone(), &mut on_event).await {
-                    Ok(r) => reports.push(r),
-                    Err(e) => {
-                        let code = if e.code.starts_with("MCP-INTERNAL") {
-                            SERVER_FAILURE
-                        } else {
-                            output::USAGE
-                        };
-                        return Err((code, format!("error: {e}")));
-                    }
+    let outcome = output::block_on_interruptible(async {
+        let mut reports = Vec::new();
+        let mut tokens = TokenCache::new();
+        for mut suite in suites {
+            // Each compare target's `Token from` runs once, before any test.
+            resolve_credentials(&mut suite, &opts.state, &mut tokens)
+                .await
+                .map_err(|e| (output::USAGE, format!("error: {e}")))?;
+            let mut out = std::io::stdout();
+            let mut on_event = |target: &str, e: &Event| {
+                if let Event::RunStarted { suite, tests } = e {
+                    let _ = writeln!(
+                        out,
+                        "{} {suite} on {target} ({tests} test{})",
+                        paint(color, "1", "mcpr parity —"),
+                        if *tests == 1 { "" } else { "s" }
+                    );
+                }
+            };
+            match parity::run_parity(Arc::new(suite), opts.clone(), &mut on_event).await {
+                Ok(r) => reports.push(r),
+                Err(e) => {
+                    let code = if e.code.starts_with("MCP-INTERNAL") {
+                        SERVER_FAILURE
+                    } else {
+                        output::USAGE
+                    };
+                    return Err((code, format!("error: {e}")));
                 }
             }
-            Ok(reports)
-        };
-        tokio::select! {
-            r = work => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
         }
+        Ok(reports)
     });
     let reports = match outcome {
-        None => {
-            mcpr_runtime::kill_all_process_groups();
-            eprintln!("interrupted");
-            return 130;
-        }
-        Some(Err((code, msg))) => {
+        Err(code) => return code,
+        Ok(Err((code, msg))) => {
             eprintln!("{msg}");
             return code;
         }
-        Some(Ok(r)) => r,
+        Ok(Ok(r)) => r,
     };
     let mut stdout = std::io::stdout();
     for r in &reports {

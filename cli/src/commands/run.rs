@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::args::RunArgs;
 use crate::loader::FsLoader;
-use crate::output::{self, display_path};
+use crate::output::{self, SERVER_FAILURE, display_path};
 use crate::progress::Progress;
 use mcpr_compiler::SourceMap;
 use mcpr_compiler::diagnostics::render;
@@ -26,10 +26,6 @@ use mcpr_runtime::state;
 
 /// Exit code: a test failed or was blocked.
 const TEST_FAILED: u8 = 1;
-/// Exit code: a server, transport or internal failure.
-const SERVER_FAILURE: u8 = 3;
-/// Exit code: interrupted.
-const INTERRUPTED: u8 = 130;
 
 /// Reads one file into a suite (`.mcpr`, or YAML/JSON — Suite IR JSON included — by its
 /// extension), printing diagnostics; an error when it cannot be run.
@@ -205,153 +201,133 @@ pub fn run(args: RunArgs) -> u8 {
         }
     }
     let color = output::use_color(args.color);
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return SERVER_FAILURE;
-        }
-    };
-    let outcome = rt.block_on(async {
-        let work = async {
-            let mut term = Terminal::new(std::io::stdout(), color);
-            let progress = Progress::new(args.no_progress);
-            let mut runs: Vec<RunResult> = Vec::new();
-            let history_file = budget::history_path(args.history.as_deref());
-            let history = if args.no_history {
+    let outcome = output::block_on_interruptible(async {
+        let mut term = Terminal::new(std::io::stdout(), color);
+        let progress = Progress::new(args.no_progress);
+        let mut runs: Vec<RunResult> = Vec::new();
+        let history_file = budget::history_path(args.history.as_deref());
+        let history = if args.no_history {
+            History::default()
+        } else {
+            History::load(&history_file).unwrap_or_else(|e| {
+                eprintln!("warning: {e}; budgets see this run alone");
                 History::default()
-            } else {
-                History::load(&history_file).unwrap_or_else(|e| {
-                    eprintln!("warning: {e}; budgets see this run alone");
-                    History::default()
-                })
+            })
+        };
+        let mut tokens = TokenCache::new();
+        for (index, (mut suite, dir)) in suites.into_iter().enumerate() {
+            // `Token from` commands run once per run, before any test; tokens and
+            // resolved header and env values join the suite's secrets before any
+            // redactor is made.
+            resolve_credentials(&mut suite, &opts.state, &mut tokens)
+                .await
+                .map_err(|e| (output::USAGE, format!("error: {e}")))?;
+            let suite_key = display_path(&args.files[index]);
+            let budgets = suite.budgets.clone().unwrap_or_default();
+            let data_opts = DataOptions {
+                base_dir: dir,
+                allow_remote_data: args.allow_remote_data,
+                allow_custom_code: args.allow_custom_code,
+                allow_private_network: args.allow_private_network,
+                max_rows: usize::try_from(args.max_rows).unwrap_or(usize::MAX),
+                local_only: false,
             };
-            let mut tokens = TokenCache::new();
-            for (index, (mut suite, dir)) in suites.into_iter().enumerate() {
-                // `Token from` commands run once per run, before any test; tokens and
-                // resolved header and env values join the suite's secrets before any
-                // redactor is made.
-                resolve_credentials(&mut suite, &opts.state, &mut tokens)
-                    .await
-                    .map_err(|e| (output::USAGE, format!("error: {e}")))?;
-                let suite_key = display_path(&args.files[index]);
-                let budgets = suite.budgets.clone().unwrap_or_default();
-                let data_opts = DataOptions {
-                    base_dir: dir,
-                    allow_remote_data: args.allow_remote_data,
-                    allow_custom_code: args.allow_custom_code,
-                    allow_private_network: args.allow_private_network,
-                    max_rows: usize::try_from(args.max_rows).unwrap_or(usize::MAX),
-                    local_only: false,
+            // Data loads before any test starts; a bad value stops the run with a
+            // diagnostic that points into the data.
+            let rows = data::load_suite(&suite, &data_opts).await.map_err(|e| {
+                let code = if e.is_environment() {
+                    SERVER_FAILURE
+                } else {
+                    output::USAGE
                 };
-                // Data loads before any test starts; a bad value stops the run with a
-                // diagnostic that points into the data.
-                let rows = data::load_suite(&suite, &data_opts).await.map_err(|e| {
-                    let code = if e.is_environment() {
+                (
+                    code,
+                    e.render(output::use_stderr_color(args.color))
+                        .trim_end()
+                        .to_string(),
+                )
+            })?;
+            let snap_path = args
+                .snapshot
+                .clone()
+                .or_else(|| {
+                    suite
+                        .snapshots
+                        .as_ref()
+                        .and_then(|s| s.file.clone())
+                        .map(Into::into)
+                })
+                .unwrap_or_else(|| SNAPSHOT_DEFAULT.into());
+            let ignore = suite
+                .snapshots
+                .as_ref()
+                .and_then(|s| s.ignore.clone())
+                .unwrap_or_default();
+            let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+            let mut store = SnapshotStore::load(&snap_path, ignore, args.update_snapshots, ci)
+                .map_err(|e| (output::USAGE, format!("error: {e}")))?;
+            store.set_redactor(Redactor::for_suite(&suite));
+            term.set_redactor(Redactor::for_suite(&suite));
+            let store = Arc::new(std::sync::Mutex::new(store));
+            let mut suite_opts = opts.clone();
+            suite_opts.snapshots = Some(Arc::clone(&store));
+            suite_opts.data = data_opts;
+            suite_opts.rows = Some(Arc::new(rows));
+            let mut on_event = |e: &schedule::Event| progress.event(e, || term.event(e));
+            let result = schedule::run_suite(Arc::new(suite), suite_opts, &mut on_event).await;
+            let saved = store
+                .lock()
+                .map_err(|_| "the snapshot store is unusable".to_string())
+                .and_then(|s| s.save());
+            if let Err(e) = saved {
+                return Err((SERVER_FAILURE, format!("error: {e}")));
+            }
+            match result {
+                Ok(r) if r.tests.is_empty() && args.test.is_some() => {
+                    return Err((
+                        output::USAGE,
+                        format!(
+                            "error: no test of {} matches --test {:?}",
+                            r.suite_name,
+                            args.test.as_deref().unwrap_or_default()
+                        ),
+                    ));
+                }
+                Ok(mut r) => {
+                    r.budgets = budget::evaluate(&budgets, &suite_key, &r.tests, &history);
+                    if args.fail_on_regression {
+                        r.regressions = budget::regressions(&suite_key, &r.tests, &history);
+                    }
+                    progress.suspend(|| term.budgets(&r));
+                    if !args.no_history {
+                        let record = budget::RunRecord::new(&suite_key, &r.tests);
+                        if let Err(e) = budget::append(&history_file, &record) {
+                            eprintln!("warning: {e}");
+                        }
+                    }
+                    runs.push(r)
+                }
+                Err(e) => {
+                    let code = if e.code.starts_with("MCP-INTERNAL") {
                         SERVER_FAILURE
                     } else {
                         output::USAGE
                     };
-                    (
-                        code,
-                        e.render(output::use_stderr_color(args.color))
-                            .trim_end()
-                            .to_string(),
-                    )
-                })?;
-                let snap_path = args
-                    .snapshot
-                    .clone()
-                    .or_else(|| {
-                        suite
-                            .snapshots
-                            .as_ref()
-                            .and_then(|s| s.file.clone())
-                            .map(Into::into)
-                    })
-                    .unwrap_or_else(|| SNAPSHOT_DEFAULT.into());
-                let ignore = suite
-                    .snapshots
-                    .as_ref()
-                    .and_then(|s| s.ignore.clone())
-                    .unwrap_or_default();
-                let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-                let mut store = SnapshotStore::load(&snap_path, ignore, args.update_snapshots, ci)
-                    .map_err(|e| (output::USAGE, format!("error: {e}")))?;
-                store.set_redactor(Redactor::for_suite(&suite));
-                term.set_redactor(Redactor::for_suite(&suite));
-                let store = Arc::new(std::sync::Mutex::new(store));
-                let mut suite_opts = opts.clone();
-                suite_opts.snapshots = Some(Arc::clone(&store));
-                suite_opts.data = data_opts;
-                suite_opts.rows = Some(Arc::new(rows));
-                let mut on_event = |e: &schedule::Event| progress.event(e, || term.event(e));
-                let result = schedule::run_suite(Arc::new(suite), suite_opts, &mut on_event).await;
-                let saved = store
-                    .lock()
-                    .map_err(|_| "the snapshot store is unusable".to_string())
-                    .and_then(|s| s.save());
-                if let Err(e) = saved {
-                    return Err((SERVER_FAILURE, format!("error: {e}")));
-                }
-                match result {
-                    Ok(r) if r.tests.is_empty() && args.test.is_some() => {
-                        return Err((
-                            output::USAGE,
-                            format!(
-                                "error: no test of {} matches --test {:?}",
-                                r.suite_name,
-                                args.test.as_deref().unwrap_or_default()
-                            ),
-                        ));
-                    }
-                    Ok(mut r) => {
-                        r.budgets = budget::evaluate(&budgets, &suite_key, &r.tests, &history);
-                        if args.fail_on_regression {
-                            r.regressions = budget::regressions(&suite_key, &r.tests, &history);
-                        }
-                        progress.suspend(|| term.budgets(&r));
-                        if !args.no_history {
-                            let record = budget::RunRecord::new(&suite_key, &r.tests);
-                            if let Err(e) = budget::append(&history_file, &record) {
-                                eprintln!("warning: {e}");
-                            }
-                        }
-                        runs.push(r)
-                    }
-                    Err(e) => {
-                        let code = if e.code.starts_with("MCP-INTERNAL") {
-                            SERVER_FAILURE
-                        } else {
-                            output::USAGE
-                        };
-                        return Err((code, format!("error: {e}")));
-                    }
+                    return Err((code, format!("error: {e}")));
                 }
             }
-            progress.finish();
-            term.summary(&runs);
-            Ok(runs)
-        };
-        tokio::select! {
-            r = work => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
         }
+        progress.finish();
+        term.summary(&runs);
+        Ok(runs)
     });
     let runs = match outcome {
-        None => {
-            mcpr_runtime::kill_all_process_groups();
-            eprintln!("interrupted");
-            return INTERRUPTED;
-        }
-        Some(Err((code, msg))) => {
+        Err(code) => return code,
+        Ok(Err((code, msg))) => {
             eprintln!("{msg}");
             return code;
         }
-        Some(Ok(runs)) => runs,
+        Ok(Ok(runs)) => runs,
     };
     if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
         print!("{}", github::annotations(&runs));
