@@ -1390,19 +1390,8 @@ impl Session {
                 // probe we stopped waiting for, say, because it started slowly) refuses the
                 // handshake with -32022 and names what it supports: follow it, unless the
                 // suite pinned a version.
-                if !pinned && rpc.code == -32022 {
-                    let supported: Vec<String> = rpc
-                        .data
-                        .as_ref()
-                        .and_then(|d| d.get("supported"))
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_string)
-                                .collect()
-                        })
-                        .unwrap_or_default();
+                if !pinned && rpc.code == codes::UNSUPPORTED_PROTOCOL_VERSION {
+                    let supported = supported_versions(&rpc);
                     let modern = version::MODERN_VERSIONS
                         .iter()
                         .rev()
@@ -1565,18 +1554,7 @@ impl Session {
                     if rpc.code == codes::UNSUPPORTED_PROTOCOL_VERSION
                         || rpc.code == codes::RC_UNSUPPORTED_PROTOCOL_VERSION =>
                 {
-                    let supported: Vec<String> = rpc
-                        .data
-                        .as_ref()
-                        .and_then(|d| d.get("supported"))
-                        .and_then(Value::as_array)
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .map(str::to_string)
-                                .collect()
-                        })
-                        .unwrap_or_default();
+                    let supported = supported_versions(&rpc);
                     let usable = supported
                         .iter()
                         .rev()
@@ -2321,6 +2299,21 @@ fn with_during(kind: ErrorKind, method: &str) -> ErrorKind {
         },
         other => other,
     }
+}
+
+/// The versions an "unsupported protocol version" error names in `data.supported`.
+fn supported_versions(rpc: &RpcError) -> Vec<String> {
+    rpc.data
+        .as_ref()
+        .and_then(|d| d.get("supported"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

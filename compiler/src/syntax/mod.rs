@@ -644,8 +644,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         }
     }
 
-    /// Collects and parses the YAML block after an opener line.
-    fn yaml_block(&mut self, opener: &Line, node: &Node) -> Option<YamlBlock> {
+    /// Takes the lines indented deeper than `opener` (trailing blank lines stay), returning
+    /// their range of line indexes.
+    fn take_block(&mut self, opener: &Line) -> (usize, usize) {
         let start = self.pos;
         let mut end = start;
         let mut last_text = start;
@@ -661,6 +662,12 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         }
         let end = last_text.max(start);
         self.pos = end;
+        (start, end)
+    }
+
+    /// Collects and parses the YAML block after an opener line.
+    fn yaml_block(&mut self, opener: &Line, node: &Node) -> Option<YamlBlock> {
+        let (start, end) = self.take_block(opener);
         if start == end {
             if node.stmt.allows_empty_block() {
                 return Some(YamlBlock {
@@ -780,21 +787,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 
     /// The YAML list of rows after `For each row:`: every item a non-empty mapping.
     fn yaml_rows(&mut self, opener: &Line) -> Option<YamlBlock> {
-        let start = self.pos;
-        let mut end = start;
-        let mut last_text = start;
-        while end < self.lines.len() {
-            let l = &self.lines[end];
-            if l.kind != LineKind::Blank {
-                if l.indent <= opener.indent {
-                    break;
-                }
-                last_text = end + 1;
-            }
-            end += 1;
-        }
-        let end = last_text.max(start);
-        self.pos = end;
+        let (start, end) = self.take_block(opener);
         let src = self.file.text();
         let mut text = String::new();
         let mut removed = Vec::with_capacity(end - start);
