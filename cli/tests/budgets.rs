@@ -6,7 +6,7 @@ mod common;
 use common::{reference_server, scratch};
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -28,7 +28,7 @@ Test: "Quick call"
 "#;
 
 fn run(dir: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpr"))
+    common::mcpr_bin()
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .args(["run", "suite.mcpr", "--server", &reference_server()])

@@ -4,12 +4,12 @@
 mod common;
 use common::{reference_server, scratch};
 
-use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
+use insta_cmd::assert_cmd_snapshot;
 use std::path::Path;
 use std::process::Command;
 
 fn mcpr() -> Command {
-    let mut cmd = Command::new(get_cargo_bin("mcpr"));
+    let mut cmd = common::mcpr_bin();
     cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
     cmd.env_remove("NO_COLOR");
     cmd

@@ -4,11 +4,10 @@
 mod common;
 use common::scratch;
 
-use insta_cmd::get_cargo_bin;
 use std::process::Command;
 
 fn mcpr(dir: &std::path::Path) -> Command {
-    let mut cmd = Command::new(get_cargo_bin("mcpr"));
+    let mut cmd = common::mcpr_bin();
     cmd.current_dir(dir);
     cmd.env("NO_COLOR", "1");
     cmd

@@ -18,7 +18,7 @@ fn root() -> PathBuf {
 }
 
 fn mcpr(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpr"));
+    let mut c = common::mcpr_bin();
     c.current_dir(dir).env("NO_COLOR", "1");
     c
 }

@@ -5,9 +5,10 @@
 //! (`cargo test --workspace --test interop -- --ignored`).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
+
+mod common;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,7 +51,7 @@ fn run_suite(name: &str) {
     let expected = expectations(&source);
     let scratch = tempfile::tempdir().unwrap();
     let report = scratch.path().join("report.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpr"))
+    let out = common::mcpr_bin()
         .current_dir(root())
         .env("MCPR_INTEROP_DIR", interop_dir())
         .env("MCPR_INTEROP_SCRATCH", scratch.path())

@@ -8,11 +8,8 @@ use common::{reference_server, scratch};
 use std::process::{Command, Output, Stdio};
 
 fn mcpr(dir: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpr"));
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("CI")
-        .stdin(Stdio::null());
+    let mut c = common::mcpr_bin();
+    c.current_dir(dir).env("NO_COLOR", "1").stdin(Stdio::null());
     c
 }
 

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn mcpr(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpr"));
+    let mut c = common::mcpr_bin();
     c.current_dir(dir).env("NO_COLOR", "1");
     c
 }

@@ -20,8 +20,10 @@ fn run_on_a_terminal(ci: Option<&str>) -> String {
     let mut cmd = Command::new("script");
     cmd.current_dir(root())
         .args(["-qec", &line, "/dev/null"])
-        .env_remove("CI")
         .env("NO_COLOR", "1");
+    for v in common::AMBIENT.iter().filter(|v| **v != "NO_COLOR") {
+        cmd.env_remove(v);
+    }
     if let Some(v) = ci {
         cmd.env("CI", v);
     }
@@ -43,9 +45,8 @@ fn ci_and_pipes_get_plain_lines() {
     let out = run_on_a_terminal(Some("true"));
     assert!(out.contains("passed ("), "{out}");
     assert!(!out.contains(" tests "), "{out}");
-    let piped = Command::new(env!("CARGO_BIN_EXE_mcpr"))
+    let piped = common::mcpr_bin()
         .current_dir(root())
-        .env_remove("CI")
         .args([
             "run",
             "conformance-tests/runtime/lifecycle.mcpr",

@@ -18,7 +18,7 @@ fn root() -> PathBuf {
 }
 
 fn mcpr() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpr"));
+    let mut c = common::mcpr_bin();
     c.current_dir(root()).env_remove("NO_COLOR");
     c
 }
@@ -388,7 +388,6 @@ fn github_annotations_point_at_the_failing_line() {
             "--server",
             &server,
         ])
-        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&plain.stdout).contains("::error"));
@@ -519,7 +518,6 @@ fn report_snapshots() {
         .arg(&json)
         .arg("--junit")
         .arg(&xml)
-        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));

@@ -141,7 +141,7 @@ fn failing_suite(port: u16) -> String {
 }
 
 fn mcpr(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpr"))
+    common::mcpr_bin()
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env("PLAIN_HEADER_VALUE", HEADER_SECRET)

@@ -48,3 +48,18 @@ pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// Variables through which the machine running the tests (a CI service, a
+/// user's shell) would change what `mcpr` does: CI mode refuses to write
+/// snapshots, GitHub mode adds annotations, NO_COLOR changes the output.
+/// Each test starts from none of them and sets what it tests.
+pub const AMBIENT: &[&str] = &["CI", "GITHUB_ACTIONS", "NO_COLOR"];
+
+/// The `mcpr` binary under test, with the ambient variables removed.
+pub fn mcpr_bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpr"));
+    for v in AMBIENT {
+        c.env_remove(v);
+    }
+    c
+}
