@@ -10,6 +10,11 @@ mod progress;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// The compiler allocates many small strings and maps per line; mimalloc serves them
+/// faster than the system allocator (see `cargo bench -p mcpr-compiler`).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     let code = match cli.command {

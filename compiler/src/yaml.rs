@@ -138,12 +138,11 @@ fn flat_scalar(v: &str) -> Option<Value> {
     // Leave to the full parser: indicators, numbers in other forms (floats,
     // hex, octal, .inf), and text with `: ` or ` #` inside.
     let first_is_indicator = b"-?:,[]{}#&*!|>'\"%@`.+0123456789".contains(&b[0]);
-    if first_is_indicator
-        || v.contains(": ")
-        || v.contains(" #")
-        || v.ends_with(':')
-        || v.contains('\t')
-    {
+    // One pass for `: `, ` #` and tabs (substring searches would each set up a searcher).
+    let risky = b
+        .windows(2)
+        .any(|w| (w[0] == b':' && w[1] == b' ') || (w[0] == b' ' && w[1] == b'#') || w[0] == b'\t');
+    if first_is_indicator || risky || b[b.len() - 1] == b':' || b[b.len() - 1] == b'\t' {
         return None;
     }
     Some(Value::String(v.to_string()))

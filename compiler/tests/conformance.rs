@@ -64,7 +64,10 @@ fn run_check(path: &Path) -> (SourceMap, usize, Vec<Diagnostic>) {
         &mut map,
         id,
         &common::DirLoader(root),
-        &Options { pedantic },
+        &Options {
+            pedantic,
+            ..Options::default()
+        },
     );
     (map, id, diags)
 }

@@ -313,7 +313,7 @@ proptest::proptest! {
         loader.insert("main.mcpr", text.clone());
         let mut map = SourceMap::new();
         let id = map.add(SourceFile::new("main.mcpr", text));
-        let compiled = lower::compile(&mut map, id, &loader, &Options { pedantic: true });
+        let compiled = lower::compile(&mut map, id, &loader, &Options { pedantic: true, ..Options::default() });
         for d in &compiled.diagnostics {
             let len = map.get(d.file).text().len();
             proptest::prop_assert!(d.span.end as usize <= len, "{d:?}");
@@ -365,7 +365,10 @@ fn page_codes(files: &[(String, String)]) -> Vec<&'static str> {
     };
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(main.clone(), text.clone()));
-    let options = Options { pedantic: true };
+    let options = Options {
+        pedantic: true,
+        ..Options::default()
+    };
     lower::compile(&mut map, id, &loader, &options)
         .diagnostics
         .iter()
@@ -401,4 +404,53 @@ fn lowering_pages_show_a_real_example_and_a_real_fix() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every `.mcpr` file of the corpora compiles to the same IR and the same diagnostics on
+/// one thread and on several (large files are parsed and lowered in parts).
+#[test]
+fn compiling_in_parts_gives_the_same_result() {
+    let mut files = Vec::new();
+    let mut dirs = vec![
+        root().join("conformance-tests/lowering"),
+        root().join("conformance-tests/compiler"),
+        root().join("examples"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "mcpr") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    let mut tests_seen = 0;
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let loader = common::DirLoader(path.parent().unwrap().to_path_buf());
+        let run = |threads: usize| {
+            let mut map = SourceMap::new();
+            let id = map.add(SourceFile::new("main.mcpr", text.clone()));
+            let options = Options {
+                threads,
+                ..Options::default()
+            };
+            let c = lower::compile(&mut map, id, &loader, &options);
+            let ir = c.suite.map(|s| serde_json::to_value(&s).unwrap());
+            (ir, c.diagnostics)
+        };
+        let one = run(1);
+        if let Some(ir) = &one.0 {
+            tests_seen += ir["tests"].as_array().map_or(0, Vec::len);
+        }
+        for threads in [2, 3, 8] {
+            let many = run(threads);
+            assert_eq!(one.0, many.0, "{} on {threads} threads", path.display());
+            assert_eq!(one.1, many.1, "{} on {threads} threads", path.display());
+        }
+    }
+    assert!(tests_seen > 50, "only {tests_seen} tests compiled");
 }

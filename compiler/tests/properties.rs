@@ -66,6 +66,15 @@ proptest! {
 
 
     #[test]
+    fn parsing_in_parts_gives_the_same_tree_and_diagnostics(text in document(), threads in 2usize..6) {
+        let file = SourceFile::new("p.mcpr", text.clone());
+        let whole = syntax::parse_with(&file, 0, 1);
+        let parts = syntax::parse_with(&file, 0, threads);
+        prop_assert_eq!(&whole.document, &parts.document, "{}", text);
+        prop_assert_eq!(&whole.diagnostics, &parts.diagnostics, "{}", text);
+    }
+
+    #[test]
     fn parser_never_panics_and_spans_are_sound(text in document()) {
         let mut map = SourceMap::new();
         let id = map.add(SourceFile::new("p.mcpr", text));
@@ -157,6 +166,36 @@ proptest! {
         prop_assert_eq!(fast.is_ok(), full.is_ok(), "{}", text);
         if let (Ok(a), Ok(b)) = (fast, full) {
             prop_assert_eq!(a, b, "{}", text);
+        }
+    }
+}
+
+/// Every `.mcpr` file of the corpora and examples parses to the same tree and diagnostics
+/// whole and cut into parts (at every number of parts its column-0 lines allow).
+#[test]
+fn corpus_files_parse_the_same_in_parts() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("conformance-tests"), root.join("examples")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "mcpr") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = SourceFile::new("p.mcpr", text);
+        let whole = syntax::parse_with(&file, 0, 1);
+        for threads in [2, 3, 8] {
+            let parts = syntax::parse_with(&file, 0, threads);
+            assert_eq!(whole.document, parts.document, "{}", path.display());
+            assert_eq!(whole.diagnostics, parts.diagnostics, "{}", path.display());
         }
     }
 }

@@ -47,7 +47,15 @@ fn compile(path: &Path, pedantic: bool) -> (SourceMap, lower::Compiled) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(shown(path), text));
-    let compiled = lower::compile(&mut map, id, &MemoryLoader::new(), &Options { pedantic });
+    let compiled = lower::compile(
+        &mut map,
+        id,
+        &MemoryLoader::new(),
+        &Options {
+            pedantic,
+            ..Options::default()
+        },
+    );
     (map, compiled)
 }
 

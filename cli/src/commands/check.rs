@@ -28,6 +28,7 @@ pub fn run(args: CheckArgs) -> u8 {
     let loader = FsLoader::new(".");
     let options = Options {
         pedantic: args.pedantic,
+        ..Options::default()
     };
     for path in &files {
         let text = match std::fs::read(path) {

@@ -21,6 +21,7 @@ pub fn run(args: CompileArgs) -> u8 {
     let id = map.add(SourceFile::new(display_path(&args.file), text));
     let options = Options {
         pedantic: args.pedantic,
+        ..Options::default()
     };
     let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &options);
     let failed = compiled.diagnostics.iter().any(|d| d.is_error());

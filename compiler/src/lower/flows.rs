@@ -14,8 +14,8 @@ use crate::diagnostics::Problem;
 use crate::ir::FlowFrame;
 use crate::syntax::{Document, Node, Stmt, Text};
 use serde_json::{Map, Value};
-use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// One declared flow.
 pub struct Flow<'d> {
@@ -30,9 +30,9 @@ pub struct Flow<'d> {
     /// The input names, for renaming references.
     names: BTreeSet<String>,
     /// Whether some test uses it (directly or through another flow).
-    pub used: Cell<bool>,
+    pub used: AtomicBool,
     /// Whether it is part of a recursive cycle (never expanded).
-    pub recursive: Cell<bool>,
+    pub recursive: AtomicBool,
 }
 
 /// Every flow visible to the entry file: its own first, then the imported ones.
@@ -66,12 +66,18 @@ impl Scope<'_> {
         }
     }
 
-    fn renamer(&self) -> impl Fn(&str) -> Option<String> + '_ {
-        move |r: &str| {
-            let (prefix, names) = self.inputs.as_ref()?;
-            names
-                .contains(values::head(r))
-                .then(|| format!("{prefix}.{r}"))
+    fn renamer(&self) -> impl Fn(&str, &mut String) -> bool + '_ {
+        move |r: &str, out: &mut String| {
+            let Some((prefix, names)) = self.inputs.as_ref() else {
+                return false;
+            };
+            if !names.contains(values::head(r)) {
+                return false;
+            }
+            out.push_str(prefix);
+            out.push('.');
+            out.push_str(r);
+            true
         }
     }
 
@@ -167,8 +173,8 @@ impl<'d> Flows<'d> {
                     node,
                     names: inputs.iter().map(|(n, _)| n.clone()).collect(),
                     inputs,
-                    used: Cell::new(false),
-                    recursive: Cell::new(false),
+                    used: AtomicBool::new(false),
+                    recursive: AtomicBool::new(false),
                 });
             }
         }
@@ -229,13 +235,13 @@ impl<'d> Flows<'d> {
                 ) {
                     continue;
                 }
-                for (inner, span) in node_refs(l, child, flow.file) {
-                    let head = values::head(&inner);
+                for (inner, span) in node_refs(l.map, child, flow.file) {
+                    let head = values::head(inner);
                     if !known.contains(head) {
                         let suggestion = closest(head, known.iter().map(String::as_str));
                         l.report(
                             Problem::UnknownVariable {
-                                reference: inner.clone(),
+                                reference: inner.to_string(),
                                 flow: Some(flow.name.value.clone()),
                                 suggestion,
                                 surface: l.surface,
@@ -292,7 +298,7 @@ impl<'d> Flows<'d> {
                     let mut key = cycle.clone();
                     key.sort_unstable();
                     for &c in &cycle {
-                        self.list[c].recursive.set(true);
+                        self.list[c].recursive.store(true, Relaxed);
                     }
                     if reported.insert(key) {
                         let mut chain: Vec<String> = cycle
@@ -314,7 +320,7 @@ impl<'d> Flows<'d> {
     /// Warns about flows of the entry file that no test uses.
     pub fn report_unused(&self, l: &mut Lower<'_>) {
         for f in &self.list {
-            if f.file == l.entry && !f.used.get() {
+            if f.file == l.entry && !f.used.load(Relaxed) {
                 l.report(
                     Problem::UnusedFlow {
                         name: f.name.value.clone(),
@@ -352,8 +358,8 @@ pub fn expand<'f>(
         );
         return;
     };
-    flow.used.set(true);
-    if flow.recursive.get() || scope.stack.contains(&name.value.as_str()) {
+    flow.used.store(true, Relaxed);
+    if flow.recursive.load(Relaxed) || scope.stack.contains(&name.value.as_str()) {
         mark_used(flows, flow);
         return;
     }
@@ -439,9 +445,8 @@ fn mark_used(flows: &Flows<'_>, flow: &Flow<'_>) {
     for child in &flow.node.children {
         if let Stmt::UseFlow { name, .. } = &child.stmt
             && let Some(f) = flows.get(&name.value)
-            && !f.used.get()
+            && !f.used.swap(true, Relaxed)
         {
-            f.used.set(true);
             mark_used(flows, f);
         }
     }

@@ -68,7 +68,12 @@ struct Settings {
 }
 
 /// Lowers the entry document (with the imported files' flows) to a suite.
-pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)]) -> Option<Suite> {
+pub fn lower(
+    l: &mut Lower<'_>,
+    doc: &Document,
+    imported: &[(usize, &Document)],
+    threads: usize,
+) -> Option<Suite> {
     let entry = l.entry;
     let mut settings = Settings {
         name: None,
@@ -102,15 +107,15 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
     let flows = Flows::collect(l, doc, imported);
     let sources = data::sources(l, doc);
 
-    let mut tests = Vec::new();
-    let mut test_nodes = Vec::new();
-    for node in &doc.nodes {
-        if let Stmt::TestHeader { name } = &node.stmt {
-            let built = test(l, &settings, &flows, &sources, node, name);
-            tests.push(built);
-            test_nodes.push(node);
-        }
-    }
+    let test_nodes: Vec<(&Node, &Text)> = doc
+        .nodes
+        .iter()
+        .filter_map(|node| match &node.stmt {
+            Stmt::TestHeader { name } => Some((node, name)),
+            _ => None,
+        })
+        .collect();
+    let mut tests = lower_tests(l, &settings, &flows, &sources, &test_nodes, threads);
     let has_flows = doc
         .nodes
         .iter()
@@ -152,7 +157,7 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
         _ if settings.target_from_command_line => Suite::without_target(tests),
         Some((target, _)) => Suite::new(target, tests),
         None => {
-            if let Some(Stmt::TestHeader { name }) = test_nodes.first().map(|n| &n.stmt) {
+            if let Some((_, name)) = test_nodes.first() {
                 l.report(Problem::NoTarget, entry, name.span);
             }
             return None;
@@ -180,6 +185,67 @@ pub fn lower(l: &mut Lower<'_>, doc: &Document, imported: &[(usize, &Document)])
             .collect()
     });
     Some(suite)
+}
+
+/// Lowers every test, on `threads` threads for a large file: the tests are cut into runs of
+/// neighbours, each run lowered with its own diagnostics list, and the lists joined in
+/// order, so the result is the same for every `threads`.
+fn lower_tests(
+    l: &mut Lower<'_>,
+    settings: &Settings,
+    flows: &Flows<'_>,
+    sources: &OrderedMap<ir::DataSource>,
+    nodes: &[(&Node, &Text)],
+    threads: usize,
+) -> Vec<BuiltTest> {
+    let run = |l: &mut Lower<'_>, part: &[(&Node, &Text)]| -> Vec<BuiltTest> {
+        part.iter()
+            .map(|(node, name)| test(l, settings, flows, sources, node, name))
+            .collect()
+    };
+    if threads < 2 || nodes.len() < 2 {
+        return run(l, nodes);
+    }
+    let per = nodes.len().div_ceil(threads);
+    let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
+    let parts: Vec<(Vec<BuiltTest>, Vec<crate::diagnostics::Diagnostic>)> =
+        std::thread::scope(|scope| {
+            let mut chunks = nodes.chunks(per);
+            let first = chunks.next().unwrap_or_default();
+            let handles: Vec<_> = chunks
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut own = Lower {
+                            map,
+                            entry,
+                            options,
+                            diags: Vec::new(),
+                            surface,
+                        };
+                        let built = run(&mut own, part);
+                        (built, own.diags)
+                    })
+                })
+                .collect();
+            let mut own = Lower {
+                map,
+                entry,
+                options,
+                diags: Vec::new(),
+                surface,
+            };
+            let mut parts = vec![(run(&mut own, first), own.diags)];
+            for h in handles {
+                parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            parts
+        });
+    let mut tests = Vec::with_capacity(nodes.len());
+    for (built, diags) in parts {
+        tests.extend(built);
+        l.diags.extend(diags);
+    }
+    tests
 }
 
 /// Pushes `item` unless it is already there.
@@ -679,13 +745,13 @@ fn test(
     );
 
     // Unread variables (warnings) for what the test itself declares.
-    let mut read: Vec<(usize, String)> = Vec::new();
+    let mut read: Vec<(usize, &str)> = Vec::new();
     let wanted = !declared_vars.is_empty() || !b.saves.is_empty();
     for (i, step) in b.steps.iter().enumerate().filter(|_| wanted) {
-        step_refs(step, &mut |r| read.push((i, r.to_string())));
+        step_refs(step, &mut |r| read.push((i, r)));
     }
     for v in b.variables.values() {
-        values::each_ref(v, &mut |r| read.push((usize::MAX, r.to_string())));
+        values::each_ref(v, &mut |r| read.push((usize::MAX, r)));
     }
     for (name, span) in &declared_vars {
         // Dotted names are the inputs of expanded flow calls (`flow0.a`, as the printer
@@ -709,28 +775,28 @@ fn test(
     }
 
     // Every reference written in the test must name something the test declares.
-    let mut known: BTreeSet<String> = declared_vars.iter().map(|(n, _)| n.clone()).collect();
-    known.extend(["env", "deps", "state"].map(String::from));
+    let mut known: BTreeSet<&str> = declared_vars.iter().map(|(n, _)| n.as_str()).collect();
+    known.extend(["env", "deps", "state"]);
     if first_iteration.is_some() {
-        known.insert("row".into());
+        known.insert("row");
     }
     for node in &header.children {
         if let Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } = &node.stmt {
-            known.insert(variable.value.clone());
+            known.insert(variable.value.as_str());
         }
     }
     for step in &b.steps {
         if let Some(c) = &step.capture {
-            known.extend(c.keys().map(str::to_string));
+            known.extend(c.keys());
         }
         match &step.kind {
             StepKind::Set(s) => {
-                known.insert(s.variable.clone());
+                known.insert(s.variable.as_str());
             }
             // `Run step with:` native actions that set a variable (`prompt`, `save-text`).
             StepKind::Native(n) => {
                 if let Some(v) = &n.variable {
-                    known.insert(v.clone());
+                    known.insert(v.as_str());
                 }
             }
             _ => {}
@@ -780,8 +846,8 @@ fn test(
         if matches!(node.stmt, Stmt::Comment | Stmt::Error) {
             continue;
         }
-        for (inner, span) in node_refs(l, node, file) {
-            let head = values::head(&inner);
+        for (inner, span) in node_refs(l.map, node, file) {
+            let head = values::head(inner);
             // `Variables:` values are templates read when the variable is used, not at the
             // top of the test (an expanded flow's inputs live there).
             if let Some(&(at, saved)) = first_save.get(head)
@@ -800,12 +866,12 @@ fn test(
             }
             // A declared name may itself hold dots (`flow0.a`, written out by the printer
             // for an expanded flow's inputs); the runtime resolves the longest such prefix.
-            let dotted = declared_vars.iter().any(|(n, _)| values::names(&inner, n));
+            let dotted = declared_vars.iter().any(|(n, _)| values::names(inner, n));
             if !known.contains(head) && !dotted {
-                let suggestion = closest(head, known.iter().map(String::as_str));
+                let suggestion = closest(head, known.iter().copied());
                 l.report(
                     Problem::UnknownVariable {
-                        reference: inner.clone(),
+                        reference: inner.to_string(),
                         flow: None,
                         suggestion,
                         surface: l.surface,
@@ -838,7 +904,7 @@ fn test(
 }
 
 /// Every reference in the templates of a step (what it sends and what it expects).
-pub fn step_refs(step: &Step, f: &mut dyn FnMut(&str)) {
+pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
     match &step.kind {
         StepKind::Tool(t) => {
             values::refs(&t.name).for_each(|(_, r)| f(r));
@@ -1210,12 +1276,12 @@ pub fn block_first_line(l: &Lower<'_>, file: usize, node: &Node) -> Span {
 }
 
 /// Every `${…}` written on a node's line or in its block: the inside and its exact span.
-pub fn node_refs(l: &Lower<'_>, node: &Node, file: usize) -> Vec<(String, Span)> {
+pub fn node_refs<'m>(map: &'m crate::SourceMap, node: &Node, file: usize) -> Vec<(&'m str, Span)> {
     let mut span = node.span;
     if let Some(y) = &node.yaml {
         span = span.cover(y.span);
     }
-    let text = &l.map.get(file).text()[span.range()];
+    let text = &map.get(file).text()[span.range()];
     if !values::has_open(text) {
         return Vec::new();
     }
@@ -1238,16 +1304,24 @@ pub fn node_refs(l: &Lower<'_>, node: &Node, file: usize) -> Vec<(String, Span)>
         .filter(|(_, inner)| templates.as_ref().is_none_or(|t| t.contains(*inner)))
         .map(|(at, inner)| {
             let start = span.start as usize + at;
-            (inner.to_string(), Span::new(start, start + inner.len() + 3))
+            (inner, Span::new(start, start + inner.len() + 3))
         })
         .collect()
 }
 
 /// Records `${deps.…}` references written on a line or in its block, with exact spans.
 fn collect_deps_refs(l: &Lower<'_>, b: &mut TestBuilder, node: &Node, file: usize) {
-    for (inner, span) in node_refs(l, node, file) {
+    let mut span = node.span;
+    if let Some(y) = &node.yaml {
+        span = span.cover(y.span);
+    }
+    // Most lines read no dependency: one byte search instead of collecting references.
+    if !l.map.get(file).text()[span.range()].contains("${deps.") {
+        return;
+    }
+    for (inner, span) in node_refs(l.map, node, file) {
         if inner.starts_with("deps.") {
-            b.deps_refs.push((inner, file, span));
+            b.deps_refs.push((inner.to_string(), file, span));
         }
     }
 }

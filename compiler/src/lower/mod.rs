@@ -29,6 +29,20 @@ use crate::syntax;
 pub struct Options {
     /// Also report warnings that are often intended (an export nobody reads).
     pub pedantic: bool,
+    /// Threads for parsing and lowering a `.mcpr` file: 0 decides by the file's size
+    /// ([`syntax::threads_for`]). The result is the same for every number.
+    pub threads: usize,
+}
+
+impl Options {
+    /// The number of threads for a text of `len` bytes.
+    fn threads_for(&self, len: usize) -> usize {
+        if self.threads == 0 {
+            syntax::threads_for(len)
+        } else {
+            self.threads
+        }
+    }
 }
 
 /// The surface format of a suite file.
@@ -131,7 +145,8 @@ fn compile_mcpr(
     loader: &dyn Loader,
     options: &Options,
 ) -> Compiled {
-    let parsed = syntax::parse(map.get(entry), entry);
+    let threads = options.threads_for(map.get(entry).text().len());
+    let parsed = syntax::parse_with(map.get(entry), entry, threads);
     let mut ctx = Ctx {
         map,
         entry,
@@ -149,7 +164,7 @@ fn compile_mcpr(
     };
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
-    let suite = mcpr::lower(&mut l, &parsed.document, &docs);
+    let suite = mcpr::lower(&mut l, &parsed.document, &docs, threads);
     finish(suite, l.diags, Some(parsed.document))
 }
 

@@ -65,10 +65,12 @@ pub fn normalise_path(text: &str) -> String {
         "$".to_string()
     } else if t.starts_with("$.") || t.starts_with("$[") {
         t.to_string()
-    } else if t.starts_with('[') {
-        format!("${t}")
     } else {
-        format!("$.{t}")
+        let lead = if t.starts_with('[') { "$" } else { "$." };
+        let mut out = String::with_capacity(lead.len() + t.len());
+        out.push_str(lead);
+        out.push_str(t);
+        out
     }
 }
 
@@ -146,7 +148,7 @@ pub fn names(reference: &str, name: &str) -> bool {
 }
 
 /// Calls `f` with every reference found in the strings of a value (keys excluded).
-pub fn each_ref(value: &Value, f: &mut dyn FnMut(&str)) {
+pub fn each_ref<'v>(value: &'v Value, f: &mut dyn FnMut(&'v str)) {
     match value {
         Value::String(s) => refs(s).for_each(|(_, r)| f(r)),
         Value::Array(items) => items.iter().for_each(|v| each_ref(v, f)),
@@ -155,25 +157,26 @@ pub fn each_ref(value: &Value, f: &mut dyn FnMut(&str)) {
     }
 }
 
-/// Rewrites every reference in a string with `f` (which returns the new inside).
-pub fn rename_in_str(s: &str, f: &dyn Fn(&str) -> Option<String>) -> String {
-    let mut out = String::with_capacity(s.len());
+/// Rewrites every reference in a string with `f`, which writes the new inside to the
+/// output and returns `true`, or writes nothing and returns `false` to keep the reference.
+pub fn rename_in_str(s: &str, f: &dyn Fn(&str, &mut String) -> bool) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
     let mut last = 0;
     for (at, inner) in refs(s) {
-        if let Some(new) = f(inner) {
-            out.push_str(&s[last..at]);
-            out.push_str("${");
-            out.push_str(&new);
-            out.push('}');
-            last = at + 2 + inner.len() + 1;
+        out.push_str(&s[last..at]);
+        out.push_str("${");
+        if !f(inner, &mut out) {
+            out.push_str(inner);
         }
+        out.push('}');
+        last = at + 2 + inner.len() + 1;
     }
     out.push_str(&s[last..]);
     out
 }
 
 /// Rewrites every reference in the strings of a value (keys are never templates).
-pub fn rename(value: &mut Value, f: &dyn Fn(&str) -> Option<String>) {
+pub fn rename(value: &mut Value, f: &dyn Fn(&str, &mut String) -> bool) {
     match value {
         Value::String(s) if has_open(s) => *s = rename_in_str(s, f),
         Value::Array(items) => items.iter_mut().for_each(|v| rename(v, f)),
@@ -330,7 +333,14 @@ mod tests {
         let found: Vec<_> = refs("a ${open\nb ${y}").map(|(_, r)| r).collect();
         assert_eq!(found, ["y"]);
         let mut v = json!({"a": "${x}", "b": ["${env.HOME}/${x.y}"], "${x}": 1});
-        rename(&mut v, &|r| (head(r) == "x").then(|| format!("flow0.{r}")));
+        rename(&mut v, &|r, out| {
+            let hit = head(r) == "x";
+            if hit {
+                out.push_str("flow0.");
+                out.push_str(r);
+            }
+            hit
+        });
         assert_eq!(
             v,
             json!({"a": "${flow0.x}", "b": ["${env.HOME}/${flow0.x.y}"], "${x}": 1})

@@ -80,37 +80,61 @@ pub struct Parsed {
 
 /// Parses a `.mcpr` file. `file_id` is the index stored in diagnostics.
 pub fn parse(file: &SourceFile, file_id: usize) -> Parsed {
-    let src = file.text();
+    parse_with(file, file_id, threads_for(file.text().len()))
+}
+
+/// Files below this size are parsed (and lowered) on the calling thread: starting threads
+/// would cost more than it saves.
+pub const PARALLEL_FROM_BYTES: usize = 256 * 1024;
+
+/// How many threads work on a text of `len` bytes: one below [`PARALLEL_FROM_BYTES`],
+/// otherwise one per core, at most 8.
+pub fn threads_for(len: usize) -> usize {
+    if len < PARALLEL_FROM_BYTES {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
+/// [`parse`] with an explicit number of threads. The file is cut at column-0 statement
+/// lines (where every block ends), each part is lexed and parsed on its own thread, and
+/// the parts are joined in order: the tree and the diagnostics are the same for every
+/// `threads`.
+pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
     let mut diags = Vec::new();
-    let lines = scan_lines(file, file_id, &mut diags);
-    // About one token per five bytes of text; sized once to avoid regrowth.
-    let mut tokens: Vec<(Tok<'_>, SimpleSpan)> = Vec::with_capacity(src.len() / 5 + 16);
-    let mut raw = Vec::new();
-    let lines: Vec<Line> = lines
-        .into_iter()
-        .map(|mut l| {
-            if l.kind == LineKind::Text {
-                raw.clear();
-                token::lex_line(&src[l.trimmed.range()], l.trimmed.start as usize, &mut raw);
-                let start = tokens.len();
-                tokens.extend(raw.drain(..).map(|(t, r)| (t, SimpleSpan::from(r))));
-                l.tokens = start..tokens.len();
+    let mut lines = scan_lines(file, file_id, &mut diags);
+    let cuts = cut_points(&lines, threads.max(1));
+    let mut parts: Vec<(Vec<Node>, Vec<Diagnostic>)> = Vec::with_capacity(cuts.len() + 1);
+    if cuts.is_empty() {
+        parts.push(parse_part(file, file_id, &mut lines, 0));
+    } else {
+        let mut slices = Vec::with_capacity(cuts.len() + 1);
+        let mut rest: &mut [Line] = &mut lines;
+        let mut base = 0;
+        for &cut in &cuts {
+            let (head, tail) = rest.split_at_mut(cut - base);
+            slices.push((base, head));
+            rest = tail;
+            base = cut;
+        }
+        slices.push((base, rest));
+        std::thread::scope(|scope| {
+            let mut slices = slices.into_iter();
+            let (first_base, first) = slices.next().expect("at least one part");
+            let handles: Vec<_> = slices
+                .map(|(base, part)| scope.spawn(move || parse_part(file, file_id, part, base)))
+                .collect();
+            parts.push(parse_part(file, file_id, first, first_base));
+            for h in handles {
+                parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
-            l
-        })
-        .collect();
-    let grammar = Grammar::new(src);
-    let mut p = Parser {
-        file,
-        file_id,
-        lines: &lines,
-        tokens: &tokens,
-        grammar: &grammar,
-        diags,
-        pos: 0,
-    };
-    let nodes = p.document();
-    let mut diags = p.diags;
+        });
+    }
+    let mut nodes = Vec::new();
+    for (n, d) in parts {
+        nodes.extend(n);
+        diags.extend(d);
+    }
     let document = Document { nodes };
     check::structure(&document, file_id, &mut diags);
     crate::diagnostics::sort(&mut diags);
@@ -118,6 +142,66 @@ pub fn parse(file: &SourceFile, file_id: usize) -> Parsed {
         document,
         diagnostics: diags,
     }
+}
+
+/// Where to cut `lines` into about `parts` parts of similar size: before a column-0
+/// statement line, which ends every block, so each part parses on its own exactly as the
+/// whole would.
+fn cut_points(lines: &[Line], parts: usize) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    if parts < 2 {
+        return cuts;
+    }
+    let per = lines.len() / parts;
+    for k in 1..parts {
+        let from = (per * k).max(cuts.last().map_or(1, |c| c + 1));
+        if let Some(at) =
+            (from..lines.len()).find(|&i| lines[i].kind == LineKind::Text && lines[i].indent == 0)
+        {
+            cuts.push(at);
+        }
+    }
+    cuts
+}
+
+/// Lexes and parses the lines of one part (`base` is the index of its first line).
+fn parse_part(
+    file: &SourceFile,
+    file_id: usize,
+    lines: &mut [Line],
+    base: usize,
+) -> (Vec<Node>, Vec<Diagnostic>) {
+    let src = file.text();
+    let bytes = lines
+        .last()
+        .map_or(0, |l| l.span.end as usize)
+        .saturating_sub(lines.first().map_or(0, |l| l.span.start as usize));
+    // About one token per five bytes of text; sized once to avoid regrowth.
+    let mut tokens: Vec<(Tok<'_>, SimpleSpan)> = Vec::with_capacity(bytes / 5 + 16);
+    let mut raw = Vec::new();
+    for l in lines.iter_mut() {
+        if l.kind == LineKind::Text {
+            raw.clear();
+            token::lex_line(&src[l.trimmed.range()], l.trimmed.start as usize, &mut raw);
+            let start = tokens.len();
+            tokens.extend(raw.drain(..).map(|(t, r)| (t, SimpleSpan::from(r))));
+            l.tokens = start..tokens.len();
+        }
+    }
+    let grammar = Grammar::new(src);
+    let mut p = Parser {
+        file,
+        file_id,
+        lines,
+        base,
+        tokens: &tokens,
+        grammar: &grammar,
+        diags: Vec::new(),
+        pos: 0,
+        yaml_text: String::new(),
+    };
+    let nodes = p.document();
+    (nodes, p.diags)
 }
 
 /// First pass: indentation, tabs, comments, references, version header.
@@ -237,10 +321,14 @@ struct Parser<'p, 'a, 's> {
     file: &'p SourceFile,
     file_id: usize,
     lines: &'p [Line],
+    /// Index in the file of `lines[0]` (the file may be parsed in parts).
+    base: usize,
     tokens: &'a [(Tok<'s>, SimpleSpan)],
     grammar: &'p Grammar<'a, 's>,
     diags: Vec<Diagnostic>,
     pos: usize,
+    /// The text of the YAML block being parsed (one buffer, reused).
+    yaml_text: String,
 }
 
 impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
@@ -692,7 +780,8 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         owner: Span,
     ) -> Option<YamlBlock> {
         let src = self.file.text();
-        let mut text = String::new();
+        let mut text = std::mem::take(&mut self.yaml_text);
+        text.clear();
         let mut removed = Vec::with_capacity(end - start);
         for l in &self.lines[start..end] {
             let line = &src[l.span.range()];
@@ -710,7 +799,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let last = self.lines[end - 1].span.end as usize;
         let span = Span::new(first, last);
         let _ = owner;
-        match crate::yaml::parse(&text) {
+        let parsed = crate::yaml::parse(&text);
+        self.yaml_text = text;
+        match parsed {
             Ok(value) => {
                 if value.is_object() {
                     return Some(YamlBlock {
@@ -732,7 +823,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 // A line with odd indentation already has its diagnostic; the
                 // YAML error it causes would report the same line twice.
                 let culprit = self.file.line_index(at.start as usize);
-                let odd = self.lines.get(culprit).is_some_and(|l| l.indent % 2 == 1);
+                let odd = culprit
+                    .checked_sub(self.base)
+                    .and_then(|i| self.lines.get(i))
+                    .is_some_and(|l| l.indent % 2 == 1);
                 if !odd {
                     self.report(Problem::Yaml { message: e.message }, at);
                 }
@@ -789,7 +883,8 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     fn yaml_rows(&mut self, opener: &Line) -> Option<YamlBlock> {
         let (start, end) = self.take_block(opener);
         let src = self.file.text();
-        let mut text = String::new();
+        let mut text = std::mem::take(&mut self.yaml_text);
+        text.clear();
         let mut removed = Vec::with_capacity(end - start);
         for l in &self.lines[start..end] {
             let line = &src[l.span.range()];
