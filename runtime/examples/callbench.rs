@@ -2,7 +2,7 @@
 //! same server, in the same run.
 //!
 //! ```text
-//! callbench [--raw] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…
+//! callbench [--raw | --multi-thread] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…
 //! ```
 //! Prints one JSON line: mode, calls, seconds, calls_per_sec, mean_us.
 
@@ -14,8 +14,13 @@ use mcpr_runtime::session::{ProtocolChoice, SessionConfig};
 use mcpr_runtime::{CallOptions, Client, StdioConfig};
 use serde_json::{Value, json};
 
+// The allocator of the `mcpr` binary, so the runtime is measured as it ships.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Args {
     raw: bool,
+    multi_thread: bool,
     n: usize,
     warmup: usize,
     tool: String,
@@ -27,6 +32,7 @@ struct Args {
 fn parse() -> Result<Args, String> {
     let mut a = Args {
         raw: false,
+        multi_thread: false,
         n: 2000,
         warmup: 100,
         tool: "echo".into(),
@@ -38,6 +44,7 @@ fn parse() -> Result<Args, String> {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--raw" => a.raw = true,
+            "--multi-thread" => a.multi_thread = true,
             "--n" => {
                 a.n = it
                     .next()
@@ -66,7 +73,7 @@ fn parse() -> Result<Args, String> {
         }
     }
     if a.cmd.is_empty() {
-        return Err("usage: callbench [--raw] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…".into());
+        return Err("usage: callbench [--raw | --multi-thread] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…".into());
     }
     Ok(a)
 }
@@ -79,8 +86,12 @@ fn report(mode: &str, n: usize, took: Duration) {
     );
 }
 
+/// One write per message (formatting straight into the pipe would write each piece of
+/// the JSON text separately and wake the server for each).
 fn send(w: &mut impl Write, msg: &Value) -> Result<(), String> {
-    writeln!(w, "{msg}")
+    let mut line = msg.to_string();
+    line.push('\n');
+    w.write_all(line.as_bytes())
         .and_then(|()| w.flush())
         .map_err(|e| e.to_string())
 }
@@ -168,7 +179,15 @@ async fn runtime(a: &Args) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
     }
-    report("mcpr", a.n, start.elapsed());
+    report(
+        if a.multi_thread {
+            "mcpr-multi-thread"
+        } else {
+            "mcpr"
+        },
+        a.n,
+        start.elapsed(),
+    );
     client.close().await;
     Ok(())
 }
@@ -184,11 +203,19 @@ fn main() {
     let outcome = if a.raw {
         raw(&a)
     } else {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
+        // A session on a single-threaded runtime, as `mcpr run` runs each test and `mcpr
+        // call` its one session (`--multi-thread` for the cost of cross-thread wake-ups).
+        let rt = if a.multi_thread {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+        } else {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+        }
+        .expect("tokio runtime");
         rt.block_on(runtime(&a))
     };
     if let Err(e) = outcome {

@@ -110,7 +110,7 @@ pub enum Target {
 /// An MCP client on one session.
 pub struct Client {
     session: Session,
-    tools: Mutex<Option<HashMap<String, Value>>>,
+    tools: Mutex<Option<HashMap<String, Arc<Value>>>>,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
     tokens: AtomicU64,
 }
@@ -333,7 +333,7 @@ impl Client {
                     format!("tool {name} has no inputSchema object"),
                 ));
             }
-            map.insert(name.to_string(), t.clone());
+            map.insert(name.to_string(), Arc::new(t.clone()));
         }
         *self.tools.lock().expect("tools lock") = Some(map);
         self.validators.lock().expect("validators lock").clear();
@@ -358,7 +358,7 @@ impl Client {
     }
 
     /// The definition of a tool from `tools/list` (cached; every page read), if it exists.
-    pub async fn tool_definition(&self, name: &str) -> Result<Option<Value>, Error> {
+    pub async fn tool_definition(&self, name: &str) -> Result<Option<Arc<Value>>, Error> {
         let cached = self
             .tools
             .lock()
@@ -573,10 +573,10 @@ impl Client {
             ..Default::default()
         };
         let start = Instant::now();
-        let mut outcome = self
-            .request_with_input("tools/call", params.clone(), &ropts)
-            .await;
-        if modern_http
+        // The params are kept only where the call may be sent again.
+        let retry_params = modern_http.then(|| params.clone());
+        let mut outcome = self.request_with_input("tools/call", params, &ropts).await;
+        if let Some(params) = retry_params
             && let Err(e) = &outcome
             && e.rpc_error()
                 .is_some_and(|r| r.code == codes::HEADER_MISMATCH)

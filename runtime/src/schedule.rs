@@ -513,7 +513,8 @@ pub async fn run_suite(
         })
         .collect();
     let mut shown: Vec<Option<TestResult>> = vec![None; tests.len()];
-    let closing: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
+    // The threads of started tests: each closes its session after handing over its result.
+    let mut closing: Vec<std::thread::JoinHandle<()>> = Vec::new();
     let jobs = opts.jobs.max(1);
     let mut results: Vec<Option<TestResult>> = vec![None; tests.len()];
     let mut started_set = vec![false; tests.len()];
@@ -623,20 +624,39 @@ pub async fn run_suite(
                     snapshots: opts.snapshots.clone(),
                     record: opts.transcript,
                 };
-                let suite = Arc::clone(&suite);
-                let shared = Arc::clone(&shared);
-                let closing = closing.clone();
-                running.spawn(async move {
-                    let (r, client) = exec::run_test_open(&suite, &shared[i].test, input).await;
-                    // Close off the critical path: the next test need not wait for it.
-                    if let Some(c) = client {
-                        let handle = tokio::spawn(async move {
-                            c.close().await;
+                let (id, name) = (t.id.clone(), t.test.name.clone());
+                match spawn_test(Arc::clone(&suite), Arc::clone(&shared), i, input) {
+                    Ok((thread, result)) => {
+                        closing.push(thread);
+                        running.spawn(async move {
+                            let r = result.await.unwrap_or_else(|_| {
+                                TestResult::not_run(
+                                    &id,
+                                    &name,
+                                    Outcome::Errored,
+                                    Failure {
+                                        code: "MCP-INTERNAL-001".into(),
+                                        message: "the test's thread ended without a result (a bug in mcpr: please report it)".into(),
+                                        ..Failure::default()
+                                    },
+                                )
+                            });
+                            (i, r)
                         });
-                        closing.lock().expect("closing lock").push(handle);
                     }
-                    (i, r)
-                });
+                    Err(e) => {
+                        results[i] = Some(TestResult::not_run(
+                            &id,
+                            &name,
+                            Outcome::Errored,
+                            Failure {
+                                code: "MCP-INTERNAL-001".into(),
+                                message: format!("cannot start a thread for the test: {e}"),
+                                ..Failure::default()
+                            },
+                        ));
+                    }
+                }
                 progressed = true;
             }
         }
@@ -682,10 +702,12 @@ pub async fn run_suite(
     }
 
     // Every server is ended before the run returns, so none is orphaned.
-    let handles: Vec<_> = std::mem::take(&mut *closing.lock().expect("closing lock"));
-    for h in handles {
-        let _ = h.await;
-    }
+    let _ = tokio::task::spawn_blocking(move || {
+        for h in closing {
+            let _ = h.join();
+        }
+    })
+    .await;
     let tests_out: Vec<TestResult> = order.iter().filter_map(|i| shown[*i].clone()).collect();
     let mut outputs = Map::new();
     let mut by_logical: BTreeMap<String, Vec<&TestResult>> = BTreeMap::new();
@@ -739,6 +761,38 @@ pub async fn run_suite(
         budgets: Vec::new(),
         regressions: Vec::new(),
     })
+}
+
+/// Runs one test on a thread of its own, with a single-threaded runtime: the session's
+/// reader, writer and the steps then never wake each other across threads, which costs more
+/// than the call itself against a fast server. The result arrives on the receiver as soon as
+/// the test ends; the thread then closes the session and ends.
+fn spawn_test(
+    suite: Arc<Suite>,
+    tests: Arc<Vec<Planned>>,
+    i: usize,
+    input: TestInput,
+) -> std::io::Result<(
+    std::thread::JoinHandle<()>,
+    tokio::sync::oneshot::Receiver<TestResult>,
+)> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let thread = std::thread::Builder::new()
+        .name(format!("mcpr-test-{i}"))
+        .spawn(move || {
+            rt.block_on(async move {
+                let (r, client) = exec::run_test_open(&suite, &tests[i].test, input).await;
+                let _ = tx.send(r);
+                // Off the critical path: the next test need not wait for the shutdown.
+                if let Some(c) = client {
+                    c.close().await;
+                }
+            });
+        })?;
+    Ok((thread, rx))
 }
 
 fn skip_reason(test: &Test) -> Option<String> {

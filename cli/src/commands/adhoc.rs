@@ -34,9 +34,9 @@ fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
     Ok(opts)
 }
 
+/// One session, one thread: its reader and writer never wake each other across threads.
 fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("the async runtime starts")

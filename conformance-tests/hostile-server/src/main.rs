@@ -79,6 +79,30 @@ impl Out {
     }
 }
 
+/// Where requests come from: tokio's stdin, or blocking reads for the benchmark mode.
+enum Input {
+    Async(tokio::io::Lines<BufReader<tokio::io::Stdin>>),
+    Blocking(std::io::StdinLock<'static>),
+}
+
+impl Input {
+    async fn next_line(&mut self) -> std::io::Result<Option<String>> {
+        match self {
+            Input::Async(lines) => lines.next_line().await,
+            Input::Blocking(lock) => {
+                let mut line = String::new();
+                if std::io::BufRead::read_line(lock, &mut line)? == 0 {
+                    return Ok(None);
+                }
+                if line.ends_with('\n') {
+                    line.pop();
+                }
+                Ok(Some(line))
+            }
+        }
+    }
+}
+
 fn result(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
@@ -154,7 +178,13 @@ async fn main() {
         _ => {}
     }
 
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut lines = if mode == "instant" {
+        // Blocking reads: tokio's stdin goes through a thread pool on every read, which
+        // would make the benchmark measure this server instead of the client.
+        Input::Blocking(std::io::stdin().lock())
+    } else {
+        Input::Async(BufReader::new(tokio::io::stdin()).lines())
+    };
     let mut answered_calls = 0u64;
     let mut discovers = 0u32;
     while let Ok(Some(line)) = lines.next_line().await {
