@@ -49,3 +49,17 @@ fn syntax_pages_show_a_real_example_and_a_real_fix() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The index of `docs/diagnostics/README.md` lists every code, with its severity and title.
+#[test]
+fn the_index_lists_every_code() {
+    let index = include_str!("../../docs/diagnostics/README.md");
+    let mut missing = Vec::new();
+    for code in Code::ALL {
+        let row = format!("| [{code}]({code}.md) |");
+        if !index.contains(&row) {
+            missing.push(code.to_string());
+        }
+    }
+    assert!(missing.is_empty(), "not in the index: {missing:?}");
+}

@@ -145,6 +145,11 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// `${env}`, `${state.}`, `${row..x}`: a namespace without a name, or an empty segment.
+    IncompleteReference {
+        /// The reference as written inside `${…}`.
+        reference: String,
+    },
     /// Imports that lead back to a file already being imported.
     ImportCycle {
         /// The files of the cycle, as shown, first and last the same.
@@ -840,6 +845,20 @@ impl Problem {
                 format!("The block of `Run step with:` must be one step of the suite model: {reason}."),
                 Some("write exactly one of `tool`, `request`, `set` or `native`, plus `assert`, `capture`, `export`, … as in a YAML suite (see `docs/ir.md`, Step)".into()),
             ),
+            IncompleteReference { reference } => {
+                let head = reference.split('.').next().unwrap_or(reference);
+                w(
+                    Code::IncompleteReference,
+                    "incomplete reference",
+                    format!("`${{{reference}}}` names no value: `{head}.` must be followed by a name, and every `.` by another one."),
+                    Some(match head {
+                        "env" => "name the variable: `${env.API_TOKEN}`".to_string(),
+                        "row" => "name the column: `${row.email}`".to_string(),
+                        "deps" => "name the test and its export: `${deps.create-customer.id}`".to_string(),
+                        _ => "name the test and the value: `${state.create-customer.customerId}`".to_string(),
+                    }),
+                )
+            }
             BadExtensions { reason } => w(
                 Code::BadExtensions,
                 "invalid extensions settings",

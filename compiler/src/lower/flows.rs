@@ -237,7 +237,15 @@ impl<'d> Flows<'d> {
                 }
                 for (inner, span) in node_refs(l.map, child, flow.file) {
                     let head = values::head(inner);
-                    if !known.contains(head) {
+                    if values::incomplete_namespace_ref(inner) {
+                        l.report(
+                            Problem::IncompleteReference {
+                                reference: inner.to_string(),
+                            },
+                            flow.file,
+                            span,
+                        );
+                    } else if !known.contains(head) {
                         let suggestion = closest(head, known.iter().map(String::as_str));
                         l.report(
                             Problem::UnknownVariable {

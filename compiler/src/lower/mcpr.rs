@@ -864,6 +864,16 @@ fn test(
                 );
                 continue;
             }
+            if values::incomplete_namespace_ref(inner) {
+                l.report(
+                    Problem::IncompleteReference {
+                        reference: inner.to_string(),
+                    },
+                    file,
+                    span,
+                );
+                continue;
+            }
             // A declared name may itself hold dots (`flow0.a`, written out by the printer
             // for an expanded flow's inputs); the runtime resolves the longest such prefix.
             let dotted = declared_vars.iter().any(|(n, _)| values::names(inner, n));

@@ -139,6 +139,16 @@ pub fn head(reference: &str) -> &str {
     reference.split('.').next().unwrap_or(reference)
 }
 
+/// Whether a reference into one of the namespaces (`env`, `row`, `deps`, `state`) lacks a
+/// name: an empty segment (`${state.}`, `${deps..x}`), or `env` alone (the others alone
+/// are the whole row, outputs or state).
+pub fn incomplete_namespace_ref(reference: &str) -> bool {
+    let reference = reference.trim();
+    let head = head(reference);
+    ["env", "row", "deps", "state"].contains(&head)
+        && (reference == "env" || reference.split('.').any(str::is_empty))
+}
+
 /// Whether `reference` reads the variable `name`: it is the name, or the name followed by a
 /// member (`.x`) or index (`[0]`). Variable names may hold dots (`flow0.a`).
 pub fn names(reference: &str, name: &str) -> bool {
@@ -323,6 +333,33 @@ mod tests {
             "$.a..b", "$.a.", "$.a[x]", "$.a[0", "$.a[-1]", "$.a[0]b", "$.a]",
         ] {
             assert!(check_path(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn namespace_references_need_a_name() {
+        for r in [
+            "env",
+            "env.",
+            "state.",
+            "state.a.",
+            "deps..x",
+            "row.",
+            " state.a..b ",
+        ] {
+            assert!(incomplete_namespace_ref(r), "{r}");
+        }
+        for r in [
+            "env.HOME",
+            "row",
+            "deps",
+            "state",
+            "state.a.b",
+            "row.email",
+            "x..y",
+            "flow0.a",
+        ] {
+            assert!(!incomplete_namespace_ref(r), "{r}");
         }
     }
 

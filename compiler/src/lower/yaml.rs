@@ -565,6 +565,16 @@ fn unknown_variables(l: &mut Lower<'_>, t: &crate::ir::Test, refs: &[(String, Sp
     }
     for (inner, span) in refs {
         let head = values::head(inner);
+        if values::incomplete_namespace_ref(inner) {
+            l.report(
+                Problem::IncompleteReference {
+                    reference: inner.clone(),
+                },
+                l.entry,
+                *span,
+            );
+            continue;
+        }
         if known.contains(&head) {
             continue;
         }

@@ -96,41 +96,44 @@ pub fn threads_for(len: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
 }
 
-/// [`parse`] with an explicit number of threads. The file is cut at column-0 statement
-/// lines (where every block ends), each part is lexed and parsed on its own thread, and
-/// the parts are joined in order: the tree and the diagnostics are the same for every
-/// `threads`.
+/// [`parse`] with an explicit number of threads. The file is cut before lines that start a
+/// column-0 statement (where every block ends); each part is scanned, lexed and parsed on
+/// its own thread, and the parts are joined in order: the tree and the diagnostics are the
+/// same for every `threads`.
 pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
-    let mut diags = Vec::new();
-    let mut lines = scan_lines(file, file_id, &mut diags);
-    let cuts = cut_points(&lines, threads.max(1));
-    let mut parts: Vec<(Vec<Node>, Vec<Diagnostic>)> = Vec::with_capacity(cuts.len() + 1);
-    if cuts.is_empty() {
-        parts.push(parse_part(file, file_id, &mut lines, 0));
+    let cuts = cut_lines(file, threads.max(1));
+    let mut bounds = Vec::with_capacity(cuts.len() + 2);
+    bounds.push(0);
+    bounds.extend(cuts);
+    bounds.push(file.line_count());
+    let part = |range: std::ops::Range<usize>| {
+        let mut diags = Vec::new();
+        let mut lines = scan_lines(file, file_id, range.clone(), &mut diags);
+        let (nodes, more) = parse_part(file, file_id, &mut lines, range.start);
+        diags.extend(more);
+        (nodes, diags)
+    };
+    let parts: Vec<(Vec<Node>, Vec<Diagnostic>)> = if bounds.len() == 2 {
+        vec![part(0..file.line_count())]
     } else {
-        let mut slices = Vec::with_capacity(cuts.len() + 1);
-        let mut rest: &mut [Line] = &mut lines;
-        let mut base = 0;
-        for &cut in &cuts {
-            let (head, tail) = rest.split_at_mut(cut - base);
-            slices.push((base, head));
-            rest = tail;
-            base = cut;
-        }
-        slices.push((base, rest));
         std::thread::scope(|scope| {
-            let mut slices = slices.into_iter();
-            let (first_base, first) = slices.next().expect("at least one part");
-            let handles: Vec<_> = slices
-                .map(|(base, part)| scope.spawn(move || parse_part(file, file_id, part, base)))
+            let part = &part;
+            let handles: Vec<_> = bounds[1..]
+                .windows(2)
+                .map(|w| {
+                    let range = w[0]..w[1];
+                    scope.spawn(move || part(range))
+                })
                 .collect();
-            parts.push(parse_part(file, file_id, first, first_base));
+            let mut parts = vec![part(bounds[0]..bounds[1])];
             for h in handles {
                 parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
-        });
-    }
+            parts
+        })
+    };
     let mut nodes = Vec::new();
+    let mut diags = Vec::new();
     for (n, d) in parts {
         nodes.extend(n);
         diags.extend(d);
@@ -144,21 +147,28 @@ pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
     }
 }
 
-/// Where to cut `lines` into about `parts` parts of similar size: before a column-0
-/// statement line, which ends every block, so each part parses on its own exactly as the
-/// whole would.
-fn cut_points(lines: &[Line], parts: usize) -> Vec<usize> {
-    let mut cuts = Vec::new();
+/// Line indexes where to cut a file into about `parts` parts of similar size: each is a line
+/// that starts with an ASCII letter or digit, so a column-0 statement that ends every block
+/// before it and is parsed the same whichever part it begins.
+fn cut_lines(file: &SourceFile, parts: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = Vec::new();
     if parts < 2 {
         return cuts;
     }
-    let per = lines.len() / parts;
+    let text = file.text().as_bytes();
+    let per = text.len() / parts;
     for k in 1..parts {
-        let from = (per * k).max(cuts.last().map_or(1, |c| c + 1));
-        if let Some(at) =
-            (from..lines.len()).find(|&i| lines[i].kind == LineKind::Text && lines[i].indent == 0)
-        {
-            cuts.push(at);
+        let mut line = file.line_index(per * k) + 1;
+        if let Some(&last) = cuts.last() {
+            line = line.max(last + 1);
+        }
+        while line < file.line_count() {
+            let start = file.line_span(line).start as usize;
+            if text.get(start).is_some_and(u8::is_ascii_alphanumeric) {
+                cuts.push(line);
+                break;
+            }
+            line += 1;
         }
     }
     cuts
@@ -205,10 +215,15 @@ fn parse_part(
 }
 
 /// First pass: indentation, tabs, comments, references, version header.
-fn scan_lines(file: &SourceFile, file_id: usize, diags: &mut Vec<Diagnostic>) -> Vec<Line> {
+fn scan_lines(
+    file: &SourceFile,
+    file_id: usize,
+    range: std::ops::Range<usize>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Line> {
     let src = file.text();
-    let mut out = Vec::with_capacity(file.line_count());
-    for i in 0..file.line_count() {
+    let mut out = Vec::with_capacity(range.len());
+    for i in range {
         let span = file.line_span(i);
         let mut text = &src[span.range()];
         let mut start = span.start as usize;
