@@ -404,7 +404,11 @@ pub fn expand<'f>(
             node.span,
         );
     }
-    let prefix = format!("flow{}", b.next_prefix);
+    let prefix = {
+        let mut p = String::from("flow");
+        p.push_str(&b.next_prefix.to_string());
+        p
+    };
     b.next_prefix += 1;
     let inner = Scope {
         file: flow.file,
@@ -440,7 +444,11 @@ pub fn expand<'f>(
                 None => continue,
             },
         };
-        b.variables.insert(format!("{prefix}.{input}"), value);
+        let mut key = String::with_capacity(prefix.len() + 1 + input.len());
+        key.push_str(&prefix);
+        key.push('.');
+        key.push_str(input);
+        b.variables.insert(key, value);
     }
     // Section markers inside the flow change phases only inside it.
     let phase = b.phase;

@@ -18,7 +18,7 @@ use crate::ir::{
 use crate::source::Span;
 use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The utility functions every runtime provides (§3.8).
 pub const BUILT_IN_FUNCTIONS: &[&str] = &[
@@ -804,7 +804,7 @@ fn test(
     }
     // A name saved only by a line of the test itself has no value before that line; names a
     // flow saves are left to the flow's own order.
-    let mut first_save: HashMap<&str, (usize, Span)> = HashMap::new();
+    let mut first_save: BTreeMap<&str, (usize, Span)> = BTreeMap::new();
     let always: BTreeSet<&str> = declared_vars
         .iter()
         .map(|(n, _)| n.as_str())
@@ -971,7 +971,12 @@ pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
 
 /// The step name for quoted subjects: `Call tool “add”`.
 fn named(verb: &str, subject: &str) -> String {
-    format!("{verb} \u{201c}{subject}\u{201d}")
+    let mut s = String::with_capacity(verb.len() + subject.len() + 7);
+    s.push_str(verb);
+    s.push_str(" \u{201c}");
+    s.push_str(subject);
+    s.push('\u{201d}');
+    s
 }
 
 /// Walks a test or flow body, appending steps.

@@ -240,9 +240,20 @@ fn scan_lines(
         let tabs = text[..lead].bytes().filter(|&b| b == b'\t').count();
         let indent = lead + tabs;
         let body = &text[lead..];
-        let content = body.trim_matches(char::is_whitespace);
-        let tstart =
-            start + lead + (body.len() - body.trim_start_matches(char::is_whitespace).len());
+        // Most lines start and end with an ASCII character that is not a space: no
+        // Unicode-aware trimming needed then.
+        let plain = |b: Option<&u8>| b.is_some_and(|&b| b < 0x80 && !(b as char).is_whitespace());
+        let from = if plain(body.as_bytes().first()) {
+            body
+        } else {
+            body.trim_start_matches(char::is_whitespace)
+        };
+        let content = if plain(from.as_bytes().last()) {
+            from
+        } else {
+            from.trim_end_matches(char::is_whitespace)
+        };
+        let tstart = start + lead + (body.len() - from.len());
         let trimmed = Span::new(tstart, tstart + content.len());
         let kind = if trimmed.is_empty() {
             LineKind::Blank
