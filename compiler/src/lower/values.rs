@@ -120,12 +120,13 @@ pub fn refs(s: &str) -> impl Iterator<Item = (usize, &str)> {
     std::iter::from_fn(move || {
         loop {
             let at = find_open(s, from)?;
-            let close = s[at + 2..].find('}')?;
-            from = at + 2 + close + 1;
-            let inner = &s[at + 2..at + 2 + close];
-            // A reference never spans lines; an unclosed one is MCPLANG105.
-            if !inner.contains('\n') {
-                return Some((at, inner));
+            // A reference never spans lines (an unclosed one is MCPLANG105): one pass finds
+            // the `}` or the end of the line, whichever comes first.
+            let rest = &s.as_bytes()[at + 2..];
+            let stop = rest.iter().position(|&b| b == b'}' || b == b'\n')?;
+            if rest[stop] == b'}' {
+                from = at + 2 + stop + 1;
+                return Some((at, &s[at + 2..at + 2 + stop]));
             }
             from = at + 2;
         }
@@ -369,6 +370,8 @@ mod tests {
         assert_eq!(found, ["x", "row.y"]);
         let found: Vec<_> = refs("a ${open\nb ${y}").map(|(_, r)| r).collect();
         assert_eq!(found, ["y"]);
+        let found: Vec<_> = refs("${a\n}${b} ${} ${c").collect();
+        assert_eq!(found, [(5, "b"), (10, "")]);
         let mut v = json!({"a": "${x}", "b": ["${env.HOME}/${x.y}"], "${x}": 1});
         rename(&mut v, &|r, out| {
             let hit = head(r) == "x";
