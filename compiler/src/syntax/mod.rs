@@ -147,9 +147,9 @@ pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
     }
 }
 
-/// Line indexes where to cut a file into about `parts` parts of similar size: each is a line
-/// that starts with an ASCII letter or digit, so a column-0 statement that ends every block
-/// before it and is parsed the same whichever part it begins.
+/// Line indexes where to cut a file into about `parts` parts of similar size. Each cut is a
+/// line that starts with an ASCII letter or digit: a column-0 statement. Every block before it
+/// ends there, and it is parsed the same whether or not a part begins with it.
 fn cut_lines(file: &SourceFile, parts: usize) -> Vec<usize> {
     let mut cuts: Vec<usize> = Vec::new();
     if parts < 2 {
