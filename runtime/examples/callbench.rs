@@ -89,9 +89,9 @@ fn report(mode: &str, n: usize, took: Duration) {
 /// One write per message (formatting straight into the pipe would write each piece of
 /// the JSON text separately and wake the server for each).
 fn send(w: &mut impl Write, msg: &Value) -> Result<(), String> {
-    let mut line = msg.to_string();
-    line.push('\n');
-    w.write_all(line.as_bytes())
+    let mut line = serde_json::to_vec(msg).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    w.write_all(&line)
         .and_then(|()| w.flush())
         .map_err(|e| e.to_string())
 }

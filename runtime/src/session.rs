@@ -726,7 +726,21 @@ impl Inner {
         kind: &'static str,
         method: Option<&str>,
     ) -> Result<(), ErrorKind> {
-        let text = value.to_string();
+        // Straight into a byte buffer: `Display` would go through the formatter per piece.
+        let text = serde_json::to_string(value).unwrap_or_else(|_| value.to_string());
+        self.send_text(text, Some(value), kind, method)
+    }
+
+    /// Sends a line already serialized (`value` is the message, when the caller has it; an
+    /// HTTP post needs it for its headers and reads it back from the text otherwise).
+    #[allow(clippy::result_large_err)]
+    fn send_text(
+        self: &Arc<Self>,
+        text: String,
+        value: Option<&Value>,
+        kind: &'static str,
+        method: Option<&str>,
+    ) -> Result<(), ErrorKind> {
         {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
             self.push_transcript(
@@ -738,6 +752,14 @@ impl Inner {
             );
         }
         if let Some(http) = &self.http {
+            let parsed;
+            let value = match value {
+                Some(v) => v,
+                None => {
+                    parsed = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
+                    &parsed
+                }
+            };
             let info = self.message_info(value);
             let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(self)));
             http.post(sink, text, info);
@@ -1790,8 +1812,15 @@ impl Session {
                 .expect("headers lock")
                 .insert(id, opts.http_headers.clone());
         }
-        let msg = jsonrpc::request(id, method, params.as_ref());
-        if let Err(kind) = self.inner.send_line(&msg, "request", Some(method)) {
+        // Over stdio the line is written straight from the parts; HTTP needs the message.
+        let sent = if self.inner.http.is_some() {
+            let msg = jsonrpc::request(id, method, params);
+            self.inner.send_line(&msg, "request", Some(method))
+        } else {
+            let text = jsonrpc::request_text(id, method, params.as_ref());
+            self.inner.send_text(text, None, "request", Some(method))
+        };
+        if let Err(kind) = sent {
             self.inner
                 .state
                 .lock()

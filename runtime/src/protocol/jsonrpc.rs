@@ -123,7 +123,7 @@ pub enum Incoming {
 
 /// Classifies one parsed message. Missing or wrong `"jsonrpc":"2.0"` makes it invalid.
 pub fn classify(value: Value) -> Incoming {
-    let mut obj = match value {
+    let obj = match value {
         Value::Object(obj) => obj,
         Value::Array(items) => return Incoming::Batch(items),
         other => {
@@ -133,20 +133,34 @@ pub fn classify(value: Value) -> Incoming {
             ));
         }
     };
-    match obj.get("jsonrpc") {
+    // One pass over the members: no key is hashed, nothing is removed from the map.
+    let (mut jsonrpc, mut method, mut params, mut id, mut result, mut error) =
+        (None, None, None, None, None, None);
+    for (key, value) in obj {
+        match key.as_str() {
+            "jsonrpc" => jsonrpc = Some(value),
+            "method" => method = Some(value),
+            "params" => params = Some(value),
+            "id" => id = Some(value),
+            "result" => result = Some(value),
+            "error" => error = Some(value),
+            _ => {}
+        }
+    }
+    match &jsonrpc {
         Some(Value::String(v)) if v == "2.0" => {}
         Some(other) => return Incoming::Invalid(format!("`jsonrpc` is {other}, not \"2.0\"")),
         None => return Incoming::Invalid("the `jsonrpc` member is missing".into()),
     }
-    if let Some(method) = obj.get("method") {
-        let Some(method) = method.as_str().map(str::to_string) else {
+    if let Some(method) = method {
+        let Value::String(method) = method else {
             return Incoming::Invalid("`method` is not a string".into());
         };
-        let params = obj.remove("params").unwrap_or(Value::Null);
+        let params = params.unwrap_or(Value::Null);
         if !(params.is_null() || params.is_object() || params.is_array()) {
             return Incoming::Invalid(format!("`params` of {method} is neither object nor array"));
         }
-        return match obj.remove("id") {
+        return match id {
             None => Incoming::Notification { method, params },
             Some(id @ (Value::Number(_) | Value::String(_))) => {
                 Incoming::Request { id, method, params }
@@ -154,19 +168,16 @@ pub fn classify(value: Value) -> Incoming {
             Some(other) => Incoming::Invalid(format!("request {method} has an invalid id {other}")),
         };
     }
-    let has_result = obj.contains_key("result");
-    let has_error = obj.contains_key("error");
-    match (has_result, has_error) {
-        (true, true) => Incoming::Invalid("a response has both `result` and `error`".into()),
-        (true, false) => {
-            let Some(id) = obj.get("id") else {
+    match (result, error) {
+        (Some(_), Some(_)) => Incoming::Invalid("a response has both `result` and `error`".into()),
+        (Some(result), None) => {
+            let Some(id) = id else {
                 return Incoming::Invalid("a result response has no `id`".into());
             };
-            let id = IdKey::from_value(id);
+            let id = IdKey::from_value(&id);
             if let IdKey::Invalid(text) = &id {
                 return Incoming::Invalid(format!("a result response has an invalid id {text}"));
             }
-            let result = obj.remove("result").unwrap_or(Value::Null);
             if !result.is_object() {
                 return Incoming::Invalid(format!(
                     "`result` is a JSON {}, not an object",
@@ -175,18 +186,18 @@ pub fn classify(value: Value) -> Incoming {
             }
             Incoming::Result { id, result }
         }
-        (false, true) => {
-            let error = match RpcError::from_value(&obj["error"]) {
+        (None, Some(error)) => {
+            let error = match RpcError::from_value(&error) {
                 Ok(e) => e,
                 Err(why) => return Incoming::Invalid(why),
             };
-            let id = match obj.get("id") {
+            let id = match id {
                 None | Some(Value::Null) => None,
-                Some(v) => Some(IdKey::from_value(v)),
+                Some(v) => Some(IdKey::from_value(&v)),
             };
             Incoming::Error { id, error }
         }
-        (false, false) => {
+        (None, None) => {
             Incoming::Invalid("neither a request, a notification nor a response".into())
         }
     }
@@ -205,15 +216,32 @@ pub fn kind_of(value: &Value) -> &'static str {
 }
 
 /// Builds a request line body.
-pub fn request(id: i64, method: &str, params: Option<&Value>) -> Value {
-    let mut obj = Map::new();
+pub fn request(id: i64, method: &str, params: Option<Value>) -> Value {
+    let mut obj = Map::with_capacity(4);
     obj.insert("jsonrpc".into(), json!("2.0"));
     obj.insert("id".into(), json!(id));
     obj.insert("method".into(), json!(method));
     if let Some(p) = params {
-        obj.insert("params".into(), p.clone());
+        obj.insert("params".into(), p);
     }
     Value::Object(obj)
+}
+
+/// The text of a request line, written directly: the same bytes as serializing
+/// [`request`], without building the message as a value first.
+pub fn request_text(id: i64, method: &str, params: Option<&Value>) -> String {
+    let mut out = Vec::with_capacity(96);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(id.to_string().as_bytes());
+    out.extend_from_slice(br#","method":"#);
+    // Writing JSON values into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, method);
+    if let Some(p) = params {
+        out.extend_from_slice(br#","params":"#);
+        let _ = serde_json::to_writer(&mut out, p);
+    }
+    out.push(b'}');
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Builds a notification body.
@@ -262,6 +290,28 @@ pub mod codes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_text_is_the_serialized_request() {
+        for (id, method, params) in [
+            (
+                1,
+                "tools/call",
+                Some(json!({"name": "echo", "arguments": {"text": "hé \"q\" \n ☃"}})),
+            ),
+            (-7, "ping", None),
+            (
+                i64::MAX,
+                "we\"ird/\u{1}method",
+                Some(json!([1, 2.5, null, {"b": true}])),
+            ),
+        ] {
+            let text = request_text(id, method, params.as_ref());
+            let value = request(id, method, params);
+            assert_eq!(text, serde_json::to_string(&value).unwrap());
+            assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+        }
+    }
 
     #[test]
     fn classifies_each_kind() {
