@@ -28,9 +28,7 @@ Test: "Quick call"
 "#;
 
 fn run(dir: &Path, extra: &[&str]) -> Output {
-    common::mcpr_bin()
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
+    common::mcpr_in(dir)
         .args(["run", "suite.mcpr", "--server", &reference_server()])
         .args(extra)
         .output()
@@ -38,11 +36,7 @@ fn run(dir: &Path, extra: &[&str]) -> Output {
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    common::output_text(out)
 }
 
 #[test]

@@ -7,10 +7,7 @@ use common::scratch;
 use std::process::Command;
 
 fn mcpr(dir: &std::path::Path) -> Command {
-    let mut cmd = common::mcpr_bin();
-    cmd.current_dir(dir);
-    cmd.env("NO_COLOR", "1");
-    cmd
+    common::mcpr_in(dir)
 }
 
 const SUITE: &str = "Server: node server.js\nImport flows from \"./lib/flows.mcpr\"\n\nTest: \"Create\"\n  Use flow \"Create\" with:\n    name: Ada\n  Export \"structuredContent.id\" as \"id\"\n";

@@ -8,17 +8,13 @@ use common::{reference_server, scratch};
 use std::process::{Command, Output, Stdio};
 
 fn mcpr(dir: &std::path::Path) -> Command {
-    let mut c = common::mcpr_bin();
-    c.current_dir(dir).env("NO_COLOR", "1").stdin(Stdio::null());
+    let mut c = common::mcpr_in(dir);
+    c.stdin(Stdio::null());
     c
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    common::output_text(out)
 }
 
 const PASSING: &str =

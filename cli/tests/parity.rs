@@ -10,17 +10,11 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn mcpr(dir: &Path) -> Command {
-    let mut c = common::mcpr_bin();
-    c.current_dir(dir).env("NO_COLOR", "1");
-    c
+    common::mcpr_in(dir)
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    common::output_text(out)
 }
 
 fn suite(second_mode: &str) -> String {

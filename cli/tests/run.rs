@@ -24,11 +24,7 @@ fn mcpr() -> Command {
 }
 
 fn text(out: &Output) -> String {
-    format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+    common::output_text(out)
 }
 
 /// `(test name, status, code)` from the `# expect:` comment above each `Test:` line.

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 /// The reference server binary, built once per test process with the same
 /// invocation as the runtime's tests so one build serves both
@@ -62,4 +62,20 @@ pub fn mcpr_bin() -> Command {
         c.env_remove(v);
     }
     c
+}
+
+/// `mcpr` run in `dir`, without colour.
+pub fn mcpr_in(dir: &Path) -> Command {
+    let mut c = mcpr_bin();
+    c.current_dir(dir).env("NO_COLOR", "1");
+    c
+}
+
+/// Both output streams of a finished command, labelled, for assertion messages.
+pub fn output_text(out: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
