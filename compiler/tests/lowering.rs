@@ -410,22 +410,14 @@ fn lowering_pages_show_a_real_example_and_a_real_fix() {
 /// one thread and on several (large files are parsed and lowered in parts).
 #[test]
 fn compiling_in_parts_gives_the_same_result() {
-    let mut files = Vec::new();
-    let mut dirs = vec![
-        root().join("conformance-tests/lowering"),
-        root().join("conformance-tests/compiler"),
-        root().join("examples"),
-    ];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "mcpr") {
-                files.push(path);
-            }
-        }
-    }
+    let files = common::mcpr_files(
+        &root(),
+        &[
+            "conformance-tests/lowering",
+            "conformance-tests/compiler",
+            "examples",
+        ],
+    );
     assert!(files.len() > 50, "found only {} files", files.len());
     let mut tests_seen = 0;
     for path in files {

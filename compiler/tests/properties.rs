@@ -6,6 +6,8 @@ use mcpr_compiler::source::{SourceFile, Span};
 use mcpr_compiler::{SourceMap, syntax};
 use proptest::prelude::*;
 
+mod common;
+
 /// Pieces that make generated text look like (broken) test files.
 fn fragment() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -175,18 +177,7 @@ proptest! {
 #[test]
 fn corpus_files_parse_the_same_in_parts() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    let mut dirs = vec![root.join("conformance-tests"), root.join("examples")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "mcpr") {
-                files.push(path);
-            }
-        }
-    }
+    let files = common::mcpr_files(&root, &["conformance-tests", "examples"]);
     assert!(files.len() > 50, "found only {} files", files.len());
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();

@@ -1,8 +1,9 @@
 //! A file-system loader for the corpus tests (the compiler itself does no I/O; the CLI has
-//! its own loader).
+//! its own loader), and the walk that finds corpus files. Each test crate uses some of them.
+#![allow(dead_code)]
 
 use mcpr_compiler::lower::{LoadError, Loader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The reason shown for a file that cannot be read (the CLI words it the same way).
 fn reason(e: &std::io::Error) -> String {
@@ -33,4 +34,22 @@ impl Loader for DirLoader {
         }
         std::fs::read_to_string(full).map_err(|e| LoadError { reason: reason(&e) })
     }
+}
+
+/// Every `.mcpr` file below the given folders (`root` is the repository).
+pub fn mcpr_files(root: &Path, folders: &[&str]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs: Vec<PathBuf> = folders.iter().map(|f| root.join(f)).collect();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "mcpr") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
 }
