@@ -216,7 +216,12 @@ fn main() {
                 .build()
         }
         .expect("tokio runtime");
-        rt.block_on(runtime(&a))
+        // As a task, as `mcpr run` runs a test: see schedule::spawn_test.
+        rt.block_on(async move {
+            tokio::spawn(async move { runtime(&a).await })
+                .await
+                .map_err(|e| e.to_string())?
+        })
     };
     if let Err(e) = outcome {
         eprintln!("callbench: {e}");

@@ -383,8 +383,13 @@ impl Client {
     }
 
     /// Checks `structuredContent` against the tool's `outputSchema`.
-    async fn check_structured(&self, name: &str, result: &Value) -> Result<(), Error> {
-        let Some(tool) = self.tool_definition(name).await? else {
+    fn check_structured(
+        &self,
+        name: &str,
+        tool: Option<&Value>,
+        result: &Value,
+    ) -> Result<(), Error> {
+        let Some(tool) = tool else {
             return Ok(());
         };
         let Some(schema) = tool.get("outputSchema") else {
@@ -467,7 +472,7 @@ impl Client {
         for round in 1..=MAX_INPUT_ROUNDS {
             let result = self
                 .session
-                .request(method, Some(params.clone()), ropts)
+                .request_borrowed(method, &params, ropts)
                 .await?;
             if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
                 return Ok((result, round));
@@ -651,7 +656,7 @@ impl Client {
                 }));
             }
         } else if !copts.skip_schema_check {
-            self.check_structured(name, &result).await?;
+            self.check_structured(name, definition.as_deref(), &result)?;
         }
         Ok(ToolCall {
             result,

@@ -783,14 +783,20 @@ fn spawn_test(
     let thread = std::thread::Builder::new()
         .name(format!("mcpr-test-{i}"))
         .spawn(move || {
-            rt.block_on(async move {
+            // The test runs as a task of the runtime, not as `block_on`'s own future: when
+            // the session's reader wakes a task, the scheduler runs it at once, where waking
+            // the `block_on` future would first turn the I/O driver (one more system call
+            // for every message).
+            let test = async move {
                 let (r, client) = exec::run_test_open(&suite, &tests[i].test, input).await;
                 let _ = tx.send(r);
                 // Off the critical path: the next test need not wait for the shutdown.
                 if let Some(c) = client {
                     c.close().await;
                 }
-            });
+            };
+            // A panic in the test drops `tx`: the caller reports the missing result.
+            let _ = rt.block_on(rt.spawn(test));
         })?;
     Ok((thread, rx))
 }

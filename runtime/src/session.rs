@@ -2,7 +2,8 @@
 //! notification inbox, answers to server→client requests, the era handshake, the transcript,
 //! protocol violations, and shutdown.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -442,8 +443,10 @@ struct ProgressState {
 
 struct State {
     next_id: i64,
-    pending: HashMap<i64, PendingSlot>,
-    cancelled: HashSet<i64>,
+    // Ordered maps: a handful of small integer keys, looked up once per message, where
+    // SipHash would cost more than the search.
+    pending: BTreeMap<i64, PendingSlot>,
+    cancelled: BTreeSet<i64>,
     inbox: VecDeque<Notification>,
     violations: Vec<Violation>,
     fatal: Option<ErrorKind>,
@@ -629,8 +632,8 @@ impl Inner {
             }),
             state: Mutex::new(State {
                 next_id: 1,
-                pending: HashMap::new(),
-                cancelled: HashSet::new(),
+                pending: BTreeMap::new(),
+                cancelled: BTreeSet::new(),
                 inbox: VecDeque::new(),
                 violations: Vec::new(),
                 fatal: None,
@@ -696,7 +699,7 @@ impl Inner {
         }
         if fatal && self.strict && st.fatal.is_none() {
             st.fatal = Some(kind.clone());
-            for (_, slot) in st.pending.drain() {
+            for (_, slot) in std::mem::take(&mut st.pending) {
                 let _ = slot.tx.send(Err(kind.clone()));
             }
             self.inbox_changed.notify_waiters();
@@ -741,6 +744,18 @@ impl Inner {
         kind: &'static str,
         method: Option<&str>,
     ) -> Result<(), ErrorKind> {
+        // Over stdio the line goes to the writer and the text to the transcript.
+        let line = self.http.is_none().then(|| {
+            let mut line = String::with_capacity(text.len() + 1);
+            line.push_str(&text);
+            line.push('\n');
+            line
+        });
+        let text_for_http = if self.http.is_some() {
+            Some(text.clone())
+        } else {
+            None
+        };
         {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
             self.push_transcript(
@@ -748,10 +763,10 @@ impl Inner {
                 Direction::Sent,
                 kind,
                 method.map(str::to_string),
-                text.clone(),
+                text,
             );
         }
-        if let Some(http) = &self.http {
+        if let (Some(http), Some(text)) = (&self.http, text_for_http) {
             let parsed;
             let value = match value {
                 Some(v) => v,
@@ -765,14 +780,12 @@ impl Inner {
             http.post(sink, text, info);
             return Ok(());
         }
-        let mut line = text;
-        line.push('\n');
         let guard = self.writer.lock().map_err(|_| ErrorKind::Closed)?;
-        match guard.as_ref() {
-            Some(tx) => tx.send(line).map_err(|_| ErrorKind::Write {
+        match (guard.as_ref(), line) {
+            (Some(tx), Some(line)) => tx.send(line).map_err(|_| ErrorKind::Write {
                 reason: "the server's stdin is closed".into(),
             }),
-            None => Err(ErrorKind::Closed),
+            _ => Err(ErrorKind::Closed),
         }
     }
 
@@ -1133,7 +1146,7 @@ impl Inner {
                 status: status.clone(),
             });
         }
-        for (_, slot) in st.pending.drain() {
+        for (_, slot) in std::mem::take(&mut st.pending) {
             let _ = slot.tx.send(Err(ErrorKind::ServerExited {
                 during: Some(slot.method),
                 status: status.clone(),
@@ -1737,6 +1750,19 @@ impl Session {
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<PendingRequest, Error> {
+        self.send_params(method, params.map(Cow::Owned), opts)
+    }
+
+    /// [`Session::send`] with params that may be borrowed: they are copied only when the
+    /// message needs more than they hold (the 2026 envelope, a log level, a progress token)
+    /// or the transport keeps them (HTTP), so a caller that may send the same params again
+    /// need not copy them for every attempt.
+    fn send_params(
+        &self,
+        method: &str,
+        params: Option<Cow<'_, Value>>,
+        opts: &RequestOptions,
+    ) -> Result<PendingRequest, Error> {
         if self.closed.lock().map(|c| c.is_some()).unwrap_or(true) {
             return Err(self.inner.error(ErrorKind::Closed));
         }
@@ -1748,25 +1774,26 @@ impl Session {
                 .lock()
                 .map(|e| e.is_none())
                 .unwrap_or(false);
-        let resend = (sessions && method != "initialize").then(|| (params.clone(), opts.clone()));
+        let resend = (sessions && method != "initialize")
+            .then(|| (params.as_deref().cloned(), opts.clone()));
         let mut params = params;
+        // The params to change, copied now if they were borrowed.
+        fn edit<'v>(params: &'v mut Option<Cow<'_, Value>>) -> &'v mut Value {
+            params.get_or_insert_with(|| Cow::Owned(json!({}))).to_mut()
+        }
         let envelope = if opts.no_envelope {
             None
         } else {
             self.inner.envelope.lock().expect("envelope lock").clone()
         };
         if let Some(env) = envelope {
-            let p = params.get_or_insert_with(|| json!({}));
+            let p = edit(&mut params);
             meta::insert_meta(p, meta::ENVELOPE_PROTOCOL_VERSION, json!(env.version));
             meta::insert_meta(p, meta::ENVELOPE_CLIENT_CAPABILITIES, env.capabilities);
             meta::insert_meta(p, meta::ENVELOPE_CLIENT_INFO, env.client_info);
         }
         if let Some(level) = &opts.log_level {
-            meta::insert_meta(
-                params.get_or_insert_with(|| json!({})),
-                meta::ENVELOPE_LOG_LEVEL,
-                json!(level),
-            );
+            meta::insert_meta(edit(&mut params), meta::ENVELOPE_LOG_LEVEL, json!(level));
         }
         let (tx, rx) = oneshot::channel();
         let id = {
@@ -1799,11 +1826,7 @@ impl Session {
             id
         };
         if let Some(token) = &opts.progress_token {
-            meta::insert_meta(
-                params.get_or_insert_with(|| json!({})),
-                "progressToken",
-                token.clone(),
-            );
+            meta::insert_meta(edit(&mut params), "progressToken", token.clone());
         }
         if self.inner.http.is_some() && !opts.http_headers.is_empty() {
             self.inner
@@ -1814,10 +1837,10 @@ impl Session {
         }
         // Over stdio the line is written straight from the parts; HTTP needs the message.
         let sent = if self.inner.http.is_some() {
-            let msg = jsonrpc::request(id, method, params);
+            let msg = jsonrpc::request(id, method, params.map(Cow::into_owned));
             self.inner.send_line(&msg, "request", Some(method))
         } else {
-            let text = jsonrpc::request_text(id, method, params.as_ref());
+            let text = jsonrpc::request_text(id, method, params.as_deref());
             self.inner.send_text(text, None, "request", Some(method))
         };
         if let Err(kind) = sent {
@@ -1852,10 +1875,11 @@ impl Session {
     /// the client initializes a new session once and sends the request again with a new
     /// id; the transcript records it. A second 404 is `MCP-HTTP-002`.
     pub async fn wait(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
-        let method = pending.method.clone();
-        let resend = pending.resend.clone();
+        let mut pending = pending;
+        // Kept only where an expired HTTP session may need the request sent again.
+        let resend = pending.resend.take().map(|r| (pending.method.clone(), r));
         let first = self.wait_once(pending).await;
-        let (expired, (params, opts)) = match (first, resend) {
+        let (expired, (method, (params, opts))) = match (first, resend) {
             (Err(e), Some(resend))
                 if matches!(e.kind, ErrorKind::SessionExpired { renewed: None, .. }) =>
             {
@@ -2060,6 +2084,23 @@ impl Session {
     ) -> Result<Result<Value, RpcError>, Error> {
         let pending = self.send(method, params, opts)?;
         self.wait(pending).await
+    }
+
+    /// [`Session::request`] with borrowed params (copied only where the message needs it).
+    pub async fn request_borrowed(
+        &self,
+        method: &str,
+        params: &Value,
+        opts: &RequestOptions,
+    ) -> Result<Value, Error> {
+        let pending = self.send_params(method, Some(Cow::Borrowed(params)), opts)?;
+        match self.wait(pending).await? {
+            Ok(v) => Ok(v),
+            Err(error) => Err(self.inner.error(ErrorKind::Rpc {
+                method: method.into(),
+                error,
+            })),
+        }
     }
 
     /// Sends a request; a JSON-RPC error answer becomes an `MCP-RPC-001` failure.
@@ -2289,7 +2330,7 @@ impl Session {
         }
         {
             let mut st = self.inner.state.lock().expect("state lock");
-            for (_, slot) in st.pending.drain() {
+            for (_, slot) in std::mem::take(&mut st.pending) {
                 let _ = slot.tx.send(Err(ErrorKind::Closed));
             }
         }
