@@ -78,11 +78,24 @@ fn parse() -> Result<Args, String> {
     Ok(a)
 }
 
-fn report(mode: &str, n: usize, took: Duration) {
+/// CPU time this thread has used so far, in nanoseconds (Linux `schedstat`), when known.
+/// The loop runs on the main thread in both modes, so the difference over the loop is
+/// the client's own work per call, which the VM's wake-up latency does not blur.
+fn cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn report(mode: &str, n: usize, took: Duration, cpu: Option<(u64, u64)>) {
     let secs = took.as_secs_f64();
+    let cpu_us = cpu.map(|(a, b)| b.saturating_sub(a) as f64 / 1e3 / n as f64);
     println!(
         "{}",
-        json!({"mode": mode, "calls": n, "seconds": secs, "calls_per_sec": n as f64 / secs, "mean_us": secs * 1e6 / n as f64})
+        json!({"mode": mode, "calls": n, "seconds": secs, "calls_per_sec": n as f64 / secs, "mean_us": secs * 1e6 / n as f64, "client_cpu_us": cpu_us})
     );
 }
 
@@ -141,11 +154,13 @@ fn raw(a: &Args) -> Result<(), String> {
     for id in 1..=a.warmup as u64 {
         call(id)?;
     }
+    let cpu0 = cpu_ns();
     let start = Instant::now();
     for i in 0..a.n as u64 {
         call(a.warmup as u64 + 1 + i)?;
     }
-    report("raw", a.n, start.elapsed());
+    let took = start.elapsed();
+    report("raw", a.n, took, cpu0.zip(cpu_ns()));
     drop(w);
     let _ = child.kill();
     let _ = child.wait();
@@ -172,6 +187,7 @@ async fn runtime(a: &Args) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
     }
+    let cpu0 = cpu_ns();
     let start = Instant::now();
     for _ in 0..a.n {
         client
@@ -179,6 +195,9 @@ async fn runtime(a: &Args) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())?;
     }
+    let took = start.elapsed();
+    // On the multi-threaded runtime the loop may move between threads.
+    let cpu = cpu0.zip(cpu_ns()).filter(|_| !a.multi_thread);
     report(
         if a.multi_thread {
             "mcpr-multi-thread"
@@ -186,7 +205,8 @@ async fn runtime(a: &Args) -> Result<(), String> {
             "mcpr"
         },
         a.n,
-        start.elapsed(),
+        took,
+        cpu,
     );
     client.close().await;
     Ok(())

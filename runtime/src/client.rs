@@ -536,7 +536,11 @@ impl Client {
         arguments: Value,
         copts: &CallOptions,
     ) -> Result<ToolCall, Error> {
-        let mut params = json!({"name": name, "arguments": arguments});
+        // Sized for every member it may get: growing a map hashes its keys again.
+        let mut params = Map::with_capacity(3);
+        params.insert("name".into(), Value::String(name.to_string()));
+        params.insert("arguments".into(), arguments);
+        let mut params = Value::Object(params);
         if let Some(ttl) = copts.task_ttl {
             params["task"] = match ttl {
                 Some(ms) => json!({"ttl": ms}),

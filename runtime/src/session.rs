@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
-use tokio::io::AsyncWriteExt;
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -19,7 +18,8 @@ use crate::protocol::version::{self, Era};
 use crate::transcript::{Direction, Entry, Transcript};
 use crate::transport::http::{HttpConfig, HttpFailure, HttpSink, HttpWire, MessageInfo};
 use crate::transport::stdio::{
-    Frame, LineReader, ProcessHandle, ShutdownReport, ShutdownStage, StdioConfig, StdioProcess,
+    Frame, LineReader, ProcessHandle, ShutdownReport, ShutdownStage, StdinWriter, StdioConfig,
+    StdioProcess, WriteFailure,
 };
 
 /// Which protocol version to speak.
@@ -462,7 +462,7 @@ struct Inner {
     observer: Option<mpsc::UnboundedSender<Entry>>,
     state: Mutex<State>,
     inbox_changed: Notify,
-    writer: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    writer: Option<StdinWriter>,
     behaviour: Mutex<ClientBehaviour>,
     envelope: Mutex<Option<Envelope>>,
     handle: Option<ProcessHandle>,
@@ -615,7 +615,7 @@ impl Inner {
     fn new(
         config: &SessionConfig,
         handle: Option<ProcessHandle>,
-        writer: Option<mpsc::UnboundedSender<String>>,
+        writer: Option<StdinWriter>,
         http: Option<Arc<HttpWire>>,
         max_message_bytes: usize,
     ) -> Arc<Inner> {
@@ -644,7 +644,7 @@ impl Inner {
                 eof: false,
             }),
             inbox_changed: Notify::new(),
-            writer: Mutex::new(writer),
+            writer,
             behaviour: Mutex::new(config.behaviour.clone()),
             envelope: Mutex::new(None),
             handle,
@@ -746,9 +746,9 @@ impl Inner {
     ) -> Result<(), ErrorKind> {
         // Over stdio the line goes to the writer and the text to the transcript.
         let line = self.http.is_none().then(|| {
-            let mut line = String::with_capacity(text.len() + 1);
-            line.push_str(&text);
-            line.push('\n');
+            let mut line = Vec::with_capacity(text.len() + 1);
+            line.extend_from_slice(text.as_bytes());
+            line.push(b'\n');
             line
         });
         let text_for_http = if self.http.is_some() {
@@ -780,10 +780,10 @@ impl Inner {
             http.post(sink, text, info);
             return Ok(());
         }
-        let guard = self.writer.lock().map_err(|_| ErrorKind::Closed)?;
-        match (guard.as_ref(), line) {
-            (Some(tx), Some(line)) => tx.send(line).map_err(|_| ErrorKind::Write {
-                reason: "the server's stdin is closed".into(),
+        match (&self.writer, line) {
+            (Some(writer), Some(line)) => writer.send(line).map_err(|f| match f {
+                WriteFailure::Closed => ErrorKind::Closed,
+                WriteFailure::Failed(reason) => ErrorKind::Write { reason },
             }),
             _ => Err(ErrorKind::Closed),
         }
@@ -1186,39 +1186,23 @@ async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
     }
 }
 
-async fn write_loop(
-    mut stdin: tokio::process::ChildStdin,
-    mut rx: mpsc::UnboundedReceiver<String>,
-) {
-    while let Some(line) = rx.recv().await {
-        if stdin.write_all(line.as_bytes()).await.is_err() {
-            break;
-        }
-        // Coalesce whatever is already queued before flushing.
-        while let Ok(more) = rx.try_recv() {
-            if stdin.write_all(more.as_bytes()).await.is_err() {
-                return;
-            }
-        }
-        if stdin.flush().await.is_err() {
-            break;
-        }
-    }
-    // Dropping stdin here is the EOF of the shutdown.
-}
-
 impl Session {
     /// Starts the server and runs the handshake of the chosen era.
     pub async fn start(stdio: StdioConfig, config: SessionConfig) -> Result<Session, Error> {
         let mut process = StdioProcess::spawn(&stdio)?;
-        let (tx, rx) = mpsc::unbounded_channel::<String>();
-        if let Some(stdin) = process.stdin.take() {
-            tokio::spawn(write_loop(stdin, rx));
-        }
+        let writer = match process.stdin.take() {
+            Some(stdin) => Some(StdinWriter::new(stdin).map_err(|e| {
+                Error::new(ErrorKind::Spawn {
+                    command: stdio.display(),
+                    reason: format!("cannot write to its stdin: {e}"),
+                })
+            })?),
+            None => None,
+        };
         let inner = Inner::new(
             &config,
             Some(process.handle.clone()),
-            Some(tx),
+            writer,
             None,
             stdio.max_message_bytes,
         );
@@ -2289,8 +2273,10 @@ impl Session {
         let report = match (&self.inner.handle, &self.inner.http) {
             (Some(handle), _) => {
                 let exited_before = handle.exit_status().is_some();
-                // Dropping the sender ends the writer task, which drops stdin: EOF.
-                self.inner.writer.lock().expect("writer lock").take();
+                // The writer writes what is queued, then drops stdin: EOF.
+                if let Some(w) = &self.inner.writer {
+                    w.close();
+                }
                 let mut report = handle.shutdown(self.config.shutdown_grace).await;
                 if !exited_before && report.stage == ShutdownStage::AlreadyExited {
                     // It exited in the moment between closing stdin and looking.
