@@ -61,7 +61,9 @@ pub fn parse_full(text: &str) -> Result<Value, YamlError> {
 /// values, repeated keys — returns `None` and goes to serde-saphyr. A property
 /// test checks that both give the same value wherever this answers.
 fn flat_mapping(text: &str) -> Option<Value> {
-    let mut map = serde_json::Map::new();
+    // Sized for one member per line: growing would hash every key again.
+    let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let mut map = serde_json::Map::with_capacity(lines);
     for line in text.lines() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() || line.starts_with('#') {

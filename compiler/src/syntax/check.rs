@@ -120,7 +120,7 @@ fn body(block: &Node, test: Option<&Text>, file_id: usize, diags: &mut Vec<Diagn
         }
     }
     // A broken line may have been the action; one problem is reported once.
-    let has_error = block.children.iter().any(|c| c.stmt == Stmt::Error);
+    let has_error = block.children.iter().any(|c| matches!(c.stmt, Stmt::Error));
     if let Some(name) = test
         && !has_action
         && !has_error

@@ -45,16 +45,16 @@ fn span(s: SimpleSpan) -> Span {
 }
 
 /// A keyword, matched case-insensitively on a word token.
-fn kw<'a, 's: 'a, E: Extra<'a, 's>>(k: &'static str) -> P<'a, 's, (), E> {
-    select! { Tok::Word(w) if w.eq_ignore_ascii_case(k) => () }
-        .labelled(k)
-        .boxed()
+fn kw<'a, 's: 'a, E: Extra<'a, 's>>(
+    k: &'static str,
+) -> impl Parser<'a, In<'a, 's>, (), E> + Clone + 'a {
+    select! { Tok::Word(w) if w.eq_ignore_ascii_case(k) => () }.labelled(k)
 }
 
 /// A phrase of keywords separated by spaces, e.g. `"call tool"`.
 fn phrase<'a, 's: 'a, E: Extra<'a, 's>>(words: &'static str) -> P<'a, 's, (), E> {
     let mut it = words.split(' ');
-    let mut p = kw(it.next().unwrap_or_default());
+    let mut p = kw(it.next().unwrap_or_default()).boxed();
     for w in it {
         p = p.then_ignore(kw(w)).boxed();
     }
@@ -66,12 +66,12 @@ fn phrases<'a, 's: 'a, E: Extra<'a, 's>>(alts: &[&'static str]) -> P<'a, 's, (),
     choice(alts.iter().map(|a| phrase(a)).collect::<Vec<_>>()).boxed()
 }
 
-fn colon<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, (), E> {
-    just(Tok::Colon).ignored().labelled("`:`").boxed()
+fn colon<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, (), E> + Clone + 'a {
+    just(Tok::Colon).ignored().labelled("`:`")
 }
 
-fn comma<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, (), E> {
-    just(Tok::Comma).ignored().labelled("`,`").boxed()
+fn comma<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, (), E> + Clone + 'a {
+    just(Tok::Comma).ignored().labelled("`,`")
 }
 
 /// Strips one pair of quotes from a quoted token.
@@ -84,20 +84,17 @@ fn quoted_text(s: &str, sp: SimpleSpan) -> Text {
 }
 
 /// A quoted name: `"…"` or `'…'`.
-fn quoted<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Text, E> {
+fn quoted<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Text, E> + Clone + 'a {
     select! {
         Tok::DoubleQuoted(s) = e => quoted_text(s, e.span()),
         Tok::SingleQuoted(s) = e => quoted_text(s, e.span()),
     }
     .labelled("a quoted name")
-    .boxed()
 }
 
 /// A single word.
-fn word<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Text, E> {
-    select! { Tok::Word(w) = e => Text::raw(w, span(e.span())) }
-        .labelled("a word")
-        .boxed()
+fn word<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Text, E> + Clone + 'a {
+    select! { Tok::Word(w) = e => Text::raw(w, span(e.span())) }.labelled("a word")
 }
 
 /// Removes one outer pair of matching quotes, keeping the inner span.
@@ -115,41 +112,37 @@ pub fn unquote(text: &str, sp: Span) -> Text {
 }
 
 /// The rest of the line, verbatim (at least one token).
-fn rest<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Text, E> {
+fn rest<'a, 's: 'a, E: Extra<'a, 's>>(
+    src: &'s str,
+) -> impl Parser<'a, In<'a, 's>, Text, E> + Clone + 'a {
     any()
         .repeated()
         .at_least(1)
         .to_span()
         .map(move |sp: SimpleSpan| Text::raw(&src[sp.start..sp.end], span(sp)))
         .labelled("a value")
-        .boxed()
 }
 
 /// The rest of the line with one outer pair of quotes removed.
-fn unquoted_rest<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Text, E> {
+fn unquoted_rest<'a, 's: 'a, E: Extra<'a, 's>>(
+    src: &'s str,
+) -> impl Parser<'a, In<'a, 's>, Text, E> + Clone + 'a {
     any()
         .repeated()
         .at_least(1)
         .to_span()
         .map(move |sp: SimpleSpan| unquote(&src[sp.start..sp.end], span(sp)))
         .labelled("a value")
-        .boxed()
 }
 
 /// An optional trailing `with:`.
-fn with_opt<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, bool, E> {
-    kw("with")
-        .then(colon())
-        .or_not()
-        .map(|o| o.is_some())
-        .boxed()
+fn with_opt<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, bool, E> + Clone + 'a {
+    kw("with").then(colon()).or_not().map(|o| o.is_some())
 }
 
 /// A whole number as written.
-fn number<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Number, E> {
-    select! { Tok::Word(w) = e => make_number(w, span(e.span())) }
-        .labelled("a number")
-        .boxed()
+fn number<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Number, E> + Clone + 'a {
+    select! { Tok::Word(w) = e => make_number(w, span(e.span())) }.labelled("a number")
 }
 
 /// Builds a `Number`, keeping the text when it is not an integer.
@@ -174,7 +167,8 @@ pub fn make_number(text: &str, sp: Span) -> Number {
 const AFTER_DURATION: &[&str] = &["over", "with", "and"];
 
 /// A duration: `5 seconds`, `500 ms` or `800ms`.
-fn duration<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Duration, E> {
+fn duration<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Duration, E> + Clone + 'a
+{
     let first = select! { Tok::Word(w) = e => (w, e.span()) };
     let unit = select! {
         Tok::Word(w) if w.chars().all(char::is_alphabetic)
@@ -184,7 +178,6 @@ fn duration<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Duration, E> {
         .then(unit.or_not())
         .map_with(|((n, _), u), e| make_duration(n, u, span(e.span())))
         .labelled("a duration")
-        .boxed()
 }
 
 /// Splits and converts a duration; invalid parts leave `ms` empty.
@@ -226,7 +219,8 @@ pub fn unit_factor(unit: &str) -> Option<u64> {
     }
 }
 
-fn value_type<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, ValueType, E> {
+fn value_type<'a, 's: 'a, E: Extra<'a, 's>>()
+-> impl Parser<'a, In<'a, 's>, ValueType, E> + Clone + 'a {
     select! { Tok::Word(w) = e => (w, e.span()) }
         .try_map(|(w, sp): (&str, SimpleSpan), _| {
             let t = match w.to_ascii_lowercase().as_str() {
@@ -249,7 +243,6 @@ fn value_type<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, ValueType, E> {
             Ok(t)
         })
         .labelled("a type")
-        .boxed()
 }
 
 // ---------------------------------------------------------------- document
@@ -869,10 +862,8 @@ fn for_each_row<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
 
 // ---------------------------------------------------------------- expectations
 
-fn expect_lead<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, (), E> {
-    choice((kw("expect"), kw("then")))
-        .then_ignore(kw("the").or_not())
-        .boxed()
+fn expect_lead<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, (), E> + Clone + 'a {
+    choice((kw("expect"), kw("then"))).then_ignore(kw("the").or_not())
 }
 
 fn expect_success<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {

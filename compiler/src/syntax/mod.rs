@@ -415,7 +415,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
             return node;
         }
-        if node.stmt == Stmt::Error && ctx == Context::Document && line.indent == 0 {
+        if matches!(node.stmt, Stmt::Error) && ctx == Context::Document && line.indent == 0 {
             // A broken block header still opens its block, so the body is
             // parsed in the right context instead of cascading errors.
             let head = self.text(line.trimmed).to_ascii_lowercase();
@@ -428,12 +428,12 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
             return node;
         }
-        if node.stmt != Stmt::Error {
+        if !matches!(node.stmt, Stmt::Error) {
             self.check_placement(&node, line, ctx);
         }
         if node.stmt.opens_yaml_block() {
             node.yaml = self.yaml_block(line, &node).map(Box::new);
-        } else if node.stmt == Stmt::ForEachRow {
+        } else if matches!(node.stmt, Stmt::ForEachRow) {
             if self.rows_in_yaml(line) {
                 node.yaml = self.yaml_rows(line).map(Box::new);
             } else {
@@ -674,7 +674,14 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 
     /// Body of a test or flow: every following line that is blank or indented.
     fn body(&mut self, ctx: Context) -> Vec<Node> {
-        let mut nodes = Vec::new();
+        // At most one node per line up to the next column-0 line: sized once, where
+        // growing would move every node of the body several times.
+        let lines = self.lines[self.pos..]
+            .iter()
+            .take_while(|l| l.kind == LineKind::Blank || l.indent > 0)
+            .filter(|l| l.kind != LineKind::Blank)
+            .count();
+        let mut nodes = Vec::with_capacity(lines);
         while self.pos < self.lines.len() {
             let line = self.lines[self.pos].clone();
             match line.kind {
