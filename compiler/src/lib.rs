@@ -3,6 +3,7 @@
 //! reported as a located diagnostic. The crate does no I/O of its own: text comes in through
 //! the caller.
 
+pub mod bytes;
 pub mod diagnostics;
 pub mod fmt;
 pub mod ir;

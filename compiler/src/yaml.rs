@@ -64,22 +64,29 @@ fn flat_mapping(text: &str) -> Option<Value> {
     // Sized for one member per line: growing would hash every key again.
     let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
     let mut map = serde_json::Map::with_capacity(lines);
-    for line in text.lines() {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let (line, next) = match crate::bytes::find_byte(rest.as_bytes(), b'\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        rest = next;
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let (key, rest) = line.split_once(':')?;
+        let colon = crate::bytes::find_byte(line.as_bytes(), b':')?;
+        let (key, after) = (&line[..colon], &line[colon + 1..]);
         if key.is_empty()
             || !key
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
             || !key.as_bytes()[0].is_ascii_alphabetic()
-            || !(rest.is_empty() || rest.starts_with(' '))
+            || !(after.is_empty() || after.starts_with(' '))
         {
             return None;
         }
-        let value = flat_scalar(rest.trim())?;
+        let value = flat_scalar(after.trim())?;
         if map.insert(key.to_string(), value).is_some() {
             return None;
         }

@@ -41,7 +41,7 @@ impl BuiltTest {
 pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
     let file = l.entry;
     // Ids: the first test with an id owns it.
-    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(tests.len());
     for (i, t) in tests.iter().enumerate() {
         let id = t.id();
         if let Some(&first) = by_id.get(&id) {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 /// Runs every structural check on a document.
 pub fn structure(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(&'static str, &str), &Text> = HashMap::new();
+    let mut seen: HashMap<(&'static str, &str), &Text> = HashMap::with_capacity(doc.nodes.len());
     for node in &doc.nodes {
         let (kind, name) = match &node.stmt {
             Stmt::TestHeader { name } => ("test", name),

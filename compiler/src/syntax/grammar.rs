@@ -24,21 +24,56 @@ pub type P<'a, 's, O, E> = Boxed<'a, 'a, In<'a, 's>, O, E>;
 /// text. Both `Fast` and `Ex` qualify, so each rule is written once and
 /// instantiated twice.
 pub trait Extra<'a, 's: 'a>:
-    ParserExtra<'a, In<'a, 's>, Error = Self::Err, State = (), Context = ()> + 'a
+    ParserExtra<'a, In<'a, 's>, Error = Self::Err, State = (), Context = ()> + Sized + 'a
 {
     /// The error type of this extra.
     type Err: LabelError<'a, In<'a, 's>, &'static str>
         + LabelError<'a, In<'a, 's>, String>
         + chumsky::error::Error<'a, In<'a, 's>>;
+    /// A parser whose failures carry a label.
+    type Labelled<O, P: Parser<'a, In<'a, 's>, O, Self> + Clone + 'a>: Parser<'a, In<'a, 's>, O, Self>
+        + Clone
+        + 'a;
+    /// Labels `p` where failures are described. The fast path never describes one (a
+    /// failed line is parsed again with rich errors), so it skips the label's
+    /// bookkeeping, which runs on every alternative tried.
+    fn label<O, P: Parser<'a, In<'a, 's>, O, Self> + Clone + 'a>(
+        p: P,
+        label: &'static str,
+    ) -> Self::Labelled<O, P>;
 }
 
 impl<'a, 's: 'a> Extra<'a, 's> for Fast {
     type Err = EmptyErr;
+    type Labelled<O, P: Parser<'a, In<'a, 's>, O, Self> + Clone + 'a> = P;
+    fn label<O, P: Parser<'a, In<'a, 's>, O, Self> + Clone + 'a>(p: P, _: &'static str) -> P {
+        p
+    }
 }
 
 impl<'a, 's: 'a> Extra<'a, 's> for Ex<'a, 's> {
     type Err = Rich<'a, Tok<'s>>;
+    type Labelled<O, P: Parser<'a, In<'a, 's>, O, Self> + Clone + 'a> =
+        chumsky::label::Labelled<P, &'static str>;
+    fn label<O, P: Parser<'a, In<'a, 's>, O, Self> + Clone + 'a>(
+        p: P,
+        label: &'static str,
+    ) -> Self::Labelled<O, P> {
+        p.labelled(label)
+    }
 }
+
+/// `.lab::<E>(label)`: [`Extra::label`] as a method, in place of chumsky's `.labelled`.
+trait Lab<'a, 's: 'a, O>: Sized {
+    fn lab<E: Extra<'a, 's>>(self, label: &'static str) -> E::Labelled<O, Self>
+    where
+        Self: Parser<'a, In<'a, 's>, O, E> + Clone + 'a,
+    {
+        E::label(self, label)
+    }
+}
+
+impl<'a, 's: 'a, O, P> Lab<'a, 's, O> for P {}
 
 fn span(s: SimpleSpan) -> Span {
     Span::new(s.start, s.end)
@@ -48,7 +83,7 @@ fn span(s: SimpleSpan) -> Span {
 fn kw<'a, 's: 'a, E: Extra<'a, 's>>(
     k: &'static str,
 ) -> impl Parser<'a, In<'a, 's>, (), E> + Clone + 'a {
-    select! { Tok::Word(w) if w.eq_ignore_ascii_case(k) => () }.labelled(k)
+    select! { Tok::Word(w) if w.eq_ignore_ascii_case(k) => () }.lab::<E>(k)
 }
 
 /// A phrase of keywords separated by spaces, e.g. `"call tool"`.
@@ -67,11 +102,11 @@ fn phrases<'a, 's: 'a, E: Extra<'a, 's>>(alts: &[&'static str]) -> P<'a, 's, (),
 }
 
 fn colon<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, (), E> + Clone + 'a {
-    just(Tok::Colon).ignored().labelled("`:`")
+    just(Tok::Colon).ignored().lab::<E>("`:`")
 }
 
 fn comma<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, (), E> + Clone + 'a {
-    just(Tok::Comma).ignored().labelled("`,`")
+    just(Tok::Comma).ignored().lab::<E>("`,`")
 }
 
 /// Strips one pair of quotes from a quoted token.
@@ -89,12 +124,12 @@ fn quoted<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Text, E
         Tok::DoubleQuoted(s) = e => quoted_text(s, e.span()),
         Tok::SingleQuoted(s) = e => quoted_text(s, e.span()),
     }
-    .labelled("a quoted name")
+    .lab::<E>("a quoted name")
 }
 
 /// A single word.
 fn word<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Text, E> + Clone + 'a {
-    select! { Tok::Word(w) = e => Text::raw(w, span(e.span())) }.labelled("a word")
+    select! { Tok::Word(w) = e => Text::raw(w, span(e.span())) }.lab::<E>("a word")
 }
 
 /// Removes one outer pair of matching quotes, keeping the inner span.
@@ -120,7 +155,7 @@ fn rest<'a, 's: 'a, E: Extra<'a, 's>>(
         .at_least(1)
         .to_span()
         .map(move |sp: SimpleSpan| Text::raw(&src[sp.start..sp.end], span(sp)))
-        .labelled("a value")
+        .lab::<E>("a value")
 }
 
 /// The rest of the line with one outer pair of quotes removed.
@@ -132,7 +167,7 @@ fn unquoted_rest<'a, 's: 'a, E: Extra<'a, 's>>(
         .at_least(1)
         .to_span()
         .map(move |sp: SimpleSpan| unquote(&src[sp.start..sp.end], span(sp)))
-        .labelled("a value")
+        .lab::<E>("a value")
 }
 
 /// An optional trailing `with:`.
@@ -142,7 +177,7 @@ fn with_opt<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, bool,
 
 /// A whole number as written.
 fn number<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Number, E> + Clone + 'a {
-    select! { Tok::Word(w) = e => make_number(w, span(e.span())) }.labelled("a number")
+    select! { Tok::Word(w) = e => make_number(w, span(e.span())) }.lab::<E>("a number")
 }
 
 /// Builds a `Number`, keeping the text when it is not an integer.
@@ -177,7 +212,7 @@ fn duration<'a, 's: 'a, E: Extra<'a, 's>>() -> impl Parser<'a, In<'a, 's>, Durat
     first
         .then(unit.or_not())
         .map_with(|((n, _), u), e| make_duration(n, u, span(e.span())))
-        .labelled("a duration")
+        .lab::<E>("a duration")
 }
 
 /// Splits and converts a duration; invalid parts leave `ms` empty.
@@ -242,7 +277,7 @@ fn value_type<'a, 's: 'a, E: Extra<'a, 's>>()
             };
             Ok(t)
         })
-        .labelled("a type")
+        .lab::<E>("a type")
 }
 
 // ---------------------------------------------------------------- document
@@ -344,7 +379,7 @@ fn budget<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
                 )),
             }
         })
-        .labelled("a percentile such as `p95`");
+        .lab::<E>("a percentile such as `p95`");
     let window = kw("over").ignore_then(number()).then(word());
     kw("budget")
         .ignore_then(kw("for").ignore_then(quoted()).or_not())
@@ -940,7 +975,7 @@ fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E>
             .iter().any(|k| w.eq_ignore_ascii_case(k)) => w
     }
     .map_with(|w, e| Text::raw(w, span(e.span())))
-    .labelled("`items`");
+    .lab::<E>("`items`");
     let length = kw("has")
         .ignore_then(number())
         .then(noun)
@@ -1038,7 +1073,7 @@ fn from_file<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         Tok::Word(w) if ["csv", "json", "yaml", "excel"].iter().any(|k| w.eq_ignore_ascii_case(k)) => w
     }
     .map_with(|w, e| Text::raw(&w.to_ascii_lowercase(), span(e.span())))
-    .labelled("CSV, JSON, YAML, Excel or REST");
+    .lab::<E>("CSV, JSON, YAML, Excel or REST");
     kw("from")
         .ignore_then(provider)
         .then(quoted())

@@ -263,7 +263,7 @@ fn scan_lines(
             LineKind::Text
         };
         // Tabs: one diagnostic per line, at the first tab.
-        let tab = text.find('\t');
+        let tab = crate::bytes::find_byte(text.as_bytes(), b'\t');
         if let Some(t) = tab {
             diags.push(Diagnostic::new(
                 Problem::Tab,
@@ -303,7 +303,7 @@ pub fn find_open(s: &str, from: usize) -> Option<usize> {
     let bytes = s.as_bytes();
     let mut i = from;
     while i < bytes.len() {
-        let at = i + s.get(i..)?.find('$')?;
+        let at = crate::bytes::find_from(s, i, b'$')?;
         if bytes.get(at + 1) == Some(&b'{') {
             return Some(at);
         }
@@ -321,7 +321,7 @@ pub fn has_open(s: &str) -> bool {
 fn check_references(text: &str, base: usize, file_id: usize, diags: &mut Vec<Diagnostic>) {
     let mut from = 0;
     while let Some(at) = find_open(text, from) {
-        match text[at + 2..].find('}') {
+        match crate::bytes::find_byte(&text.as_bytes()[at + 2..], b'}') {
             None => {
                 diags.push(Diagnostic::new(
                     Problem::BadReference { unclosed: true },
@@ -369,7 +369,12 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 
     /// The whole document: top-level lines and blocks.
     fn document(&mut self) -> Vec<Node> {
-        let mut nodes = Vec::new();
+        // At most one node per column-0 line (the rest belong to blocks).
+        let top = self.lines[self.pos..]
+            .iter()
+            .filter(|l| l.indent == 0 && l.kind != LineKind::Blank)
+            .count();
+        let mut nodes = Vec::with_capacity(top);
         while self.pos < self.lines.len() {
             let line = self.lines[self.pos].clone();
             match line.kind {
