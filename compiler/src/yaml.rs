@@ -104,21 +104,23 @@ fn flat_scalar(v: &str) -> Option<Value> {
         if inner.trim().is_empty() {
             return Some(Value::Array(Vec::new()));
         }
-        if inner.contains(['[', ']', '{', '}', '"', '\'', '#']) {
-            return None;
+        let mut commas = 0;
+        for b in inner.bytes() {
+            match b {
+                b'[' | b']' | b'{' | b'}' | b'"' | b'\'' | b'#' | b':' => return None,
+                b',' => commas += 1,
+                _ => {}
+            }
         }
-        let items: Option<Vec<Value>> = inner
-            .split(',')
-            .map(|item| {
-                let item = item.trim();
-                if item.is_empty() || item.contains(':') {
-                    None
-                } else {
-                    flat_scalar(item)
-                }
-            })
-            .collect();
-        return items.map(Value::Array);
+        let mut items = Vec::with_capacity(commas + 1);
+        for item in inner.split(',') {
+            let item = item.trim();
+            if item.is_empty() {
+                return None;
+            }
+            items.push(flat_scalar(item)?);
+        }
+        return Some(Value::Array(items));
     }
     let b = v.as_bytes();
     if b[0] == b'"' {

@@ -1479,7 +1479,7 @@ fn schema_properties_and_type_members_are_the_same() {
             full_step(StepKind::Tool(full_tool())),
             full_step(StepKind::Request(full_request())),
             full_step(StepKind::Set(full_set())),
-            full_step(StepKind::Native(full_native())),
+            full_step(StepKind::native(full_native())),
         ],
     );
     check_in_step(c, "/$defs/step/properties/tool", &[full_tool()]);

@@ -555,7 +555,7 @@ impl Legacy<'_> {
         head: &Word,
         args: &[Word],
     ) -> Option<(StepKind, Option<Assert>)> {
-        let native = |n: NativeStep| (StepKind::Native(n), None);
+        let native = |n: NativeStep| (StepKind::native(n), None);
         Some(match name {
             "echo" => {
                 let parts: Vec<String> = args.iter().map(|w| self.template_of(&w.pieces)).collect();
@@ -1179,7 +1179,7 @@ fn check(params: Option<Value>, a: Assertion) -> (StepKind, Option<Assert>) {
     let mut n = NativeStep::new(NativeAction::Check);
     n.params = params;
     (
-        StepKind::Native(n),
+        StepKind::native(n),
         Some(Assert {
             json: Some(JsonAssertions::List(vec![a])),
             ..Assert::default()

@@ -1030,7 +1030,7 @@ pub fn body<'f>(
                 n.progress = Some(true);
                 n.cancel_after_ms = cancel_after.as_ref().and_then(|d| d.ms);
                 step = Some((
-                    StepKind::Native(n),
+                    StepKind::native(n),
                     format!("{} with progress", named("Call tool", &name.value)),
                     None,
                 ));
@@ -1077,10 +1077,10 @@ pub fn body<'f>(
                 });
                 n.uri = Some(scope.rename_str(&uri.value));
                 step = Some(if sub {
-                    (StepKind::Native(n), named("Subscribe to", &uri.value), None)
+                    (StepKind::native(n), named("Subscribe to", &uri.value), None)
                 } else {
                     (
-                        StepKind::Native(n),
+                        StepKind::native(n),
                         named("Unsubscribe from", &uri.value),
                         Some(cleanup),
                     )
@@ -1091,7 +1091,7 @@ pub fn body<'f>(
                 n.method = Some(method.value.clone());
                 n.timeout_ms = Some(within.as_ref().and_then(|d| d.ms).unwrap_or(5000));
                 step = Some((
-                    StepKind::Native(n),
+                    StepKind::native(n),
                     named("Wait for notification", &method.value),
                     Some(cleanup),
                 ));
@@ -1100,7 +1100,7 @@ pub fn body<'f>(
                 let mut n = NativeStep::new(NativeAction::SetLogLevel);
                 n.level = Some(level.value.clone());
                 step = Some((
-                    StepKind::Native(n),
+                    StepKind::native(n),
                     format!("Set log level to {}", level.value),
                     None,
                 ));
@@ -1119,7 +1119,7 @@ pub fn body<'f>(
                 let mut n = NativeStep::new(NativeAction::ListAll);
                 n.method = Some(method.into());
                 n.field = Some(field.into());
-                step = Some((StepKind::Native(n), format!("List all {noun}"), None));
+                step = Some((StepKind::native(n), format!("List all {noun}"), None));
             }
             Stmt::GetTask { task } | Stmt::CancelTask { task } => {
                 let get = matches!(node.stmt, Stmt::GetTask { .. });
@@ -1130,11 +1130,11 @@ pub fn body<'f>(
                 });
                 n.task_id = Some(scope.rename_str(&task.value));
                 let verb = if get { "Get task" } else { "Cancel task" };
-                step = Some((StepKind::Native(n), named(verb, &task.value), None));
+                step = Some((StepKind::native(n), named(verb, &task.value), None));
             }
             Stmt::ListTasks => {
                 step = Some((
-                    StepKind::Native(NativeStep::new(NativeAction::TaskList)),
+                    StepKind::native(NativeStep::new(NativeAction::TaskList)),
                     "List tasks".into(),
                     None,
                 ));
@@ -1151,7 +1151,7 @@ pub fn body<'f>(
                 behavior.insert("elicitation".into(), Value::Object(el));
                 n.behavior = Some(behavior);
                 step = Some((
-                    StepKind::Native(n),
+                    StepKind::native(n),
                     format!("Respond to elicitation with {a}"),
                     None,
                 ));
@@ -1165,7 +1165,7 @@ pub fn body<'f>(
                 );
                 n.behavior = Some(behavior);
                 step = Some((
-                    StepKind::Native(n),
+                    StepKind::native(n),
                     "Respond to sampling with a scripted message".into(),
                     None,
                 ));

@@ -82,19 +82,27 @@ pub fn check_path(path: &str) -> Result<(), String> {
     };
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix('.') {
-            let end = r.find(['.', '[']).unwrap_or(r.len());
+            // One pass to the end of the member name, noting a stray `]` on the way.
+            let mut stray = false;
+            let end = r
+                .bytes()
+                .position(|b| {
+                    stray |= b == b']';
+                    b == b'.' || b == b'['
+                })
+                .unwrap_or(r.len());
             let name = &r[..end];
             if name.is_empty() {
                 return Err(
                     "it has an empty member name (two dots in a row, or a dot at the end)".into(),
                 );
             }
-            if name.contains(']') {
+            if stray {
                 return Err(format!("`]` in `{name}` closes no `[`"));
             }
             rest = &r[end..];
         } else if let Some(r) = rest.strip_prefix('[') {
-            let Some(close) = r.find(']') else {
+            let Some(close) = crate::bytes::find_byte(r.as_bytes(), b']') else {
                 return Err("a `[` is never closed".into());
             };
             let index = &r[..close];

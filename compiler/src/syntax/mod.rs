@@ -188,13 +188,14 @@ fn parse_part(
         .saturating_sub(lines.first().map_or(0, |l| l.span.start as usize));
     // About one token per five bytes of text; sized once to avoid regrowth.
     let mut tokens: Vec<(Tok<'_>, SimpleSpan)> = Vec::with_capacity(bytes / 5 + 16);
-    let mut raw = Vec::new();
     for l in lines.iter_mut() {
         if l.kind == LineKind::Text {
-            raw.clear();
-            token::lex_line(&src[l.trimmed.range()], l.trimmed.start as usize, &mut raw);
             let start = tokens.len();
-            tokens.extend(raw.drain(..).map(|(t, r)| (t, SimpleSpan::from(r))));
+            token::lex_line(
+                &src[l.trimmed.range()],
+                l.trimmed.start as usize,
+                &mut tokens,
+            );
             l.tokens = start..tokens.len();
         }
     }

@@ -3,6 +3,7 @@
 //! the grammar, which keeps the lexer small and lets a misspelt keyword still
 //! lex as a word that "did you mean" can work with.
 
+use chumsky::span::SimpleSpan;
 use logos::Logos;
 use std::fmt;
 
@@ -51,13 +52,14 @@ impl fmt::Display for Tok<'_> {
 }
 
 /// Lexes the text of one line (`base` is the byte offset of `line` in the
-/// file) and appends `(token, absolute byte range)` pairs to `out`.
-pub fn lex_line<'s>(line: &'s str, base: usize, out: &mut Vec<(Tok<'s>, std::ops::Range<usize>)>) {
+/// file) and appends `(token, absolute byte span)` pairs to `out`, in the form
+/// the grammar reads them.
+pub fn lex_line<'s>(line: &'s str, base: usize, out: &mut Vec<(Tok<'s>, SimpleSpan)>) {
     let mut lexer = Tok::lexer(line);
     while let Some(result) = lexer.next() {
         let span = lexer.span();
         let tok = result.unwrap_or(Tok::Error(&line[span.clone()]));
-        out.push((tok, base + span.start..base + span.end));
+        out.push((tok, SimpleSpan::from(base + span.start..base + span.end)));
     }
 }
 
