@@ -744,17 +744,16 @@ impl Inner {
         kind: &'static str,
         method: Option<&str>,
     ) -> Result<(), ErrorKind> {
-        // Over stdio the line goes to the writer and the text to the transcript.
-        let line = self.http.is_none().then(|| {
-            let mut line = Vec::with_capacity(text.len() + 1);
-            line.extend_from_slice(text.as_bytes());
-            line.push(b'\n');
-            line
-        });
-        let text_for_http = if self.http.is_some() {
-            Some(text.clone())
-        } else {
-            None
+        // The transcript keeps the text; the wire gets a copy: over HTTP the text itself,
+        // over stdio the line with its newline.
+        let (text_for_http, line) = match &self.http {
+            Some(_) => (Some(text.clone()), None),
+            None => {
+                let mut line = Vec::with_capacity(text.len() + 1);
+                line.extend_from_slice(text.as_bytes());
+                line.push(b'\n');
+                (None, Some(line))
+            }
         };
         {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
@@ -2078,13 +2077,18 @@ impl Session {
         opts: &RequestOptions,
     ) -> Result<Value, Error> {
         let pending = self.send_params(method, Some(Cow::Borrowed(params)), opts)?;
-        match self.wait(pending).await? {
-            Ok(v) => Ok(v),
-            Err(error) => Err(self.inner.error(ErrorKind::Rpc {
+        let outcome = self.wait(pending).await?;
+        self.rpc_result(method, outcome)
+    }
+
+    /// A result, or the JSON-RPC error answer as an `MCP-RPC-001` failure.
+    fn rpc_result(&self, method: &str, outcome: Result<Value, RpcError>) -> Result<Value, Error> {
+        outcome.map_err(|error| {
+            self.inner.error(ErrorKind::Rpc {
                 method: method.into(),
                 error,
-            })),
-        }
+            })
+        })
     }
 
     /// Sends a request; a JSON-RPC error answer becomes an `MCP-RPC-001` failure.
@@ -2094,13 +2098,8 @@ impl Session {
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<Value, Error> {
-        match self.request_outcome(method, params, opts).await? {
-            Ok(v) => Ok(v),
-            Err(error) => Err(self.inner.error(ErrorKind::Rpc {
-                method: method.into(),
-                error,
-            })),
-        }
+        let outcome = self.request_outcome(method, params, opts).await?;
+        self.rpc_result(method, outcome)
     }
 
     /// Cancels an in-flight request: the client stops waiting for it and tells the server

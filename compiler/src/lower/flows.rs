@@ -8,7 +8,7 @@
 //! the chain of calls they came from.
 
 use super::Lower;
-use super::mcpr::{NAMESPACES, TestBuilder, body, node_refs};
+use super::mcpr::{NAMESPACES, TestBuilder, block_ref, body, node_refs};
 use super::values::{self, closest};
 use crate::diagnostics::Problem;
 use crate::ir::FlowFrame;
@@ -372,10 +372,7 @@ pub fn expand<'f>(
         return;
     }
     let no_args = Map::new();
-    let given = match node.yaml.as_ref().and_then(|y| y.value.as_ref()) {
-        Some(Value::Object(m)) => m,
-        _ => &no_args,
-    };
+    let given = block_ref(node).unwrap_or(&no_args);
     let unknown: Vec<String> = given
         .keys()
         .filter(|k| !flow.names.contains(*k))

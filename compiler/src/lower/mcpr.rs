@@ -465,8 +465,13 @@ fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
 
 /// The YAML block of a node when it is a mapping (anything else was reported by the parser).
 pub fn block_map(node: &Node) -> Option<Map<String, Value>> {
+    block_ref(node).cloned()
+}
+
+/// The node's YAML block when it is a mapping, borrowed.
+pub fn block_ref(node: &Node) -> Option<&Map<String, Value>> {
     match node.yaml.as_ref()?.value.as_ref()? {
-        Value::Object(m) => Some(m.clone()),
+        Value::Object(m) => Some(m),
         _ => None,
     }
 }
