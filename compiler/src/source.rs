@@ -153,10 +153,13 @@ impl SourceFile {
         let byte = self.floor_char_boundary(byte.min(self.text.len()));
         let line = self.line_index(byte);
         let start = self.line_starts[line] as usize;
-        let col16: u32 = self.text[start..byte]
-            .chars()
-            .map(|c| c.len_utf16() as u32)
-            .sum();
+        let prefix = &self.text[start..byte];
+        // ASCII (most lines) counts one UTF-16 unit per byte.
+        let col16: u32 = if prefix.is_ascii() {
+            prefix.len() as u32
+        } else {
+            prefix.chars().map(|c| c.len_utf16() as u32).sum()
+        };
         Position {
             line: line as u32 + 1,
             column: col16 + 1,
