@@ -52,6 +52,9 @@ pub struct Transcript {
     entries: VecDeque<Entry>,
     limit: usize,
     next_seq: u64,
+    /// The wall-clock time at the start: an entry's wall time is this plus its `at`, one
+    /// clock read per message, and wall times never run backwards within a session.
+    started_wall: SystemTime,
 }
 
 impl Transcript {
@@ -61,6 +64,7 @@ impl Transcript {
             entries: VecDeque::new(),
             limit: limit.max(1),
             next_seq: 0,
+            started_wall: SystemTime::now(),
         }
     }
 
@@ -79,7 +83,7 @@ impl Transcript {
         let entry = Entry {
             seq: self.next_seq,
             at,
-            wall: SystemTime::now(),
+            wall: self.started_wall + at,
             direction,
             kind,
             method,
