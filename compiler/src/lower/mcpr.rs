@@ -208,6 +208,14 @@ fn lower_tests(
     }
     let per = nodes.len().div_ceil(threads);
     let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
+    // Each run lowers into a context of its own: same file and settings, own diagnostics.
+    let own = move || Lower {
+        map,
+        entry,
+        options,
+        diags: Vec::new(),
+        surface,
+    };
     let parts: Vec<(Vec<BuiltTest>, Vec<crate::diagnostics::Diagnostic>)> =
         std::thread::scope(|scope| {
             let mut chunks = nodes.chunks(per);
@@ -215,26 +223,14 @@ fn lower_tests(
             let handles: Vec<_> = chunks
                 .map(|part| {
                     scope.spawn(move || {
-                        let mut own = Lower {
-                            map,
-                            entry,
-                            options,
-                            diags: Vec::new(),
-                            surface,
-                        };
-                        let built = run(&mut own, part);
-                        (built, own.diags)
+                        let mut l = own();
+                        let built = run(&mut l, part);
+                        (built, l.diags)
                     })
                 })
                 .collect();
-            let mut own = Lower {
-                map,
-                entry,
-                options,
-                diags: Vec::new(),
-                surface,
-            };
-            let mut parts = vec![(run(&mut own, first), own.diags)];
+            let mut l = own();
+            let mut parts = vec![(run(&mut l, first), l.diags)];
             for h in handles {
                 parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
