@@ -468,6 +468,9 @@ struct OpenStdin {
     queued: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// The reason given when the server no longer reads its stdin.
+const STDIN_CLOSED: &str = "the server's stdin is closed";
+
 /// Why a line could not be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteFailure {
@@ -491,7 +494,7 @@ impl StdinWriter {
     }
 
     /// Writes one line (with its newline), keeping the order of every line written.
-    pub fn send(&self, line: Vec<u8>) -> Result<(), WriteFailure> {
+    pub fn send(&self, mut line: Vec<u8>) -> Result<(), WriteFailure> {
         use std::io::Write;
         use std::sync::atomic::Ordering::{AcqRel, Acquire};
         let guard = self.open.lock().map_err(|_| WriteFailure::Closed)?;
@@ -507,7 +510,7 @@ impl StdinWriter {
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                        return Err(WriteFailure::Failed("the server's stdin is closed".into()));
+                        return Err(WriteFailure::Failed(STDIN_CLOSED.into()));
                     }
                     Err(e) => return Err(WriteFailure::Failed(e.to_string())),
                 }
@@ -516,15 +519,11 @@ impl StdinWriter {
                 return Ok(());
             }
         }
-        let rest = if written == 0 {
-            line
-        } else {
-            line[written..].to_vec()
-        };
+        line.drain(..written);
         open.queued.fetch_add(1, AcqRel);
-        open.tx.send(rest).map_err(|_| {
+        open.tx.send(line).map_err(|_| {
             open.queued.fetch_sub(1, AcqRel);
-            WriteFailure::Failed("the server's stdin is closed".into())
+            WriteFailure::Failed(STDIN_CLOSED.into())
         })
     }
 
