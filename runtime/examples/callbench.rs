@@ -2,7 +2,7 @@
 //! same server, in the same run.
 //!
 //! ```text
-//! callbench [--raw | --multi-thread] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…
+//! callbench [--raw | --multi-thread | --no-foreground] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…
 //! ```
 //! Prints one JSON line: mode, calls, seconds, calls_per_sec, mean_us.
 
@@ -21,6 +21,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Args {
     raw: bool,
     multi_thread: bool,
+    no_foreground: bool,
     n: usize,
     warmup: usize,
     tool: String,
@@ -33,6 +34,7 @@ fn parse() -> Result<Args, String> {
     let mut a = Args {
         raw: false,
         multi_thread: false,
+        no_foreground: false,
         n: 2000,
         warmup: 100,
         tool: "echo".into(),
@@ -45,6 +47,9 @@ fn parse() -> Result<Args, String> {
         match arg.as_str() {
             "--raw" => a.raw = true,
             "--multi-thread" => a.multi_thread = true,
+            // Every answer through the session's reader task, as on a multi-threaded
+            // runtime, but on one thread: what the foreground reads save.
+            "--no-foreground" => a.no_foreground = true,
             "--n" => {
                 a.n = it
                     .next()
@@ -73,7 +78,7 @@ fn parse() -> Result<Args, String> {
         }
     }
     if a.cmd.is_empty() {
-        return Err("usage: callbench [--raw | --multi-thread] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…".into());
+        return Err("usage: callbench [--raw | --multi-thread | --no-foreground] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…".into());
     }
     Ok(a)
 }
@@ -172,6 +177,7 @@ async fn runtime(a: &Args) -> Result<(), String> {
     let config = SessionConfig {
         protocol: ProtocolChoice::Pinned(a.protocol.clone()),
         transcript_limit: 10_000,
+        foreground_reads: !a.no_foreground,
         ..SessionConfig::default()
     };
     let client = Client::connect(stdio, config)
@@ -201,6 +207,8 @@ async fn runtime(a: &Args) -> Result<(), String> {
     report(
         if a.multi_thread {
             "mcpr-multi-thread"
+        } else if a.no_foreground {
+            "mcpr-no-foreground"
         } else {
             "mcpr"
         },

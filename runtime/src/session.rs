@@ -18,8 +18,8 @@ use crate::protocol::version::{self, Era};
 use crate::transcript::{Direction, Entry, Transcript};
 use crate::transport::http::{HttpConfig, HttpFailure, HttpSink, HttpWire, MessageInfo};
 use crate::transport::stdio::{
-    Frame, LineReader, ProcessHandle, ShutdownReport, ShutdownStage, StdinWriter, StdioConfig,
-    StdioProcess, WriteFailure,
+    Foreground, ForegroundReader, Frame, LineReader, ProcessHandle, ShutdownReport, ShutdownStage,
+    StdinWriter, StdioConfig, StdioProcess, WriteFailure,
 };
 
 /// Which protocol version to speak.
@@ -273,7 +273,17 @@ pub struct SessionConfig {
     pub transcript_limit: usize,
     /// Called with every transcript entry as it is recorded (live reporting).
     pub observer: Option<Observer>,
+    /// Over stdio, on a runtime with one thread (as `mcpr run` runs each test), a wait
+    /// reads the answer itself for its first [`FOREGROUND_SLICE`] instead of letting the
+    /// session's reader task do it (see [`ForegroundReader`]). On by default; off, every
+    /// message goes through the reader task.
+    pub foreground_reads: bool,
 }
+
+/// How long a wait may read in the foreground before it hands over to the session's
+/// reader task, and how long the runtime's other tasks (the transcript observer, other
+/// sessions) may wait for a turn while answers are read in the foreground.
+pub const FOREGROUND_SLICE: Duration = Duration::from_millis(10);
 
 /// A callback that sees every message of a session, in order, shortly after it is
 /// recorded. It runs on a task of its own, so it may block briefly or call the session.
@@ -307,6 +317,7 @@ impl Default for SessionConfig {
             max_inbox: 50_000,
             transcript_limit: 100_000,
             observer: None,
+            foreground_reads: true,
         }
     }
 }
@@ -475,6 +486,11 @@ struct Inner {
     max_message_bytes: usize,
     /// Held while an expired HTTP session is initialized again.
     renewing: tokio::sync::Mutex<()>,
+    /// Reads answers on the waiting thread (stdio on a one-thread runtime, when enabled).
+    foreground: Option<ForegroundReader>,
+    /// When (nanoseconds after `started`) a foreground wait last let the runtime run its
+    /// other tasks.
+    last_turn: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Clone)]
@@ -618,7 +634,13 @@ impl Inner {
         writer: Option<StdinWriter>,
         http: Option<Arc<HttpWire>>,
         max_message_bytes: usize,
+        foreground: Option<ForegroundReader>,
     ) -> Arc<Inner> {
+        // Blocking the thread is only right where the session's own tasks are the only
+        // ones that could have run meanwhile: a runtime of one thread, the caller's.
+        let one_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread);
+        let foreground = foreground.filter(|_| config.foreground_reads && one_thread);
         Arc::new(Inner {
             started: Instant::now(),
             observer: config.observer.clone().map(|observer| {
@@ -656,6 +678,8 @@ impl Inner {
             batching: Mutex::new(false),
             max_message_bytes,
             renewing: tokio::sync::Mutex::new(()),
+            foreground,
+            last_turn: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -1123,6 +1147,75 @@ impl Inner {
         self.inbox_changed.notify_waiters();
     }
 
+    fn on_too_large(&self, seen: usize) {
+        let limit = self.max_message_bytes;
+        let mut st = self.state.lock().expect("state lock");
+        self.record_violation(&mut st, &ErrorKind::MessageTooLarge { limit, seen }, true);
+    }
+
+    /// Lets the runtime run its other tasks when foreground waits have kept it for a
+    /// slice: without it, calls answered in the foreground one after another would never
+    /// give the thread back.
+    fn due_for_turn(&self, now: Instant) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let at = now.saturating_duration_since(self.started).as_nanos() as u64;
+        let last = self.last_turn.load(Relaxed);
+        if at.saturating_sub(last) < FOREGROUND_SLICE.as_nanos() as u64 {
+            return false;
+        }
+        self.last_turn.store(at, Relaxed);
+        true
+    }
+
+    /// Reads in the foreground until `rx` has the answer, or `until`, or something only
+    /// the reader task handles (the end of the stream, a line the pipe to the server
+    /// could not take at once): `None` then, and the wait goes on in the background.
+    fn wait_in_foreground<T>(
+        self: &Arc<Self>,
+        rx: &mut oneshot::Receiver<T>,
+        until: Instant,
+    ) -> Option<T> {
+        use tokio::sync::oneshot::error::TryRecvError;
+        let fg = self.foreground.as_ref()?;
+        let queued = || self.writer.as_ref().is_some_and(StdinWriter::has_queued);
+        match rx.try_recv() {
+            Ok(answer) => return Some(answer),
+            Err(TryRecvError::Closed) => return None,
+            Err(TryRecvError::Empty) if queued() => return None,
+            Err(TryRecvError::Empty) => {}
+        }
+        fg.alarm().set(until);
+        let answer = loop {
+            match fg.next() {
+                Foreground::Frame(Frame::Line(bytes)) => self.on_frame_line(bytes),
+                Foreground::Frame(Frame::TooLarge { seen }) => self.on_too_large(seen),
+                Foreground::Frame(_) | Foreground::Stop => break None,
+                Foreground::Alarm if Instant::now() >= until => break None,
+                Foreground::Alarm => {}
+            }
+            match rx.try_recv() {
+                Ok(answer) => break Some(answer),
+                Err(TryRecvError::Closed) => break None,
+                Err(TryRecvError::Empty) if queued() => break None,
+                Err(TryRecvError::Empty) => {}
+            }
+        };
+        fg.alarm().unset();
+        if answer.is_some() {
+            // The rest of what was read in one go (a notification after the answer) is
+            // handled now, as the reader task would have before the caller ran on.
+            while let Some(frame) = fg.buffered() {
+                match frame {
+                    Frame::Line(bytes) => self.on_frame_line(bytes),
+                    Frame::TooLarge { seen } => self.on_too_large(seen),
+                    _ => break,
+                }
+            }
+        }
+        fg.hand_over();
+        answer
+    }
+
     fn on_eof(&self, partial: Option<Vec<u8>>) {
         let mut st = self.state.lock().expect("state lock");
         if let Some(bytes) = partial {
@@ -1159,11 +1252,7 @@ async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
     loop {
         match reader.next().await {
             Frame::Line(bytes) => inner.on_frame_line(bytes),
-            Frame::TooLarge { seen } => {
-                let limit = inner.max_message_bytes;
-                let mut st = inner.state.lock().expect("state lock");
-                inner.record_violation(&mut st, &ErrorKind::MessageTooLarge { limit, seen }, true);
-            }
+            Frame::TooLarge { seen } => inner.on_too_large(seen),
             Frame::PartialAtEof(bytes) => {
                 if let Some(h) = &inner.handle {
                     h.wait_exit(Duration::from_secs(1)).await;
@@ -1204,6 +1293,7 @@ impl Session {
             writer,
             None,
             stdio.max_message_bytes,
+            process.foreground.take(),
         );
         let reader = process
             .stdout
@@ -1225,7 +1315,7 @@ impl Session {
                 reason,
             })
         })?;
-        let inner = Inner::new(&config, None, None, Some(Arc::new(wire)), max);
+        let inner = Inner::new(&config, None, None, Some(Arc::new(wire)), max, None);
         let modern_pin = matches!(&config.protocol, ProtocolChoice::Pinned(v) if version::era_of(v) == Some(Era::Modern));
         match Session::open(inner, None, config.clone(), Vec::new(), url).await {
             Err(e)
@@ -1266,7 +1356,7 @@ impl Session {
                 reason,
             })
         })?);
-        let inner = Inner::new(&config, None, None, Some(wire.clone()), max);
+        let inner = Inner::new(&config, None, None, Some(wire.clone()), max, None);
         let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(&inner)));
         if let Err(f) = wire.connect_sse(sink, config.connect_timeout).await {
             wire.abort_all();
@@ -1605,6 +1695,12 @@ impl Session {
         }))
     }
 
+    /// Whether waits read answers in the foreground (see [`SessionConfig::foreground_reads`]):
+    /// stdio, a runtime of one thread, and the setting on.
+    pub fn reads_in_foreground(&self) -> bool {
+        self.inner.foreground.is_some()
+    }
+
     /// Facts from the handshake.
     pub fn facts(&self) -> &ServerFacts {
         &self.facts
@@ -1935,21 +2031,34 @@ impl Session {
         } = pending;
         let hard_limit = sent_at + max_total.unwrap_or(deadline * 10).max(deadline);
         let mut until = sent_at + deadline;
-        let waited = loop {
-            match tokio::time::timeout_at(until.into(), &mut rx).await {
-                Ok(answer) => break Ok(answer),
-                Err(elapsed) => {
-                    // Progress since the deadline was set restarts it, up to the hard limit.
-                    let last = progress_key.as_ref().and_then(|k| {
-                        self.inner
-                            .state
-                            .lock()
-                            .ok()
-                            .and_then(|st| st.progress.get(k).and_then(|p| p.last_at))
-                    });
-                    match last.map(|t| (t + deadline).min(hard_limit)) {
-                        Some(next) if next > until => until = next,
-                        _ => break Err(elapsed),
+        let mut foreground = None;
+        if self.inner.foreground.is_some() {
+            if self.inner.due_for_turn(sent_at) {
+                tokio::task::yield_now().await;
+            }
+            foreground = self
+                .inner
+                .wait_in_foreground(&mut rx, until.min(sent_at + FOREGROUND_SLICE));
+        }
+        let waited = if let Some(answer) = foreground {
+            Ok(Ok(answer))
+        } else {
+            loop {
+                match tokio::time::timeout_at(until.into(), &mut rx).await {
+                    Ok(answer) => break Ok(answer),
+                    Err(elapsed) => {
+                        // Progress since the deadline was set restarts it, up to the hard limit.
+                        let last = progress_key.as_ref().and_then(|k| {
+                            self.inner
+                                .state
+                                .lock()
+                                .ok()
+                                .and_then(|st| st.progress.get(k).and_then(|p| p.last_at))
+                        });
+                        match last.map(|t| (t + deadline).min(hard_limit)) {
+                            Some(next) if next > until => until = next,
+                            _ => break Err(elapsed),
+                        }
                     }
                 }
             }

@@ -99,7 +99,7 @@ async fn call(c: &Client, tool: &str) -> Result<(), Error> {
         .map(|_| ())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn garbage_on_stdout_is_named_with_its_line() {
     let start = Instant::now();
     let e = connect("garbage", &[], cfg()).await.unwrap_err();
@@ -111,9 +111,9 @@ async fn garbage_on_stdout_is_named_with_its_line() {
     );
     within(start, DEADLINE);
     assert_no_hostile_left("garbage").await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn partial_line_then_exit() {
     let e = expect_call_failure("partial-exit", "MCP-EXIT-001", async |c| {
         call(c, "echo").await
@@ -128,9 +128,9 @@ async fn partial_line_then_exit() {
         text.contains(r#"last MCP message (received, invalid): {"jsonrpc":"2.0","id":"#),
         "{text}"
     );
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn crash_mid_call_reports_status_and_stderr() {
     let e = expect_call_failure("crash-mid-call", "MCP-EXIT-001", async |c| {
         call(c, "echo").await
@@ -148,9 +148,9 @@ async fn crash_mid_call_reports_status_and_stderr() {
         e.to_string().contains("last MCP message (sent, request)"),
         "{e}"
     );
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn never_answers_times_out_the_handshake() {
     let start = Instant::now();
     let e = connect("never-answer", &[], cfg()).await.unwrap_err();
@@ -158,9 +158,9 @@ async fn never_answers_times_out_the_handshake() {
     assert!(e.to_string().contains("no response to initialize"), "{e}");
     within(start, DEADLINE);
     assert_no_hostile_left("never-answer").await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn wrong_response_id() {
     let e = expect_call_failure("wrong-id", "MCP-PROTOCOL-002", async |c| {
         call(c, "echo").await
@@ -170,9 +170,9 @@ async fn wrong_response_id() {
         e.to_string().contains("which this client never sent"),
         "{e}"
     );
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn duplicate_response() {
     let start = Instant::now();
     // The handshake's own answers are duplicated, so the failure comes at connect or at the
@@ -194,24 +194,24 @@ async fn duplicate_response() {
     assert_eq!(outcome.code(), "MCP-PROTOCOL-004", "{outcome}");
     within(start, DEADLINE);
     assert_no_hostile_left("duplicate").await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn fifty_megabyte_message_is_refused() {
     let e = expect_call_failure("huge", "MCP-PROTOCOL-003", async |c| call(c, "echo").await).await;
     assert!(e.to_string().contains("more than 16777216 bytes"), "{e}");
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn notification_flood_is_stopped() {
     let e = expect_call_failure("flood", "MCP-PROTOCOL-009", async |c| call(c, "echo").await).await;
     assert!(
         e.to_string().contains("more than 50000 notifications"),
         "{e}"
     );
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn stderr_flood_is_drained_and_its_tail_kept() {
     let start = Instant::now();
     let c = connect("stderr-flood", &[], cfg()).await.unwrap();
@@ -226,9 +226,9 @@ async fn stderr_flood_is_drained_and_its_tail_kept() {
     c.close().await;
     assert!(c.stderr_total() > 9_000_000, "{}", c.stderr_total());
     assert_group_gone(pid).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn a_server_ignoring_sigterm_is_killed() {
     let c = connect("ignore-sigterm", &[], cfg()).await.unwrap();
     call(&c, "echo").await.unwrap();
@@ -243,18 +243,18 @@ async fn a_server_ignoring_sigterm_is_killed() {
     within(start, Duration::from_secs(1));
     assert_group_gone(pid).await;
     assert_no_hostile_left("ignore-sigterm").await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn slow_start_beyond_the_timeout() {
     let start = Instant::now();
     let e = connect("slow-start", &["30"], cfg()).await.unwrap_err();
     assert_eq!(e.code(), "MCP-TIMEOUT-001", "{e}");
     within(start, DEADLINE);
     assert_no_hostile_left("slow-start").await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn exits_one_at_once() {
     let start = Instant::now();
     let e = connect("exit-1", &[], cfg()).await.unwrap_err();
@@ -268,9 +268,9 @@ async fn exits_one_at_once() {
         "{e}"
     );
     within(start, DEADLINE);
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn unsupported_version_in_initialize() {
     let start = Instant::now();
     let e = connect("bad-version", &[], cfg()).await.unwrap_err();
@@ -283,34 +283,34 @@ async fn unsupported_version_in_initialize() {
     pinned.protocol = ProtocolChoice::Pinned("2025-06-18".into());
     let e = connect("instant", &[], pinned).await.unwrap_err();
     assert_eq!(e.code(), "MCP-INIT-002", "{e}");
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn grandchildren_are_ended_with_the_group() {
     let c = connect("orphan", &[], cfg()).await.unwrap();
     let pid = c.pid();
     let report = c.close().await;
     assert!(report.ended_stragglers, "{report:?}");
     assert_group_gone(pid).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn dropping_a_session_kills_its_group() {
     let c = connect("ignore-sigterm", &["drop"], cfg()).await.unwrap();
     let pid = c.pid();
     drop(c);
     assert_group_gone(pid).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn repeated_cursor() {
     expect_call_failure("repeat-cursor", "MCP-PROTOCOL-007", async |c| {
         c.list_tools().await.map(|_| ())
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn progress_that_goes_backwards() {
     let e = expect_call_failure("bad-progress", "MCP-PROTOCOL-006", async |c| {
         c.call_tool(
@@ -326,9 +326,9 @@ async fn progress_that_goes_backwards() {
     })
     .await;
     assert!(e.to_string().contains("progress went from 3 to 2"), "{e}");
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn structured_content_against_output_schema() {
     let e = expect_call_failure("bad-structured", "MCP-PROTOCOL-008", async |c| {
         call(c, "echo").await
@@ -339,18 +339,18 @@ async fn structured_content_against_output_schema() {
             .contains("structuredContent does not match the outputSchema"),
         "{e}"
     );
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn a_missing_command_is_a_spawn_failure() {
     let e = Client::connect(StdioConfig::new("/nonexistent/mcp-server", ["x"]), cfg())
         .await
         .unwrap_err();
     assert_eq!(e.code(), "MCP-SPAWN-001", "{e}");
     assert!(e.to_string().contains("/nonexistent/mcp-server x"), "{e}");
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn a_hostile_server_does_not_disturb_another_session() {
     let good = connect_reference(Some("2025-11-25")).await;
     let bad = connect("flood", &[], cfg()).await.unwrap();
@@ -368,9 +368,9 @@ async fn a_hostile_server_does_not_disturb_another_session() {
     assert!(good.ping(None).await.is_ok());
     assert!(good.violations().is_empty());
     good.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn batches_only_in_2025_03_26() {
     let mut config = cfg();
     config.protocol = ProtocolChoice::Pinned("2025-03-26".into());
@@ -400,9 +400,9 @@ async fn batches_only_in_2025_03_26() {
         "{e}"
     );
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn a_probe_answered_late_still_ends_in_the_2026_era() {
     // The server answers `server/discover` after the probe gave up; the `initialize` that
     // follows is refused with -32022 naming 2026-07-28, which the client then speaks.
@@ -434,9 +434,9 @@ async fn a_probe_answered_late_still_ends_in_the_2026_era() {
     };
     let e = connect("late-modern", &[], pinned).await.err().unwrap();
     assert!(e.to_string().contains("-32022"), "{e}");
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn sloppy_2026_servers_are_recorded_not_stopped() {
     let c = connect("sloppy-modern", &[], cfg()).await.unwrap();
     assert_eq!(c.protocol_version(), "2026-07-28");
@@ -465,4 +465,4 @@ async fn sloppy_2026_servers_are_recorded_not_stopped() {
         "{text:?}"
     );
     c.close().await;
-}
+}}

@@ -89,7 +89,7 @@ async fn wait_server_request(c: &Client, method: &str, limit: Duration) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn everything_core_features() {
     let c = connect(
@@ -262,9 +262,9 @@ async fn everything_core_features() {
             .is_some_and(|e| e.code == -32601)
     );
     close(c).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn everything_tasks_including_the_input_required_trap() {
     let c = connect(
@@ -348,9 +348,9 @@ async fn everything_tasks_including_the_input_required_trap() {
         "{r:?}"
     );
     close(c).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn filesystem_with_roots_pointing_at_the_sandbox() {
     let sandbox = tmpdir("fs");
@@ -394,9 +394,9 @@ async fn filesystem_with_roots_pointing_at_the_sandbox() {
         .await);
     assert!(outside.is_error);
     close(c).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn memory_subscription_updates() {
     let d = tmpdir("memory");
@@ -425,9 +425,9 @@ async fn memory_subscription_updates() {
     );
     ok(c.unsubscribe("memory://knowledge-graph").await);
     close(c).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn sequential_thinking() {
     let mut stdio = node_server("server-sequential-thinking", &[]);
@@ -438,7 +438,7 @@ async fn sequential_thinking() {
     let r = ok(c.call_tool("sequentialthinking", json!({"thought": "step one", "nextThoughtNeeded": true, "thoughtNumber": 1, "totalThoughts": 2}), &CallOptions::default()).await);
     assert_eq!(r.result["structuredContent"]["thoughtNumber"], 1);
     close(c).await;
-}
+}}
 
 fn tiny_server() -> StdioConfig {
     let script =
@@ -446,7 +446,7 @@ fn tiny_server() -> StdioConfig {
     StdioConfig::new(venv_bin("python"), [script.display().to_string()])
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn python_sdk_in_both_eras() {
     for (protocol, era) in [
@@ -482,9 +482,9 @@ async fn python_sdk_in_both_eras() {
         assert!(missing.rpc_error().is_some(), "{missing}");
         close(c).await;
     }
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn time_server() {
     let c = connect(
@@ -518,9 +518,9 @@ async fn time_server() {
         .await);
     assert_eq!(now.result["structuredContent"]["timezone"], "UTC");
     close(c).await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn git_server() {
     let repo = tmpdir("git");
@@ -579,7 +579,7 @@ async fn git_server() {
         .await);
     assert!(content_text(&diff.result).contains("+two"));
     close(c).await;
-}
+}}
 
 /// server-everything adds its capability-dependent tools after `initialized`, each with a
 /// `tools/list_changed`; wait for all five before calling them.
@@ -636,7 +636,7 @@ async fn start_http_server(mut cmd: std::process::Command, port: u16) -> HttpChi
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn everything_over_streamable_http() {
     let port = free_port();
@@ -700,9 +700,9 @@ async fn everything_over_streamable_http() {
         Some("DELETE answered 200"),
         "{report:?}"
     );
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn python_sdk_over_streamable_http_in_both_eras() {
     let port = free_port();
@@ -726,9 +726,9 @@ async fn python_sdk_over_streamable_http_in_both_eras() {
         assert!(item["contents"][0]["text"].as_str().unwrap().contains('7'));
         c.close().await;
     }
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 #[ignore = "needs the public servers: conformance-tests/interop/run.sh"]
 async fn everything_over_legacy_http_sse() {
     let port = free_port();
@@ -772,4 +772,4 @@ async fn everything_over_legacy_http_sse() {
         c.close().await;
     }
     drop(server);
-}
+}}

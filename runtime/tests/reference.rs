@@ -41,7 +41,7 @@ fn ok<T>(r: Result<T, mcpr_runtime::Error>) -> T {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn auto_probe_picks_the_modern_era_and_every_handshake_version_works() {
     let c = connect_reference(None).await;
     assert_eq!(c.era(), Era::Modern);
@@ -64,9 +64,9 @@ async fn auto_probe_picks_the_modern_era_and_every_handshake_version_works() {
         assert_eq!(content_text(&echo.result), v);
         c.close().await;
     }
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn tools_list_follows_cursors_and_calls_check_results() {
     both_eras(async |c, _era| {
         let tools = ok(c.list_tools().await);
@@ -122,9 +122,9 @@ async fn tools_list_follows_cursors_and_calls_check_results() {
         assert_eq!(unknown.rpc_error().map(|e| e.code), Some(-32602));
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn progress_is_collected_and_monotonic() {
     both_eras(async |c, _era| {
         let call = ok(c
@@ -160,9 +160,9 @@ async fn progress_is_collected_and_monotonic() {
         assert!(quiet.progress.is_empty());
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn sampling_elicitation_and_roots_are_answered_in_each_era() {
     both_eras(async |c, era| {
         let s = ok(c
@@ -219,9 +219,9 @@ async fn sampling_elicitation_and_roots_are_answered_in_each_era() {
         }
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn a_declined_capability_gets_an_error_answer() {
     let mut cfg = config(Some(LEGACY));
     cfg.behaviour.roots = None;
@@ -235,9 +235,9 @@ async fn a_declined_capability_gets_an_error_answer() {
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0].answer["error"]["code"], -32601);
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn resources_templates_and_not_found() {
     both_eras(async |c, era| {
         let res = ok(c.list_resources().await);
@@ -280,9 +280,9 @@ async fn resources_templates_and_not_found() {
         }
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn prompts_and_completions() {
     both_eras(async |c, _era| {
         let prompts = ok(c.list_prompts().await);
@@ -320,9 +320,9 @@ async fn prompts_and_completions() {
         assert_eq!(ids["values"], json!(["1", "10"]));
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn logging_in_each_era() {
     // Legacy: logging/setLevel filters what the server sends.
     let c = connect_reference(Some(LEGACY)).await;
@@ -393,9 +393,9 @@ async fn logging_in_each_era() {
             .all(|n| n.params["data"]["message"] != "unasked")
     );
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn subscriptions_and_list_changed_in_each_era() {
     // Legacy: resources/subscribe, then updates and list_changed on demand.
     let c = connect_reference(Some(LEGACY)).await;
@@ -506,9 +506,9 @@ async fn subscriptions_and_list_changed_in_each_era() {
     ok(c.stop_listen(sub));
     assert!(c.violations().is_empty(), "{:?}", c.violations());
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn cancellation_and_timeouts_leave_the_session_usable() {
     both_eras(async |c, _era| {
         let (pending, _) = ok(c.start_tool_call("slow", json!({"ms": 5000}), false));
@@ -559,9 +559,9 @@ async fn cancellation_and_timeouts_leave_the_session_usable() {
         assert_eq!(content_text(&echo.result), "after timeout");
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn tasks_extension_in_each_era() {
     both_eras(async |c, _era| {
         assert!(c.tasks_extension());
@@ -605,9 +605,9 @@ async fn tasks_extension_in_each_era() {
         );
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn without_the_tasks_extension_the_tool_runs_inline() {
     let mut cfg = config(Some(MODERN));
     cfg.behaviour.tasks = false;
@@ -622,9 +622,9 @@ async fn without_the_tasks_extension_the_tool_runs_inline() {
         .unwrap_err();
     assert_eq!(e.rpc_error().map(|e| e.code), Some(-32021), "{e}");
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn skills_and_apps() {
     both_eras(async |c, _era| {
         let skills = ok(c.skills_list().await);
@@ -644,9 +644,9 @@ async fn skills_and_apps() {
         assert_eq!(c.check_app("echo").await.unwrap_err().code(), "MCP-APP-001");
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn raw_requests_ping_and_envelope() {
     both_eras(async |c, era| {
         let rtt = ok(c.ping(None).await);
@@ -680,9 +680,9 @@ async fn raw_requests_ping_and_envelope() {
         }
     })
     .await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn transcript_records_both_directions_in_order() {
     let c = connect_reference(Some(LEGACY)).await;
     ok(
@@ -716,9 +716,9 @@ async fn transcript_records_both_directions_in_order() {
     let last = c.last_message().unwrap();
     assert!(last.text.contains("\"text\":\"t\""), "{}", last.text);
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn the_conflict_variant_drifts_on_add() {
     let mut stdio = reference();
     stdio.args = vec!["--variant".into(), "conflict".into()];
@@ -737,9 +737,9 @@ async fn the_conflict_variant_drifts_on_add() {
         "MCP-RPC-001"
     );
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn progress_can_restart_the_deadline_up_to_a_hard_limit() {
     let c = connect_reference(Some(LEGACY)).await;
     // 8 steps of 150 ms (1.2 s in all) against a 600 ms deadline: wide margins for a
@@ -787,9 +787,9 @@ async fn progress_can_restart_the_deadline_up_to_a_hard_limit() {
     );
     assert!(e.to_string().contains("within 800ms"), "{e}");
     c.close().await;
-}
+}}
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+on_both_runtimes! {
 async fn cwd_env_and_the_observer() {
     let dir = std::env::temp_dir().join(format!("mcpr-cwd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -848,7 +848,7 @@ async fn cwd_env_and_the_observer() {
         "the observer saw every message"
     );
     c.close().await;
-}
+}}
 
 async fn env_of(c: &Client, name: &str) -> serde_json::Value {
     let r = ok(c

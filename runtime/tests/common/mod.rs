@@ -150,3 +150,29 @@ impl Drop for HttpServer {
         let _ = self.child.wait();
     }
 }
+
+/// A test on a runtime of one thread (as `mcpr run` runs each test, where a session's
+/// waits read answers in the foreground) and on one of two threads (where they do not).
+#[macro_export]
+macro_rules! on_both_runtimes {
+    ($(#[$attr:meta])* async fn $name:ident() $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn body() $body
+
+            #[tokio::test(flavor = "current_thread")]
+            $(#[$attr])*
+            async fn one_thread() {
+                body().await
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            $(#[$attr])*
+            async fn two_threads() {
+                body().await
+            }
+        }
+    };
+}
