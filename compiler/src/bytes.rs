@@ -1,5 +1,5 @@
-//! Byte searches for the compiler's hot paths. A suite's lines are short, and the
-//! standard library's general search spends more on getting started than on searching
+//! Byte searches for the hot paths of the compiler and of the stdio framing. Lines are short,
+//! and the standard library's general search spends more on getting started than on searching
 //! forty bytes; this one reads eight bytes per step from the first byte on.
 
 const LOW: u64 = 0x0101_0101_0101_0101;

@@ -22,6 +22,7 @@ struct Args {
     raw: bool,
     multi_thread: bool,
     no_foreground: bool,
+    transcript_limit: usize,
     n: usize,
     warmup: usize,
     tool: String,
@@ -35,6 +36,7 @@ fn parse() -> Result<Args, String> {
         raw: false,
         multi_thread: false,
         no_foreground: false,
+        transcript_limit: 10_000,
         n: 2000,
         warmup: 100,
         tool: "echo".into(),
@@ -61,6 +63,12 @@ fn parse() -> Result<Args, String> {
                     .next()
                     .and_then(|v| v.parse().ok())
                     .ok_or("--warmup needs a number")?
+            }
+            "--transcript-limit" => {
+                a.transcript_limit = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--transcript-limit needs a number")?
             }
             "--tool" => a.tool = it.next().ok_or("--tool needs a name")?,
             "--args" => {
@@ -176,7 +184,7 @@ async fn runtime(a: &Args) -> Result<(), String> {
     let stdio = StdioConfig::new(a.cmd[0].clone(), a.cmd[1..].to_vec());
     let config = SessionConfig {
         protocol: ProtocolChoice::Pinned(a.protocol.clone()),
-        transcript_limit: 10_000,
+        transcript_limit: a.transcript_limit,
         foreground_reads: !a.no_foreground,
         ..SessionConfig::default()
     };

@@ -230,11 +230,13 @@ pub fn request(id: i64, method: &str, params: Option<Value>) -> Value {
 /// The text of a request line, written directly: the same bytes as serializing
 /// [`request`], without building the message as a value first.
 pub fn request_text(id: i64, method: &str, params: Option<&Value>) -> String {
-    let mut out = Vec::with_capacity(96);
+    // Room for the envelope and small params at once: growing the buffer while the params
+    // are written would copy it again.
+    let mut out = Vec::with_capacity(256);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    out.extend_from_slice(id.to_string().as_bytes());
-    out.extend_from_slice(br#","method":"#);
     // Writing JSON values into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, &id);
+    out.extend_from_slice(br#","method":"#);
     let _ = serde_json::to_writer(&mut out, method);
     if let Some(p) = params {
         out.extend_from_slice(br#","params":"#);

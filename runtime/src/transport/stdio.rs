@@ -649,7 +649,8 @@ impl LineBuf {
 
     /// Whether frames can be had without reading (complete lines, or the end).
     fn has_work(&self) -> bool {
-        self.ended.is_some() || self.buf[self.start..self.end].contains(&b'\n')
+        self.ended.is_some()
+            || mcpr_compiler::bytes::find_byte(&self.buf[self.start..self.end], b'\n').is_some()
     }
 
     /// The next frame from the bytes read so far, or `None` when more must be read.
@@ -672,7 +673,7 @@ impl LineBuf {
                 });
             }
             let avail = &self.buf[self.start..self.end];
-            let (chunk_len, complete) = match avail.iter().position(|&b| b == b'\n') {
+            let (chunk_len, complete) = match mcpr_compiler::bytes::find_byte(avail, b'\n') {
                 Some(i) => (i, true),
                 None => (avail.len(), false),
             };
