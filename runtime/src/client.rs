@@ -592,16 +592,8 @@ impl Client {
         {
             // 2026-07-28: the server's idea of the tool's `x-mcp-header` parameters may have
             // changed since the list was read; read it again and send the call once more.
-            *self.tools.lock().expect("tools lock") = None;
-            let definition = self.tool_definition(name).await?;
-            let ropts = RequestOptions {
-                http_headers: definition
-                    .as_ref()
-                    .map(|tool| param_headers(tool, &params["arguments"]))
-                    .unwrap_or_default(),
-                ..ropts
-            };
-            outcome = self.request_with_input("tools/call", params, &ropts).await;
+            // (Boxed: the rare path keeps its code out of every call's future.)
+            outcome = Box::pin(self.call_again_with_new_headers(name, params, ropts)).await;
         }
         let elapsed = start.elapsed();
         let (progress, problems) = match &token {
@@ -670,6 +662,25 @@ impl Client {
             rounds,
             elapsed,
         })
+    }
+
+    /// A `tools/call` sent again with the `x-mcp-header` parameters of a fresh tool list.
+    async fn call_again_with_new_headers(
+        &self,
+        name: &str,
+        params: Value,
+        ropts: RequestOptions,
+    ) -> Result<(Value, usize), Error> {
+        *self.tools.lock().expect("tools lock") = None;
+        let definition = self.tool_definition(name).await?;
+        let ropts = RequestOptions {
+            http_headers: definition
+                .as_ref()
+                .map(|tool| param_headers(tool, &params["arguments"]))
+                .unwrap_or_default(),
+            ..ropts
+        };
+        self.request_with_input("tools/call", params, &ropts).await
     }
 
     /// Starts a tool call without waiting (for cancellation tests); finish it with

@@ -1958,14 +1958,24 @@ impl Session {
         // Kept only where an expired HTTP session may need the request sent again.
         let resend = pending.resend.take().map(|r| (pending.method.clone(), r));
         let first = self.wait_once(pending).await;
-        let (expired, (method, (params, opts))) = match (first, resend) {
+        match (first, resend) {
             (Err(e), Some(resend))
                 if matches!(e.kind, ErrorKind::SessionExpired { renewed: None, .. }) =>
             {
-                (e, resend)
+                // Boxed: this rare path (it renews the session, which waits in turn) stays
+                // out of every wait's future.
+                Box::pin(self.wait_renewed(e, resend)).await
             }
-            (other, _) => return other,
-        };
+            (other, _) => other,
+        }
+    }
+
+    /// [`Session::wait`] after the server answered 404 for an expired HTTP session.
+    async fn wait_renewed(
+        &self,
+        expired: Error,
+        (method, (params, opts)): (String, (Option<Value>, RequestOptions)),
+    ) -> Result<Result<Value, RpcError>, Error> {
         let ErrorKind::SessionExpired { session, .. } = &expired.kind else {
             return Err(expired);
         };
@@ -2019,6 +2029,33 @@ impl Session {
     }
 
     async fn wait_once(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
+        let mut pending = pending;
+        if self.inner.foreground.is_some() {
+            if self.inner.due_for_turn(pending.sent_at) {
+                tokio::task::yield_now().await;
+            }
+            let slice =
+                (pending.sent_at + pending.deadline).min(pending.sent_at + FOREGROUND_SLICE);
+            if let Some(answer) = self.inner.wait_in_foreground(&mut pending.rx, slice) {
+                return match answer {
+                    Ok(outcome) => self.check_result_type(&pending.method, outcome),
+                    Err(kind) => Err(self.inner.error(with_during(kind, &pending.method))),
+                };
+            }
+        }
+        // Boxed behind `dyn`: the reader task's path (timers, progress, timeouts and
+        // their cancellation) keeps its code out of the foreground's.
+        let background: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
+            Box::pin(self.wait_in_background(pending));
+        background.await
+    }
+
+    /// Waits for the reader task to deliver the answer, until the deadline (which progress
+    /// may extend) passes.
+    async fn wait_in_background(
+        &self,
+        pending: PendingRequest,
+    ) -> Result<Result<Value, RpcError>, Error> {
         let PendingRequest {
             id,
             method,
@@ -2031,18 +2068,7 @@ impl Session {
         } = pending;
         let hard_limit = sent_at + max_total.unwrap_or(deadline * 10).max(deadline);
         let mut until = sent_at + deadline;
-        let mut foreground = None;
-        if self.inner.foreground.is_some() {
-            if self.inner.due_for_turn(sent_at) {
-                tokio::task::yield_now().await;
-            }
-            foreground = self
-                .inner
-                .wait_in_foreground(&mut rx, until.min(sent_at + FOREGROUND_SLICE));
-        }
-        let waited = if let Some(answer) = foreground {
-            Ok(Ok(answer))
-        } else {
+        let waited = {
             loop {
                 match tokio::time::timeout_at(until.into(), &mut rx).await {
                     Ok(answer) => break Ok(answer),
