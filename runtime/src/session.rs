@@ -285,6 +285,9 @@ pub struct SessionConfig {
 /// sessions) may wait for a turn while answers are read in the foreground.
 pub const FOREGROUND_SLICE: Duration = Duration::from_millis(10);
 
+/// How long a request that could not be written waits for the server's exit to explain it.
+const UNSENT_GRACE: Duration = Duration::from_secs(2);
+
 /// A callback that sees every message of a session, in order, shortly after it is
 /// recorded. It runs on a task of its own, so it may block briefly or call the session.
 #[derive(Clone)]
@@ -515,6 +518,8 @@ pub struct PendingRequest {
     /// What it takes to send the request again after the session is renewed (handshake
     /// era over HTTP, requests other than `initialize`).
     resend: Option<(Option<Value>, RequestOptions)>,
+    /// Why the request could not be written to a server's stdin (see [`Session::wait`]).
+    unsent: Option<ErrorKind>,
 }
 
 /// Facts learnt in the handshake.
@@ -1922,15 +1927,22 @@ impl Session {
             let text = jsonrpc::request_text(id, method, params.as_deref());
             self.inner.send_text(text, None, "request", Some(method))
         };
-        if let Err(kind) = sent {
-            self.inner
-                .state
-                .lock()
-                .expect("state lock")
-                .pending
-                .remove(&id);
-            return Err(self.inner.error(kind));
-        }
+        // A server whose stdin is closed has almost always exited: the request stays
+        // pending so that the end of its stdout fails it with the exit status and stderr
+        // (the wait gives that a moment), rather than as a bare write failure.
+        let unsent = match sent {
+            Ok(()) => None,
+            Err(kind @ ErrorKind::Write { .. }) if self.inner.handle.is_some() => Some(kind),
+            Err(kind) => {
+                self.inner
+                    .state
+                    .lock()
+                    .expect("state lock")
+                    .pending
+                    .remove(&id);
+                return Err(self.inner.error(kind));
+            }
+        };
         Ok(PendingRequest {
             id,
             method: method.to_string(),
@@ -1944,6 +1956,7 @@ impl Session {
             max_total: opts.max_total,
             rx,
             resend,
+            unsent,
         })
     }
 
@@ -2030,6 +2043,9 @@ impl Session {
 
     async fn wait_once(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
         let mut pending = pending;
+        if let Some(kind) = pending.unsent.take() {
+            return Box::pin(self.wait_unsent(pending, kind)).await;
+        }
         if self.inner.foreground.is_some() {
             if self.inner.due_for_turn(pending.sent_at) {
                 tokio::task::yield_now().await;
@@ -2050,6 +2066,31 @@ impl Session {
         background.await
     }
 
+    /// A request that could not be written: the server's exit (within a moment) is the
+    /// failure if it comes, the write failure otherwise.
+    async fn wait_unsent(
+        &self,
+        pending: PendingRequest,
+        unsent: ErrorKind,
+    ) -> Result<Result<Value, RpcError>, Error> {
+        let PendingRequest {
+            id, method, mut rx, ..
+        } = pending;
+        let exited = tokio::time::timeout(UNSENT_GRACE, &mut rx).await;
+        self.inner
+            .state
+            .lock()
+            .expect("state lock")
+            .pending
+            .remove(&id);
+        match exited {
+            Ok(Ok(Err(kind @ ErrorKind::ServerExited { .. }))) => {
+                Err(self.inner.error(with_during(kind, &method)))
+            }
+            _ => Err(self.inner.error(with_during(unsent, &method))),
+        }
+    }
+
     /// Waits for the reader task to deliver the answer, until the deadline (which progress
     /// may extend) passes.
     async fn wait_in_background(
@@ -2065,6 +2106,7 @@ impl Session {
             max_total,
             mut rx,
             resend: _,
+            unsent: _,
         } = pending;
         let hard_limit = sent_at + max_total.unwrap_or(deadline * 10).max(deadline);
         let mut until = sent_at + deadline;

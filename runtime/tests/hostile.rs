@@ -466,3 +466,33 @@ async fn sloppy_2026_servers_are_recorded_not_stopped() {
     );
     c.close().await;
 }}
+
+/// A request written after the server died (before any task of the session saw it go) is
+/// reported as the server's exit, with its status, not as a bare broken pipe. On a runtime
+/// of one thread the blocking sleep keeps the session's tasks from running meanwhile.
+#[tokio::test(flavor = "current_thread")]
+async fn a_request_to_a_server_that_just_died_names_its_exit() {
+    let c = connect_reference(None).await;
+    let pid = c.pid();
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let e = c
+        .session()
+        .request("ping", None, &Default::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), "MCP-EXIT-001", "{e}");
+    assert!(e.to_string().contains("during ping"), "{e}");
+    assert_eq!(
+        e.exit_status.as_deref(),
+        Some("killed by signal 9 (SIGKILL)"),
+        "{e}"
+    );
+    assert!(start.elapsed() < Duration::from_secs(3));
+    c.close().await;
+}
