@@ -1152,6 +1152,17 @@ impl Inner {
         self.inbox_changed.notify_waiters();
     }
 
+    /// Handles a line or an oversize report, from the reader task or a foreground wait;
+    /// hands back any other frame (the end of the stream), which only the task handles.
+    fn on_frame(self: &Arc<Self>, frame: Frame) -> Option<Frame> {
+        match frame {
+            Frame::Line(bytes) => self.on_frame_line(bytes),
+            Frame::TooLarge { seen } => self.on_too_large(seen),
+            end => return Some(end),
+        }
+        None
+    }
+
     fn on_too_large(&self, seen: usize) {
         let limit = self.max_message_bytes;
         let mut st = self.state.lock().expect("state lock");
@@ -1192,9 +1203,12 @@ impl Inner {
         fg.alarm().set(until);
         let answer = loop {
             match fg.next() {
-                Foreground::Frame(Frame::Line(bytes)) => self.on_frame_line(bytes),
-                Foreground::Frame(Frame::TooLarge { seen }) => self.on_too_large(seen),
-                Foreground::Frame(_) | Foreground::Stop => break None,
+                Foreground::Frame(frame) => {
+                    if self.on_frame(frame).is_some() {
+                        break None;
+                    }
+                }
+                Foreground::Stop => break None,
                 Foreground::Alarm if Instant::now() >= until => break None,
                 Foreground::Alarm => {}
             }
@@ -1210,10 +1224,8 @@ impl Inner {
             // The rest of what was read in one go (a notification after the answer) is
             // handled now, as the reader task would have before the caller ran on.
             while let Some(frame) = fg.buffered() {
-                match frame {
-                    Frame::Line(bytes) => self.on_frame_line(bytes),
-                    Frame::TooLarge { seen } => self.on_too_large(seen),
-                    _ => break,
+                if self.on_frame(frame).is_some() {
+                    break;
                 }
             }
         }
@@ -1256,8 +1268,6 @@ impl Inner {
 async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
     loop {
         match reader.next().await {
-            Frame::Line(bytes) => inner.on_frame_line(bytes),
-            Frame::TooLarge { seen } => inner.on_too_large(seen),
             Frame::PartialAtEof(bytes) => {
                 if let Some(h) = &inner.handle {
                     h.wait_exit(Duration::from_secs(1)).await;
@@ -1274,6 +1284,10 @@ async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
                 }
                 inner.on_eof(None);
                 return;
+            }
+            // Lines and oversize reports; `on_frame` hands back only the ends above.
+            frame => {
+                let _ = inner.on_frame(frame);
             }
         }
     }
@@ -2110,23 +2124,21 @@ impl Session {
         } = pending;
         let hard_limit = sent_at + max_total.unwrap_or(deadline * 10).max(deadline);
         let mut until = sent_at + deadline;
-        let waited = {
-            loop {
-                match tokio::time::timeout_at(until.into(), &mut rx).await {
-                    Ok(answer) => break Ok(answer),
-                    Err(elapsed) => {
-                        // Progress since the deadline was set restarts it, up to the hard limit.
-                        let last = progress_key.as_ref().and_then(|k| {
-                            self.inner
-                                .state
-                                .lock()
-                                .ok()
-                                .and_then(|st| st.progress.get(k).and_then(|p| p.last_at))
-                        });
-                        match last.map(|t| (t + deadline).min(hard_limit)) {
-                            Some(next) if next > until => until = next,
-                            _ => break Err(elapsed),
-                        }
+        let waited = loop {
+            match tokio::time::timeout_at(until.into(), &mut rx).await {
+                Ok(answer) => break Ok(answer),
+                Err(elapsed) => {
+                    // Progress since the deadline was set restarts it, up to the hard limit.
+                    let last = progress_key.as_ref().and_then(|k| {
+                        self.inner
+                            .state
+                            .lock()
+                            .ok()
+                            .and_then(|st| st.progress.get(k).and_then(|p| p.last_at))
+                    });
+                    match last.map(|t| (t + deadline).min(hard_limit)) {
+                        Some(next) if next > until => until = next,
+                        _ => break Err(elapsed),
                     }
                 }
             }
