@@ -517,9 +517,11 @@ pub struct PendingRequest {
     rx: oneshot::Receiver<Result<Result<Value, RpcError>, ErrorKind>>,
     /// What it takes to send the request again after the session is renewed (handshake
     /// era over HTTP, requests other than `initialize`).
-    resend: Option<(Option<Value>, RequestOptions)>,
-    /// Why the request could not be written to a server's stdin (see [`Session::wait`]).
-    unsent: Option<ErrorKind>,
+    /// Boxed: HTTP only, and every wait's future holds this struct.
+    resend: Option<Box<(Option<Value>, RequestOptions)>>,
+    /// Why the request could not be written to a server's stdin (see [`Session::wait`]);
+    /// boxed, as it is rare and every wait's future holds this struct.
+    unsent: Option<Box<ErrorKind>>,
 }
 
 /// Facts learnt in the handshake.
@@ -1873,7 +1875,7 @@ impl Session {
                 .map(|e| e.is_none())
                 .unwrap_or(false);
         let resend = (sessions && method != "initialize")
-            .then(|| (params.as_deref().cloned(), opts.clone()));
+            .then(|| Box::new((params.as_deref().cloned(), opts.clone())));
         let mut params = params;
         // The params to change, copied now if they were borrowed.
         fn edit<'v>(params: &'v mut Option<Cow<'_, Value>>) -> &'v mut Value {
@@ -1946,7 +1948,9 @@ impl Session {
         // (the wait gives that a moment), rather than as a bare write failure.
         let unsent = match sent {
             Ok(()) => None,
-            Err(kind @ ErrorKind::Write { .. }) if self.inner.handle.is_some() => Some(kind),
+            Err(kind @ ErrorKind::Write { .. }) if self.inner.handle.is_some() => {
+                Some(Box::new(kind))
+            }
             Err(kind) => {
                 self.inner
                     .state
@@ -1983,7 +1987,7 @@ impl Session {
     pub async fn wait(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
         let mut pending = pending;
         // Kept only where an expired HTTP session may need the request sent again.
-        let resend = pending.resend.take().map(|r| (pending.method.clone(), r));
+        let resend = pending.resend.take().map(|r| (pending.method.clone(), *r));
         let first = self.wait_once(pending).await;
         match (first, resend) {
             (Err(e), Some(resend))
@@ -2058,7 +2062,7 @@ impl Session {
     async fn wait_once(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
         let mut pending = pending;
         if let Some(kind) = pending.unsent.take() {
-            return Box::pin(self.wait_unsent(pending, kind)).await;
+            return Box::pin(self.wait_unsent(pending, *kind)).await;
         }
         if self.inner.foreground.is_some() {
             if self.inner.due_for_turn(pending.sent_at) {
