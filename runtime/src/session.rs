@@ -1154,6 +1154,11 @@ impl Inner {
         self.inbox_changed.notify_waiters();
     }
 
+    /// Drops request `id` from the requests awaiting an answer.
+    fn forget_pending(&self, id: i64) {
+        self.state.lock().expect("state lock").pending.remove(&id);
+    }
+
     /// Handles a line or an oversize report, from the reader task or a foreground wait;
     /// hands back any other frame (the end of the stream), which only the task handles.
     fn on_frame(self: &Arc<Self>, frame: Frame) -> Option<Frame> {
@@ -1952,12 +1957,7 @@ impl Session {
                 Some(Box::new(kind))
             }
             Err(kind) => {
-                self.inner
-                    .state
-                    .lock()
-                    .expect("state lock")
-                    .pending
-                    .remove(&id);
+                self.inner.forget_pending(id);
                 return Err(self.inner.error(kind));
             }
         };
@@ -2095,12 +2095,7 @@ impl Session {
             id, method, mut rx, ..
         } = pending;
         let exited = tokio::time::timeout(UNSENT_GRACE, &mut rx).await;
-        self.inner
-            .state
-            .lock()
-            .expect("state lock")
-            .pending
-            .remove(&id);
+        self.inner.forget_pending(id);
         match exited {
             Ok(Ok(Err(kind @ ErrorKind::ServerExited { .. }))) => {
                 Err(self.inner.error(with_during(kind, &method)))
