@@ -1201,11 +1201,16 @@ impl Inner {
         use tokio::sync::oneshot::error::TryRecvError;
         let fg = self.foreground.as_ref()?;
         let queued = || self.writer.as_ref().is_some_and(StdinWriter::has_queued);
-        match rx.try_recv() {
-            Ok(answer) => return Some(answer),
-            Err(TryRecvError::Closed) => return None,
-            Err(TryRecvError::Empty) if queued() => return None,
-            Err(TryRecvError::Empty) => {}
+        // `Some(outcome)` when the foreground wait is over: the answer, or `None` to go on
+        // in the background.
+        let settled = |rx: &mut oneshot::Receiver<T>| match rx.try_recv() {
+            Ok(answer) => Some(Some(answer)),
+            Err(TryRecvError::Closed) => Some(None),
+            Err(TryRecvError::Empty) if queued() => Some(None),
+            Err(TryRecvError::Empty) => None,
+        };
+        if let Some(outcome) = settled(rx) {
+            return outcome;
         }
         fg.alarm().set(until);
         let answer = loop {
@@ -1219,11 +1224,8 @@ impl Inner {
                 Foreground::Alarm if Instant::now() >= until => break None,
                 Foreground::Alarm => {}
             }
-            match rx.try_recv() {
-                Ok(answer) => break Some(answer),
-                Err(TryRecvError::Closed) => break None,
-                Err(TryRecvError::Empty) if queued() => break None,
-                Err(TryRecvError::Empty) => {}
+            if let Some(outcome) = settled(rx) {
+                break outcome;
             }
         };
         fg.alarm().unset();

@@ -713,6 +713,15 @@ impl LineBuf {
         }
     }
 
+    /// The next line or oversize report from the bytes read so far; never the end of the
+    /// stream, which is the reader task's to report.
+    fn line(&mut self) -> Option<Frame> {
+        if self.ended.is_some() {
+            return None;
+        }
+        self.frame()
+    }
+
     /// Room for the next read (only asked for when every buffered byte is framed).
     fn spare(&mut self) -> &mut [u8] {
         debug_assert_eq!(self.start, self.end);
@@ -813,11 +822,11 @@ impl ForegroundReader {
                 let Ok(mut lb) = self.buf.lock() else {
                     return Foreground::Stop;
                 };
+                if let Some(frame) = lb.line() {
+                    return Foreground::Frame(frame);
+                }
                 if lb.ended.is_some() {
                     return Foreground::Stop;
-                }
-                if let Some(frame) = lb.frame() {
-                    return Foreground::Frame(frame);
                 }
             }
             // Poll first, read after: an answer is rarely there the moment a wait begins,
@@ -864,8 +873,7 @@ impl ForegroundReader {
                 // `hand_over`.)
                 if out
                     && let Ok(mut lb) = self.buf.lock()
-                    && lb.ended.is_none()
-                    && let Some(frame) = lb.frame()
+                    && let Some(frame) = lb.line()
                 {
                     return Foreground::Frame(frame);
                 }
@@ -877,11 +885,7 @@ impl ForegroundReader {
 
     /// A frame already read (a line or an oversize report), without reading more.
     pub fn buffered(&self) -> Option<Frame> {
-        let mut lb = self.buf.lock().ok()?;
-        if lb.ended.is_some() {
-            return None;
-        }
-        lb.frame()
+        self.buf.lock().ok()?.line()
     }
 
     /// Ends a foreground wait: what it read and left (complete lines, the end of the
