@@ -71,8 +71,12 @@ async fn close(c: Client) {
     common::assert_group_gone(pid).await;
 }
 
+/// A fresh directory per call: the one- and two-thread variants of a test run
+/// at the same time in one process, so the name carries a counter as well.
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("mcpr-interop-{name}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("mcpr-interop-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
