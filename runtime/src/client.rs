@@ -188,6 +188,7 @@ impl Client {
         self.session.close().await
     }
 
+    #[cold]
     fn invalid(&self, method: &str, reason: impl Into<String>) -> Error {
         self.session.error(ErrorKind::InvalidResult {
             method: method.into(),
@@ -468,15 +469,29 @@ impl Client {
         params: Value,
         ropts: &RequestOptions,
     ) -> Result<(Value, usize), Error> {
+        let first = self
+            .session
+            .request_borrowed(method, &params, ropts)
+            .await?;
+        if first.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return Ok((first, 1));
+        }
+        // Boxed: the rounds of a multi round-trip request keep their code out of every
+        // request's future.
+        Box::pin(self.input_rounds(method, params, ropts, first)).await
+    }
+
+    /// The rounds after a first `input_required` result `first`.
+    async fn input_rounds(
+        &self,
+        method: &str,
+        params: Value,
+        ropts: &RequestOptions,
+        first: Value,
+    ) -> Result<(Value, usize), Error> {
         let mut params = params;
-        for round in 1..=MAX_INPUT_ROUNDS {
-            let result = self
-                .session
-                .request_borrowed(method, &params, ropts)
-                .await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
-                return Ok((result, round));
-            }
+        let mut result = first;
+        for round in 2..=MAX_INPUT_ROUNDS {
             let requests = result.get("inputRequests");
             let state = result.get("requestState");
             if requests.is_none() && state.is_none() {
@@ -514,6 +529,13 @@ impl Client {
                     obj.remove("requestState");
                 }
             }
+            result = self
+                .session
+                .request_borrowed(method, &params, ropts)
+                .await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return Ok((result, round));
+            }
         }
         Err(self.input_error(
             method,
@@ -521,6 +543,7 @@ impl Client {
         ))
     }
 
+    #[cold]
     fn input_error(&self, method: &str, reason: impl Into<String>) -> Error {
         self.session.error(ErrorKind::InputRequired {
             method: method.into(),

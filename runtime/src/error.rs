@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::protocol::RpcError;
-use crate::transcript::{Direction, Entry};
+use crate::transcript::Direction;
 
 /// What went wrong, with the facts needed to say it precisely.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -328,12 +328,12 @@ pub struct LastMessage {
 }
 
 impl LastMessage {
-    /// The last message of a transcript entry.
-    pub fn from_entry(entry: &Entry) -> LastMessage {
+    /// The last message, from a transcript entry's parts.
+    pub fn new(direction: Direction, kind: &'static str, text: &str) -> LastMessage {
         LastMessage {
-            direction: entry.direction,
-            kind: entry.kind,
-            text: shorten(&entry.text, 2000),
+            direction,
+            kind,
+            text: shorten(text, 2000),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! protocol violations, and shutdown.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -443,9 +443,93 @@ fn filter_text(filter: &[Match]) -> Option<String> {
 }
 
 struct PendingSlot {
-    method: String,
+    method: Method,
     log_level: bool,
     tx: oneshot::Sender<Result<Result<Value, RpcError>, ErrorKind>>,
+}
+
+/// A request's method: the methods this client sends are not copied per request.
+pub type Method = Cow<'static, str>;
+
+/// `method` as a [`Method`].
+fn method_name(method: &str) -> Method {
+    const SENT: [&str; 22] = [
+        "tools/call",
+        "tools/list",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "logging/setLevel",
+        "ping",
+        "initialize",
+        "server/discover",
+        "subscriptions/listen",
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
+        "tasks/update",
+        "skills/list",
+        "skills/get",
+    ];
+    match SENT.iter().find(|m| **m == method) {
+        Some(m) => Cow::Borrowed(m),
+        None => Cow::Owned(method.to_string()),
+    }
+}
+
+/// The requests awaiting an answer, by id. Ids are handed out in increasing order and
+/// added as they are, so the list stays sorted; a session rarely has more than a few in
+/// flight, and a sorted list is less code and memory on every call than a tree.
+#[derive(Default)]
+struct Pending(Vec<(i64, PendingSlot)>);
+
+impl Pending {
+    fn insert(&mut self, id: i64, slot: PendingSlot) {
+        match self.0.last() {
+            Some((last, _)) if *last >= id => {
+                let at = self.0.partition_point(|(i, _)| *i < id);
+                if self.0.get(at).is_some_and(|(i, _)| *i == id) {
+                    self.0[at].1 = slot;
+                } else {
+                    self.0.insert(at, (id, slot));
+                }
+            }
+            _ => self.0.push((id, slot)),
+        }
+    }
+
+    fn position(&self, id: i64) -> Option<usize> {
+        // The newest request is the likeliest to be answered: look there first.
+        match self.0.last() {
+            Some((last, _)) if *last == id => Some(self.0.len() - 1),
+            _ => self.0.binary_search_by_key(&id, |(i, _)| *i).ok(),
+        }
+    }
+
+    fn remove(&mut self, id: i64) -> Option<PendingSlot> {
+        self.position(id).map(|at| self.0.remove(at).1)
+    }
+
+    fn contains(&self, id: i64) -> bool {
+        self.position(id).is_some()
+    }
+
+    fn slots(&self) -> impl Iterator<Item = &PendingSlot> {
+        self.0.iter().map(|(_, slot)| slot)
+    }
+
+    /// Empties the list, handing out every slot.
+    fn take_all(&mut self) -> impl Iterator<Item = PendingSlot> + use<> {
+        std::mem::take(&mut self.0)
+            .into_iter()
+            .map(|(_, slot)| slot)
+    }
 }
 
 struct ProgressState {
@@ -457,9 +541,9 @@ struct ProgressState {
 
 struct State {
     next_id: i64,
-    // Ordered maps: a handful of small integer keys, looked up once per message, where
-    // SipHash would cost more than the search.
-    pending: BTreeMap<i64, PendingSlot>,
+    pending: Pending,
+    // An ordered set: a handful of small integer keys, where SipHash would cost more
+    // than the search.
     cancelled: BTreeSet<i64>,
     inbox: VecDeque<Notification>,
     violations: Vec<Violation>,
@@ -509,7 +593,7 @@ pub struct PendingRequest {
     /// Its JSON-RPC id.
     pub id: i64,
     /// Its method.
-    pub method: String,
+    pub method: Method,
     deadline: Duration,
     sent_at: Instant,
     progress_key: Option<String>,
@@ -570,7 +654,7 @@ struct SessionSink(std::sync::Weak<Inner>);
 impl HttpSink for SessionSink {
     fn on_message(&self, value: Value, text: String) {
         if let Some(inner) = self.0.upgrade() {
-            inner.on_message(value, Some(text), false);
+            inner.on_message(value, Some(&text), false);
         }
     }
 
@@ -582,7 +666,7 @@ impl HttpSink for SessionSink {
             };
             let mut st = inner.state.lock().expect("state lock");
             if !text.is_empty() {
-                inner.push_transcript(&mut st, Direction::Received, "invalid", None, text);
+                inner.push_transcript(&mut st, Direction::Received, "invalid", None, &text);
             }
             inner.record_violation(&mut st, &kind, true);
         }
@@ -599,7 +683,7 @@ impl HttpSink for SessionSink {
             inner
                 .state
                 .lock()
-                .map(|st| st.pending.contains_key(&id))
+                .map(|st| st.pending.contains(id))
                 .unwrap_or(false)
         })
     }
@@ -661,7 +745,7 @@ impl Inner {
             }),
             state: Mutex::new(State {
                 next_id: 1,
-                pending: BTreeMap::new(),
+                pending: Pending::default(),
                 cancelled: BTreeSet::new(),
                 inbox: VecDeque::new(),
                 violations: Vec::new(),
@@ -696,10 +780,12 @@ impl Inner {
 
     fn last_message(&self) -> Option<LastMessage> {
         let st = self.state.lock().ok()?;
-        st.transcript.last().map(LastMessage::from_entry)
+        let (direction, kind, text) = st.transcript.last_text()?;
+        Some(LastMessage::new(direction, kind, &text))
     }
 
     /// Wraps a failure with the session's context.
+    #[cold]
     fn error(&self, kind: ErrorKind) -> Error {
         let mut e = Error::new(kind);
         e.last_message = self.last_message();
@@ -720,6 +806,7 @@ impl Inner {
         e
     }
 
+    #[cold]
     fn record_violation(&self, st: &mut State, kind: &ErrorKind, fatal: bool) {
         if st.violations.len() < 1000 {
             st.violations.push(Violation {
@@ -730,7 +817,7 @@ impl Inner {
         }
         if fatal && self.strict && st.fatal.is_none() {
             st.fatal = Some(kind.clone());
-            for (_, slot) in std::mem::take(&mut st.pending) {
+            for slot in st.pending.take_all() {
                 let _ = slot.tx.send(Err(kind.clone()));
             }
             self.inbox_changed.notify_waiters();
@@ -742,13 +829,15 @@ impl Inner {
         st: &mut State,
         direction: Direction,
         kind: &'static str,
-        method: Option<String>,
-        text: String,
+        method: Option<&str>,
+        text: &str,
     ) {
         let at = self.started.elapsed();
-        let entry = st.transcript.push(at, direction, kind, method, text);
-        if let Some(observer) = &self.observer {
-            let _ = observer.send(entry.clone());
+        st.transcript.push(at, direction, kind, method, text);
+        if let Some(observer) = &self.observer
+            && let Some(entry) = st.transcript.last()
+        {
+            let _ = observer.send(entry);
         }
     }
 
@@ -775,28 +864,11 @@ impl Inner {
         kind: &'static str,
         method: Option<&str>,
     ) -> Result<(), ErrorKind> {
-        // The transcript keeps the text; the wire gets a copy: over HTTP the text itself,
-        // over stdio the line with its newline.
-        let (text_for_http, line) = match &self.http {
-            Some(_) => (Some(text.clone()), None),
-            None => {
-                let mut line = Vec::with_capacity(text.len() + 1);
-                line.extend_from_slice(text.as_bytes());
-                line.push(b'\n');
-                (None, Some(line))
-            }
-        };
         {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
-            self.push_transcript(
-                &mut st,
-                Direction::Sent,
-                kind,
-                method.map(str::to_string),
-                text,
-            );
+            self.push_transcript(&mut st, Direction::Sent, kind, method, &text);
         }
-        if let (Some(http), Some(text)) = (&self.http, text_for_http) {
+        if let Some(http) = &self.http {
             let parsed;
             let value = match value {
                 Some(v) => v,
@@ -810,12 +882,15 @@ impl Inner {
             http.post(sink, text, info);
             return Ok(());
         }
-        match (&self.writer, line) {
-            (Some(writer), Some(line)) => writer.send(line).map_err(|f| match f {
+        // Over stdio the text becomes the line: its buffer gets the newline.
+        let mut line = text.into_bytes();
+        line.push(b'\n');
+        match &self.writer {
+            Some(writer) => writer.send(line).map_err(|f| match f {
                 WriteFailure::Closed => ErrorKind::Closed,
                 WriteFailure::Failed(reason) => ErrorKind::Write { reason },
             }),
-            _ => Err(ErrorKind::Closed),
+            None => Err(ErrorKind::Closed),
         }
     }
 
@@ -870,7 +945,7 @@ impl Inner {
     /// Ends a pending request with what the HTTP transport saw.
     fn fail_pending(&self, id: i64, failure: HttpFailure) {
         let mut st = self.state.lock().expect("state lock");
-        let Some(slot) = st.pending.remove(&id) else {
+        let Some(slot) = st.pending.remove(id) else {
             return;
         };
         let outcome = match failure {
@@ -918,12 +993,13 @@ impl Inner {
                     why: "not valid UTF-8".into(),
                 };
                 let mut st = self.state.lock().expect("state lock");
-                self.push_transcript(&mut st, Direction::Received, "invalid", None, line);
+                self.push_transcript(&mut st, Direction::Received, "invalid", None, &line);
                 self.record_violation(&mut st, &kind, true);
                 return;
             }
         };
-        if text.trim().is_empty() {
+        // A message starts with `{` (or `[`); only other lines need the whitespace scan.
+        if !text.starts_with(['{', '[']) && text.trim().is_empty() {
             let kind = ErrorKind::NotJsonRpc {
                 line: format!("{text:?}"),
                 why: "a blank line".into(),
@@ -932,28 +1008,33 @@ impl Inner {
             self.record_violation(&mut st, &kind, false);
             return;
         }
-        let value: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
+        let incoming = match jsonrpc::parse(&text) {
+            Ok(incoming) => incoming,
             Err(e) => {
                 let kind = ErrorKind::NotJsonRpc {
                     line: shorten(&text, 300),
                     why: format!("not JSON: {e}"),
                 };
                 let mut st = self.state.lock().expect("state lock");
-                self.push_transcript(&mut st, Direction::Received, "invalid", None, text);
+                self.push_transcript(&mut st, Direction::Received, "invalid", None, &text);
                 self.record_violation(&mut st, &kind, true);
                 return;
             }
         };
-        self.on_message(value, Some(text), false);
+        self.on_incoming(incoming, Some(&text), false);
     }
 
-    fn on_message(self: &Arc<Self>, value: Value, text: Option<String>, in_batch: bool) {
-        let incoming = jsonrpc::classify(value);
+    fn on_message(self: &Arc<Self>, value: Value, text: Option<&str>, in_batch: bool) {
+        self.on_incoming(jsonrpc::classify(value), text, in_batch);
+    }
+
+    /// Handles a classified message; `text` is its line, recorded in the transcript
+    /// (`None` for the members of a batch, recorded as the batch's line).
+    fn on_incoming(self: &Arc<Self>, incoming: Incoming, text: Option<&str>, in_batch: bool) {
         let mut st = self.state.lock().expect("state lock");
         let (kind, method) = match &incoming {
-            Incoming::Request { method, .. } => ("request", Some(method.clone())),
-            Incoming::Notification { method, .. } => ("notification", Some(method.clone())),
+            Incoming::Request { method, .. } => ("request", Some(method.as_str())),
+            Incoming::Notification { method, .. } => ("notification", Some(method.as_str())),
             Incoming::Result { .. } => ("response", None),
             Incoming::Error { .. } => ("error", None),
             Incoming::Batch(_) => ("batch", None),
@@ -966,8 +1047,8 @@ impl Inner {
             Incoming::Invalid(why) => {
                 let line = st
                     .transcript
-                    .last()
-                    .map(|e| shorten(&e.text, 300))
+                    .last_text()
+                    .map(|(_, _, text)| shorten(&text, 300))
                     .unwrap_or_default();
                 let kind = ErrorKind::NotJsonRpc { line, why };
                 self.record_violation(&mut st, &kind, true);
@@ -976,8 +1057,8 @@ impl Inner {
                 if in_batch || !*self.batching.lock().expect("batching lock") {
                     let line = st
                         .transcript
-                        .last()
-                        .map(|e| shorten(&e.text, 300))
+                        .last_text()
+                        .map(|(_, _, text)| shorten(&text, 300))
                         .unwrap_or_default();
                     let kind = ErrorKind::NotJsonRpc {
                         line,
@@ -1047,7 +1128,7 @@ impl Inner {
     fn on_response(&self, st: &mut State, id: IdKey, outcome: Result<Value, RpcError>) {
         match id {
             IdKey::Int(i) => {
-                if let Some(slot) = st.pending.remove(&i) {
+                if let Some(slot) = st.pending.remove(i) {
                     let _ = slot.tx.send(Ok(outcome));
                 } else if st.cancelled.contains(&i) {
                     // A late answer to a request we gave up on: allowed, ignored.
@@ -1078,7 +1159,7 @@ impl Inner {
         let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
         if modern {
             let reason = match method.as_str() {
-                "notifications/message" if !st.pending.values().any(|p| p.log_level) => Some(
+                "notifications/message" if !st.pending.slots().any(|p| p.log_level) => Some(
                     "a 2026-07-28 server may send log messages only while a request that asked for them (_meta io.modelcontextprotocol/logLevel) is in flight",
                 ),
                 "notifications/tools/list_changed"
@@ -1156,7 +1237,7 @@ impl Inner {
 
     /// Drops request `id` from the requests awaiting an answer.
     fn forget_pending(&self, id: i64) {
-        self.state.lock().expect("state lock").pending.remove(&id);
+        self.state.lock().expect("state lock").pending.remove(id);
     }
 
     /// Handles a line or an oversize report, from the reader task or a foreground wait;
@@ -1182,12 +1263,14 @@ impl Inner {
     fn due_for_turn(&self, now: Instant) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         let at = now.saturating_duration_since(self.started).as_nanos() as u64;
-        let last = self.last_turn.load(Relaxed);
-        if at.saturating_sub(last) < FOREGROUND_SLICE.as_nanos() as u64 {
-            return false;
-        }
+        at.saturating_sub(self.last_turn.load(Relaxed)) >= FOREGROUND_SLICE.as_nanos() as u64
+    }
+
+    /// Notes that the runtime had its turn at `now`.
+    fn took_turn(&self, now: Instant) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let at = now.saturating_duration_since(self.started).as_nanos() as u64;
         self.last_turn.store(at, Relaxed);
-        true
     }
 
     /// Reads in the foreground until `rx` has the answer, or `until`, or something only
@@ -1250,7 +1333,7 @@ impl Inner {
                 line: shorten(&line, 300),
                 why: "stdout closed before the line ended".into(),
             };
-            self.push_transcript(&mut st, Direction::Received, "invalid", None, line);
+            self.push_transcript(&mut st, Direction::Received, "invalid", None, &line);
             self.record_violation(&mut st, &kind, false);
         }
         st.eof = true;
@@ -1264,9 +1347,9 @@ impl Inner {
                 status: status.clone(),
             });
         }
-        for (_, slot) in std::mem::take(&mut st.pending) {
+        for slot in st.pending.take_all() {
             let _ = slot.tx.send(Err(ErrorKind::ServerExited {
-                during: Some(slot.method),
+                during: Some(slot.method.into_owned()),
                 status: status.clone(),
             }));
         }
@@ -1914,7 +1997,7 @@ impl Session {
             st.pending.insert(
                 id,
                 PendingSlot {
-                    method: method.to_string(),
+                    method: method_name(method),
                     log_level: opts.log_level.is_some(),
                     tx,
                 },
@@ -1965,7 +2048,7 @@ impl Session {
         };
         Ok(PendingRequest {
             id,
-            method: method.to_string(),
+            method: method_name(method),
             deadline: opts.timeout.unwrap_or(self.config.request_timeout),
             sent_at: Instant::now(),
             progress_key: opts
@@ -1989,7 +2072,10 @@ impl Session {
     pub async fn wait(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
         let mut pending = pending;
         // Kept only where an expired HTTP session may need the request sent again.
-        let resend = pending.resend.take().map(|r| (pending.method.clone(), *r));
+        let resend = pending
+            .resend
+            .take()
+            .map(|r| (pending.method.to_string(), *r));
         let first = self.wait_once(pending).await;
         match (first, resend) {
             (Err(e), Some(resend))
@@ -2048,7 +2134,7 @@ impl Session {
                 Direction::Sent,
                 "note",
                 None,
-                format!(
+                &format!(
                     "the server answered HTTP 404 for session {expired} during {method}: the session expired; initializing a new session and sending {method} again"
                 ),
             );
@@ -2069,14 +2155,10 @@ impl Session {
         if self.inner.foreground.is_some() {
             if self.inner.due_for_turn(pending.sent_at) {
                 tokio::task::yield_now().await;
+                self.inner.took_turn(pending.sent_at);
             }
-            let slice =
-                (pending.sent_at + pending.deadline).min(pending.sent_at + FOREGROUND_SLICE);
-            if let Some(answer) = self.inner.wait_in_foreground(&mut pending.rx, slice) {
-                return match answer {
-                    Ok(outcome) => self.check_result_type(&pending.method, outcome),
-                    Err(kind) => Err(self.inner.error(with_during(kind, &pending.method))),
-                };
+            if let Some(answer) = self.answer_in_foreground(&mut pending) {
+                return answer;
             }
         }
         // Boxed behind `dyn`: the reader task's path (timers, progress, timeouts and
@@ -2084,6 +2166,20 @@ impl Session {
         let background: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
             Box::pin(self.wait_in_background(pending));
         background.await
+    }
+
+    /// The answer to `pending` read in the foreground (see [`Inner::wait_in_foreground`]),
+    /// or `None` when the wait goes on in the background.
+    fn answer_in_foreground(
+        &self,
+        pending: &mut PendingRequest,
+    ) -> Option<Result<Result<Value, RpcError>, Error>> {
+        let slice = (pending.sent_at + pending.deadline).min(pending.sent_at + FOREGROUND_SLICE);
+        let answer = self.inner.wait_in_foreground(&mut pending.rx, slice)?;
+        Some(match answer {
+            Ok(outcome) => self.check_result_type(&pending.method, outcome),
+            Err(kind) => Err(self.inner.error(with_during(kind, &pending.method))),
+        })
     }
 
     /// A request that could not be written: the server's exit (within a moment) is the
@@ -2152,7 +2248,7 @@ impl Session {
             Err(_elapsed) => {
                 {
                     let mut st = self.inner.state.lock().expect("state lock");
-                    st.pending.remove(&id);
+                    st.pending.remove(id);
                     st.cancelled.insert(id);
                 }
                 if let Some(http) = &self.inner.http {
@@ -2164,7 +2260,11 @@ impl Session {
                         Some(json!({"requestId": id, "reason": "timed out"})),
                     );
                 }
-                Err(self.inner.error(ErrorKind::Timeout { method, id, after }))
+                Err(self.inner.error(ErrorKind::Timeout {
+                    method: method.into_owned(),
+                    id,
+                    after,
+                }))
             }
         }
     }
@@ -2266,8 +2366,20 @@ impl Session {
         params: &Value,
         opts: &RequestOptions,
     ) -> Result<Value, Error> {
-        let pending = self.send_params(method, Some(Cow::Borrowed(params)), opts)?;
-        let outcome = self.wait(pending).await?;
+        let mut pending = self.send_params(method, Some(Cow::Borrowed(params)), opts)?;
+        // The common case, an answer read at once in the foreground, skips the futures of
+        // `wait` and what it may have to do.
+        let now = self.inner.foreground.is_some()
+            && pending.unsent.is_none()
+            && pending.resend.is_none()
+            && !self.inner.due_for_turn(pending.sent_at);
+        let outcome = match now
+            .then(|| self.answer_in_foreground(&mut pending))
+            .flatten()
+        {
+            Some(answer) => answer?,
+            None => self.wait(pending).await?,
+        };
         self.rpc_result(method, outcome)
     }
 
@@ -2297,7 +2409,7 @@ impl Session {
     pub fn cancel(&self, pending: PendingRequest, reason: &str) -> Result<(), Error> {
         {
             let mut st = self.inner.state.lock().expect("state lock");
-            st.pending.remove(&pending.id);
+            st.pending.remove(pending.id);
             st.cancelled.insert(pending.id);
         }
         if let Some(http) = &self.inner.http {
@@ -2505,7 +2617,7 @@ impl Session {
         }
         {
             let mut st = self.inner.state.lock().expect("state lock");
-            for (_, slot) in std::mem::take(&mut st.pending) {
+            for slot in st.pending.take_all() {
                 let _ = slot.tx.send(Err(ErrorKind::Closed));
             }
         }
@@ -2564,6 +2676,38 @@ fn supported_versions(rpc: &RpcError) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pending_requests_are_found_by_id_in_any_order() {
+        let mut pending = Pending::default();
+        let mut receivers = Vec::new();
+        let slot = |receivers: &mut Vec<_>, method: &str| {
+            let (tx, rx) = oneshot::channel();
+            receivers.push(rx);
+            PendingSlot {
+                method: method_name(method),
+                log_level: false,
+                tx,
+            }
+        };
+        for id in [1, 2, 3, 7, 5] {
+            pending.insert(id, slot(&mut receivers, &format!("m{id}")));
+        }
+        pending.insert(3, slot(&mut receivers, "again"));
+        let ids: Vec<i64> = pending.0.iter().map(|(i, _)| *i).collect();
+        assert_eq!(ids, [1, 2, 3, 5, 7]);
+        assert!(pending.contains(7) && pending.contains(1) && !pending.contains(4));
+        assert_eq!(
+            pending.remove(3).map(|s| s.method).as_deref(),
+            Some("again")
+        );
+        assert!(pending.remove(3).is_none());
+        assert_eq!(pending.remove(7).map(|s| s.method).as_deref(), Some("m7"));
+        assert_eq!(pending.remove(1).map(|s| s.method).as_deref(), Some("m1"));
+        let rest: Vec<String> = pending.take_all().map(|s| s.method.into_owned()).collect();
+        assert_eq!(rest, ["m2", "m5"]);
+        assert!(!pending.contains(2) && pending.slots().next().is_none());
+    }
 
     #[test]
     fn match_paths_and_numbers() {

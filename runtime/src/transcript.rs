@@ -46,10 +46,45 @@ fn ser_system_time<S: serde::Serializer>(t: &SystemTime, s: S) -> Result<S::Ok, 
     s.serialize_u64(ms)
 }
 
+/// Bytes of message text per block of the store: large enough that a block is rarely
+/// started, small enough that a short session does not hold much it never uses.
+const BLOCK: usize = 64 * 1024;
+
+/// The stored form of an entry; its text (and method) live in a block.
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    at: Duration,
+    /// Where the text starts, counted over every byte ever stored.
+    start: u64,
+    text_len: u32,
+    /// The method's length (stored right after the text); `u32::MAX` when there is none.
+    method_len: u32,
+    direction: Direction,
+    kind: &'static str,
+}
+
+const NO_METHOD: u32 = u32::MAX;
+
+/// Consecutive message bytes; `base` is the position of its first byte in the stream of
+/// every byte ever stored.
+#[derive(Debug)]
+struct Block {
+    base: u64,
+    bytes: Vec<u8>,
+}
+
 /// A bounded transcript: the newest `limit` entries are kept, older ones are counted.
+///
+/// A session records two messages per call, so recording is on every call's path: the
+/// texts are copied one after another into large blocks and each entry is a small fixed
+/// record, rather than two heap strings and a large entry per message spread over memory
+/// the call has not touched before. [`Entry`] values are built when they are read.
 #[derive(Debug)]
 pub struct Transcript {
-    entries: VecDeque<Entry>,
+    records: VecDeque<Record>,
+    blocks: VecDeque<Block>,
+    /// A block given back by dropped entries, reused before a new one is allocated.
+    spare: Option<Vec<u8>>,
     limit: usize,
     next_seq: u64,
     /// The wall-clock time at the start: an entry's wall time is this plus its `at`, one
@@ -61,52 +96,135 @@ impl Transcript {
     /// An empty transcript keeping at most `limit` entries.
     pub fn new(limit: usize) -> Transcript {
         Transcript {
-            entries: VecDeque::new(),
+            records: VecDeque::new(),
+            blocks: VecDeque::new(),
+            spare: None,
             limit: limit.max(1),
             next_seq: 0,
             started_wall: SystemTime::now(),
         }
     }
 
-    /// Appends an entry and returns a copy of its summary.
+    /// Appends an entry.
     pub fn push(
         &mut self,
         at: Duration,
         direction: Direction,
         kind: &'static str,
-        method: Option<String>,
-        text: String,
-    ) -> &Entry {
-        if self.entries.len() == self.limit {
-            self.entries.pop_front();
+        method: Option<&str>,
+        text: &str,
+    ) {
+        if self.records.len() == self.limit {
+            self.records.pop_front();
+            self.release_blocks();
         }
-        let entry = Entry {
-            seq: self.next_seq,
+        // Lengths beyond u32 cannot occur: messages are capped far below 4 GiB.
+        let text_len = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        let text = &text.as_bytes()[..text_len as usize];
+        let method = method.map(|m| &m.as_bytes()[..m.len().min(u32::MAX as usize - 1)]);
+        let need = text.len() + method.map_or(0, <[u8]>::len);
+        let block = self.block_with_room(need);
+        let start = block.base + block.bytes.len() as u64;
+        block.bytes.extend_from_slice(text);
+        if let Some(m) = method {
+            block.bytes.extend_from_slice(m);
+        }
+        self.records.push_back(Record {
             at,
-            wall: self.started_wall + at,
+            start,
+            text_len,
+            method_len: method.map_or(NO_METHOD, |m| m.len() as u32),
             direction,
             kind,
-            method,
-            text,
-        };
+        });
         self.next_seq += 1;
-        self.entries.push_back(entry);
-        self.entries.back().expect("just pushed")
+    }
+
+    /// The block the next `need` bytes go to: the last one when they fit, else a new one.
+    fn block_with_room(&mut self, need: usize) -> &mut Block {
+        let fits = self
+            .blocks
+            .back()
+            .is_some_and(|b| b.bytes.capacity() - b.bytes.len() >= need);
+        if !fits {
+            let base = self
+                .blocks
+                .back()
+                .map_or(0, |b| b.base + b.bytes.len() as u64);
+            let bytes = match self.spare.take() {
+                Some(mut bytes) if bytes.capacity() >= need => {
+                    bytes.clear();
+                    bytes
+                }
+                _ => Vec::with_capacity(need.max(BLOCK)),
+            };
+            self.blocks.push_back(Block { base, bytes });
+        }
+        self.blocks.back_mut().expect("a block with room")
+    }
+
+    /// Drops the blocks before the oldest kept entry's text; one is kept for reuse.
+    fn release_blocks(&mut self) {
+        let end = self
+            .blocks
+            .back()
+            .map_or(0, |b| b.base + b.bytes.len() as u64);
+        let oldest = self.records.front().map_or(end, |r| r.start);
+        while self.blocks.len() > 1 && self.blocks[1].base <= oldest {
+            let block = self.blocks.pop_front().expect("two blocks");
+            if block.bytes.capacity() == BLOCK {
+                self.spare = Some(block.bytes);
+            }
+        }
+    }
+
+    /// The stored bytes of `len` bytes from `start`.
+    fn bytes(&self, start: u64, len: usize) -> &[u8] {
+        let i = self.blocks.partition_point(|b| b.base <= start) - 1;
+        let block = &self.blocks[i];
+        let from = (start - block.base) as usize;
+        &block.bytes[from..from + len]
+    }
+
+    fn entry(&self, index: usize) -> Entry {
+        let r = self.records[index];
+        let text_len = r.text_len as usize;
+        let text = self.bytes(r.start, text_len);
+        let method = (r.method_len != NO_METHOD)
+            .then(|| self.bytes(r.start + text_len as u64, r.method_len as usize));
+        // Stored from `&str` values, and cut only at their ends.
+        let string = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        Entry {
+            seq: self.dropped() + index as u64,
+            at: r.at,
+            wall: self.started_wall + r.at,
+            direction: r.direction,
+            kind: r.kind,
+            method: method.map(string),
+            text: string(text),
+        }
+    }
+
+    /// The direction, kind and text of the last entry, without copying the text.
+    pub fn last_text(&self) -> Option<(Direction, &'static str, std::borrow::Cow<'_, str>)> {
+        let r = self.records.back()?;
+        let text = self.bytes(r.start, r.text_len as usize);
+        Some((r.direction, r.kind, String::from_utf8_lossy(text)))
     }
 
     /// The last entry.
-    pub fn last(&self) -> Option<&Entry> {
-        self.entries.back()
+    pub fn last(&self) -> Option<Entry> {
+        self.records.len().checked_sub(1).map(|i| self.entry(i))
     }
 
     /// The kept entries, oldest first.
     pub fn entries(&self) -> Vec<Entry> {
-        self.entries.iter().cloned().collect()
+        (0..self.records.len()).map(|i| self.entry(i)).collect()
     }
 
     /// How many entries were dropped to respect the limit.
     pub fn dropped(&self) -> u64 {
-        self.next_seq - self.entries.len() as u64
+        self.next_seq - self.records.len() as u64
     }
 }
 
@@ -123,7 +241,7 @@ mod tests {
                 Direction::Sent,
                 "request",
                 None,
-                i.to_string(),
+                &i.to_string(),
             );
         }
         let e = t.entries();
@@ -131,5 +249,73 @@ mod tests {
         assert_eq!(e[0].text, "3");
         assert_eq!(e[1].seq, 4);
         assert_eq!(t.dropped(), 3);
+    }
+
+    #[test]
+    fn entries_read_back_across_blocks() {
+        let mut t = Transcript::new(1_000);
+        let big = "x".repeat(BLOCK + 10);
+        let texts: Vec<String> = (0..300)
+            .map(|i| match i {
+                7 => big.clone(),
+                _ => format!("{{\"id\":{i},\"text\":\"{}\"}}", "é".repeat(i % 50)),
+            })
+            .collect();
+        for (i, text) in texts.iter().enumerate() {
+            let method = (i % 3 == 0).then(|| format!("m/{i}"));
+            let direction = if i % 2 == 0 {
+                Direction::Sent
+            } else {
+                Direction::Received
+            };
+            t.push(
+                Duration::from_micros(i as u64),
+                direction,
+                "request",
+                method.as_deref(),
+                text,
+            );
+        }
+        let e = t.entries();
+        assert_eq!(e.len(), 300);
+        for (i, entry) in e.iter().enumerate() {
+            assert_eq!(entry.seq, i as u64);
+            assert_eq!(&entry.text, &texts[i]);
+            assert_eq!(entry.method, (i % 3 == 0).then(|| format!("m/{i}")));
+            assert_eq!(entry.at, Duration::from_micros(i as u64));
+            assert_eq!(entry.direction == Direction::Sent, i % 2 == 0);
+        }
+        assert_eq!(t.last().unwrap().text, texts[299]);
+    }
+
+    #[test]
+    fn a_bounded_transcript_reuses_its_blocks() {
+        let mut t = Transcript::new(10);
+        let text = "y".repeat(1000);
+        for i in 0..10_000 {
+            t.push(Duration::ZERO, Direction::Received, "response", None, &text);
+            assert!(
+                t.blocks.len() <= 2,
+                "after {i} entries: {} blocks",
+                t.blocks.len()
+            );
+        }
+        assert_eq!(t.dropped(), 9_990);
+        let e = t.entries();
+        assert_eq!(e.len(), 10);
+        assert!(e.iter().all(|e| e.text == text));
+        assert_eq!(e[9].seq, 9_999);
+        let mut one = Transcript::new(1);
+        for _ in 0..1_000 {
+            one.push(
+                Duration::ZERO,
+                Direction::Sent,
+                "request",
+                Some("ping"),
+                &text,
+            );
+        }
+        assert!(one.blocks.len() <= 2);
+        assert_eq!(one.last().unwrap().method.as_deref(), Some("ping"));
     }
 }

@@ -123,82 +123,202 @@ pub enum Incoming {
 
 /// Classifies one parsed message. Missing or wrong `"jsonrpc":"2.0"` makes it invalid.
 pub fn classify(value: Value) -> Incoming {
-    let obj = match value {
-        Value::Object(obj) => obj,
-        Value::Array(items) => return Incoming::Batch(items),
-        other => {
-            return Incoming::Invalid(format!(
-                "a JSON {} is not a JSON-RPC message",
-                kind_of(&other)
-            ));
-        }
-    };
-    // One pass over the members: no key is hashed, nothing is removed from the map.
-    let (mut jsonrpc, mut method, mut params, mut id, mut result, mut error) =
-        (None, None, None, None, None, None);
-    for (key, value) in obj {
-        match key.as_str() {
-            "jsonrpc" => jsonrpc = Some(value),
-            "method" => method = Some(value),
-            "params" => params = Some(value),
-            "id" => id = Some(value),
-            "result" => result = Some(value),
-            "error" => error = Some(value),
-            _ => {}
-        }
+    match value {
+        Value::Object(obj) => Members::from_map(obj).classify(),
+        Value::Array(items) => Incoming::Batch(items),
+        other => Incoming::Invalid(format!(
+            "a JSON {} is not a JSON-RPC message",
+            kind_of(&other)
+        )),
     }
-    match &jsonrpc {
-        Some(Value::String(v)) if v == "2.0" => {}
-        Some(other) => return Incoming::Invalid(format!("`jsonrpc` is {other}, not \"2.0\"")),
-        None => return Incoming::Invalid("the `jsonrpc` member is missing".into()),
+}
+
+/// Parses and classifies one line of text. A message object is read member by member
+/// into the members JSON-RPC gives a meaning to, without building a map of its top
+/// level (which would hash and copy every key only to take the members out again);
+/// anything else is parsed as a value and classified by [`classify`].
+pub fn parse(text: &str) -> Result<Incoming, serde_json::Error> {
+    let first = text
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    if first == Some(b'{') {
+        serde_json::from_str::<Members>(text).map(Members::classify)
+    } else {
+        serde_json::from_str::<Value>(text).map(classify)
     }
-    if let Some(method) = method {
-        let Value::String(method) = method else {
-            return Incoming::Invalid("`method` is not a string".into());
-        };
-        let params = params.unwrap_or(Value::Null);
-        if !(params.is_null() || params.is_object() || params.is_array()) {
-            return Incoming::Invalid(format!("`params` of {method} is neither object nor array"));
-        }
-        return match id {
-            None => Incoming::Notification { method, params },
-            Some(id @ (Value::Number(_) | Value::String(_))) => {
-                Incoming::Request { id, method, params }
+}
+
+/// The members of a message object that JSON-RPC gives a meaning to; a member given
+/// twice counts with its last value, as when the object is read as a map.
+#[derive(Default)]
+struct Members {
+    jsonrpc: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    id: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+/// A member name of a message object.
+enum Member {
+    Jsonrpc,
+    Method,
+    Params,
+    Id,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Member, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = Member;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a member name")
             }
-            Some(other) => Incoming::Invalid(format!("request {method} has an invalid id {other}")),
-        };
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Member, E> {
+                Ok(match name {
+                    "jsonrpc" => Member::Jsonrpc,
+                    "method" => Member::Method,
+                    "params" => Member::Params,
+                    "id" => Member::Id,
+                    "result" => Member::Result,
+                    "error" => Member::Error,
+                    _ => Member::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(Name)
     }
-    match (result, error) {
-        (Some(_), Some(_)) => Incoming::Invalid("a response has both `result` and `error`".into()),
-        (Some(result), None) => {
-            let Some(id) = id else {
-                return Incoming::Invalid("a result response has no `id`".into());
+}
+
+impl<'de> serde::Deserialize<'de> for Members {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Members, D::Error> {
+        struct Object;
+        impl<'de> serde::de::Visitor<'de> for Object {
+            type Value = Members;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON-RPC message object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Members, A::Error> {
+                let mut m = Members::default();
+                while let Some(member) = map.next_key::<Member>()? {
+                    let slot = match member {
+                        Member::Jsonrpc => &mut m.jsonrpc,
+                        Member::Method => &mut m.method,
+                        Member::Params => &mut m.params,
+                        Member::Id => &mut m.id,
+                        Member::Result => &mut m.result,
+                        Member::Error => &mut m.error,
+                        Member::Other => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(m)
+            }
+        }
+        d.deserialize_map(Object)
+    }
+}
+
+impl Members {
+    /// One pass over the members of a parsed object: no key is hashed, nothing is
+    /// removed from the map.
+    fn from_map(obj: Map<String, Value>) -> Members {
+        let mut m = Members::default();
+        for (key, value) in obj {
+            match key.as_str() {
+                "jsonrpc" => m.jsonrpc = Some(value),
+                "method" => m.method = Some(value),
+                "params" => m.params = Some(value),
+                "id" => m.id = Some(value),
+                "result" => m.result = Some(value),
+                "error" => m.error = Some(value),
+                _ => {}
+            }
+        }
+        m
+    }
+
+    fn classify(self) -> Incoming {
+        let Members {
+            jsonrpc,
+            method,
+            params,
+            id,
+            result,
+            error,
+        } = self;
+        match &jsonrpc {
+            Some(Value::String(v)) if v == "2.0" => {}
+            Some(other) => return Incoming::Invalid(format!("`jsonrpc` is {other}, not \"2.0\"")),
+            None => return Incoming::Invalid("the `jsonrpc` member is missing".into()),
+        }
+        if let Some(method) = method {
+            let Value::String(method) = method else {
+                return Incoming::Invalid("`method` is not a string".into());
             };
-            let id = IdKey::from_value(&id);
-            if let IdKey::Invalid(text) = &id {
-                return Incoming::Invalid(format!("a result response has an invalid id {text}"));
-            }
-            if !result.is_object() {
+            let params = params.unwrap_or(Value::Null);
+            if !(params.is_null() || params.is_object() || params.is_array()) {
                 return Incoming::Invalid(format!(
-                    "`result` is a JSON {}, not an object",
-                    kind_of(&result)
+                    "`params` of {method} is neither object nor array"
                 ));
             }
-            Incoming::Result { id, result }
-        }
-        (None, Some(error)) => {
-            let error = match RpcError::from_value(&error) {
-                Ok(e) => e,
-                Err(why) => return Incoming::Invalid(why),
+            return match id {
+                None => Incoming::Notification { method, params },
+                Some(id @ (Value::Number(_) | Value::String(_))) => {
+                    Incoming::Request { id, method, params }
+                }
+                Some(other) => {
+                    Incoming::Invalid(format!("request {method} has an invalid id {other}"))
+                }
             };
-            let id = match id {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(IdKey::from_value(&v)),
-            };
-            Incoming::Error { id, error }
         }
-        (None, None) => {
-            Incoming::Invalid("neither a request, a notification nor a response".into())
+        match (result, error) {
+            (Some(_), Some(_)) => {
+                Incoming::Invalid("a response has both `result` and `error`".into())
+            }
+            (Some(result), None) => {
+                let Some(id) = id else {
+                    return Incoming::Invalid("a result response has no `id`".into());
+                };
+                let id = IdKey::from_value(&id);
+                if let IdKey::Invalid(text) = &id {
+                    return Incoming::Invalid(format!(
+                        "a result response has an invalid id {text}"
+                    ));
+                }
+                if !result.is_object() {
+                    return Incoming::Invalid(format!(
+                        "`result` is a JSON {}, not an object",
+                        kind_of(&result)
+                    ));
+                }
+                Incoming::Result { id, result }
+            }
+            (None, Some(error)) => {
+                let error = match RpcError::from_value(&error) {
+                    Ok(e) => e,
+                    Err(why) => return Incoming::Invalid(why),
+                };
+                let id = match id {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(IdKey::from_value(&v)),
+                };
+                Incoming::Error { id, error }
+            }
+            (None, None) => {
+                Incoming::Invalid("neither a request, a notification nor a response".into())
+            }
         }
     }
 }
@@ -312,6 +432,44 @@ mod tests {
             let value = request(id, method, params);
             assert_eq!(text, serde_json::to_string(&value).unwrap());
             assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+        }
+    }
+
+    #[test]
+    fn parsing_a_line_classifies_as_the_parsed_value_does() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            r#" {"id":7,"jsonrpc":"2.0","error":{"code":-1,"message":"no"},"extra":[1,{"a":2}]}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#,
+            r#"{"jsonrpc":"2.0","id":"s","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","\u0069d":3,"result":{}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":3}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+            r#"{}"#,
+            r#"[{"jsonrpc":"2.0","method":"a"}]"#,
+            r#""text""#,
+            "\t{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\r",
+        ] {
+            let direct = format!("{:?}", parse(text).unwrap());
+            let via_value = format!(
+                "{:?}",
+                classify(serde_json::from_str::<Value>(text).unwrap())
+            );
+            assert_eq!(direct, via_value, "{text}");
+        }
+        for bad in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{}"#,
+            r#"{"id":}"#,
+            "{} x",
+            "",
+        ] {
+            let direct = parse(bad).map(|_| ()).unwrap_err().to_string();
+            let via_value = serde_json::from_str::<Value>(bad).unwrap_err().to_string();
+            assert_eq!(direct, via_value, "{bad}");
         }
     }
 
