@@ -5,6 +5,7 @@
 //! raw requests.
 
 use std::collections::{HashMap, HashSet};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -360,13 +361,7 @@ impl Client {
 
     /// The definition of a tool from `tools/list` (cached; every page read), if it exists.
     pub async fn tool_definition(&self, name: &str) -> Result<Option<Arc<Value>>, Error> {
-        let cached = self
-            .tools
-            .lock()
-            .expect("tools lock")
-            .as_ref()
-            .map(|m| m.get(name).cloned());
-        match cached {
+        match self.cached_definition(name) {
             Some(found) => Ok(found),
             None => {
                 if !self.server_has(&["tools"]) {
@@ -380,6 +375,32 @@ impl Client {
                     .as_ref()
                     .and_then(|m| m.get(name).cloned()))
             }
+        }
+    }
+
+    /// The definition of tool `name` when the tools were listed already (`Some(None)`
+    /// when the list has no such tool), `None` when they were not.
+    fn cached_definition(&self, name: &str) -> Option<Option<Arc<Value>>> {
+        self.tools
+            .lock()
+            .expect("tools lock")
+            .as_ref()
+            .map(|m| m.get(name).cloned())
+    }
+
+    /// The definition of tool `name` before a call to it: a `tools/list` that the server
+    /// refuses does not stop the call; it only skips the checks the definition allows.
+    async fn definition_for_call(&self, name: &str) -> Result<Option<Arc<Value>>, Error> {
+        match self.tool_definition(name).await {
+            Ok(d) => Ok(d),
+            Err(e) if e.rpc_error().is_some() => {
+                self.tools
+                    .lock()
+                    .expect("tools lock")
+                    .get_or_insert_with(HashMap::new);
+                Ok(None)
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -476,9 +497,11 @@ impl Client {
         if first.get("resultType").and_then(Value::as_str) != Some("input_required") {
             return Ok((first, 1));
         }
-        // Boxed: the rounds of a multi round-trip request keep their code out of every
-        // request's future.
-        Box::pin(self.input_rounds(method, params, ropts, first)).await
+        // Boxed behind `dyn`: the rounds of a multi round-trip request keep their code
+        // out of every request's future.
+        let rounds: Pin<Box<dyn Future<Output = _> + Send + '_>> =
+            Box::pin(self.input_rounds(method, params, ropts, first));
+        rounds.await
     }
 
     /// The rounds after a first `input_required` result `first`.
@@ -579,16 +602,14 @@ impl Client {
         let definition = if copts.skip_schema_check && !modern_http {
             None
         } else {
-            match self.tool_definition(name).await {
-                Ok(d) => d,
-                Err(e) if e.rpc_error().is_some() => {
-                    self.tools
-                        .lock()
-                        .expect("tools lock")
-                        .get_or_insert_with(HashMap::new);
-                    None
+            match self.cached_definition(name) {
+                Some(known) => known,
+                None => {
+                    // Boxed behind `dyn`: listing the tools happens once per session.
+                    let listing: Pin<Box<dyn Future<Output = _> + Send + '_>> =
+                        Box::pin(self.definition_for_call(name));
+                    listing.await?
                 }
-                Err(e) => return Err(e),
             }
         };
         let http_headers = match (&definition, modern_http) {
@@ -631,23 +652,7 @@ impl Client {
         let is_task = result.get("resultType").and_then(Value::as_str) == Some("task")
             || (copts.task_ttl.is_some() && result.get("task").is_some());
         if is_task {
-            let task = result.get("task").unwrap_or(&result);
-            if task.get("taskId").and_then(Value::as_str).is_none()
-                || task.get("status").and_then(Value::as_str).is_none()
-            {
-                return Err(self.invalid(
-                    "tools/call",
-                    "a task result without string taskId and status",
-                ));
-            }
-            return Ok(ToolCall {
-                result,
-                is_error: false,
-                is_task: true,
-                progress,
-                rounds,
-                elapsed,
-            });
+            return self.task_call(result, progress, rounds, elapsed);
         }
         if !result.get("content").is_some_and(Value::is_array) {
             return Err(self.invalid(
@@ -681,6 +686,34 @@ impl Client {
             result,
             is_error,
             is_task: false,
+            progress,
+            rounds,
+            elapsed,
+        })
+    }
+
+    /// A tool call answered with a task.
+    #[inline(never)]
+    fn task_call(
+        &self,
+        result: Value,
+        progress: Vec<Value>,
+        rounds: usize,
+        elapsed: Duration,
+    ) -> Result<ToolCall, Error> {
+        let task = result.get("task").unwrap_or(&result);
+        if task.get("taskId").and_then(Value::as_str).is_none()
+            || task.get("status").and_then(Value::as_str).is_none()
+        {
+            return Err(self.invalid(
+                "tools/call",
+                "a task result without string taskId and status",
+            ));
+        }
+        Ok(ToolCall {
+            result,
+            is_error: false,
+            is_task: true,
             progress,
             rounds,
             elapsed,

@@ -448,6 +448,11 @@ struct PendingSlot {
     tx: oneshot::Sender<Result<Result<Value, RpcError>, ErrorKind>>,
 }
 
+/// The params to change, copied now if they were borrowed.
+fn edit<'v>(params: &'v mut Option<Cow<'_, Value>>) -> &'v mut Value {
+    params.get_or_insert_with(|| Cow::Owned(json!({}))).to_mut()
+}
+
 /// A request's method: the methods this client sends are not copied per request.
 pub type Method = Cow<'static, str>;
 
@@ -660,15 +665,8 @@ impl HttpSink for SessionSink {
 
     fn on_garbage(&self, text: String, why: String) {
         if let Some(inner) = self.0.upgrade() {
-            let kind = ErrorKind::NotJsonRpc {
-                line: shorten(&text, 300),
-                why,
-            };
             let mut st = inner.state.lock().expect("state lock");
-            if !text.is_empty() {
-                inner.push_transcript(&mut st, Direction::Received, "invalid", None, &text);
-            }
-            inner.record_violation(&mut st, &kind, true);
+            inner.on_bad_line(&mut st, &text, why, true);
         }
     }
 
@@ -869,17 +867,7 @@ impl Inner {
             self.push_transcript(&mut st, Direction::Sent, kind, method, &text);
         }
         if let Some(http) = &self.http {
-            let parsed;
-            let value = match value {
-                Some(v) => v,
-                None => {
-                    parsed = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
-                    &parsed
-                }
-            };
-            let info = self.message_info(value);
-            let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(self)));
-            http.post(sink, text, info);
+            self.post(http, text, value);
             return Ok(());
         }
         // Over stdio the text becomes the line: its buffer gets the newline.
@@ -892,6 +880,22 @@ impl Inner {
             }),
             None => Err(ErrorKind::Closed),
         }
+    }
+
+    /// Posts a message over HTTP (`value` is the message, when the caller has it).
+    #[inline(never)]
+    fn post(self: &Arc<Self>, http: &Arc<HttpWire>, text: String, value: Option<&Value>) {
+        let parsed;
+        let value = match value {
+            Some(v) => v,
+            None => {
+                parsed = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
+                &parsed
+            }
+        };
+        let info = self.message_info(value);
+        let sink: Arc<dyn HttpSink> = Arc::new(SessionSink(Arc::downgrade(self)));
+        http.post(sink, text, info);
     }
 
     /// The HTTP headers' view of an outgoing message.
@@ -988,40 +992,49 @@ impl Inner {
             Ok(t) => t,
             Err(e) => {
                 let line = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let kind = ErrorKind::NotJsonRpc {
-                    line: shorten(&line, 300),
-                    why: "not valid UTF-8".into(),
-                };
                 let mut st = self.state.lock().expect("state lock");
-                self.push_transcript(&mut st, Direction::Received, "invalid", None, &line);
-                self.record_violation(&mut st, &kind, true);
+                self.on_bad_line(&mut st, &line, "not valid UTF-8".into(), true);
                 return;
             }
         };
         // A message starts with `{` (or `[`); only other lines need the whitespace scan.
         if !text.starts_with(['{', '[']) && text.trim().is_empty() {
-            let kind = ErrorKind::NotJsonRpc {
-                line: format!("{text:?}"),
-                why: "a blank line".into(),
-            };
-            let mut st = self.state.lock().expect("state lock");
-            self.record_violation(&mut st, &kind, false);
+            self.on_blank_line(&text);
             return;
         }
-        let incoming = match jsonrpc::parse(&text) {
-            Ok(incoming) => incoming,
+        match jsonrpc::parse(&text) {
+            Ok(incoming) => self.on_incoming(incoming, Some(&text), false),
             Err(e) => {
-                let kind = ErrorKind::NotJsonRpc {
-                    line: shorten(&text, 300),
-                    why: format!("not JSON: {e}"),
-                };
                 let mut st = self.state.lock().expect("state lock");
-                self.push_transcript(&mut st, Direction::Received, "invalid", None, &text);
-                self.record_violation(&mut st, &kind, true);
-                return;
+                self.on_bad_line(&mut st, &text, format!("not JSON: {e}"), true);
             }
+        }
+    }
+
+    /// Records a line that is not a JSON-RPC message: in the transcript (unless empty)
+    /// and as a violation.
+    #[cold]
+    #[inline(never)]
+    fn on_bad_line(&self, st: &mut State, line: &str, why: String, fatal: bool) {
+        if !line.is_empty() {
+            self.push_transcript(st, Direction::Received, "invalid", None, line);
+        }
+        let kind = ErrorKind::NotJsonRpc {
+            line: shorten(line, 300),
+            why,
         };
-        self.on_incoming(incoming, Some(&text), false);
+        self.record_violation(st, &kind, fatal);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn on_blank_line(&self, text: &str) {
+        let kind = ErrorKind::NotJsonRpc {
+            line: format!("{text:?}"),
+            why: "a blank line".into(),
+        };
+        let mut st = self.state.lock().expect("state lock");
+        self.record_violation(&mut st, &kind, false);
     }
 
     fn on_message(self: &Arc<Self>, value: Value, text: Option<&str>, in_batch: bool) {
@@ -1043,40 +1056,21 @@ impl Inner {
         if let Some(text) = text {
             self.push_transcript(&mut st, Direction::Received, kind, method, text);
         }
+        // Answers first; the other kinds are handled out of line, to keep the code an
+        // answer runs through small.
         match incoming {
-            Incoming::Invalid(why) => {
-                let line = st
-                    .transcript
-                    .last_text()
-                    .map(|(_, _, text)| shorten(&text, 300))
-                    .unwrap_or_default();
-                let kind = ErrorKind::NotJsonRpc { line, why };
-                self.record_violation(&mut st, &kind, true);
-            }
-            Incoming::Batch(items) => {
-                if in_batch || !*self.batching.lock().expect("batching lock") {
-                    let line = st
-                        .transcript
-                        .last_text()
-                        .map(|(_, _, text)| shorten(&text, 300))
-                        .unwrap_or_default();
-                    let kind = ErrorKind::NotJsonRpc {
-                        line,
-                        why: "a JSON-RPC batch, which this protocol version does not allow".into(),
-                    };
-                    self.record_violation(&mut st, &kind, true);
-                    return;
-                }
-                drop(st);
-                for item in items {
-                    self.on_message(item, None, true);
-                }
-            }
             Incoming::Result { id, result } => self.on_response(&mut st, id, Ok(result)),
             Incoming::Error {
                 id: Some(id),
                 error,
             } => self.on_response(&mut st, id, Err(error)),
+            Incoming::Notification { method, params } => {
+                self.on_notification(&mut st, method, params)
+            }
+            Incoming::Request { id, method, params } => {
+                self.on_server_request(st, id, method, params)
+            }
+            Incoming::Batch(items) => self.on_batch(st, items, in_batch),
             Incoming::Error { id: None, error } => {
                 let kind = ErrorKind::Rpc {
                     method: "(a request the server could not read)".into(),
@@ -1084,45 +1078,83 @@ impl Inner {
                 };
                 self.record_violation(&mut st, &kind, true);
             }
-            Incoming::Notification { method, params } => {
-                self.on_notification(&mut st, method, params)
-            }
-            Incoming::Request { id, method, params } => {
-                let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
-                if modern {
-                    let kind = ErrorKind::InvalidResult {
-                        method: method.clone(),
-                        reason: "a 2026-07-28 server must not send requests to the client".into(),
-                    };
-                    self.record_violation(&mut st, &kind, false);
-                }
-                let queued = st.queued.get_mut(&method).and_then(VecDeque::pop_front);
-                let used_queue = queued.is_some();
-                let answer = match queued {
-                    Some(a) => a,
-                    None => self
-                        .behaviour
-                        .lock()
-                        .expect("behaviour lock")
-                        .answer(&method, &params),
-                };
-                let recorded = match &answer {
-                    Ok(v) => v.clone(),
-                    Err(e) => json!({"error": e.to_value()}),
-                };
-                let at_ms = self.elapsed_ms();
-                st.server_requests.push(ServerRequest {
-                    method: method.clone(),
-                    params,
-                    answer: recorded,
-                    queued: used_queue,
-                    at_ms,
-                });
-                drop(st);
-                let reply = jsonrpc::response(&id, answer);
-                let _ = self.send_line(&reply, "response", None);
-            }
+            Incoming::Invalid(why) => self.on_invalid(&mut st, why),
         }
+    }
+
+    /// A JSON value that is not a JSON-RPC message (the transcript has its line).
+    #[cold]
+    #[inline(never)]
+    fn on_invalid(&self, st: &mut State, why: String) {
+        let line = st
+            .transcript
+            .last_text()
+            .map(|(_, _, text)| shorten(&text, 300))
+            .unwrap_or_default();
+        self.record_violation(st, &ErrorKind::NotJsonRpc { line, why }, true);
+    }
+
+    #[inline(never)]
+    fn on_batch(
+        self: &Arc<Self>,
+        mut st: std::sync::MutexGuard<'_, State>,
+        items: Vec<Value>,
+        in_batch: bool,
+    ) {
+        if in_batch || !*self.batching.lock().expect("batching lock") {
+            let why = "a JSON-RPC batch, which this protocol version does not allow";
+            self.on_invalid(&mut st, why.into());
+            return;
+        }
+        drop(st);
+        for item in items {
+            self.on_message(item, None, true);
+        }
+    }
+
+    /// Answers a request from the server (from the queued answers or the client
+    /// behaviour) and records it.
+    #[inline(never)]
+    fn on_server_request(
+        self: &Arc<Self>,
+        mut st: std::sync::MutexGuard<'_, State>,
+        id: Value,
+        method: String,
+        params: Value,
+    ) {
+        let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
+        if modern {
+            let kind = ErrorKind::InvalidResult {
+                method: method.clone(),
+                reason: "a 2026-07-28 server must not send requests to the client".into(),
+            };
+            self.record_violation(&mut st, &kind, false);
+        }
+        let queued = st.queued.get_mut(&method).and_then(VecDeque::pop_front);
+        let used_queue = queued.is_some();
+        let answer = match queued {
+            Some(a) => a,
+            None => self
+                .behaviour
+                .lock()
+                .expect("behaviour lock")
+                .answer(&method, &params),
+        };
+        let recorded = match &answer {
+            Ok(v) => v.clone(),
+            Err(e) => json!({"error": e.to_value()}),
+        };
+        let at_ms = self.elapsed_ms();
+        st.server_requests.push(ServerRequest {
+            method,
+            params,
+            answer: recorded,
+            queued: used_queue,
+            at_ms,
+        });
+        drop(st);
+        let reply = jsonrpc::response(&id, answer);
+        let _ = self.send_line(&reply, "response", None);
     }
 
     fn on_response(&self, st: &mut State, id: IdKey, outcome: Result<Value, RpcError>) {
@@ -1155,6 +1187,7 @@ impl Inner {
         }
     }
 
+    #[inline(never)]
     fn on_notification(&self, st: &mut State, method: String, params: Value) {
         let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
         if modern {
@@ -1328,13 +1361,9 @@ impl Inner {
     fn on_eof(&self, partial: Option<Vec<u8>>) {
         let mut st = self.state.lock().expect("state lock");
         if let Some(bytes) = partial {
-            let line = String::from_utf8_lossy(&bytes).into_owned();
-            let kind = ErrorKind::NotJsonRpc {
-                line: shorten(&line, 300),
-                why: "stdout closed before the line ended".into(),
-            };
-            self.push_transcript(&mut st, Direction::Received, "invalid", None, &line);
-            self.record_violation(&mut st, &kind, false);
+            let line = String::from_utf8_lossy(&bytes);
+            let why = "stdout closed before the line ended".to_string();
+            self.on_bad_line(&mut st, &line, why, false);
         }
         st.eof = true;
         let status = self
@@ -1956,41 +1985,21 @@ impl Session {
         if self.closed.lock().map(|c| c.is_some()).unwrap_or(true) {
             return Err(self.inner.error(ErrorKind::Closed));
         }
-        // Only handshake-era Streamable HTTP has sessions that can expire.
-        let sessions = self.inner.http.as_ref().is_some_and(|h| !h.is_sse())
-            && self
-                .inner
-                .envelope
-                .lock()
-                .map(|e| e.is_none())
-                .unwrap_or(false);
-        let resend = (sessions && method != "initialize")
-            .then(|| Box::new((params.as_deref().cloned(), opts.clone())));
+        // What only some requests need is done out of line, to keep the code every
+        // request runs through small.
         let mut params = params;
-        // The params to change, copied now if they were borrowed.
-        fn edit<'v>(params: &'v mut Option<Cow<'_, Value>>) -> &'v mut Value {
-            params.get_or_insert_with(|| Cow::Owned(json!({}))).to_mut()
-        }
-        let envelope = if opts.no_envelope {
-            None
-        } else {
-            self.inner.envelope.lock().expect("envelope lock").clone()
+        let resend = match &self.inner.http {
+            Some(http) => self.resend_for(http, method, params.as_deref(), opts),
+            None => None,
         };
-        if let Some(env) = envelope {
-            let p = edit(&mut params);
-            meta::insert_meta(p, meta::ENVELOPE_PROTOCOL_VERSION, json!(env.version));
-            meta::insert_meta(p, meta::ENVELOPE_CLIENT_CAPABILITIES, env.capabilities);
-            meta::insert_meta(p, meta::ENVELOPE_CLIENT_INFO, env.client_info);
-        }
-        if let Some(level) = &opts.log_level {
-            meta::insert_meta(edit(&mut params), meta::ENVELOPE_LOG_LEVEL, json!(level));
-        }
+        self.add_meta(&mut params, opts);
         let (tx, rx) = oneshot::channel();
         let id = {
             let mut st = self.inner.state.lock().expect("state lock");
-            if let Some(fatal) = st.fatal.clone() {
+            if let Some(fatal) = &st.fatal {
+                let kind = with_during(fatal.clone(), method);
                 drop(st);
-                return Err(self.inner.error(with_during(fatal, method)));
+                return Err(self.inner.error(kind));
             }
             let id = st.next_id;
             st.next_id += 1;
@@ -2002,49 +2011,21 @@ impl Session {
                     tx,
                 },
             );
-            if let Some(token) = &opts.progress_token {
-                st.progress.insert(
-                    token.to_string(),
-                    ProgressState {
-                        last: None,
-                        last_at: None,
-                        events: Vec::new(),
-                        problems: Vec::new(),
-                    },
-                );
-            }
             id
         };
         if let Some(token) = &opts.progress_token {
-            meta::insert_meta(edit(&mut params), "progressToken", token.clone());
-        }
-        if self.inner.http.is_some() && !opts.http_headers.is_empty() {
-            self.inner
-                .request_headers
-                .lock()
-                .expect("headers lock")
-                .insert(id, opts.http_headers.clone());
+            self.track_progress(token, &mut params);
         }
         // Over stdio the line is written straight from the parts; HTTP needs the message.
         let sent = if self.inner.http.is_some() {
-            let msg = jsonrpc::request(id, method, params.map(Cow::into_owned));
-            self.inner.send_line(&msg, "request", Some(method))
+            self.send_over_http(id, method, params, opts)
         } else {
             let text = jsonrpc::request_text(id, method, params.as_deref());
             self.inner.send_text(text, None, "request", Some(method))
         };
-        // A server whose stdin is closed has almost always exited: the request stays
-        // pending so that the end of its stdout fails it with the exit status and stderr
-        // (the wait gives that a moment), rather than as a bare write failure.
         let unsent = match sent {
             Ok(()) => None,
-            Err(kind @ ErrorKind::Write { .. }) if self.inner.handle.is_some() => {
-                Some(Box::new(kind))
-            }
-            Err(kind) => {
-                self.inner.forget_pending(id);
-                return Err(self.inner.error(kind));
-            }
+            Err(kind) => Some(self.unsent(id, kind)?),
         };
         Ok(PendingRequest {
             id,
@@ -2061,6 +2042,102 @@ impl Session {
             resend,
             unsent,
         })
+    }
+
+    /// What it takes to send a request again if its HTTP session expires: only
+    /// handshake-era Streamable HTTP has sessions that can.
+    #[inline(never)]
+    fn resend_for(
+        &self,
+        http: &HttpWire,
+        method: &str,
+        params: Option<&Value>,
+        opts: &RequestOptions,
+    ) -> Option<Box<(Option<Value>, RequestOptions)>> {
+        let sessions = !http.is_sse()
+            && self
+                .inner
+                .envelope
+                .lock()
+                .map(|e| e.is_none())
+                .unwrap_or(false);
+        (sessions && method != "initialize").then(|| Box::new((params.cloned(), opts.clone())))
+    }
+
+    /// Adds the 2026 envelope and a request-scoped log level to the params' `_meta`.
+    #[inline(never)]
+    fn add_meta(&self, params: &mut Option<Cow<'_, Value>>, opts: &RequestOptions) {
+        let envelope = if opts.no_envelope {
+            None
+        } else {
+            self.inner.envelope.lock().expect("envelope lock").clone()
+        };
+        if let Some(env) = envelope {
+            let p = edit(params);
+            meta::insert_meta(p, meta::ENVELOPE_PROTOCOL_VERSION, json!(env.version));
+            meta::insert_meta(p, meta::ENVELOPE_CLIENT_CAPABILITIES, env.capabilities);
+            meta::insert_meta(p, meta::ENVELOPE_CLIENT_INFO, env.client_info);
+        }
+        if let Some(level) = &opts.log_level {
+            meta::insert_meta(edit(params), meta::ENVELOPE_LOG_LEVEL, json!(level));
+        }
+    }
+
+    /// Starts following the progress of a request sent with `token`.
+    #[inline(never)]
+    fn track_progress(&self, token: &Value, params: &mut Option<Cow<'_, Value>>) {
+        self.inner
+            .state
+            .lock()
+            .expect("state lock")
+            .progress
+            .insert(
+                token.to_string(),
+                ProgressState {
+                    last: None,
+                    last_at: None,
+                    events: Vec::new(),
+                    problems: Vec::new(),
+                },
+            );
+        meta::insert_meta(edit(params), "progressToken", token.clone());
+    }
+
+    /// Sends a request over HTTP (with the headers the call asked for).
+    #[allow(clippy::result_large_err)]
+    #[inline(never)]
+    fn send_over_http(
+        &self,
+        id: i64,
+        method: &str,
+        params: Option<Cow<'_, Value>>,
+        opts: &RequestOptions,
+    ) -> Result<(), ErrorKind> {
+        if !opts.http_headers.is_empty() {
+            self.inner
+                .request_headers
+                .lock()
+                .expect("headers lock")
+                .insert(id, opts.http_headers.clone());
+        }
+        let msg = jsonrpc::request(id, method, params.map(Cow::into_owned));
+        self.inner.send_line(&msg, "request", Some(method))
+    }
+
+    /// A request that could not be sent. A server whose stdin is closed has almost always
+    /// exited: the request stays pending so that the end of its stdout fails it with the
+    /// exit status and stderr (the wait gives that a moment), rather than as a bare write
+    /// failure. Other failures end the request now.
+    #[cold]
+    #[inline(never)]
+    fn unsent(&self, id: i64, kind: ErrorKind) -> Result<Box<ErrorKind>, Error> {
+        match kind {
+            ErrorKind::Write { .. } if self.inner.handle.is_some() => Ok(Box::new(kind)),
+            kind => {
+                self.inner.forget_pending(id);
+                Err(self.inner.error(kind))
+            }
+        }
     }
 
     /// Waits for the answer of a sent request until its deadline. On timeout the request is
@@ -2378,7 +2455,13 @@ impl Session {
             .flatten()
         {
             Some(answer) => answer?,
-            None => self.wait(pending).await?,
+            None => {
+                // Boxed behind `dyn`: the wait's large future stays out of this one, which
+                // every request of the foreground's common case creates and moves.
+                let wait: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
+                    Box::pin(self.wait(pending));
+                wait.await?
+            }
         };
         self.rpc_result(method, outcome)
     }
