@@ -5,7 +5,6 @@
 //! raw requests.
 
 use std::collections::{HashMap, HashSet};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,11 +13,14 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::BoxFuture;
 use crate::error::{Error, ErrorKind, shorten};
 use crate::protocol::jsonrpc::codes;
 use crate::protocol::meta::{self, EXT_SKILLS, EXT_TASKS};
 use crate::protocol::version::Era;
-use crate::session::{Match, Notification, PendingRequest, RequestOptions, Session, SessionConfig};
+use crate::session::{
+    Match, Notification, PendingRequest, RequestOptions, Session, SessionConfig, Started,
+};
 use crate::transport::stdio::{ShutdownReport, StdioConfig};
 
 /// Most rounds of a multi round-trip request before giving up.
@@ -494,18 +496,25 @@ impl Client {
             .session
             .request_borrowed(method, &params, ropts)
             .await?;
-        if first.get("resultType").and_then(Value::as_str) != Some("input_required") {
+        if !needs_input(&first) {
             return Ok((first, 1));
         }
-        // Boxed behind `dyn`: the rounds of a multi round-trip request keep their code
-        // out of every request's future.
-        let rounds: Pin<Box<dyn Future<Output = _> + Send + '_>> =
-            Box::pin(self.input_rounds(method, params, ropts, first));
-        rounds.await
+        self.input_rounds(method, params, ropts, first).await
     }
 
-    /// The rounds after a first `input_required` result `first`.
-    async fn input_rounds(
+    /// The rounds after a first `input_required` result `first`. Boxed behind `dyn`: the
+    /// rounds of a multi round-trip request keep their code out of every request's future.
+    fn input_rounds<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+        ropts: &'a RequestOptions,
+        first: Value,
+    ) -> BoxFuture<'a, Result<(Value, usize), Error>> {
+        Box::pin(self.answer_input_rounds(method, params, ropts, first))
+    }
+
+    async fn answer_input_rounds(
         &self,
         method: &str,
         params: Value,
@@ -556,7 +565,7 @@ impl Client {
                 .session
                 .request_borrowed(method, &params, ropts)
                 .await?;
-            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            if !needs_input(&result) {
                 return Ok((result, round));
             }
         }
@@ -606,8 +615,7 @@ impl Client {
                 Some(known) => known,
                 None => {
                     // Boxed behind `dyn`: listing the tools happens once per session.
-                    let listing: Pin<Box<dyn Future<Output = _> + Send + '_>> =
-                        Box::pin(self.definition_for_call(name));
+                    let listing: BoxFuture<'_, _> = Box::pin(self.definition_for_call(name));
                     listing.await?
                 }
             }
@@ -628,7 +636,18 @@ impl Client {
         let start = Instant::now();
         // The params are kept only where the call may be sent again.
         let retry_params = modern_http.then(|| params.clone());
-        let mut outcome = self.request_with_input("tools/call", params, &ropts).await;
+        // The common case, an answer read at once, runs without entering a future.
+        let first = match self.session.start_request("tools/call", &params, &ropts) {
+            Ok(Started::Answered(first)) => first,
+            Ok(Started::Waiting(pending)) => self.session.finish_request(pending).await,
+            Err(e) => Err(e),
+        };
+        let mut outcome = match first {
+            Ok(first) if needs_input(&first) => {
+                self.input_rounds("tools/call", params, &ropts, first).await
+            }
+            other => other.map(|result| (result, 1)),
+        };
         if let Some(params) = retry_params
             && let Err(e) = &outcome
             && e.rpc_error()
@@ -1326,6 +1345,11 @@ pub fn param_headers(tool: &Value, arguments: &Value) -> Vec<(String, String)> {
         out.push((format!("Mcp-Param-{header}"), value));
     }
     out
+}
+
+/// Whether a result asks for input before the request can finish (2026 multi round-trip).
+fn needs_input(result: &Value) -> bool {
+    result.get("resultType").and_then(Value::as_str) == Some("input_required")
 }
 
 /// Why a tool's `x-mcp-header` annotations are invalid (2026), if they are: not a header

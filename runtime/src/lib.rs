@@ -32,3 +32,8 @@ pub use client::{CallOptions, Client, Target, ToolCall};
 pub use error::{Error, ErrorKind};
 pub use session::{ClientBehaviour, Match, ProtocolChoice, RequestOptions, Session, SessionConfig};
 pub use transport::stdio::{StdioConfig, kill_all_process_groups};
+
+/// A pinned, boxed, sendable future (without pulling in a futures crate). Also how the
+/// rare paths of a call are kept out of its future: behind `dyn`, their code is not
+/// inlined into the common path.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -613,6 +613,14 @@ pub struct PendingRequest {
     unsent: Option<Box<ErrorKind>>,
 }
 
+/// A request as [`Session::start_request`] leaves it.
+pub enum Started {
+    /// Its answer (or failure) was read at once.
+    Answered(Result<Value, Error>),
+    /// Its answer is awaited: [`Session::finish_request`].
+    Waiting(PendingRequest),
+}
+
 /// Facts learnt in the handshake.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ServerFacts {
@@ -2240,8 +2248,7 @@ impl Session {
         }
         // Boxed behind `dyn`: the reader task's path (timers, progress, timeouts and
         // their cancellation) keeps its code out of the foreground's.
-        let background: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
-            Box::pin(self.wait_in_background(pending));
+        let background: crate::BoxFuture<'_, _> = Box::pin(self.wait_in_background(pending));
         background.await
     }
 
@@ -2443,27 +2450,48 @@ impl Session {
         params: &Value,
         opts: &RequestOptions,
     ) -> Result<Value, Error> {
+        match self.start_request(method, params, opts)? {
+            Started::Answered(outcome) => outcome,
+            Started::Waiting(pending) => self.finish_request(pending).await,
+        }
+    }
+
+    /// Sends a request and, in the common case, reads its answer at once in the
+    /// foreground, without a future: a caller on the hot path awaits only when the
+    /// answer is not there ([`Started::Waiting`], finished by [`Session::finish_request`]).
+    pub fn start_request(
+        &self,
+        method: &str,
+        params: &Value,
+        opts: &RequestOptions,
+    ) -> Result<Started, Error> {
         let mut pending = self.send_params(method, Some(Cow::Borrowed(params)), opts)?;
-        // The common case, an answer read at once in the foreground, skips the futures of
-        // `wait` and what it may have to do.
         let now = self.inner.foreground.is_some()
             && pending.unsent.is_none()
             && pending.resend.is_none()
             && !self.inner.due_for_turn(pending.sent_at);
-        let outcome = match now
+        match now
             .then(|| self.answer_in_foreground(&mut pending))
             .flatten()
         {
-            Some(answer) => answer?,
-            None => {
-                // Boxed behind `dyn`: the wait's large future stays out of this one, which
-                // every request of the foreground's common case creates and moves.
-                let wait: std::pin::Pin<Box<dyn Future<Output = _> + Send + '_>> =
-                    Box::pin(self.wait(pending));
-                wait.await?
-            }
-        };
-        self.rpc_result(method, outcome)
+            Some(answer) => Ok(Started::Answered(
+                answer.and_then(|outcome| self.rpc_result(method, outcome)),
+            )),
+            None => Ok(Started::Waiting(pending)),
+        }
+    }
+
+    /// Waits for the answer of a request [`Session::start_request`] could not read at
+    /// once. Boxed behind `dyn`: the wait's large future stays out of its callers'.
+    pub fn finish_request(
+        &self,
+        pending: PendingRequest,
+    ) -> crate::BoxFuture<'_, Result<Value, Error>> {
+        Box::pin(async move {
+            let method = pending.method.clone();
+            let outcome = self.wait(pending).await?;
+            self.rpc_result(&method, outcome)
+        })
     }
 
     /// A result, or the JSON-RPC error answer as an `MCP-RPC-001` failure.

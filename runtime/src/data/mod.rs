@@ -382,7 +382,7 @@ fn load(
     ctx: &Ctx,
     ds: DataSource,
     max_rows: Option<usize>,
-) -> futures_like::BoxFuture<'_, Result<RowSet, DataError>> {
+) -> crate::BoxFuture<'_, Result<RowSet, DataError>> {
     Box::pin(async move {
         let ds = substitute_env(&ds);
         let spec = Spec::new(&ds)?;
@@ -603,15 +603,6 @@ async fn fetch_remote(
         }
         _ => unreachable!("local providers are opened synchronously"),
     }
-}
-
-/// A boxed future without pulling in a futures crate.
-mod futures_like {
-    use std::future::Future;
-    use std::pin::Pin;
-
-    /// A pinned, boxed, sendable future.
-    pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 }
 
 /// Checks that a value is an array of objects (`MCP-DATA-011`) and returns the rows.
