@@ -870,7 +870,11 @@ impl Inner {
         kind: &'static str,
         method: Option<&str>,
     ) -> Result<(), ErrorKind> {
-        {
+        // With foreground reads nothing reads the server's answers until this thread
+        // does, so the message is recorded after it is written, while the server works
+        // on it; otherwise before, so that it precedes its answer in the transcript.
+        let after = self.foreground.is_some();
+        if !after {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
             self.push_transcript(&mut st, Direction::Sent, kind, method, &text);
         }
@@ -881,13 +885,19 @@ impl Inner {
         // Over stdio the text becomes the line: its buffer gets the newline.
         let mut line = text.into_bytes();
         line.push(b'\n');
-        match &self.writer {
-            Some(writer) => writer.send(line).map_err(|f| match f {
+        let sent = match &self.writer {
+            Some(writer) => writer.send(&line).map_err(|f| match f {
                 WriteFailure::Closed => ErrorKind::Closed,
                 WriteFailure::Failed(reason) => ErrorKind::Write { reason },
             }),
             None => Err(ErrorKind::Closed),
+        };
+        if after {
+            let text = std::str::from_utf8(&line[..line.len() - 1]).unwrap_or_default();
+            let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
+            self.push_transcript(&mut st, Direction::Sent, kind, method, text);
         }
+        sent
     }
 
     /// Posts a message over HTTP (`value` is the message, when the caller has it).

@@ -703,6 +703,19 @@ async fn transcript_records_both_directions_in_order() {
         t.windows(2)
             .all(|w| w[0].at <= w[1].at && w[0].seq < w[1].seq)
     );
+    // Every answer comes after its request (the foreground records a request after
+    // writing it, still before anything reads the answer).
+    let id_of = |e: &mcpr_runtime::transcript::Entry| {
+        serde_json::from_str::<serde_json::Value>(&e.text).unwrap()["id"].as_i64()
+    };
+    for (i, e) in t.iter().enumerate().filter(|(_, e)| e.kind == "response") {
+        let id = id_of(e).expect("an answer has an id");
+        assert!(
+            t[..i].iter().any(|s| s.kind == "request" && id_of(s) == Some(id)),
+            "answer {id} before its request: {t:?}"
+        );
+    }
+    assert!(t.iter().filter(|e| e.kind == "response").count() >= 3);
     let json = serde_json::to_value(&t).unwrap();
     assert_eq!(json[0]["direction"], "sent");
     assert!(

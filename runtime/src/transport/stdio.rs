@@ -532,8 +532,9 @@ impl StdinWriter {
         })
     }
 
-    /// Writes one line (with its newline), keeping the order of every line written.
-    pub fn send(&self, mut line: Vec<u8>) -> Result<(), WriteFailure> {
+    /// Writes one line (with its newline), keeping the order of every line written. The
+    /// line is copied only when the pipe cannot take it at once.
+    pub fn send(&self, line: &[u8]) -> Result<(), WriteFailure> {
         use std::io::Write;
         use std::sync::atomic::Ordering::{AcqRel, Acquire};
         let guard = self.open.lock().map_err(|_| WriteFailure::Closed)?;
@@ -558,9 +559,8 @@ impl StdinWriter {
                 return Ok(());
             }
         }
-        line.drain(..written);
         open.queued.fetch_add(1, AcqRel);
-        open.tx.send(line).map_err(|_| {
+        open.tx.send(line[written..].to_vec()).map_err(|_| {
             open.queued.fetch_sub(1, AcqRel);
             WriteFailure::Failed(STDIN_CLOSED.into())
         })
@@ -1080,11 +1080,11 @@ mod tests {
         for i in 0..2000 {
             let line = format!("{i:05} {}\n", "x".repeat(i % 300)).into_bytes();
             expected.extend_from_slice(&line);
-            writer.send(line).expect("line accepted");
+            writer.send(&line).expect("line accepted");
         }
         assert!(expected.len() > 4 * 65536, "the pipe must fill");
         writer.close();
-        assert_eq!(writer.send(b"late\n".to_vec()), Err(WriteFailure::Closed));
+        assert_eq!(writer.send(b"late\n"), Err(WriteFailure::Closed));
         let got = reading.await.expect("reader").expect("read");
         assert_eq!(got.len(), expected.len());
         assert!(got == expected, "lines out of order");
@@ -1106,7 +1106,7 @@ mod tests {
         // pipe's read end until it execs: the pipe then takes a line or two first.
         let until = Instant::now() + Duration::from_secs(5);
         let failure = loop {
-            match writer.send(b"{}\n".to_vec()) {
+            match writer.send(b"{}\n") {
                 Err(f) => break f,
                 Ok(()) if Instant::now() < until => {
                     tokio::time::sleep(Duration::from_millis(10)).await
