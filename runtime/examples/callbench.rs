@@ -2,9 +2,11 @@
 //! same server, in the same run.
 //!
 //! ```text
-//! callbench [--raw | --multi-thread | --no-foreground] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…
+//! callbench [--raw | --interleave BATCH | --multi-thread | --no-foreground] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…
 //! ```
-//! Prints one JSON line: mode, calls, seconds, calls_per_sec, mean_us.
+//! Prints one JSON line: mode, calls, seconds, calls_per_sec, mean_us, client_cpu_us; with
+//! `--interleave BATCH`, both clients in one run (each with its own server), alternating
+//! batches, and the calls/s, CPU per call and overhead of each.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -20,6 +22,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 struct Args {
     raw: bool,
+    /// Batches of this many calls, raw and mcpr in turn, in one process.
+    interleave: Option<usize>,
     multi_thread: bool,
     no_foreground: bool,
     transcript_limit: usize,
@@ -34,6 +38,7 @@ struct Args {
 fn parse() -> Result<Args, String> {
     let mut a = Args {
         raw: false,
+        interleave: None,
         multi_thread: false,
         no_foreground: false,
         transcript_limit: 10_000,
@@ -49,6 +54,13 @@ fn parse() -> Result<Args, String> {
         match arg.as_str() {
             "--raw" => a.raw = true,
             "--multi-thread" => a.multi_thread = true,
+            "--interleave" => {
+                a.interleave = Some(
+                    it.next()
+                        .and_then(|v| v.parse().ok())
+                        .ok_or("--interleave needs a batch size")?,
+                )
+            }
             // Every answer through the session's reader task, as on a multi-threaded
             // runtime, but on one thread: what the foreground reads save.
             "--no-foreground" => a.no_foreground = true,
@@ -86,7 +98,7 @@ fn parse() -> Result<Args, String> {
         }
     }
     if a.cmd.is_empty() {
-        return Err("usage: callbench [--raw | --multi-thread | --no-foreground] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…".into());
+        return Err("usage: callbench [--raw | --interleave BATCH | --multi-thread | --no-foreground] [--n N] [--warmup W] [--tool NAME] [--args JSON] [--protocol V] -- CMD ARGS…".into());
     }
     Ok(a)
 }
@@ -136,51 +148,81 @@ fn wait_for(r: &mut impl BufRead, line: &mut String, id: u64) -> Result<(), Stri
 }
 
 /// The floor: blocking writes and reads on the pipes, no framing limits, no checks.
-fn raw(a: &Args) -> Result<(), String> {
-    let mut child = Command::new(&a.cmd[0])
-        .args(&a.cmd[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut w = child.stdin.take().ok_or("no stdin")?;
-    let mut r = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-    let mut line = String::new();
-    send(
-        &mut w,
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": a.protocol, "capabilities": {}, "clientInfo": {"name": "rawbench", "version": "0"}}}),
-    )?;
-    wait_for(&mut r, &mut line, 0)?;
-    send(
-        &mut w,
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )?;
-    let params = json!({"name": a.tool, "arguments": a.args});
-    let mut call = |id: u64| -> Result<(), String> {
+struct Raw {
+    child: std::process::Child,
+    w: std::process::ChildStdin,
+    r: BufReader<std::process::ChildStdout>,
+    line: String,
+    params: Value,
+    next_id: u64,
+}
+
+impl Raw {
+    fn start(a: &Args) -> Result<Raw, String> {
+        let mut child = Command::new(&a.cmd[0])
+            .args(&a.cmd[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let mut w = child.stdin.take().ok_or("no stdin")?;
+        let mut r = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut line = String::new();
         send(
             &mut w,
-            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": a.protocol, "capabilities": {}, "clientInfo": {"name": "rawbench", "version": "0"}}}),
         )?;
-        wait_for(&mut r, &mut line, id)
-    };
-    for id in 1..=a.warmup as u64 {
-        call(id)?;
+        wait_for(&mut r, &mut line, 0)?;
+        send(
+            &mut w,
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )?;
+        Ok(Raw {
+            child,
+            w,
+            r,
+            line,
+            params: json!({"name": a.tool, "arguments": a.args}),
+            next_id: 1,
+        })
+    }
+
+    fn call(&mut self) -> Result<(), String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        send(
+            &mut self.w,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": self.params}),
+        )?;
+        wait_for(&mut self.r, &mut self.line, id)
+    }
+
+    fn stop(self) {
+        let Raw { mut child, w, .. } = self;
+        drop(w);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+fn raw(a: &Args) -> Result<(), String> {
+    let mut raw = Raw::start(a)?;
+    for _ in 0..a.warmup {
+        raw.call()?;
     }
     let cpu0 = cpu_ns();
     let start = Instant::now();
-    for i in 0..a.n as u64 {
-        call(a.warmup as u64 + 1 + i)?;
+    for _ in 0..a.n {
+        raw.call()?;
     }
     let took = start.elapsed();
     report("raw", a.n, took, cpu0.zip(cpu_ns()));
-    drop(w);
-    let _ = child.kill();
-    let _ = child.wait();
+    raw.stop();
     Ok(())
 }
 
-async fn runtime(a: &Args) -> Result<(), String> {
+async fn connect(a: &Args) -> Result<Client, String> {
     let stdio = StdioConfig::new(a.cmd[0].clone(), a.cmd[1..].to_vec());
     let config = SessionConfig {
         protocol: ProtocolChoice::Pinned(a.protocol.clone()),
@@ -188,26 +230,99 @@ async fn runtime(a: &Args) -> Result<(), String> {
         foreground_reads: !a.no_foreground,
         ..SessionConfig::default()
     };
-    let client = Client::connect(stdio, config)
+    Client::connect(stdio, config)
         .await
-        .map_err(|e| e.to_string())?;
-    let opts = CallOptions {
+        .map_err(|e| e.to_string())
+}
+
+fn call_options() -> CallOptions {
+    CallOptions {
         allow_error: true,
         ..Default::default()
-    };
+    }
+}
+
+async fn mcpr_call(client: &Client, a: &Args, opts: &CallOptions) -> Result<(), String> {
+    client
+        .call_tool(&a.tool, a.args.clone(), opts)
+        .await
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// Both clients in one process, each with its own server, alternating batches of
+/// `batch` calls (which goes first alternates too): both see the same phases of a
+/// machine whose speed changes from second to second.
+async fn interleaved(a: &Args, batch: usize) -> Result<(), String> {
+    let mut raw = Raw::start(a)?;
+    let client = connect(a).await?;
+    let opts = call_options();
     for _ in 0..a.warmup {
-        client
-            .call_tool(&a.tool, a.args.clone(), &opts)
-            .await
-            .map_err(|e| e.to_string())?;
+        raw.call()?;
+        mcpr_call(&client, a, &opts).await?;
+    }
+    let batch = batch.max(1);
+    let (mut raw_time, mut mcpr_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut raw_cpu, mut mcpr_cpu) = (0u64, 0u64);
+    let mut ratios = Vec::new();
+    for round in 0..a.n.div_ceil(batch) {
+        let mut took = [Duration::ZERO; 2];
+        for side in [round % 2, 1 - round % 2] {
+            let cpu0 = cpu_ns();
+            let start = Instant::now();
+            for _ in 0..batch {
+                match side {
+                    0 => raw.call()?,
+                    _ => mcpr_call(&client, a, &opts).await?,
+                }
+            }
+            took[side] = start.elapsed();
+            let cpu = cpu_ns().zip(cpu0).map_or(0, |(b, a)| b.saturating_sub(a));
+            if side == 0 {
+                raw_cpu += cpu;
+            } else {
+                mcpr_cpu += cpu;
+            }
+        }
+        raw_time += took[0];
+        mcpr_time += took[1];
+        ratios.push(took[1].as_secs_f64() / took[0].as_secs_f64());
+    }
+    ratios.sort_by(f64::total_cmp);
+    let calls = (a.n.div_ceil(batch) * batch) as f64;
+    let median = ratios[ratios.len() / 2];
+    println!(
+        "{}",
+        json!({
+            "mode": "interleaved",
+            "calls": calls,
+            "batch": batch,
+            "raw_calls_per_sec": calls / raw_time.as_secs_f64(),
+            "mcpr_calls_per_sec": calls / mcpr_time.as_secs_f64(),
+            "overhead_pct": (mcpr_time.as_secs_f64() / raw_time.as_secs_f64() - 1.0) * 100.0,
+            "median_batch_overhead_pct": (median - 1.0) * 100.0,
+            "raw_cpu_us": raw_cpu as f64 / 1e3 / calls,
+            "mcpr_cpu_us": mcpr_cpu as f64 / 1e3 / calls,
+        })
+    );
+    raw.stop();
+    client.close().await;
+    Ok(())
+}
+
+async fn runtime(a: &Args) -> Result<(), String> {
+    if let Some(batch) = a.interleave {
+        return interleaved(a, batch).await;
+    }
+    let client = connect(a).await?;
+    let opts = call_options();
+    for _ in 0..a.warmup {
+        mcpr_call(&client, a, &opts).await?;
     }
     let cpu0 = cpu_ns();
     let start = Instant::now();
     for _ in 0..a.n {
-        client
-            .call_tool(&a.tool, a.args.clone(), &opts)
-            .await
-            .map_err(|e| e.to_string())?;
+        mcpr_call(&client, a, &opts).await?;
     }
     let took = start.elapsed();
     // On the multi-threaded runtime the loop may move between threads.
