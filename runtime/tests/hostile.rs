@@ -467,6 +467,35 @@ async fn sloppy_2026_servers_are_recorded_not_stopped() {
     c.close().await;
 }}
 
+on_both_runtimes! {
+async fn input_required_without_end_stops_after_the_round_limit() {
+    use mcpr_runtime::client::MAX_INPUT_ROUNDS;
+    let c = connect("endless-input", &[], cfg()).await.unwrap();
+    assert_eq!(c.protocol_version(), "2026-07-28");
+    let e = call(&c, "echo").await.unwrap_err();
+    assert_eq!(e.code(), "MCP-PROTOCOL-010", "{e}");
+    assert!(
+        e.to_string()
+            .contains(&format!("still input_required after {MAX_INPUT_ROUNDS} rounds")),
+        "{e}"
+    );
+    let (t, _) = c.transcript();
+    let calls: Vec<&str> = t
+        .iter()
+        .filter(|e| e.kind == "request" && e.method.as_deref() == Some("tools/call"))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(calls.len(), MAX_INPUT_ROUNDS, "one request per round");
+    // Each retry answers the input request and echoes the state of the round before.
+    let last = calls.last().unwrap();
+    assert!(last.contains("inputResponses"), "{last}");
+    assert!(
+        last.contains(&format!("round-{}", MAX_INPUT_ROUNDS - 1)),
+        "{last}"
+    );
+    c.close().await;
+}}
+
 /// A request written after the server died (before any task of the session saw it go) is
 /// reported as the server's exit, with its status, not as a bare broken pipe. On a runtime
 /// of one thread the blocking sleep keeps the session's tasks from running meanwhile.

@@ -8,7 +8,8 @@
 //! benchmarks), batch (answers tools/call inside a JSON-RPC batch and echoes any version),
 //! sloppy-modern (speaks 2026-07-28 but leaves out resultType, caching hints and
 //! subscription ids, and logs unasked), late-modern (answers the first `server/discover`
-//! only after a second, then serves 2026-07-28 alone: `initialize` gets -32022).
+//! only after a second, then serves 2026-07-28 alone: `initialize` gets -32022),
+//! endless-input (speaks 2026-07-28 and answers every `tools/call` with `input_required`).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -38,6 +39,7 @@ const MODES: &[&str] = &[
     "stderr-flood",
     "ignore-sigterm",
     "slow-start",
+    "endless-input",
     "exit-1",
     "bad-version",
     "orphan",
@@ -237,6 +239,10 @@ async fn main() {
                     json!({"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "mcpr-hostile-server", "version": "0.1.0"}}),
                 )
             }
+            "server/discover" if mode == "endless-input" => result(
+                &id,
+                json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": {"name": "endless", "version": "0"}, "ttlMs": 0, "cacheScope": "private", "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "endless", "version": "0"}}}),
+            ),
             "server/discover" if mode == "sloppy-modern" => result(
                 &id,
                 json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "sloppy", "version": "0"}}}),
@@ -256,6 +262,10 @@ async fn main() {
             "tools/call" => {
                 answered_calls += 1;
                 match mode.as_str() {
+                    "endless-input" => result(
+                        &id,
+                        json!({"resultType": "input_required", "inputRequests": {"roots": {"method": "roots/list", "params": {}}}, "requestState": format!("round-{answered_calls}")}),
+                    ),
                     "sloppy-modern" => {
                         out.line(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "unasked"}})).await;
                         out.line(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})).await;
