@@ -836,7 +836,7 @@ impl Inner {
         direction: Direction,
         kind: &'static str,
         method: Option<&str>,
-        text: &str,
+        text: &[u8],
     ) {
         let at = self.started.elapsed();
         st.transcript.push(at, direction, kind, method, text);
@@ -876,7 +876,7 @@ impl Inner {
         let after = self.foreground.is_some();
         if !after {
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
-            self.push_transcript(&mut st, Direction::Sent, kind, method, &text);
+            self.push_transcript(&mut st, Direction::Sent, kind, method, text.as_bytes());
         }
         if let Some(http) = &self.http {
             self.post(http, text, value);
@@ -893,7 +893,7 @@ impl Inner {
             None => Err(ErrorKind::Closed),
         };
         if after {
-            let text = std::str::from_utf8(&line[..line.len() - 1]).unwrap_or_default();
+            let text = &line[..line.len() - 1];
             let mut st = self.state.lock().map_err(|_| ErrorKind::Closed)?;
             self.push_transcript(&mut st, Direction::Sent, kind, method, text);
         }
@@ -1035,7 +1035,7 @@ impl Inner {
     #[inline(never)]
     fn on_bad_line(&self, st: &mut State, line: &str, why: String, fatal: bool) {
         if !line.is_empty() {
-            self.push_transcript(st, Direction::Received, "invalid", None, line);
+            self.push_transcript(st, Direction::Received, "invalid", None, line.as_bytes());
         }
         let kind = ErrorKind::NotJsonRpc {
             line: shorten(line, 300),
@@ -1072,7 +1072,7 @@ impl Inner {
             Incoming::Invalid(_) => ("invalid", None),
         };
         if let Some(text) = text {
-            self.push_transcript(&mut st, Direction::Received, kind, method, text);
+            self.push_transcript(&mut st, Direction::Received, kind, method, text.as_bytes());
         }
         // Answers first; the other kinds are handled out of line, to keep the code an
         // answer runs through small.
@@ -2229,9 +2229,10 @@ impl Session {
                 Direction::Sent,
                 "note",
                 None,
-                &format!(
+                format!(
                     "the server answered HTTP 404 for session {expired} during {method}: the session expired; initializing a new session and sending {method} again"
-                ),
+                )
+                .as_bytes(),
             );
         }
         http.forget_session();

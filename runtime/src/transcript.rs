@@ -105,14 +105,15 @@ impl Transcript {
         }
     }
 
-    /// Appends an entry.
+    /// Appends an entry; `text` is the line as it went over the wire (UTF-8 where the
+    /// caller had a string; read back lossily otherwise).
     pub fn push(
         &mut self,
         at: Duration,
         direction: Direction,
         kind: &'static str,
         method: Option<&str>,
-        text: &str,
+        text: &[u8],
     ) {
         if self.records.len() == self.limit {
             self.records.pop_front();
@@ -120,7 +121,7 @@ impl Transcript {
         }
         // Lengths beyond u32 cannot occur: messages are capped far below 4 GiB.
         let text_len = u32::try_from(text.len()).unwrap_or(u32::MAX);
-        let text = &text.as_bytes()[..text_len as usize];
+        let text = &text[..text_len as usize];
         let method = method.map(|m| &m.as_bytes()[..m.len().min(u32::MAX as usize - 1)]);
         let need = text.len() + method.map_or(0, <[u8]>::len);
         let block = self.block_with_room(need);
@@ -192,7 +193,6 @@ impl Transcript {
         let text = self.bytes(r.start, text_len);
         let method = (r.method_len != NO_METHOD)
             .then(|| self.bytes(r.start + text_len as u64, r.method_len as usize));
-        // Stored from `&str` values, and cut only at their ends.
         let string = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         Entry {
             seq: self.dropped() + index as u64,
@@ -241,7 +241,7 @@ mod tests {
                 Direction::Sent,
                 "request",
                 None,
-                &i.to_string(),
+                i.to_string().as_bytes(),
             );
         }
         let e = t.entries();
@@ -273,7 +273,7 @@ mod tests {
                 direction,
                 "request",
                 method.as_deref(),
-                text,
+                text.as_bytes(),
             );
         }
         let e = t.entries();
@@ -293,7 +293,13 @@ mod tests {
         let mut t = Transcript::new(10);
         let text = "y".repeat(1000);
         for i in 0..10_000 {
-            t.push(Duration::ZERO, Direction::Received, "response", None, &text);
+            t.push(
+                Duration::ZERO,
+                Direction::Received,
+                "response",
+                None,
+                text.as_bytes(),
+            );
             assert!(
                 t.blocks.len() <= 2,
                 "after {i} entries: {} blocks",
@@ -312,7 +318,7 @@ mod tests {
                 Direction::Sent,
                 "request",
                 Some("ping"),
-                &text,
+                text.as_bytes(),
             );
         }
         assert!(one.blocks.len() <= 2);
