@@ -2011,6 +2011,7 @@ impl Session {
             None => None,
         };
         self.add_meta(&mut params, opts);
+        let name = method_name(method);
         let (tx, rx) = oneshot::channel();
         let id = {
             let mut st = self.inner.state.lock().expect("state lock");
@@ -2024,7 +2025,7 @@ impl Session {
             st.pending.insert(
                 id,
                 PendingSlot {
-                    method: method_name(method),
+                    method: name.clone(),
                     log_level: opts.log_level.is_some(),
                     tx,
                 },
@@ -2047,7 +2048,7 @@ impl Session {
         };
         Ok(PendingRequest {
             id,
-            method: method_name(method),
+            method: name,
             deadline: opts.timeout.unwrap_or(self.config.request_timeout),
             sent_at: Instant::now(),
             progress_key: opts
