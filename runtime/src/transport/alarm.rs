@@ -1,10 +1,10 @@
 //! Alarms for blocking waits: an event descriptor that becomes readable when its deadline
 //! passes, rung by one process-wide thread.
 //!
-//! A wait that blocks in `poll(2)` on a server's pipes needs to wake at its deadline. A
-//! timeout given to `poll` would do, but the kernel then arms and cancels a timer on every
-//! wait, which costs more than the rest of a fast round trip's client work. Here a wait only
-//! stores its deadline in an atomic and adds the alarm's descriptor to its `poll` set; the
+//! A wait that blocks in `epoll_wait(2)` on a server's pipes needs to wake at its deadline.
+//! A timeout given to the wait would do, but the kernel then arms and cancels a timer on
+//! every wait, which costs more than the rest of a fast round trip's client work. Here a wait
+//! only stores its deadline in an atomic and has the alarm's descriptor in its set; the
 //! watch thread sleeps until the earliest stored deadline and rings what has passed. A wait
 //! whose deadline is later than the one the thread already sleeps towards (the usual case:
 //! calls in a row with the same timeout) does not touch the thread at all.

@@ -257,13 +257,7 @@ fn foreground_reader(
         Some(e) => Some((dup(e.as_fd())?, tail.clone())),
         None => None,
     };
-    Some(ForegroundReader {
-        buf: buf.clone(),
-        stdout: dup(stdout.as_fd())?,
-        stderr,
-        stderr_open: std::sync::atomic::AtomicBool::new(true),
-        alarm: Alarm::new()?,
-    })
+    ForegroundReader::new(buf.clone(), dup(stdout.as_fd())?, stderr)
 }
 
 /// How far the shutdown had to go.
@@ -791,21 +785,63 @@ pub enum Foreground {
 }
 
 /// Reads a server's stdout on the waiting thread itself: non-blocking reads of a duplicate
-/// of the pipe's descriptor and, between them, `poll(2)` on stdout, the waiter's alarm and
-/// stderr (drained into the kept tail, so a server that writes much on stderr never blocks
-/// on it). On a runtime with one thread this saves the reactor's round (an `epoll_wait`
-/// and the hop through the reader task) on every answer, which is most of the client's
-/// cost of a fast call. The bytes go through the same [`LineBuf`] as the reader task's.
+/// of the pipe's descriptor and, between them, a wait on an epoll set of its own holding
+/// stdout, the waiter's alarm and stderr (drained into the kept tail, so a server that
+/// writes much on stderr never blocks on it). On a runtime with one thread this saves the
+/// reactor's round (an `epoll_wait` and the hop through the reader task) on every answer,
+/// which is most of the client's cost of a fast call. The set is built once: `poll(2)` on
+/// the same three descriptors registers and removes a wait on each of them at every call,
+/// which costs about as much again as the rest of the wait. The bytes go through the same
+/// [`LineBuf`] as the reader task's.
 #[derive(Debug)]
 pub struct ForegroundReader {
     buf: Arc<Mutex<LineBuf>>,
     stdout: std::fs::File,
     stderr: Option<(std::fs::File, Arc<Mutex<StderrTail>>)>,
-    stderr_open: std::sync::atomic::AtomicBool,
+    /// Stdout ([`READY_STDOUT`]), the alarm ([`READY_ALARM`]) and, until it ends, stderr
+    /// ([`READY_STDERR`]), all level-triggered.
+    ready: nix::sys::epoll::Epoll,
     alarm: Arc<Alarm>,
 }
 
+/// What an event of [`ForegroundReader::ready`] is about.
+const READY_STDOUT: u64 = 0;
+const READY_ALARM: u64 = 1;
+const READY_STDERR: u64 = 2;
+
 impl ForegroundReader {
+    /// A reader over duplicates of `stdout` and `stderr`; `None` when the system refuses
+    /// a descriptor.
+    fn new(
+        buf: Arc<Mutex<LineBuf>>,
+        stdout: std::fs::File,
+        stderr: Option<(std::fs::File, Arc<Mutex<StderrTail>>)>,
+    ) -> Option<ForegroundReader> {
+        use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags};
+        let alarm = Alarm::new()?;
+        let ready = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC).ok()?;
+        let watch = |fd: std::os::fd::BorrowedFd<'_>, what: u64| {
+            ready
+                .add(fd, EpollEvent::new(EpollFlags::EPOLLIN, what))
+                .ok()
+        };
+        {
+            use std::os::fd::AsFd;
+            watch(stdout.as_fd(), READY_STDOUT)?;
+            watch(alarm.fd(), READY_ALARM)?;
+            if let Some((file, _)) = &stderr {
+                watch(file.as_fd(), READY_STDERR)?;
+            }
+        }
+        Some(ForegroundReader {
+            buf,
+            stdout,
+            stderr,
+            ready,
+            alarm,
+        })
+    }
+
     /// The waiter's alarm.
     pub fn alarm(&self) -> &Alarm {
         &self.alarm
@@ -813,10 +849,8 @@ impl ForegroundReader {
 
     /// Blocks until a frame is read, the alarm rings or the stream ends.
     pub fn next(&self) -> Foreground {
-        use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+        use nix::sys::epoll::{EpollEvent, EpollTimeout};
         use std::io::Read;
-        use std::os::fd::AsFd;
-        use std::sync::atomic::Ordering::Relaxed;
         loop {
             {
                 let Ok(mut lb) = self.buf.lock() else {
@@ -829,29 +863,21 @@ impl ForegroundReader {
                     return Foreground::Stop;
                 }
             }
-            // Poll first, read after: an answer is rarely there the moment a wait begins,
+            // Wait first, read after: an answer is rarely there the moment a wait begins,
             // and a read that finds nothing would be one more system call per message.
-            let stderr = self
-                .stderr
-                .as_ref()
-                .filter(|_| self.stderr_open.load(Relaxed));
-            let mut fds = [
-                PollFd::new(self.stdout.as_fd(), PollFlags::POLLIN),
-                PollFd::new(self.alarm.fd(), PollFlags::POLLIN),
-                PollFd::new(
-                    stderr.map_or(self.alarm.fd(), |(f, _)| f.as_fd()),
-                    PollFlags::POLLIN,
-                ),
-            ];
-            let n = if stderr.is_some() { 3 } else { 2 };
-            match poll(&mut fds[..n], PollTimeout::NONE) {
-                Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            let mut events = [EpollEvent::empty(); 3];
+            let n = match self.ready.wait(&mut events, EpollTimeout::NONE) {
+                Ok(n) => n,
+                Err(nix::errno::Errno::EINTR) => 0,
                 Err(_) => return Foreground::Stop,
-            }
-            let ready = |i: usize| fds[i].revents().is_some_and(|r| !r.is_empty());
-            let (out, alarm, err) = (ready(0), ready(1), n == 3 && ready(2));
-            if err {
-                self.drain_stderr();
+            };
+            let (mut out, mut alarm) = (false, false);
+            for event in &events[..n] {
+                match event.data() {
+                    READY_STDOUT => out = true,
+                    READY_ALARM => alarm = true,
+                    _ => self.drain_stderr(),
+                }
             }
             if out {
                 let Ok(mut lb) = self.buf.lock() else {
@@ -902,7 +928,6 @@ impl ForegroundReader {
     /// Moves what stderr holds into the tail; notes its end.
     fn drain_stderr(&self) {
         use std::io::Read;
-        use std::sync::atomic::Ordering::Relaxed;
         let Some((file, tail)) = &self.stderr else {
             return;
         };
@@ -910,8 +935,8 @@ impl ForegroundReader {
         loop {
             match (&*file).read(&mut chunk) {
                 Ok(0) => {
-                    // Its end is the drain task's to announce; stop polling it.
-                    self.stderr_open.store(false, Relaxed);
+                    // Its end is the drain task's to announce; stop watching it.
+                    let _ = self.ready.delete(file);
                     return;
                 }
                 Ok(n) => {
@@ -922,7 +947,7 @@ impl ForegroundReader {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
                 Err(_) => {
-                    self.stderr_open.store(false, Relaxed);
+                    let _ = self.ready.delete(file);
                     return;
                 }
             }
@@ -1035,6 +1060,37 @@ mod tests {
         assert_eq!(line(fg.next()), "one");
         assert!(matches!(fg.next(), Foreground::Alarm));
         fg.alarm().unset();
+    }
+
+    /// Stderr is drained into the tail while a wait reads stdout; once it ends it leaves
+    /// the epoll set, which would otherwise report its end at every wait from then on.
+    #[tokio::test(flavor = "current_thread")]
+    async fn stderr_is_drained_and_dropped_from_the_set_at_its_end() {
+        let mut child = Command::new("sh")
+            .args([
+                "-c",
+                "echo complaint >&2; exec 2>&-; sleep 0.2; echo one; sleep 5",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("sh starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        let buf = Arc::new(Mutex::new(LineBuf::new(1 << 20)));
+        let tail = Arc::new(Mutex::new(StderrTail::default()));
+        let fg = foreground_reader(&buf, &stdout, Some(&stderr), &tail).expect("reader");
+        fg.alarm().set(Instant::now() + Duration::from_secs(5));
+        assert_eq!(line(fg.next()), "one");
+        fg.alarm().unset();
+        assert_eq!(tail.lock().expect("tail").text(), "complaint\n");
+        let mut events = [nix::sys::epoll::EpollEvent::empty(); 3];
+        let ready = fg
+            .ready
+            .wait(&mut events, nix::sys::epoll::EpollTimeout::ZERO)
+            .expect("wait");
+        assert_eq!(ready, 0, "something still reports: {:?}", &events[..ready]);
     }
 
     /// Lines the foreground read and left behind reach the reader task after `hand_over`,
