@@ -285,6 +285,27 @@ async fn unsupported_version_in_initialize() {
     assert_eq!(e.code(), "MCP-INIT-002", "{e}");
 }}
 
+// The benchmark's `instant` server answers briefly but correctly: what it answers is checked
+// here, so that a benchmark against it measures a real exchange.
+on_both_runtimes! {
+async fn the_instant_server_answers_correctly() {
+    let c = connect("instant", &[], cfg()).await.unwrap();
+    let tools = c.list_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "echo");
+    c.ping(None).await.unwrap();
+    for text in ["hi", "quote \" and \\ and ü and \n", ""] {
+        let call = c
+            .call_tool("echo", json!({"text": text}), &CallOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(call.result, json!({"content": [{"type": "text", "text": text}]}));
+    }
+    let e = c.raw("no/such/method", Some(json!({})), None).await.unwrap_err();
+    assert_eq!(e.rpc_error().map(|r| r.code), Some(-32601), "{e}");
+    c.close().await;
+}}
+
 on_both_runtimes! {
 async fn grandchildren_are_ended_with_the_group() {
     let c = connect("orphan", &[], cfg()).await.unwrap();

@@ -81,26 +81,104 @@ impl Out {
     }
 }
 
-/// Where requests come from: tokio's stdin, or blocking reads for the benchmark mode.
-enum Input {
-    Async(tokio::io::Lines<BufReader<tokio::io::Stdin>>),
-    Blocking(std::io::StdinLock<'static>),
+/// What the `instant` mode reads of a message: only what its answers need.
+#[derive(serde::Deserialize)]
+struct InstantRequest<'a> {
+    #[serde(borrow, default)]
+    method: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(borrow, default)]
+    params: Option<InstantParams<'a>>,
 }
 
-impl Input {
-    async fn next_line(&mut self) -> std::io::Result<Option<String>> {
-        match self {
-            Input::Async(lines) => lines.next_line().await,
-            Input::Blocking(lock) => {
-                let mut line = String::new();
-                if std::io::BufRead::read_line(lock, &mut line)? == 0 {
-                    return Ok(None);
-                }
-                if line.ends_with('\n') {
-                    line.pop();
-                }
-                Ok(Some(line))
+#[derive(serde::Deserialize)]
+struct InstantParams<'a> {
+    #[serde(borrow, default)]
+    arguments: Option<InstantArguments<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct InstantArguments<'a> {
+    #[serde(borrow, default)]
+    text: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// Ends an answer begun with its `id`: the `result` or `error` member and the newline.
+fn member(reply: &mut Vec<u8>, key: &str, value: &Value) -> serde_json::Result<()> {
+    reply.extend_from_slice(b",\"");
+    reply.extend_from_slice(key.as_bytes());
+    reply.extend_from_slice(b"\":");
+    serde_json::to_writer(&mut *reply, value)?;
+    reply.extend_from_slice(b"}\n");
+    Ok(())
+}
+
+/// The `instant` mode: a correct server for benchmarks (initialize, ping, tools/list,
+/// tools/call of `echo`) that spends as little as it can on each message, so that a
+/// benchmark measures the client. Blocking reads and writes on one thread (tokio's stdin
+/// goes through a thread pool on every read); each message is read into borrowed parts
+/// of its line and each answer written in one piece.
+fn serve_instant() {
+    use std::io::BufRead as _;
+    let mut input = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    let mut line = String::new();
+    let mut reply = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let Ok(msg) = serde_json::from_str::<InstantRequest<'_>>(line.trim_end()) else {
+            continue;
+        };
+        let (Some(method), Some(id)) = (msg.method, msg.id) else {
+            continue;
+        };
+        reply.clear();
+        reply.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        if serde_json::to_writer(&mut reply, &id).is_err() {
+            continue;
+        }
+        let written = match &*method {
+            "tools/call" => {
+                let text = msg
+                    .params
+                    .and_then(|p| p.arguments)
+                    .and_then(|a| a.text)
+                    .unwrap_or_default();
+                reply.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
+                serde_json::to_writer(&mut reply, &*text)
+                    .map(|()| reply.extend_from_slice(b"}]}}\n"))
             }
+            "initialize" => member(
+                &mut reply,
+                "result",
+                &json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "mcpr-hostile-server", "version": "0.1.0"}}),
+            ),
+            "tools/list" => member(
+                &mut reply,
+                "result",
+                &json!({"tools": tool_list("instant")}),
+            ),
+            "ping" => member(&mut reply, "result", &json!({})),
+            other => member(
+                &mut reply,
+                "error",
+                &json!({"code": -32601, "message": format!("Method not found: {other}")}),
+            ),
+        };
+        if written.is_err() {
+            continue;
+        }
+        if stdout
+            .write_all(&reply)
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
+            return;
         }
     }
 }
@@ -134,6 +212,10 @@ async fn main() {
             MODES.join(", ")
         );
         std::process::exit(2);
+    }
+    if mode == "instant" {
+        serve_instant();
+        return;
     }
     if let Some(fault) = mode.strip_prefix("http-") {
         serve_http(fault).await;
@@ -180,13 +262,7 @@ async fn main() {
         _ => {}
     }
 
-    let mut lines = if mode == "instant" {
-        // Blocking reads: tokio's stdin goes through a thread pool on every read, which
-        // would make the benchmark measure this server instead of the client.
-        Input::Blocking(std::io::stdin().lock())
-    } else {
-        Input::Async(BufReader::new(tokio::io::stdin()).lines())
-    };
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut answered_calls = 0u64;
     let mut discovers = 0u32;
     while let Ok(Some(line)) = lines.next_line().await {
