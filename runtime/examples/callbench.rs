@@ -303,6 +303,8 @@ async fn interleaved(a: &Args, batch: usize) -> Result<(), String> {
             "median_batch_overhead_pct": (median - 1.0) * 100.0,
             "raw_cpu_us": raw_cpu as f64 / 1e3 / calls,
             "mcpr_cpu_us": mcpr_cpu as f64 / 1e3 / calls,
+            // Each pair's mcpr time over raw time, sorted: for pooling over runs.
+            "batch_ratios": ratios,
         })
     );
     raw.stop();
