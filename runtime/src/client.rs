@@ -4,7 +4,7 @@
 //! round-trip requests, tasks (2025-11-25 core and the 2026 extension), skills, MCP Apps and
 //! raw requests.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -113,7 +113,9 @@ pub enum Target {
 /// An MCP client on one session.
 pub struct Client {
     session: Session,
-    tools: Mutex<Option<HashMap<String, Arc<Value>>>>,
+    /// By name; a B-tree because a lookup on every call compares a few names, which is
+    /// cheaper than hashing the name.
+    tools: Mutex<Option<BTreeMap<String, Arc<Value>>>>,
     validators: Mutex<HashMap<String, Arc<jsonschema::Validator>>>,
     tokens: AtomicU64,
 }
@@ -323,7 +325,7 @@ impl Client {
                 }
             });
         }
-        let mut map = HashMap::new();
+        let mut map = BTreeMap::new();
         for t in &tools {
             let Some(name) = t.get("name").and_then(Value::as_str) else {
                 return Err(self.invalid(
@@ -399,7 +401,7 @@ impl Client {
                 self.tools
                     .lock()
                     .expect("tools lock")
-                    .get_or_insert_with(HashMap::new);
+                    .get_or_insert_with(BTreeMap::new);
                 Ok(None)
             }
             Err(e) => Err(e),
@@ -416,7 +418,7 @@ impl Client {
         let Some(tool) = tool else {
             return Ok(());
         };
-        let Some(schema) = tool.get("outputSchema") else {
+        let Some(schema) = field(tool, "outputSchema") else {
             return Ok(());
         };
         let Some(structured) = result.get("structuredContent") else {
@@ -668,12 +670,12 @@ impl Client {
             None => (Vec::new(), Vec::new()),
         };
         let (result, rounds) = outcome?;
-        let is_task = result.get("resultType").and_then(Value::as_str) == Some("task")
-            || (copts.task_ttl.is_some() && result.get("task").is_some());
+        let is_task = field(&result, "resultType").and_then(Value::as_str) == Some("task")
+            || (copts.task_ttl.is_some() && field(&result, "task").is_some());
         if is_task {
             return self.task_call(result, progress, rounds, elapsed);
         }
-        if !result.get("content").is_some_and(Value::is_array) {
+        if !field(&result, "content").is_some_and(Value::is_array) {
             return Err(self.invalid(
                 "tools/call",
                 format!("tool {name}: `content` is missing or not an array"),
@@ -687,8 +689,7 @@ impl Client {
                 reason: problems.join("; "),
             }));
         }
-        let is_error = result
-            .get("isError")
+        let is_error = field(&result, "isError")
             .and_then(Value::as_bool)
             .unwrap_or(false);
         if is_error {
@@ -1347,9 +1348,19 @@ pub fn param_headers(tool: &Value, arguments: &Value) -> Vec<(String, String)> {
     out
 }
 
+/// A member of a JSON object, found by comparing names one by one. The objects read on
+/// every call (a result, a tool's definition) have a handful of members, and
+/// `Value::get` hashes the name first (SipHash), which costs more than the comparisons.
+fn field<'v>(value: &'v Value, name: &str) -> Option<&'v Value> {
+    value
+        .as_object()?
+        .iter()
+        .find_map(|(k, v)| (k.as_str() == name).then_some(v))
+}
+
 /// Whether a result asks for input before the request can finish (2026 multi round-trip).
 fn needs_input(result: &Value) -> bool {
-    result.get("resultType").and_then(Value::as_str) == Some("input_required")
+    field(result, "resultType").and_then(Value::as_str) == Some("input_required")
 }
 
 /// Why a tool's `x-mcp-header` annotations are invalid (2026), if they are: not a header
