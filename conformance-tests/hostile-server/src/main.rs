@@ -123,15 +123,16 @@ fn serve_instant() {
     use std::io::BufRead as _;
     let mut input = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
-    let mut line = String::new();
+    let mut line = Vec::new();
     let mut reply = Vec::with_capacity(4096);
     loop {
         line.clear();
-        match input.read_line(&mut line) {
+        match input.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
-        let Ok(msg) = serde_json::from_str::<InstantRequest<'_>>(line.trim_end()) else {
+        // Not JSON (or not UTF-8): ignored, like a notification.
+        let Ok(msg) = serde_json::from_slice::<InstantRequest<'_>>(&line) else {
             continue;
         };
         let (Some(method), Some(id)) = (msg.method, msg.id) else {
