@@ -26,7 +26,7 @@ pub enum Command {
     /// Start a server, shake hands and ping it, with timings.
     Ping(PingArgs),
     /// Run test suites (`.mcpr`, YAML/JSON suites, Suite IR `.json`) against their servers.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Run a suite against each of its compare targets and report where they differ.
     Parity(ParityArgs),
     /// Print the JSON Schema of YAML/JSON suites and of the Suite IR.
@@ -197,6 +197,9 @@ pub struct RunArgs {
     /// Most tests running at once (default: number of cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// Pin every session's protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.
+    #[arg(long)]
+    pub protocol: Option<String>,
     /// Only tests whose name or id matches (`*` wildcard, case-insensitive), with their dependencies.
     #[arg(long = "test")]
     pub test: Option<String>,

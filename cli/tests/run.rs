@@ -275,6 +275,57 @@ fn ir_json_input_and_exit_codes() {
     );
 }
 
+/// `--protocol` pins the version of every session; without it the runner probes, and the
+/// reference server (which speaks both eras) gets 2026-07-28. An unknown version is a usage
+/// error before anything starts.
+#[test]
+fn protocol_flag_pins_every_session() {
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let versions = |extra: &[&str]| -> Vec<String> {
+        let json = tmp.path().join("r.json");
+        let out = mcpr()
+            .args([
+                "run",
+                "examples/customers.mcpr",
+                "--no-history",
+                "--server",
+                &server,
+            ])
+            .arg("--json")
+            .arg(&json)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        report["suites"][0]["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["protocolVersion"].as_str().unwrap_or("none").to_string())
+            .collect()
+    };
+    let probed = versions(&[]);
+    assert_eq!(probed.len(), 8);
+    assert!(probed.iter().all(|v| v == "2026-07-28"), "{probed:?}");
+    for pinned in ["2025-11-25", "2025-06-18", "2026-07-28"] {
+        let got = versions(&["--protocol", pinned]);
+        assert!(got.iter().all(|v| v == pinned), "{pinned}: {got:?}");
+    }
+    let out = mcpr()
+        .args(["run", "examples/customers.mcpr", "--server", &server])
+        .args(["--protocol", "2099-01-01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--protocol \"2099-01-01\"") && err.contains("2025-11-25"),
+        "{err}"
+    );
+}
+
 #[test]
 fn secrets_never_reach_any_report() {
     let server = reference_server();

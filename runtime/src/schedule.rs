@@ -35,6 +35,8 @@ pub struct RunOptions {
     pub target: Option<ir::Target>,
     /// Deadline of each session's handshake.
     pub connect_timeout: Duration,
+    /// The protocol version every session speaks (`--protocol`); probed when `None`.
+    pub protocol: Option<String>,
     /// Loaded state for `${state.…}` (an object).
     pub state: Value,
     /// Run only shard `K` of `N` (1-based): whole dependency components, dealt round-robin
@@ -60,6 +62,7 @@ impl Default for RunOptions {
             fail_fast: false,
             target: None,
             connect_timeout: Duration::from_secs(30),
+            protocol: None,
             state: json!({}),
             shard: None,
             snapshots: None,
@@ -621,6 +624,7 @@ pub async fn run_suite(
                     deps: deps_value(tests, &results, t),
                     state: opts.state.clone(),
                     connect_timeout: opts.connect_timeout,
+                    protocol: opts.protocol.clone(),
                     snapshots: opts.snapshots.clone(),
                     record: opts.transcript,
                 };

@@ -29,6 +29,7 @@ async fn run_one(tests: Value) -> TestResult {
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
+        protocol: None,
         snapshots: None,
         record: false,
     };
@@ -179,6 +180,7 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(5),
+        protocol: None,
         snapshots: None,
         record: false,
     };
@@ -205,6 +207,7 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
+        protocol: None,
         snapshots: None,
         record: false,
     };
@@ -336,6 +339,7 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
         deps: serde_json::Map::new(),
         state: json!({}),
         connect_timeout: Duration::from_secs(20),
+        protocol: None,
         snapshots: None,
         record: false,
     };

@@ -182,6 +182,17 @@ pub fn run(args: RunArgs) -> u8 {
         }
         opts.jobs = j;
     }
+    if let Some(version) = &args.protocol {
+        if mcpr_runtime::protocol::version::era_of(version).is_none() {
+            eprintln!(
+                "error: --protocol {version:?} is not a protocol version mcpr speaks; known: {}, {}",
+                mcpr_runtime::protocol::HANDSHAKE_VERSIONS.join(", "),
+                mcpr_runtime::protocol::MODERN_VERSIONS.join(", ")
+            );
+            return output::USAGE;
+        }
+        opts.protocol = Some(version.clone());
+    }
     opts.connect_timeout = Duration::from_secs(30);
     let Some(first_target) = opts.target.clone().or_else(|| suites[0].0.target.clone()) else {
         eprintln!(

@@ -20,7 +20,8 @@ use crate::client::{CallOptions, Client, Target};
 use crate::error::{Error, ErrorKind};
 use crate::protocol::RpcError;
 use crate::session::{
-    ClientBehaviour, ElicitationAnswer, Match, RequestOptions, Root, SamplingAnswer, SessionConfig,
+    ClientBehaviour, ElicitationAnswer, Match, ProtocolChoice, RequestOptions, Root,
+    SamplingAnswer, SessionConfig,
 };
 use crate::transcript::Direction;
 use crate::transport::http::HttpConfig;
@@ -263,6 +264,8 @@ pub struct TestInput {
     pub state: Value,
     /// Deadline of the handshake.
     pub connect_timeout: Duration,
+    /// The protocol version to speak; probed when `None`.
+    pub protocol: Option<String>,
     /// The snapshot store, shared by the tests of a run (`None`: snapshot expectations fail).
     pub snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
     /// Keep each step's response and the session's messages in the result.
@@ -565,6 +568,10 @@ pub async fn run_test_open(
         request_timeout: default_timeout,
         connect_timeout: input.connect_timeout,
         behaviour: client_behaviour(suite.client.as_ref()),
+        protocol: match &input.protocol {
+            Some(v) => ProtocolChoice::Pinned(v.clone()),
+            None => ProtocolChoice::Auto,
+        },
         ..SessionConfig::default()
     };
     let client = match Client::connect_to(target, config).await {
