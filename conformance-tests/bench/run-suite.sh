@@ -31,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 best_mcpr=""
 best_raw=""
 for round in 1 2 3; do
-  "$target/release/mcpr" run "$work/suite.json" --jobs 1 --no-history --json "$work/r.json" >/dev/null
+  "$target/release/mcpr" run "$work/suite.json" --jobs 1 --no-history --protocol 2025-11-25 --json "$work/r.json" >/dev/null
   per_call=$(python3 - "$work/r.json" "$n" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -23,37 +23,58 @@ use super::{Reply, StepFail, fail};
 pub(super) struct LastResponse {
     /// The reply value (a result, a tool result with `isError`, or `{code, message, data}`).
     pub value: Value,
-    /// The text view: tool text content, completion values or skill names one per line, an
-    /// error's message, or compact JSON.
-    pub text: String,
+    /// How to make the text view (see [`LastResponse::text`]): made only when a check reads
+    /// it, not after every step.
+    pub text: TextView,
     /// A JSON-RPC error, if the request failed with one.
     pub error: Option<Value>,
     /// Whether it was a tool result with `isError: true`.
     pub is_error: bool,
 }
 
+/// Where the text view of a [`LastResponse`] comes from.
+#[derive(Debug, Clone)]
+pub(super) enum TextView {
+    /// This text (an error's message).
+    Given(String),
+    /// The text content of a tool result.
+    Content,
+    /// The view of a successful result of this method ([`text_view`]).
+    Result(String),
+}
+
 impl LastResponse {
     /// The response of a step whose request was `method`.
-    pub fn of(method: &str, reply: &Reply) -> LastResponse {
+    pub fn of(method: String, reply: &Reply) -> LastResponse {
         match reply {
             Reply::Rpc(e) => LastResponse {
                 value: reply.value(),
-                text: e.message.clone(),
+                text: TextView::Given(e.message.clone()),
                 error: Some(json!({"code": e.code, "message": e.message, "data": e.data})),
                 is_error: false,
             },
             Reply::ToolError(v) => LastResponse {
                 value: v.clone(),
-                text: content_text(v),
+                text: TextView::Content,
                 error: None,
                 is_error: true,
             },
             Reply::Ok(v) => LastResponse {
                 value: v.clone(),
-                text: text_view(method, v),
+                text: TextView::Result(method),
                 error: None,
                 is_error: false,
             },
+        }
+    }
+
+    /// The text view: tool text content, completion values or skill names one per line, an
+    /// error's message, or compact JSON.
+    pub fn text(&self) -> String {
+        match &self.text {
+            TextView::Given(text) => text.clone(),
+            TextView::Content => content_text(&self.value),
+            TextView::Result(method) => text_view(method, &self.value),
         }
     }
 }
@@ -106,9 +127,11 @@ pub(super) fn check_subject(
     let mut o = Map::new();
     if let Some(l) = last {
         let raw = l.value.to_string();
-        o.insert("text".into(), json!(l.text));
+        let text = l.text();
+        let text_and_raw = format!("{text}\n{raw}");
+        o.insert("text".into(), json!(text));
         o.insert("raw".into(), json!(raw));
-        o.insert("textAndRaw".into(), json!(format!("{}\n{raw}", l.text)));
+        o.insert("textAndRaw".into(), json!(text_and_raw));
         o.insert("result".into(), l.value.clone());
         o.insert("isError".into(), json!(l.is_error));
         if let Some(e) = &l.error {

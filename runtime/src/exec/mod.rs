@@ -7,6 +7,7 @@ mod legacy;
 pub mod secrets;
 pub mod values;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -444,9 +445,16 @@ impl Reply {
 
     /// The value JSON assertions, captures and exports read.
     fn value(&self) -> Value {
+        self.value_ref().into_owned()
+    }
+
+    /// [`Reply::value`] without copying a result.
+    fn value_ref(&self) -> Cow<'_, Value> {
         match self {
-            Reply::Ok(v) | Reply::ToolError(v) => v.clone(),
-            Reply::Rpc(e) => json!({"code": e.code, "message": e.message, "data": e.data}),
+            Reply::Ok(v) | Reply::ToolError(v) => Cow::Borrowed(v),
+            Reply::Rpc(e) => {
+                Cow::Owned(json!({"code": e.code, "message": e.message, "data": e.data}))
+            }
         }
     }
 }
@@ -858,7 +866,7 @@ impl StepRunner<'_> {
                 let message = format!("context deadline exceeded ({})", f.failure.message);
                 self.last = Some(legacy::LastResponse {
                     value: json!({"code": null, "message": message}),
-                    text: message.clone(),
+                    text: legacy::TextView::Given(message.clone()),
                     error: Some(json!({"code": null, "message": message})),
                     is_error: false,
                 });
@@ -895,7 +903,7 @@ impl StepRunner<'_> {
             )
         );
         if !reads_only {
-            self.last = Some(legacy::LastResponse::of(&step_method(step), &reply));
+            self.last = Some(legacy::LastResponse::of(step_method(step), &reply));
         }
         if native == Some(NativeAction::Check) && expects_error {
             // A check under `expect_error` must fail; its failure becomes the last response.
@@ -913,7 +921,7 @@ impl StepRunner<'_> {
                     let message = format!("assertion failed: {}", m.message);
                     self.last = Some(legacy::LastResponse {
                         value: json!({"code": null, "message": message}),
-                        text: message.clone(),
+                        text: legacy::TextView::Given(message.clone()),
                         error: Some(json!({"code": null, "message": message})),
                         is_error: false,
                     });
@@ -961,12 +969,13 @@ impl StepRunner<'_> {
             }
             None => {}
         }
-        let value = reply.value();
+        let value = reply.value_ref();
+        let value: &Value = &value;
         if let Some(a) = &assert {
             for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
-                check_assertion(&value, assertion)?;
+                check_assertion(value, assertion)?;
                 if let Some(snap) = &assertion.snapshot {
-                    self.check_snapshot(&value, assertion.path.as_deref(), snap)?;
+                    self.check_snapshot(value, assertion.path.as_deref(), snap)?;
                 }
             }
             if let Some(max) = a.max_duration_ms
@@ -982,7 +991,7 @@ impl StepRunner<'_> {
             }
         }
         for (var, path) in step.capture.iter().flat_map(|c| c.iter()) {
-            match values::lookup(&value, path).map_err(|e| fail("MCP-CAPTURE-001", e))? {
+            match values::lookup(value, path).map_err(|e| fail("MCP-CAPTURE-001", e))? {
                 Some(v) => self.vars.set(var.to_string(), v.clone()),
                 None => {
                     return Err(fail(
@@ -993,7 +1002,7 @@ impl StepRunner<'_> {
             }
         }
         for (key, export) in step.export.iter().flat_map(|e| e.iter()) {
-            match values::lookup(&value, &export.path).map_err(|e| fail("MCP-EXPORT-001", e))? {
+            match values::lookup(value, &export.path).map_err(|e| fail("MCP-EXPORT-001", e))? {
                 Some(v) => {
                     self.outputs.insert(key.to_string(), v.clone());
                 }
@@ -1044,13 +1053,17 @@ impl StepRunner<'_> {
         store.check(&key, &at, &ignore).map_err(StepFail::from)
     }
 
-    fn interpolated_assert(&self, a: &Assert) -> Result<Assert, StepFail> {
+    fn interpolated_assert<'a>(&self, a: &'a Assert) -> Result<Cow<'a, Assert>, StepFail> {
+        if !values::mentions_template(a) {
+            // Nothing to fill in (the usual case): the expectation as written.
+            return Ok(Cow::Borrowed(a));
+        }
         let raw = serde_json::to_value(a).map_err(|e| fail("MCP-ASSERT-001", e.to_string()))?;
         let done = self
             .vars
             .interpolate(&raw)
             .map_err(|e| fail("MCP-ASSERT-001", format!("in an expectation: {e}")))?;
-        serde_json::from_value(done).map_err(|e| {
+        serde_json::from_value(done).map(Cow::Owned).map_err(|e| {
             fail(
                 "MCP-ASSERT-001",
                 format!("an expectation is invalid after interpolation: {e}"),
@@ -1073,7 +1086,10 @@ impl StepRunner<'_> {
             StepKind::Tool(t) => {
                 let name = self.interp_str(&t.name)?;
                 let args = match &t.arguments {
-                    Some(a) => self.interp(&Value::Object(a.clone()))?,
+                    Some(a) if values::mentions_template(a) => {
+                        self.interp(&Value::Object(a.clone()))?
+                    }
+                    Some(a) => Value::Object(a.clone()),
                     None => json!({}),
                 };
                 let opts = CallOptions {

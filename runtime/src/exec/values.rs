@@ -136,6 +136,35 @@ impl Vars {
     }
 }
 
+/// Whether anything in `value` as JSON holds `${`, i.e. whether interpolation could change
+/// it; looked for while serialising, without building the text.
+pub fn mentions_template(value: &impl serde::Serialize) -> bool {
+    struct Scan {
+        last: u8,
+        found: bool,
+    }
+    impl std::io::Write for Scan {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            for &b in buf {
+                if self.last == b'$' && b == b'{' {
+                    self.found = true;
+                }
+                self.last = b;
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut scan = Scan {
+        last: 0,
+        found: false,
+    };
+    // A value that cannot be serialised goes the long way, which reports it.
+    serde_json::to_writer(&mut scan, value).is_err() || scan.found
+}
+
 /// The reference inside a string that is exactly one `${…}` placeholder.
 pub fn exact_placeholder(s: &str) -> Option<&str> {
     let inner = s.strip_prefix("${")?.strip_suffix('}')?;
@@ -405,6 +434,29 @@ mod tests {
         v.set("flow0.a", json!("x"));
         v.set("chain", json!("${n}"));
         v
+    }
+
+    /// The fast path of interpolation: only what holds `${` may change, and what does not is
+    /// left as it is (interpolating it gives the same value).
+    #[test]
+    fn templates_are_found_wherever_they_are() {
+        for v in [
+            json!("${x}"),
+            json!({"a": {"b": ["1", "n=${n}"]}}),
+            json!({"${k}": 1}),
+            json!(["$", "${"]),
+        ] {
+            assert!(mentions_template(&v), "{v}");
+        }
+        let vars = Vars::new();
+        for v in [
+            json!({"a": "$ {x}", "b": "{$}", "c": ["a$", "{b"], "d": 1.5, "e": null}),
+            json!("cost: $5 {approx}"),
+            json!([]),
+        ] {
+            assert!(!mentions_template(&v), "{v}");
+            assert_eq!(vars.interpolate(&v).unwrap(), v);
+        }
     }
 
     #[test]
