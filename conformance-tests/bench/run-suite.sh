@@ -2,7 +2,9 @@
 # `mcpr run` per-call cost next to the raw client loop, measured in the same run against the
 # reference server: a suite whose test makes N `echo` calls (each with an expectation), and a
 # one-call test to subtract session start-up; the raw loop is callbench --raw (blocking pipes,
-# no checks). Target: mcpr within 10 % of the raw loop.
+# no checks). Target: mcpr within 10 % of the raw loop. Both speak 2025-11-25 (`--protocol`):
+# probed, the reference server gets 2026-07-28, whose envelope on every request makes each
+# message larger than the raw loop's, so the two would not do the same work.
 #
 #   conformance-tests/bench/run-suite.sh [N]      (default 2000 calls)
 set -euo pipefail
