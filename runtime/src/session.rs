@@ -590,6 +590,44 @@ struct Envelope {
     version: String,
     capabilities: Value,
     client_info: Value,
+    /// The `_meta` object of the three as JSON text, written into request lines as it is.
+    meta: Arc<str>,
+}
+
+impl Envelope {
+    fn new(version: String, capabilities: Value, client_info: Value) -> Envelope {
+        let mut envelope = Envelope {
+            version,
+            capabilities,
+            client_info,
+            meta: Arc::from(""),
+        };
+        envelope.meta = envelope.meta_text();
+        envelope
+    }
+
+    /// Declares other capabilities from now on.
+    fn set_capabilities(&mut self, capabilities: Value) {
+        self.capabilities = capabilities;
+        self.meta = self.meta_text();
+    }
+
+    /// Adds the envelope to the `_meta` of `params` (keys set already are kept).
+    fn insert_into(&self, params: &mut Value) {
+        meta::insert_meta(params, meta::ENVELOPE_PROTOCOL_VERSION, json!(self.version));
+        meta::insert_meta(
+            params,
+            meta::ENVELOPE_CLIENT_CAPABILITIES,
+            self.capabilities.clone(),
+        );
+        meta::insert_meta(params, meta::ENVELOPE_CLIENT_INFO, self.client_info.clone());
+    }
+
+    fn meta_text(&self) -> Arc<str> {
+        let mut params = Value::Null;
+        self.insert_into(&mut params);
+        Arc::from(params["_meta"].to_string())
+    }
 }
 
 /// A request that was sent and whose answer is awaited.
@@ -1758,11 +1796,11 @@ impl Session {
         let mut version = requested.to_string();
         for _attempt in 0..2 {
             let behaviour = self.inner.behaviour.lock().expect("behaviour lock").clone();
-            *self.inner.envelope.lock().expect("envelope lock") = Some(Envelope {
-                version: version.clone(),
-                capabilities: behaviour.capabilities(Era::Modern),
-                client_info: self.config.client_info.to_value(),
-            });
+            *self.inner.envelope.lock().expect("envelope lock") = Some(Envelope::new(
+                version.clone(),
+                behaviour.capabilities(Era::Modern),
+                self.config.client_info.to_value(),
+            ));
             let opts = RequestOptions {
                 timeout: Some(deadline.saturating_duration_since(Instant::now())),
                 ..Default::default()
@@ -1918,7 +1956,7 @@ impl Session {
     pub fn set_behaviour(&self, behaviour: ClientBehaviour) {
         // 2026 declares capabilities with every request: later requests carry the new ones.
         if let Some(env) = self.inner.envelope.lock().expect("envelope lock").as_mut() {
-            env.capabilities = behaviour.capabilities(Era::Modern);
+            env.set_capabilities(behaviour.capabilities(Era::Modern));
         }
         *self.inner.behaviour.lock().expect("behaviour lock") = behaviour;
     }
@@ -2010,7 +2048,12 @@ impl Session {
             Some(http) => self.resend_for(http, method, params.as_deref(), opts),
             None => None,
         };
-        self.add_meta(&mut params, opts);
+        // Over stdio the 2026 envelope usually goes into the line as text made once per
+        // session; otherwise it is added to the params here.
+        let envelope = self.envelope_text(params.as_deref(), opts);
+        if envelope.is_none() {
+            self.add_meta(&mut params, opts);
+        }
         let name = method_name(method);
         let (tx, rx) = oneshot::channel();
         let id = {
@@ -2039,7 +2082,7 @@ impl Session {
         let sent = if self.inner.http.is_some() {
             self.send_over_http(id, method, params, opts)
         } else {
-            let text = jsonrpc::request_text(id, method, params.as_deref());
+            let text = jsonrpc::request_text(id, method, params.as_deref(), envelope.as_deref());
             self.inner.send_text(text, None, "request", Some(method))
         };
         let unsent = match sent {
@@ -2083,19 +2126,33 @@ impl Session {
         (sessions && method != "initialize").then(|| Box::new((params.cloned(), opts.clone())))
     }
 
+    /// The `_meta` text of the 2026 envelope when a request over stdio can carry it as it
+    /// is: the params have no `_meta` of their own and nothing else goes into it.
+    fn envelope_text(&self, params: Option<&Value>, opts: &RequestOptions) -> Option<Arc<str>> {
+        let plain = match params {
+            None => true,
+            Some(Value::Object(members)) => !members.contains_key("_meta"),
+            Some(_) => false,
+        };
+        if !plain
+            || self.inner.http.is_some()
+            || opts.no_envelope
+            || opts.log_level.is_some()
+            || opts.progress_token.is_some()
+        {
+            return None;
+        }
+        let envelope = self.inner.envelope.lock().expect("envelope lock");
+        envelope.as_ref().map(|env| env.meta.clone())
+    }
+
     /// Adds the 2026 envelope and a request-scoped log level to the params' `_meta`.
     #[inline(never)]
     fn add_meta(&self, params: &mut Option<Cow<'_, Value>>, opts: &RequestOptions) {
-        let envelope = if opts.no_envelope {
-            None
-        } else {
-            self.inner.envelope.lock().expect("envelope lock").clone()
-        };
-        if let Some(env) = envelope {
-            let p = edit(params);
-            meta::insert_meta(p, meta::ENVELOPE_PROTOCOL_VERSION, json!(env.version));
-            meta::insert_meta(p, meta::ENVELOPE_CLIENT_CAPABILITIES, env.capabilities);
-            meta::insert_meta(p, meta::ENVELOPE_CLIENT_INFO, env.client_info);
+        if !opts.no_envelope
+            && let Some(env) = self.inner.envelope.lock().expect("envelope lock").as_ref()
+        {
+            env.insert_into(edit(params));
         }
         if let Some(level) = &opts.log_level {
             meta::insert_meta(edit(params), meta::ENVELOPE_LOG_LEVEL, json!(level));

@@ -124,6 +124,66 @@ async fn tools_list_follows_cursors_and_calls_check_results() {
     .await;
 }}
 
+// 2026-07-28 over stdio: the envelope is written into each request line as text made once
+// per session. What the server gets must be what adding it to the params would give: the
+// params first, `_meta` last with the three members; a caller's own `_meta` is kept and the
+// envelope joins it; capabilities changed mid-session are declared from then on.
+on_both_runtimes! {
+async fn the_2026_envelope_goes_into_every_request_line() {
+    let c = connect_reference(Some("2026-07-28")).await;
+    let last_request = |method: &str| -> serde_json::Value {
+        let (transcript, _) = c.transcript();
+        let e = transcript
+            .iter()
+            .rev()
+            .find(|e| e.kind == "request" && e.method.as_deref() == Some(method))
+            .expect("the request is in the transcript");
+        serde_json::from_str(&e.text).unwrap()
+    };
+    ok(c.call_tool("echo", json!({"text": "hi"}), &CallOptions::default()).await);
+    let sent = last_request("tools/call");
+    let params = sent["params"].as_object().unwrap();
+    let keys: Vec<&str> = params.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["name", "arguments", "_meta"], "{sent}");
+    let meta = params["_meta"].as_object().unwrap();
+    let keys: Vec<&str> = meta.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "io.modelcontextprotocol/protocolVersion",
+            "io.modelcontextprotocol/clientCapabilities",
+            "io.modelcontextprotocol/clientInfo"
+        ]
+    );
+    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "mcpr");
+    let before = meta["io.modelcontextprotocol/clientCapabilities"].clone();
+
+    // A request without params, and one whose params carry a `_meta` of their own.
+    ok(c.raw("tools/list", None, None).await);
+    let sent = last_request("tools/list");
+    assert_eq!(sent["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+    ok(c
+        .raw("tools/call", Some(json!({"name": "echo", "arguments": {"text": "x"}, "_meta": {"mine": 1}})), None)
+        .await);
+    let sent = last_request("tools/call");
+    let meta = sent["params"]["_meta"].as_object().unwrap();
+    assert_eq!(meta["mine"], 1, "{sent}");
+    assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+
+    // Other capabilities from now on.
+    let mut behaviour = c.session().behaviour();
+    behaviour.roots = match behaviour.roots {
+        Some(_) => None,
+        None => Some(vec![]),
+    };
+    c.session().set_behaviour(behaviour);
+    ok(c.call_tool("echo", json!({"text": "again"}), &CallOptions::default()).await);
+    let after = last_request("tools/call")["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone();
+    assert_ne!(after, before, "the new capabilities are declared");
+    c.close().await;
+}}
+
 on_both_runtimes! {
 async fn progress_is_collected_and_monotonic() {
     both_eras(async |c, _era| {

@@ -348,19 +348,39 @@ pub fn request(id: i64, method: &str, params: Option<Value>) -> Value {
 }
 
 /// The text of a request line, written directly: the same bytes as serializing
-/// [`request`], without building the message as a value first.
-pub fn request_text(id: i64, method: &str, params: Option<&Value>) -> String {
+/// [`request`], without building the message as a value first. `meta`, when given, is the
+/// text of a `_meta` object added as the last member of the params (which must then be an
+/// object without `_meta`, or absent): the same bytes as inserting it into the params first.
+pub fn request_text(id: i64, method: &str, params: Option<&Value>, meta: Option<&str>) -> String {
     // Room for the envelope and small params at once: growing the buffer while the params
     // are written would copy it again.
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(256 + meta.map_or(0, str::len));
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     // Writing JSON values into a Vec cannot fail.
     let _ = serde_json::to_writer(&mut out, &id);
     out.extend_from_slice(br#","method":"#);
     let _ = serde_json::to_writer(&mut out, method);
-    if let Some(p) = params {
-        out.extend_from_slice(br#","params":"#);
-        let _ = serde_json::to_writer(&mut out, p);
+    match (params, meta) {
+        (Some(p), None) => {
+            out.extend_from_slice(br#","params":"#);
+            let _ = serde_json::to_writer(&mut out, p);
+        }
+        (None, None) => {}
+        (p, Some(meta)) => {
+            out.extend_from_slice(br#","params":"#);
+            match p {
+                Some(p @ Value::Object(members)) if !members.is_empty() => {
+                    let _ = serde_json::to_writer(&mut out, p);
+                    // Reopen the object for one more member.
+                    out.pop();
+                    out.push(b',');
+                }
+                _ => out.push(b'{'),
+            }
+            out.extend_from_slice(br#""_meta":"#);
+            out.extend_from_slice(meta.as_bytes());
+            out.push(b'}');
+        }
     }
     out.push(b'}');
     String::from_utf8(out).unwrap_or_default()
@@ -428,10 +448,34 @@ mod tests {
                 Some(json!([1, 2.5, null, {"b": true}])),
             ),
         ] {
-            let text = request_text(id, method, params.as_ref());
+            let text = request_text(id, method, params.as_ref(), None);
             let value = request(id, method, params);
             assert_eq!(text, serde_json::to_string(&value).unwrap());
             assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+        }
+    }
+
+    /// A `_meta` given as text lands where inserting it into the params would put it.
+    #[test]
+    fn request_text_adds_meta_as_inserting_it_would() {
+        let meta =
+            json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "k": {"a": [1]}});
+        let meta_text = meta.to_string();
+        for params in [
+            None,
+            Some(json!({})),
+            Some(json!({"name": "echo", "arguments": {"text": "x}"}})),
+        ] {
+            let text = request_text(3, "tools/call", params.as_ref(), Some(&meta_text));
+            let mut with = params.unwrap_or(Value::Null);
+            for (k, v) in meta.as_object().unwrap() {
+                crate::protocol::meta::insert_meta(&mut with, k, v.clone());
+            }
+            assert_eq!(text, request_text(3, "tools/call", Some(&with), None));
+            assert_eq!(
+                serde_json::from_str::<Value>(&text).unwrap(),
+                request(3, "tools/call", Some(with))
+            );
         }
     }
 
