@@ -585,7 +585,6 @@ struct Inner {
     last_turn: std::sync::atomic::AtomicU64,
 }
 
-#[derive(Clone)]
 struct Envelope {
     version: String,
     capabilities: Value,
@@ -965,7 +964,12 @@ impl Inner {
         } else {
             None
         };
-        let envelope = self.envelope.lock().ok().and_then(|e| e.clone());
+        // Only the 2026 version is needed, not the whole envelope.
+        let modern_version = self
+            .envelope
+            .lock()
+            .ok()
+            .and_then(|e| e.as_ref().map(|env| env.version.clone()));
         let params = value.get("params");
         let param = |k: &str| {
             params
@@ -979,10 +983,9 @@ impl Inner {
             Some("tasks/get" | "tasks/update" | "tasks/cancel") => param("taskId"),
             _ => None,
         };
-        let protocol_version = match &envelope {
-            Some(env) => Some(env.version.clone()),
-            None => self.negotiated.lock().ok().and_then(|n| n.clone()),
-        };
+        let modern = modern_version.is_some();
+        let protocol_version =
+            modern_version.or_else(|| self.negotiated.lock().ok().and_then(|n| n.clone()));
         let extra_headers = id
             .and_then(|i| {
                 self.request_headers
@@ -996,7 +999,7 @@ impl Inner {
             method,
             name,
             protocol_version,
-            modern: envelope.is_some(),
+            modern,
             extra_headers,
             session_id: None,
         }
