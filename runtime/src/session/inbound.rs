@@ -1,0 +1,442 @@
+//! Everything the server sends, dispatched: answers to pending requests, notifications,
+//! server requests, batches, lines that are not JSON-RPC, the end of the stream; and the
+//! HTTP transport's sink into the same paths.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::inbox::Notification;
+use super::state::{Inner, State};
+use crate::error::{ErrorKind, shorten};
+use crate::protocol::jsonrpc::{self, IdKey, Incoming, RpcError};
+use crate::protocol::meta;
+use crate::transcript::Direction;
+use crate::transport::http::{HttpFailure, HttpSink};
+use crate::transport::stdio::{Frame, LineReader, ProcessHandle};
+
+/// Feeds what the HTTP transport reads into the session (weakly: the session owns the
+/// transport, not the other way round).
+pub(super) struct SessionSink(std::sync::Weak<Inner>);
+
+impl HttpSink for SessionSink {
+    fn on_message(&self, value: Value, text: String) {
+        if let Some(inner) = self.0.upgrade() {
+            inner.on_message(value, Some(&text), false);
+        }
+    }
+
+    fn on_garbage(&self, text: String, why: String) {
+        if let Some(inner) = self.0.upgrade() {
+            let mut st = inner.state.lock().expect("state lock");
+            inner.on_bad_line(&mut st, &text, why, true);
+        }
+    }
+
+    fn on_request_failed(&self, id: i64, failure: HttpFailure) {
+        if let Some(inner) = self.0.upgrade() {
+            inner.fail_pending(id, failure);
+        }
+    }
+
+    fn is_pending(&self, id: i64) -> bool {
+        self.0.upgrade().is_some_and(|inner| {
+            inner
+                .state
+                .lock()
+                .map(|st| st.pending.contains(id))
+                .unwrap_or(false)
+        })
+    }
+
+    fn on_post_rejected(&self, what: String, failure: HttpFailure) {
+        if let Some(inner) = self.0.upgrade() {
+            let reason = match failure {
+                HttpFailure::Rpc(e) => format!("the server refused it with error {e}"),
+                HttpFailure::Status { status, body } => {
+                    format!("the server refused it with HTTP {status}: {body}")
+                }
+                HttpFailure::Io(e) | HttpFailure::NoAnswer(e) => e,
+                HttpFailure::TooLarge { limit } => format!("an answer over {limit} bytes"),
+                HttpFailure::Unauthorized {
+                    status,
+                    challenge,
+                    body,
+                } => ErrorKind::Unauthorized {
+                    status,
+                    challenge,
+                    body,
+                }
+                .to_string(),
+                HttpFailure::SessionExpired { session, .. } => {
+                    format!("the server no longer knows session {session} (HTTP 404)")
+                }
+            };
+            let kind = ErrorKind::Conformance { what, reason };
+            let mut st = inner.state.lock().expect("state lock");
+            inner.record_violation(&mut st, &kind, false);
+        }
+    }
+}
+
+impl Inner {
+    /// The HTTP transport's way into this session (weak: the session owns the transport).
+    pub(super) fn sink(self: &Arc<Self>) -> Arc<dyn HttpSink> {
+        Arc::new(SessionSink(Arc::downgrade(self)))
+    }
+
+    /// Ends a pending request with what the HTTP transport saw.
+    pub(super) fn fail_pending(&self, id: i64, failure: HttpFailure) {
+        let mut st = self.state.lock().expect("state lock");
+        let Some(slot) = st.pending.remove(id) else {
+            return;
+        };
+        let outcome = match failure {
+            HttpFailure::Rpc(e) => Ok(Err(e)),
+            HttpFailure::Status { status, body } => Err(ErrorKind::Http {
+                status: Some(status),
+                reason: if body.is_empty() {
+                    "(empty body)".into()
+                } else {
+                    body
+                },
+            }),
+            HttpFailure::Io(reason) | HttpFailure::NoAnswer(reason) => Err(ErrorKind::Http {
+                status: None,
+                reason,
+            }),
+            HttpFailure::TooLarge { limit } => {
+                Err(ErrorKind::MessageTooLarge { limit, seen: limit })
+            }
+            HttpFailure::Unauthorized {
+                status,
+                challenge,
+                body,
+            } => Err(ErrorKind::Unauthorized {
+                status,
+                challenge,
+                body,
+            }),
+            HttpFailure::SessionExpired { session, body } => Err(ErrorKind::SessionExpired {
+                session,
+                renewed: None,
+                body,
+            }),
+        };
+        let _ = slot.tx.send(outcome);
+    }
+
+    pub(super) fn on_frame_line(self: &Arc<Self>, bytes: Vec<u8>) {
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let line = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let mut st = self.state.lock().expect("state lock");
+                self.on_bad_line(&mut st, &line, "not valid UTF-8".into(), true);
+                return;
+            }
+        };
+        // A message starts with `{` (or `[`); only other lines need the whitespace scan.
+        if !text.starts_with(['{', '[']) && text.trim().is_empty() {
+            self.on_blank_line(&text);
+            return;
+        }
+        match jsonrpc::parse(&text) {
+            Ok(incoming) => self.on_incoming(incoming, Some(&text), false),
+            Err(e) => {
+                let mut st = self.state.lock().expect("state lock");
+                self.on_bad_line(&mut st, &text, format!("not JSON: {e}"), true);
+            }
+        }
+    }
+
+    /// Records a line that is not a JSON-RPC message: in the transcript (unless empty)
+    /// and as a violation.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn on_bad_line(&self, st: &mut State, line: &str, why: String, fatal: bool) {
+        if !line.is_empty() {
+            self.push_transcript(st, Direction::Received, "invalid", None, line.as_bytes());
+        }
+        let kind = ErrorKind::NotJsonRpc {
+            line: shorten(line, 300),
+            why,
+        };
+        self.record_violation(st, &kind, fatal);
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn on_blank_line(&self, text: &str) {
+        let kind = ErrorKind::NotJsonRpc {
+            line: format!("{text:?}"),
+            why: "a blank line".into(),
+        };
+        let mut st = self.state.lock().expect("state lock");
+        self.record_violation(&mut st, &kind, false);
+    }
+
+    pub(super) fn on_message(self: &Arc<Self>, value: Value, text: Option<&str>, in_batch: bool) {
+        self.on_incoming(jsonrpc::classify(value), text, in_batch);
+    }
+
+    /// Handles a classified message; `text` is its line, recorded in the transcript
+    /// (`None` for the members of a batch, recorded as the batch's line).
+    pub(super) fn on_incoming(
+        self: &Arc<Self>,
+        incoming: Incoming,
+        text: Option<&str>,
+        in_batch: bool,
+    ) {
+        let mut st = self.state.lock().expect("state lock");
+        let (kind, method) = match &incoming {
+            Incoming::Request { method, .. } => ("request", Some(method.as_str())),
+            Incoming::Notification { method, .. } => ("notification", Some(method.as_str())),
+            Incoming::Result { .. } => ("response", None),
+            Incoming::Error { .. } => ("error", None),
+            Incoming::Batch(_) => ("batch", None),
+            Incoming::Invalid(_) => ("invalid", None),
+        };
+        if let Some(text) = text {
+            self.push_transcript(&mut st, Direction::Received, kind, method, text.as_bytes());
+        }
+        // Answers first; the other kinds are handled out of line, to keep the code an
+        // answer runs through small.
+        match incoming {
+            Incoming::Result { id, result } => self.on_response(&mut st, id, Ok(result)),
+            Incoming::Error {
+                id: Some(id),
+                error,
+            } => self.on_response(&mut st, id, Err(error)),
+            Incoming::Notification { method, params } => {
+                self.on_notification(&mut st, method, params)
+            }
+            Incoming::Request { id, method, params } => {
+                self.on_server_request(st, id, method, params)
+            }
+            Incoming::Batch(items) => self.on_batch(st, items, in_batch),
+            Incoming::Error { id: None, error } => {
+                let kind = ErrorKind::Rpc {
+                    method: "(a request the server could not read)".into(),
+                    error,
+                };
+                self.record_violation(&mut st, &kind, true);
+            }
+            Incoming::Invalid(why) => self.on_invalid(&mut st, why),
+        }
+    }
+
+    /// A JSON value that is not a JSON-RPC message (the transcript has its line).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn on_invalid(&self, st: &mut State, why: String) {
+        let line = st
+            .transcript
+            .last_text()
+            .map(|(_, _, text)| shorten(&text, 300))
+            .unwrap_or_default();
+        self.record_violation(st, &ErrorKind::NotJsonRpc { line, why }, true);
+    }
+
+    #[inline(never)]
+    pub(super) fn on_batch(
+        self: &Arc<Self>,
+        mut st: std::sync::MutexGuard<'_, State>,
+        items: Vec<Value>,
+        in_batch: bool,
+    ) {
+        if in_batch || !*self.batching.lock().expect("batching lock") {
+            let why = "a JSON-RPC batch, which this protocol version does not allow";
+            self.on_invalid(&mut st, why.into());
+            return;
+        }
+        drop(st);
+        for item in items {
+            self.on_message(item, None, true);
+        }
+    }
+
+    pub(super) fn on_response(&self, st: &mut State, id: IdKey, outcome: Result<Value, RpcError>) {
+        match id {
+            IdKey::Int(i) => {
+                if let Some(slot) = st.pending.remove(i) {
+                    let _ = slot.tx.send(Ok(outcome));
+                } else if st.cancelled.contains(&i) {
+                    // A late answer to a request we gave up on: allowed, ignored.
+                } else if i >= 1 && i < st.next_id {
+                    self.record_violation(st, &ErrorKind::DuplicateResponse { id: i }, true);
+                } else {
+                    self.record_violation(
+                        st,
+                        &ErrorKind::UnknownResponseId { id: i.to_string() },
+                        true,
+                    );
+                }
+            }
+            IdKey::Str(s) => self.record_violation(
+                st,
+                &ErrorKind::UnknownResponseId {
+                    id: format!("{s:?}"),
+                },
+                true,
+            ),
+            IdKey::Invalid(s) => {
+                self.record_violation(st, &ErrorKind::UnknownResponseId { id: s }, true)
+            }
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn on_notification(&self, st: &mut State, method: String, params: Value) {
+        let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
+        if modern {
+            let reason = match method.as_str() {
+                "notifications/message" if !st.pending.slots().any(|p| p.log_level) => Some(
+                    "a 2026-07-28 server may send log messages only while a request that asked for them (_meta io.modelcontextprotocol/logLevel) is in flight",
+                ),
+                "notifications/tools/list_changed"
+                | "notifications/prompts/list_changed"
+                | "notifications/resources/list_changed"
+                | "notifications/resources/updated"
+                | "notifications/subscriptions/acknowledged"
+                    if meta::get_meta(&params, meta::ENVELOPE_SUBSCRIPTION_ID).is_none() =>
+                {
+                    Some(
+                        "in 2026-07-28 this notification belongs on a subscriptions/listen stream and must carry _meta io.modelcontextprotocol/subscriptionId",
+                    )
+                }
+                _ => None,
+            };
+            if let Some(reason) = reason {
+                let kind = ErrorKind::Conformance {
+                    what: method.clone(),
+                    reason: reason.into(),
+                };
+                self.record_violation(st, &kind, false);
+            }
+        }
+        if method == "notifications/progress" {
+            let token = params
+                .get("progressToken")
+                .map(Value::to_string)
+                .unwrap_or_else(|| "(none)".into());
+            let progress = params.get("progress").and_then(Value::as_f64);
+            match st.progress.get_mut(&token) {
+                Some(p) => {
+                    match progress {
+                        None => p
+                            .problems
+                            .push("a notification without a numeric `progress`".into()),
+                        Some(v) => {
+                            if let Some(last) = p.last
+                                && v <= last
+                            {
+                                p.problems.push(format!(
+                                    "progress went from {last} to {v}; it must increase"
+                                ));
+                            }
+                            p.last = Some(v);
+                        }
+                    }
+                    p.last_at = Some(Instant::now());
+                    p.events.push(params.clone());
+                }
+                None => {
+                    let kind = ErrorKind::Progress { token, reason: "notification for a token this client never sent (or whose request has ended)".into() };
+                    self.record_violation(st, &kind, false);
+                }
+            }
+        }
+        st.inbox.push_back(Notification {
+            method,
+            params,
+            at_ms: self.elapsed_ms(),
+        });
+        if st.inbox.len() > self.max_inbox {
+            if self.strict {
+                self.record_violation(
+                    st,
+                    &ErrorKind::NotificationFlood {
+                        limit: self.max_inbox,
+                    },
+                    true,
+                );
+            }
+            st.inbox.pop_front();
+        }
+        self.inbox_changed.notify_waiters();
+    }
+
+    /// Handles a line or an oversize report, from the reader task or a foreground wait;
+    /// hands back any other frame (the end of the stream), which only the task handles.
+    pub(super) fn on_frame(self: &Arc<Self>, frame: Frame) -> Option<Frame> {
+        match frame {
+            Frame::Line(bytes) => self.on_frame_line(bytes),
+            Frame::TooLarge { seen } => self.on_too_large(seen),
+            end => return Some(end),
+        }
+        None
+    }
+
+    pub(super) fn on_too_large(&self, seen: usize) {
+        let limit = self.max_message_bytes;
+        let mut st = self.state.lock().expect("state lock");
+        self.record_violation(&mut st, &ErrorKind::MessageTooLarge { limit, seen }, true);
+    }
+
+    pub(super) fn on_eof(&self, partial: Option<Vec<u8>>) {
+        let mut st = self.state.lock().expect("state lock");
+        if let Some(bytes) = partial {
+            let line = String::from_utf8_lossy(&bytes);
+            let why = "stdout closed before the line ended".to_string();
+            self.on_bad_line(&mut st, &line, why, false);
+        }
+        st.eof = true;
+        let status = self
+            .handle
+            .as_ref()
+            .and_then(ProcessHandle::exit_description);
+        if st.fatal.is_none() {
+            st.fatal = Some(ErrorKind::ServerExited {
+                during: None,
+                status: status.clone(),
+            });
+        }
+        for slot in st.pending.take_all() {
+            let _ = slot.tx.send(Err(ErrorKind::ServerExited {
+                during: Some(slot.method.into_owned()),
+                status: status.clone(),
+            }));
+        }
+        self.inbox_changed.notify_waiters();
+    }
+}
+
+pub(super) async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
+    loop {
+        match reader.next().await {
+            Frame::PartialAtEof(bytes) => {
+                if let Some(h) = &inner.handle {
+                    h.wait_exit(Duration::from_secs(1)).await;
+                    h.wait_stderr_closed(Duration::from_millis(500)).await;
+                }
+                inner.on_eof(Some(bytes));
+                return;
+            }
+            Frame::Eof | Frame::Failed(_) => {
+                if let Some(h) = &inner.handle {
+                    h.wait_exit(Duration::from_secs(1)).await;
+                    // A dead server's failure quotes its stderr: let the drain finish.
+                    h.wait_stderr_closed(Duration::from_millis(500)).await;
+                }
+                inner.on_eof(None);
+                return;
+            }
+            // Lines and oversize reports; `on_frame` hands back only the ends above.
+            frame => {
+                let _ = inner.on_frame(frame);
+            }
+        }
+    }
+}
