@@ -209,8 +209,8 @@ async fn run(url: String, scenario: &str, version: Option<String>) -> Result<(),
         .map_err(|e| e.to_string())?;
     say(format!(
         "connected: protocol {} ({:?} era)",
-        client.protocol_version(),
-        client.era()
+        client.session().protocol_version(),
+        client.session().era()
     ));
     let outcome = async {
         match plan {
@@ -268,7 +268,7 @@ async fn run(url: String, scenario: &str, version: Option<String>) -> Result<(),
         }
     }
     .await;
-    let violations = client.violations();
+    let violations = client.session().violations();
     for v in &violations {
         say(format!("noted {}: {}", v.code, v.message));
     }

@@ -149,8 +149,8 @@ pub async fn ping(opts: &AdhocOptions) -> Result<PingReport, Error> {
     let client = opts.connect().await?;
     let startup = start.elapsed();
     let rtt = client.ping(Some(opts.timeout)).await;
-    let facts = client.facts().clone();
-    let withheld = client.withheld_env().to_vec();
+    let facts = client.session().facts().clone();
+    let withheld = client.session().withheld_env().to_vec();
     client.close().await;
     let rtt = rtt?;
     Ok(PingReport {

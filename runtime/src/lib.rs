@@ -7,8 +7,10 @@
 //! lines (or bodies, or events) that are not JSON-RPC are reported, stderr is drained and
 //! its tail kept, and processes are ended with their whole process group.
 //!
-//! Layers: [`protocol`] (messages, no wire) ← [`transport`] (stdio, http) ← [`session`]
-//! (one connection) ← [`client`] (operations) ← [`adhoc`] (one-shot commands for the CLI).
+//! Layers: [`protocol`] (messages and the era rules, no wire) ← [`transport`] (stdio, http)
+//! ← [`session`] (one connection; requests go out through [`Session::request`], or
+//! [`Session::send`] and [`Session::wait`] when the caller holds the request in flight) ←
+//! [`client`] (operations by feature) ← [`adhoc`] (one-shot commands for the CLI).
 
 pub mod adhoc;
 pub mod auth;

@@ -14,7 +14,7 @@ async fn ctrl_c_kills_every_server_group() {
     let b = Client::connect(reference(), config(Some("2026-07-28")))
         .await
         .unwrap();
-    let (pa, pb) = (a.pid(), b.pid());
+    let (pa, pb) = (a.session().pid(), b.session().pid());
     kill_all_process_groups();
     assert_group_gone(pa).await;
     assert_group_gone(pb).await;

@@ -86,7 +86,7 @@ async fn expect_call_failure(
     };
     assert_eq!(err.code(), code, "{mode}: {err}");
     within(start, DEADLINE);
-    let pid = c.pid();
+    let pid = c.session().pid();
     c.close().await;
     assert_group_gone(pid).await;
     assert_no_hostile_left(mode).await;
@@ -222,9 +222,9 @@ async fn stderr_flood_is_drained_and_its_tail_kept() {
     assert!(tail.len() <= 64 * 1024, "{}", tail.len());
     assert!(tail.trim_end().ends_with("hostile: END-OF-STDERR-FLOOD"));
     within(start, DEADLINE);
-    let pid = c.pid();
+    let pid = c.session().pid();
     c.close().await;
-    assert!(c.stderr_total() > 9_000_000, "{}", c.stderr_total());
+    assert!(c.session().stderr_total() > 9_000_000, "{}", c.session().stderr_total());
     assert_group_gone(pid).await;
 }}
 
@@ -232,7 +232,7 @@ on_both_runtimes! {
 async fn a_server_ignoring_sigterm_is_killed() {
     let c = connect("ignore-sigterm", &[], cfg()).await.unwrap();
     call(&c, "echo").await.unwrap();
-    let pid = c.pid();
+    let pid = c.session().pid();
     let start = Instant::now();
     let report = c.close().await;
     assert_eq!(report.stage, ShutdownStage::Sigkill, "{report:?}");
@@ -301,7 +301,7 @@ async fn the_instant_server_answers_correctly() {
             .unwrap();
         assert_eq!(call.result, json!({"content": [{"type": "text", "text": text}]}));
     }
-    let e = c.raw("no/such/method", Some(json!({})), None).await.unwrap_err();
+    let e = c.session().request("no/such/method", Some(&json!({})), &Default::default()).await.unwrap_err();
     assert_eq!(e.rpc_error().map(|r| r.code), Some(-32601), "{e}");
     c.close().await;
 }}
@@ -309,7 +309,7 @@ async fn the_instant_server_answers_correctly() {
 on_both_runtimes! {
 async fn grandchildren_are_ended_with_the_group() {
     let c = connect("orphan", &[], cfg()).await.unwrap();
-    let pid = c.pid();
+    let pid = c.session().pid();
     let report = c.close().await;
     assert!(report.ended_stragglers, "{report:?}");
     assert_group_gone(pid).await;
@@ -318,7 +318,7 @@ async fn grandchildren_are_ended_with_the_group() {
 on_both_runtimes! {
 async fn dropping_a_session_kills_its_group() {
     let c = connect("ignore-sigterm", &["drop"], cfg()).await.unwrap();
-    let pid = c.pid();
+    let pid = c.session().pid();
     drop(c);
     assert_group_gone(pid).await;
 }}
@@ -387,7 +387,7 @@ async fn a_hostile_server_does_not_disturb_another_session() {
     );
     bad.close().await;
     assert!(good.ping(None).await.is_ok());
-    assert!(good.violations().is_empty());
+    assert!(good.session().violations().is_empty());
     good.close().await;
 }}
 
@@ -405,10 +405,10 @@ async fn batches_only_in_2025_03_26() {
         .await
         .unwrap();
     assert_eq!(mcpr_runtime::client::content_text(&r.result), "in a batch");
-    c.wait_notification("notifications/message", &[], Duration::from_secs(1))
+    c.session().wait_notification("notifications/message", &[], Duration::from_secs(1))
         .await
         .unwrap();
-    assert!(c.violations().is_empty(), "{:?}", c.violations());
+    assert!(c.session().violations().is_empty(), "{:?}", c.session().violations());
     c.close().await;
     let mut config = cfg();
     config.protocol = ProtocolChoice::Pinned("2025-06-18".into());
@@ -432,7 +432,7 @@ async fn a_probe_answered_late_still_ends_in_the_2026_era() {
         ..cfg()
     };
     let c = connect("late-modern", &[], config).await.unwrap();
-    assert_eq!(c.protocol_version(), "2026-07-28");
+    assert_eq!(c.session().protocol_version(), "2026-07-28");
     // discover (given up on), initialize, the late discover answer, the refusal, discover
     // again and its answer: about a second in all, no further deadline waited out.
     let (entries, _) = c.session().transcript();
@@ -460,9 +460,9 @@ async fn a_probe_answered_late_still_ends_in_the_2026_era() {
 on_both_runtimes! {
 async fn sloppy_2026_servers_are_recorded_not_stopped() {
     let c = connect("sloppy-modern", &[], cfg()).await.unwrap();
-    assert_eq!(c.protocol_version(), "2026-07-28");
+    assert_eq!(c.session().protocol_version(), "2026-07-28");
     call(&c, "echo").await.unwrap();
-    let v = c.violations();
+    let v = c.session().violations();
     let codes: Vec<&str> = v.iter().map(|v| v.code).collect();
     assert!(codes.iter().all(|c| *c == "MCP-PROTOCOL-011"), "{v:?}");
     let text: Vec<&str> = v.iter().map(|v| v.message.as_str()).collect();
@@ -492,7 +492,7 @@ on_both_runtimes! {
 async fn input_required_without_end_stops_after_the_round_limit() {
     use mcpr_runtime::client::MAX_INPUT_ROUNDS;
     let c = connect("endless-input", &[], cfg()).await.unwrap();
-    assert_eq!(c.protocol_version(), "2026-07-28");
+    assert_eq!(c.session().protocol_version(), "2026-07-28");
     let e = call(&c, "echo").await.unwrap_err();
     assert_eq!(e.code(), "MCP-PROTOCOL-010", "{e}");
     assert!(
@@ -500,7 +500,7 @@ async fn input_required_without_end_stops_after_the_round_limit() {
             .contains(&format!("still input_required after {MAX_INPUT_ROUNDS} rounds")),
         "{e}"
     );
-    let (t, _) = c.transcript();
+    let (t, _) = c.session().transcript();
     let calls: Vec<&str> = t
         .iter()
         .filter(|e| e.kind == "request" && e.method.as_deref() == Some("tools/call"))
@@ -523,7 +523,7 @@ async fn input_required_without_end_stops_after_the_round_limit() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_request_to_a_server_that_just_died_names_its_exit() {
     let c = connect_reference(None).await;
-    let pid = c.pid();
+    let pid = c.session().pid();
     let killed = std::process::Command::new("kill")
         .args(["-9", &pid.to_string()])
         .status()

@@ -30,7 +30,7 @@ async fn expect(mode: &str, code: &str) -> mcpr_runtime::Error {
         Ok(c) => c,
         Err(e) => panic!("{mode}: connect failed: {e}"),
     };
-    assert_eq!(c.protocol_version(), "2025-11-25");
+    assert_eq!(c.session().protocol_version(), "2025-11-25");
     let start = Instant::now();
     let e = c
         .call_tool(
@@ -128,7 +128,7 @@ async fn an_expired_session_is_initialized_again_and_the_call_retried() {
     c.call_tool("echo", json!({"text": "again"}), &opts)
         .await
         .unwrap();
-    let (entries, _) = c.transcript();
+    let (entries, _) = c.session().transcript();
     let note = entries
         .iter()
         .find(|e| e.kind == "note")
@@ -199,7 +199,8 @@ async fn a_header_mismatch_refetches_the_tool_and_retries_once() {
         .unwrap();
     assert_eq!(mcpr_runtime::client::content_text(&r.result), "hi");
     let methods = |c: &Client| -> Vec<String> {
-        c.transcript()
+        c.session()
+            .transcript()
             .0
             .iter()
             .filter(|e| e.kind == "request")

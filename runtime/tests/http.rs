@@ -35,7 +35,7 @@ async fn core_operations_over_http_in_both_eras() {
         (Some("2025-06-18"), Era::Legacy),
     ] {
         let c = connect(&server, protocol).await;
-        assert_eq!(c.era(), era, "{protocol:?}");
+        assert_eq!(c.session().era(), era, "{protocol:?}");
         let tools = ok(c.list_tools().await);
         assert_eq!(tools.len(), 15);
         let add = ok(c
@@ -93,17 +93,17 @@ async fn core_operations_over_http_in_both_eras() {
             .await);
         assert_eq!(content_text(&regional.result), "hi@eu-west-1");
         if era == Era::Modern {
-            let bare = ok(c.request_outcome("tools/call", Some(json!({"name": "regional", "arguments": {"region": "eu-west-1", "text": "hi"}})), &Default::default()).await);
+            let bare = c.session().request("tools/call", Some(&json!({"name": "regional", "arguments": {"region": "eu-west-1", "text": "hi"}})), &Default::default()).await.unwrap_err();
             assert_eq!(
-                bare.unwrap_err().code,
+                bare.rpc_error().map(|r| r.code).unwrap_or_default(),
                 -32020,
                 "a call without Mcp-Param-Region is a header mismatch"
             );
         }
         assert!(
-            c.violations().is_empty(),
+            c.session().violations().is_empty(),
             "{protocol:?}: {:?}",
-            c.violations()
+            c.session().violations()
         );
         let report = c.close().await;
         assert_eq!(report.stage, ShutdownStage::Disconnected);
@@ -120,7 +120,7 @@ async fn server_requests_and_notifications_over_http() {
         .call_tool("sample", json!({"prompt": "hi"}), &CallOptions::default())
         .await);
     assert_eq!(content_text(&s.result), "sampled: sampled text");
-    c.queue_answer(
+    c.session().queue_answer(
         "elicitation/create",
         Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
     );
@@ -139,13 +139,18 @@ async fn server_requests_and_notifications_over_http() {
         &CallOptions::default(),
     )
     .await);
-    ok(c.wait_notification(
-        "notifications/message",
-        &[Match::dotted("data.message", json!("over http"))],
-        Duration::from_secs(2),
-    )
-    .await);
-    assert!(c.violations().is_empty(), "{:?}", c.violations());
+    ok(c.session()
+        .wait_notification(
+            "notifications/message",
+            &[Match::dotted("data.message", json!("over http"))],
+            Duration::from_secs(2),
+        )
+        .await);
+    assert!(
+        c.session().violations().is_empty(),
+        "{:?}",
+        c.session().violations()
+    );
     c.close().await;
 
     // 2026: multi round-trip requests and a listen stream.
@@ -181,7 +186,11 @@ async fn server_requests_and_notifications_over_http() {
         ok(c.task_run_to_end(&id, Duration::from_secs(5)).await)["status"],
         "completed"
     );
-    assert!(c.violations().is_empty(), "{:?}", c.violations());
+    assert!(
+        c.session().violations().is_empty(),
+        "{:?}",
+        c.session().violations()
+    );
     c.close().await;
 }
 

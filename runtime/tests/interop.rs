@@ -65,7 +65,7 @@ fn ok<T>(r: Result<T, mcpr_runtime::Error>) -> T {
 }
 
 async fn close(c: Client) {
-    let pid = c.pid();
+    let pid = c.session().pid();
     let report = c.close().await;
     assert!(report.stage != ShutdownStage::Sigkill, "{report:?}");
     common::assert_group_gone(pid).await;
@@ -84,7 +84,12 @@ fn tmpdir(name: &str) -> PathBuf {
 
 async fn wait_server_request(c: &Client, method: &str, limit: Duration) {
     let start = Instant::now();
-    while !c.server_requests().iter().any(|r| r.method == method) {
+    while !c
+        .session()
+        .server_requests()
+        .iter()
+        .any(|r| r.method == method)
+    {
         assert!(
             start.elapsed() < limit,
             "no {method} request from the server within {limit:?}"
@@ -102,12 +107,12 @@ async fn everything_core_features() {
     )
     .await;
     // The TS SDK does not speak 2026-07-28: the probe falls back to initialize.
-    assert_eq!(c.era(), Era::Legacy);
-    assert_eq!(c.protocol_version(), "2025-11-25");
-    assert_eq!(c.facts().server_info["name"], "mcp-servers/everything");
+    assert_eq!(c.session().era(), Era::Legacy);
+    assert_eq!(c.session().protocol_version(), "2025-11-25");
+    assert_eq!(c.session().facts().server_info["name"], "mcp-servers/everything");
     // Tools are added after `initialized`, each with a list_changed.
     for _ in 0..5 {
-        ok(c.wait_notification(
+        ok(c.session().wait_notification(
             "notifications/tools/list_changed",
             &[],
             Duration::from_secs(5),
@@ -173,7 +178,7 @@ async fn everything_core_features() {
         "{}",
         s.result
     );
-    c.queue_answer("elicitation/create", Ok(json!({"action": "decline"})));
+    c.session().queue_answer("elicitation/create", Ok(json!({"action": "decline"})));
     ok(c.call_tool(
         "trigger-elicitation-request",
         json!({}),
@@ -184,7 +189,7 @@ async fn everything_core_features() {
     )
     .await);
     let methods: Vec<String> = c
-        .server_requests()
+        .session().server_requests()
         .iter()
         .map(|r| r.method.clone())
         .collect();
@@ -223,7 +228,7 @@ async fn everything_core_features() {
         true,
     ));
     tokio::time::sleep(Duration::from_millis(300)).await;
-    ok(c.cancel(pending, "interop test cancels"));
+    ok(c.session().cancel(pending, "interop test cancels"));
     let echo = ok(c
         .call_tool(
             "echo",
@@ -259,7 +264,7 @@ async fn everything_core_features() {
     assert_eq!(comp["values"], json!(["Engineering"]));
     ok(c.set_log_level("debug").await);
     assert!(
-        c.raw("no/such", None, None)
+        c.session().request("no/such", None, &Default::default())
             .await
             .unwrap_err()
             .rpc_error()
@@ -307,7 +312,7 @@ async fn everything_tasks_including_the_input_required_trap() {
     let result = ok(c.task_result(&id, Some(Duration::from_secs(20))).await);
     assert!(result["content"].is_array(), "{result}");
     assert_eq!(ok(c.task_get(&id).await)["status"], "completed");
-    ok(c.wait_notification(
+    ok(c.session().wait_notification(
         "notifications/tasks/status",
         &[Match::dotted("taskId", json!(id))],
         Duration::from_secs(1),
@@ -339,10 +344,10 @@ async fn everything_tasks_including_the_input_required_trap() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let before = c.server_requests().len();
+    let before = c.session().server_requests().len();
     let r = c.task_result(&id, Some(Duration::from_secs(20))).await;
     assert!(
-        c.server_requests()[before..]
+        c.session().server_requests()[before..]
             .iter()
             .any(|r| r.method == "elicitation/create"),
         "the queued elicitation came with tasks/result"
@@ -414,7 +419,7 @@ async fn memory_subscription_updates() {
     ok(c.subscribe("memory://knowledge-graph").await);
     let created = ok(c.call_tool("create_entities", json!({"entities": [{"name": "mcpr", "entityType": "tool", "observations": ["tests MCP servers"]}]}), &CallOptions::default()).await);
     assert!(created.result["structuredContent"].is_object());
-    ok(c.wait_notification(
+    ok(c.session().wait_notification(
         "notifications/resources/updated",
         &[Match::dotted("uri", json!("memory://knowledge-graph"))],
         Duration::from_secs(5),
@@ -459,7 +464,7 @@ async fn python_sdk_in_both_eras() {
         (Some("2025-11-25"), Era::Legacy),
     ] {
         let c = connect(tiny_server(), cfg(protocol, ClientBehaviour::default())).await;
-        assert_eq!(c.era(), era, "{protocol:?}");
+        assert_eq!(c.session().era(), era, "{protocol:?}");
         let add = ok(c
             .call_tool("add", json!({"a": 2, "b": 40}), &CallOptions::default())
             .await);
@@ -496,7 +501,7 @@ async fn time_server() {
         cfg(None, ClientBehaviour::default()),
     )
     .await;
-    assert_eq!(c.era(), Era::Modern, "mcp 2.3 servers speak 2026-07-28");
+    assert_eq!(c.session().era(), Era::Modern, "mcp 2.3 servers speak 2026-07-28");
     let r = ok(c.call_tool("convert_time", json!({"source_timezone": "Europe/Paris", "time": "12:00", "target_timezone": "Asia/Tokyo"}), &CallOptions::default()).await);
     assert_eq!(r.result["structuredContent"]["time_difference"], "+8.0h");
     let unknown = c
@@ -589,12 +594,13 @@ async fn git_server() {
 /// `tools/list_changed`; wait for all five before calling them.
 async fn everything_ready(c: &Client) {
     for _ in 0..5 {
-        ok(c.wait_notification(
-            "notifications/tools/list_changed",
-            &[],
-            Duration::from_secs(10),
-        )
-        .await);
+        ok(c.session()
+            .wait_notification(
+                "notifications/tools/list_changed",
+                &[],
+                Duration::from_secs(10),
+            )
+            .await);
     }
 }
 
@@ -655,7 +661,7 @@ async fn everything_over_streamable_http() {
         cfg(None, ClientBehaviour::everything()),
     )
     .await);
-    assert_eq!(c.era(), Era::Legacy);
+    assert_eq!(c.session().era(), Era::Legacy);
     everything_ready(&c).await;
     let tools = ok(c.list_tools().await);
     assert!(tools.iter().any(|t| t["name"] == "echo"));
@@ -721,7 +727,7 @@ async fn python_sdk_over_streamable_http_in_both_eras() {
             cfg(protocol, ClientBehaviour::default()),
         )
         .await);
-        assert_eq!(c.era(), era, "{protocol:?}");
+        assert_eq!(c.session().era(), era, "{protocol:?}");
         let add = ok(c
             .call_tool("add", json!({"a": 2, "b": 40}), &CallOptions::default())
             .await);
@@ -751,7 +757,7 @@ async fn everything_over_legacy_http_sse() {
             Client::connect_sse(http, cfg(None, behaviour)).await
         };
         let c = ok(c);
-        assert_eq!(c.era(), Era::Legacy);
+        assert_eq!(c.session().era(), Era::Legacy);
         everything_ready(&c).await;
         let echo = ok(c
             .call_tool(

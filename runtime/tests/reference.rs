@@ -19,15 +19,15 @@ const MODERN: &str = "2026-07-28";
 async fn both_eras(f: impl AsyncFn(&Client, Era)) {
     for (version, era) in [(LEGACY, Era::Legacy), (MODERN, Era::Modern)] {
         let c = connect_reference(Some(version)).await;
-        assert_eq!(c.era(), era);
-        assert_eq!(c.protocol_version(), version);
+        assert_eq!(c.session().era(), era);
+        assert_eq!(c.session().protocol_version(), version);
         f(&c, era).await;
         assert!(
-            c.violations().is_empty(),
+            c.session().violations().is_empty(),
             "violations in {version}: {:?}",
-            c.violations()
+            c.session().violations()
         );
-        let pid = c.pid();
+        let pid = c.session().pid();
         let report = c.close().await;
         assert_eq!(report.stage, ShutdownStage::StdinEof, "{report:?}");
         assert_group_gone(pid).await;
@@ -44,19 +44,19 @@ fn ok<T>(r: Result<T, mcpr_runtime::Error>) -> T {
 on_both_runtimes! {
 async fn auto_probe_picks_the_modern_era_and_every_handshake_version_works() {
     let c = connect_reference(None).await;
-    assert_eq!(c.era(), Era::Modern);
-    assert_eq!(c.facts().server_info["name"], "mcpr-reference-server");
+    assert_eq!(c.session().era(), Era::Modern);
+    assert_eq!(c.session().facts().server_info["name"], "mcpr-reference-server");
     assert!(
-        c.facts()
+        c.session().facts()
             .supported_versions
             .contains(&"2025-06-18".to_string())
     );
     c.close().await;
     for v in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
         let c = connect_reference(Some(v)).await;
-        assert_eq!(c.era(), Era::Legacy);
-        assert_eq!(c.protocol_version(), v);
-        assert_eq!(c.facts().server_info["name"], "mcpr-reference-server");
+        assert_eq!(c.session().era(), Era::Legacy);
+        assert_eq!(c.session().protocol_version(), v);
+        assert_eq!(c.session().facts().server_info["name"], "mcpr-reference-server");
         assert!(c.server_has(&["resources", "subscribe"]));
         let echo = ok(c
             .call_tool("echo", json!({"text": v}), &CallOptions::default())
@@ -73,7 +73,7 @@ async fn tools_list_follows_cursors_and_calls_check_results() {
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
         assert_eq!(names.len(), 15, "{names:?}");
         assert!(names.contains(&"add") && names.contains(&"app"));
-        let (transcript, _) = c.transcript();
+        let (transcript, _) = c.session().transcript();
         let list_requests = transcript
             .iter()
             .filter(|e| e.method.as_deref() == Some("tools/list"))
@@ -132,7 +132,7 @@ on_both_runtimes! {
 async fn the_2026_envelope_goes_into_every_request_line() {
     let c = connect_reference(Some("2026-07-28")).await;
     let last_request = |method: &str| -> serde_json::Value {
-        let (transcript, _) = c.transcript();
+        let (transcript, _) = c.session().transcript();
         let e = transcript
             .iter()
             .rev()
@@ -160,11 +160,11 @@ async fn the_2026_envelope_goes_into_every_request_line() {
     let before = meta["io.modelcontextprotocol/clientCapabilities"].clone();
 
     // A request without params, and one whose params carry a `_meta` of their own.
-    ok(c.raw("tools/list", None, None).await);
+    ok(c.session().request("tools/list", None, &Default::default()).await);
     let sent = last_request("tools/list");
     assert_eq!(sent["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
     ok(c
-        .raw("tools/call", Some(json!({"name": "echo", "arguments": {"text": "x"}, "_meta": {"mine": 1}})), None)
+        .session().request("tools/call", Some(&json!({"name": "echo", "arguments": {"text": "x"}, "_meta": {"mine": 1}})), &Default::default())
         .await);
     let sent = last_request("tools/call");
     let meta = sent["params"]["_meta"].as_object().unwrap();
@@ -206,7 +206,7 @@ async fn progress_is_collected_and_monotonic() {
         assert_eq!(values, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
         // The notifications stay in the inbox for waits too.
         let n = ok(c
-            .wait_notification(
+            .session().wait_notification(
                 "notifications/progress",
                 &[Match::dotted("progress", json!(5))],
                 Duration::from_secs(1),
@@ -234,7 +234,7 @@ async fn sampling_elicitation_and_roots_are_answered_in_each_era() {
             .await);
         assert_eq!(content_text(&s.result), "sampled: sampled text");
         // A queued per-step answer wins over the behaviour.
-        c.queue_answer(
+        c.session().queue_answer(
             "elicitation/create",
             Ok(json!({"action": "accept", "content": {"name": "Ada"}})),
         );
@@ -252,7 +252,7 @@ async fn sampling_elicitation_and_roots_are_answered_in_each_era() {
             (expected_rounds, expected_rounds, expected_rounds)
         );
         let methods: Vec<String> = c
-            .server_requests()
+            .session().server_requests()
             .iter()
             .map(|r| r.method.clone())
             .collect();
@@ -260,10 +260,10 @@ async fn sampling_elicitation_and_roots_are_answered_in_each_era() {
             methods,
             vec!["sampling/createMessage", "elicitation/create", "roots/list"]
         );
-        assert!(c.server_requests()[1].queued);
+        assert!(c.session().server_requests()[1].queued);
         if era == Era::Modern {
             // The retry carried a new id, the answers and the echoed requestState.
-            let (t, _) = c.transcript();
+            let (t, _) = c.session().transcript();
             let retry = t
                 .iter()
                 .find(|e| {
@@ -291,7 +291,7 @@ async fn a_declined_capability_gets_an_error_answer() {
         .await
         .unwrap_err();
     assert_eq!(e.code(), "MCP-RPC-001", "{e}");
-    let reqs = c.server_requests();
+    let reqs = c.session().server_requests();
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0].answer["error"]["code"], -32601);
     c.close().await;
@@ -326,7 +326,7 @@ async fn resources_templates_and_not_found() {
             "{missing}"
         );
         if era == Era::Modern {
-            let (t, _) = c.transcript();
+            let (t, _) = c.session().transcript();
             let list = t
                 .iter()
                 .rev()
@@ -400,7 +400,7 @@ async fn logging_in_each_era() {
     )
     .await);
     let n = ok(c
-        .wait_notification(
+        .session().wait_notification(
             "notifications/message",
             &[Match::dotted("data.message", json!("loud"))],
             Duration::from_secs(2),
@@ -408,7 +408,7 @@ async fn logging_in_each_era() {
         .await);
     assert_eq!(n.params["level"], "error");
     let none = c
-        .wait_notification(
+        .session().wait_notification(
             "notifications/message",
             &[Match::dotted("data.message", json!("quiet"))],
             Duration::from_millis(200),
@@ -441,14 +441,14 @@ async fn logging_in_each_era() {
         },
     )
     .await);
-    ok(c.wait_notification(
+    ok(c.session().wait_notification(
         "notifications/message",
         &[Match::dotted("data.message", json!("asked"))],
         Duration::from_secs(2),
     )
     .await);
     assert!(
-        c.inbox()
+        c.session().inbox()
             .iter()
             .all(|n| n.params["data"]["message"] != "unasked")
     );
@@ -471,14 +471,14 @@ async fn subscriptions_and_list_changed_in_each_era() {
             .await,
     );
     let u = ok(c
-        .wait_notification(
+        .session().wait_notification(
             "notifications/resources/updated",
             &[Match::dotted("uri", json!("fixture://status"))],
             Duration::from_secs(2),
         )
         .await);
     assert_eq!(u.params["uri"], "fixture://status");
-    ok(c.wait_notification(
+    ok(c.session().wait_notification(
         "notifications/tools/list_changed",
         &[],
         Duration::from_secs(2),
@@ -495,7 +495,7 @@ async fn subscriptions_and_list_changed_in_each_era() {
     assert!(content_text(&r.result).contains("no subscriber"));
     // Each notification is handed out once.
     let again = c
-        .wait_notification(
+        .session().wait_notification(
             "notifications/tools/list_changed",
             &[],
             Duration::from_millis(100),
@@ -555,7 +555,7 @@ async fn subscriptions_and_list_changed_in_each_era() {
     )
     .await);
     assert!(
-        c.wait_notification(
+        c.session().wait_notification(
             "notifications/prompts/list_changed",
             &[],
             Duration::from_millis(200)
@@ -564,7 +564,7 @@ async fn subscriptions_and_list_changed_in_each_era() {
         .is_err()
     );
     ok(c.stop_listen(sub));
-    assert!(c.violations().is_empty(), "{:?}", c.violations());
+    assert!(c.session().violations().is_empty(), "{:?}", c.session().violations());
     c.close().await;
 }}
 
@@ -573,8 +573,8 @@ async fn cancellation_and_timeouts_leave_the_session_usable() {
     both_eras(async |c, _era| {
         let (pending, _) = ok(c.start_tool_call("slow", json!({"ms": 5000}), false));
         let id = pending.id;
-        ok(c.cancel(pending, "test cancels"));
-        let (t, _) = c.transcript();
+        ok(c.session().cancel(pending, "test cancels"));
+        let (t, _) = c.session().transcript();
         assert!(
             t.iter()
                 .any(|e| e.method.as_deref() == Some("notifications/cancelled")
@@ -635,7 +635,7 @@ async fn tasks_extension_in_each_era() {
         assert_eq!(content_text(&end["result"]), "finished after 50ms");
 
         // A task that needs input: answered through tasks/update.
-        c.queue_answer(
+        c.session().queue_answer(
             "elicitation/create",
             Ok(json!({"action": "accept", "content": {"name": "Grace"}})),
         );
@@ -712,11 +712,11 @@ async fn raw_requests_ping_and_envelope() {
         let rtt = ok(c.ping(None).await);
         assert!(rtt < Duration::from_secs(1));
         let e = c
-            .raw("no/such/method", Some(json!({})), None)
+            .session().request("no/such/method", Some(&json!({})), &Default::default())
             .await
             .unwrap_err();
         assert_eq!(e.rpc_error().map(|e| e.code), Some(-32601));
-        let (t, _) = c.transcript();
+        let (t, _) = c.session().transcript();
         let sent_call = t
             .iter()
             .find(|e| e.method.as_deref() == Some("no/such/method"))
@@ -733,10 +733,12 @@ async fn raw_requests_ping_and_envelope() {
                 no_envelope: true,
                 ..Default::default()
             };
-            let r = ok(c
-                .request_outcome("tools/list", Some(json!({})), &opts)
-                .await);
-            assert_eq!(r.unwrap_err().code, -32602);
+            let e = c
+                .session()
+                .request("tools/list", Some(&json!({})), &opts)
+                .await
+                .unwrap_err();
+            assert_eq!(e.rpc_error().map(|r| r.code), Some(-32602), "{e}");
         }
     })
     .await;
@@ -749,7 +751,7 @@ async fn transcript_records_both_directions_in_order() {
         c.call_tool("echo", json!({"text": "t"}), &CallOptions::default())
             .await,
     );
-    let (t, dropped) = c.transcript();
+    let (t, dropped) = c.session().transcript();
     assert_eq!(dropped, 0);
     let kinds: Vec<(&str, Option<&str>)> =
         t.iter().map(|e| (e.kind, e.method.as_deref())).collect();
@@ -786,7 +788,7 @@ async fn transcript_records_both_directions_in_order() {
     );
     // The tools are listed before the first call (for the outputSchema check), so the
     // call's answer is the last message.
-    let last = c.last_message().unwrap();
+    let last = c.session().last_message().unwrap();
     assert!(last.text.contains("\"text\":\"t\""), "{}", last.text);
     c.close().await;
 }}
@@ -901,14 +903,14 @@ async fn cwd_env_and_the_observer() {
         v.sort();
         v
     };
-    assert_eq!(c.withheld_env(), expected.as_slice());
+    assert_eq!(c.session().withheld_env(), expected.as_slice());
     for name in &expected {
         assert!(
             env_of(&c, name).await["value"].is_null(),
             "{name} reached the server"
         );
     }
-    let (transcript, _) = c.transcript();
+    let (transcript, _) = c.session().transcript();
     for _ in 0..100 {
         if seen.lock().unwrap().len() >= transcript.len() {
             break;

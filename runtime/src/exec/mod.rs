@@ -591,7 +591,7 @@ pub async fn run_test_open(
             return (result, None);
         }
     };
-    result.protocol_version = Some(client.protocol_version().to_string());
+    result.protocol_version = Some(client.session().protocol_version().to_string());
     if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
         result.status = Outcome::Skipped;
         result.failure = Some(reason);
@@ -675,7 +675,7 @@ fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<
         }
     }
     if let Some(versions) = &req.protocol_versions {
-        let got = client.protocol_version();
+        let got = client.session().protocol_version();
         if !versions.iter().any(|v| v == got) {
             return Some(Failure::plain(
                 "MCP-REQ-002",
@@ -759,7 +759,7 @@ impl StepRunner<'_> {
                 failure.location = step.source.clone();
                 failure.flow = step.flow.clone();
                 if failure.last_message.is_none() {
-                    failure.last_message = self.client.last_message().map(|m| {
+                    failure.last_message = self.client.session().last_message().map(|m| {
                         let dir = match m.direction {
                             Direction::Sent => "sent",
                             Direction::Received => "received",
@@ -767,14 +767,14 @@ impl StepRunner<'_> {
                         format!("({dir}, {}) {}", m.kind, m.text)
                     });
                 }
-                if let Some(status) = self.client.exit_status() {
+                if let Some(status) = self.client.session().exit_status() {
                     failure.exit_status.get_or_insert(status);
-                    let tail = self.client.stderr_tail();
+                    let tail = self.client.session().stderr_tail();
                     if failure.stderr_tail.is_none() && !tail.is_empty() {
                         failure.stderr_tail = Some(tail);
                     }
                 }
-                let broke = f.broke || self.client.exit_status().is_some();
+                let broke = f.broke || self.client.session().exit_status().is_some();
                 (
                     if broke {
                         StepStatus::Errored
@@ -1149,7 +1149,7 @@ impl StepRunner<'_> {
                 };
                 if r.method == "ping"
                     && params.is_none()
-                    && self.client.era() == crate::protocol::Era::Modern
+                    && self.client.session().era() == crate::protocol::Era::Modern
                 {
                     // 2026 has no ping; the same round trip is `server/discover`.
                     return match self.client.ping(Some(timeout)).await {
@@ -1183,12 +1183,20 @@ impl StepRunner<'_> {
             log_level: self.log_level.clone(),
             ..RequestOptions::default()
         };
-        match self.client.request_outcome(method, params, &opts).await? {
+        match self
+            .client
+            .session()
+            .request(method, params.as_ref(), &opts)
+            .await
+        {
             Ok(v) if method == "tools/call" && v.get("isError") == Some(&Value::Bool(true)) => {
                 Ok(Reply::ToolError(v))
             }
             Ok(v) => Ok(Reply::Ok(v)),
-            Err(rpc) => Ok(Reply::Rpc(rpc)),
+            Err(e) => match e.rpc_error() {
+                Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                None => Err(e),
+            },
         }
     }
 
@@ -1217,7 +1225,7 @@ impl StepRunner<'_> {
             }
             NativeAction::AwaitNotification => {
                 let method = need(n.method.as_ref(), "method")?;
-                if c.era() == crate::protocol::Era::Modern
+                if c.session().era() == crate::protocol::Era::Modern
                     && self.listen.is_none()
                     && legacy::needs_listen(&method)
                 {
@@ -1229,7 +1237,10 @@ impl StepRunner<'_> {
                     }
                     _ => Vec::new(),
                 };
-                let note = c.wait_notification(&method, &filter, timeout).await?;
+                let note = c
+                    .session()
+                    .wait_notification(&method, &filter, timeout)
+                    .await?;
                 self.sequence += 1;
                 Reply::Ok(
                     json!({"method": note.method, "params": note.params, "sequence": self.sequence}),
@@ -1237,7 +1248,7 @@ impl StepRunner<'_> {
             }
             NativeAction::Subscribe => {
                 let uri = need(n.uri.as_ref(), "uri")?;
-                if c.era() == crate::protocol::Era::Modern {
+                if c.session().era() == crate::protocol::Era::Modern {
                     // 2026 removed resources/subscribe: the listen stream carries the URI.
                     from_result(legacy::listen(c, &mut self.listen, Some(uri)).await)?
                 } else {
@@ -1250,7 +1261,7 @@ impl StepRunner<'_> {
             }
             NativeAction::SetLogLevel => {
                 let level = need(n.level.as_ref(), "level")?;
-                if c.era() == crate::protocol::Era::Modern {
+                if c.session().era() == crate::protocol::Era::Modern {
                     // 2026 has no setLevel: the level travels with every later request.
                     self.log_level = Some(level);
                     Reply::Ok(json!({}))
@@ -1429,10 +1440,11 @@ impl StepRunner<'_> {
             log_level: self.log_level.clone(),
             ..RequestOptions::default()
         };
-        let pending = session.send(method, params, &opts)?;
+        let pending = session.send(method, params.as_ref(), &opts)?;
         let id = pending.id;
         let outcome = match session.wait(pending).await {
-            Ok(r) => Some(r),
+            Ok(result) => Some(Ok(result)),
+            Err(e) if e.rpc_error().is_some() => e.rpc_error().cloned().map(Err),
             Err(e)
                 if n.cancel_after_ms.is_some() && matches!(e.kind, ErrorKind::Timeout { .. }) =>
             {

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::Session;
 use super::state::{Inner, State};
 use crate::error::ErrorKind;
+use crate::protocol::era;
 use crate::protocol::jsonrpc::{self, RpcError};
 
 /// A request the server sent to the client, with the answer it got.
@@ -40,29 +41,9 @@ impl Session {
     /// Answers an input request (2026 `inputRequests` entry) the way a server request
     /// would be answered: queued answer first, then the behaviour.
     pub fn answer_input_request(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
-        let queued = {
-            let mut st = self.inner.state.lock().expect("state lock");
-            st.queued.get_mut(method).and_then(VecDeque::pop_front)
-        };
-        let used = queued.is_some();
-        let answer = match queued {
-            Some(a) => a,
-            None => self.behaviour().answer(method, params),
-        };
         let mut st = self.inner.state.lock().expect("state lock");
-        let recorded = match &answer {
-            Ok(v) => v.clone(),
-            Err(e) => json!({"error": e.to_value()}),
-        };
-        let at_ms = self.inner.elapsed_ms();
-        st.server_requests.push(ServerRequest {
-            method: method.into(),
-            params: params.clone(),
-            answer: recorded,
-            queued: used,
-            at_ms,
-        });
-        answer
+        self.inner
+            .answer(&mut st, method.to_string(), params.clone())
     }
 }
 
@@ -81,10 +62,19 @@ impl Inner {
         if modern {
             let kind = ErrorKind::InvalidResult {
                 method: method.clone(),
-                reason: "a 2026-07-28 server must not send requests to the client".into(),
+                reason: era::SERVER_REQUEST_IN_MODERN_ERA.into(),
             };
             self.record_violation(&mut st, &kind, false);
         }
+        let answer = self.answer(&mut st, method, params);
+        drop(st);
+        let reply = jsonrpc::response(&id, answer);
+        let _ = self.send_line(&reply, "response", None);
+    }
+
+    /// The answer to a server request or input request of `method` (the oldest queued
+    /// answer, else the client behaviour's), recorded with the request.
+    fn answer(&self, st: &mut State, method: String, params: Value) -> Result<Value, RpcError> {
         let queued = st.queued.get_mut(&method).and_then(VecDeque::pop_front);
         let used_queue = queued.is_some();
         let answer = match queued {
@@ -107,8 +97,6 @@ impl Inner {
             queued: used_queue,
             at_ms,
         });
-        drop(st);
-        let reply = jsonrpc::response(&id, answer);
-        let _ = self.send_line(&reply, "response", None);
+        answer
     }
 }

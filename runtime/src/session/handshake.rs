@@ -98,9 +98,7 @@ impl Session {
             no_envelope: true,
             ..Default::default()
         };
-        let outcome = self
-            .request_outcome("initialize", Some(params), &opts)
-            .await?;
+        let outcome = self.exchange("initialize", Some(&params), &opts).await?;
         let result = match outcome {
             Ok(r) => r,
             Err(rpc) => {
@@ -220,7 +218,7 @@ impl Session {
                 ..Default::default()
             };
             let outcome = self
-                .request_outcome("server/discover", Some(json!({})), &opts)
+                .exchange("server/discover", Some(&json!({})), &opts)
                 .await?;
             match outcome {
                 Ok(result) => {

@@ -3,15 +3,15 @@
 //! HTTP transport's sink into the same paths.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::inbox::Notification;
 use super::state::{Inner, State};
 use crate::error::{ErrorKind, shorten};
+use crate::protocol::era;
 use crate::protocol::jsonrpc::{self, IdKey, Incoming, RpcError};
-use crate::protocol::meta;
 use crate::transcript::Direction;
 use crate::transport::http::{HttpFailure, HttpSink};
 use crate::transport::stdio::{Frame, LineReader, ProcessHandle};
@@ -291,24 +291,8 @@ impl Inner {
     pub(super) fn on_notification(&self, st: &mut State, method: String, params: Value) {
         let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
         if modern {
-            let reason = match method.as_str() {
-                "notifications/message" if !st.pending.slots().any(|p| p.log_level) => Some(
-                    "a 2026-07-28 server may send log messages only while a request that asked for them (_meta io.modelcontextprotocol/logLevel) is in flight",
-                ),
-                "notifications/tools/list_changed"
-                | "notifications/prompts/list_changed"
-                | "notifications/resources/list_changed"
-                | "notifications/resources/updated"
-                | "notifications/subscriptions/acknowledged"
-                    if meta::get_meta(&params, meta::ENVELOPE_SUBSCRIPTION_ID).is_none() =>
-                {
-                    Some(
-                        "in 2026-07-28 this notification belongs on a subscriptions/listen stream and must carry _meta io.modelcontextprotocol/subscriptionId",
-                    )
-                }
-                _ => None,
-            };
-            if let Some(reason) = reason {
+            let log_requested = st.pending.slots().any(|p| p.log_level);
+            if let Some(reason) = era::misplaced_notification(&method, &params, log_requested) {
                 let kind = ErrorKind::Conformance {
                     what: method.clone(),
                     reason: reason.into(),
@@ -317,36 +301,7 @@ impl Inner {
             }
         }
         if method == "notifications/progress" {
-            let token = params
-                .get("progressToken")
-                .map(Value::to_string)
-                .unwrap_or_else(|| "(none)".into());
-            let progress = params.get("progress").and_then(Value::as_f64);
-            match st.progress.get_mut(&token) {
-                Some(p) => {
-                    match progress {
-                        None => p
-                            .problems
-                            .push("a notification without a numeric `progress`".into()),
-                        Some(v) => {
-                            if let Some(last) = p.last
-                                && v <= last
-                            {
-                                p.problems.push(format!(
-                                    "progress went from {last} to {v}; it must increase"
-                                ));
-                            }
-                            p.last = Some(v);
-                        }
-                    }
-                    p.last_at = Some(Instant::now());
-                    p.events.push(params.clone());
-                }
-                None => {
-                    let kind = ErrorKind::Progress { token, reason: "notification for a token this client never sent (or whose request has ended)".into() };
-                    self.record_violation(st, &kind, false);
-                }
-            }
+            self.on_progress(st, &params);
         }
         st.inbox.push_back(Notification {
             method,

@@ -7,6 +7,8 @@ use serde_json::Value;
 
 use super::Session;
 use super::send::edit;
+use super::state::{Inner, State};
+use crate::error::ErrorKind;
 use crate::protocol::meta;
 
 pub(super) struct ProgressState {
@@ -50,5 +52,42 @@ impl Session {
     pub fn retire_progress_token(&self, token: &Value) {
         let mut st = self.inner.state.lock().expect("state lock");
         st.progress.remove(&token.to_string());
+    }
+}
+
+impl Inner {
+    /// Follows a `notifications/progress`: for a token in use, the value must increase;
+    /// a token this client never sent (or whose request ended) is a violation.
+    pub(super) fn on_progress(&self, st: &mut State, params: &Value) {
+        let token = params
+            .get("progressToken")
+            .map(Value::to_string)
+            .unwrap_or_else(|| "(none)".into());
+        let progress = params.get("progress").and_then(Value::as_f64);
+        match st.progress.get_mut(&token) {
+            Some(p) => {
+                match progress {
+                    None => p
+                        .problems
+                        .push("a notification without a numeric `progress`".into()),
+                    Some(v) => {
+                        if let Some(last) = p.last
+                            && v <= last
+                        {
+                            p.problems.push(format!(
+                                "progress went from {last} to {v}; it must increase"
+                            ));
+                        }
+                        p.last = Some(v);
+                    }
+                }
+                p.last_at = Some(Instant::now());
+                p.events.push(params.clone());
+            }
+            None => {
+                let kind = ErrorKind::Progress { token, reason: "notification for a token this client never sent (or whose request has ended)".into() };
+                self.record_violation(st, &kind, false);
+            }
+        }
     }
 }

@@ -14,8 +14,8 @@ use super::pending::{PendingRequest, PendingSlot, method_name};
 use super::state::Inner;
 use super::wait::with_during;
 use crate::error::{Error, ErrorKind};
-use crate::protocol::jsonrpc;
 use crate::protocol::meta;
+use crate::protocol::{era, jsonrpc};
 use crate::transcript::Direction;
 use crate::transport::http::{HttpSink, HttpWire, MessageInfo};
 use crate::transport::stdio::WriteFailure;
@@ -117,19 +117,10 @@ impl Inner {
             .lock()
             .ok()
             .and_then(|e| e.as_ref().map(|env| env.version.clone()));
-        let params = value.get("params");
-        let param = |k: &str| {
-            params
-                .and_then(|p| p.get(k))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
-        let name = match method.as_deref() {
-            Some("tools/call" | "prompts/get") => param("name"),
-            Some("resources/read") => param("uri"),
-            Some("tasks/get" | "tasks/update" | "tasks/cancel") => param("taskId"),
-            _ => None,
-        };
+        let name = method
+            .as_deref()
+            .and_then(|m| era::request_name(m, value.get("params")))
+            .map(str::to_string);
         let modern = modern_version.is_some();
         let protocol_version =
             modern_version.or_else(|| self.negotiated.lock().ok().and_then(|n| n.clone()));
@@ -172,10 +163,10 @@ impl Session {
     pub fn send(
         &self,
         method: &str,
-        params: Option<Value>,
+        params: Option<&Value>,
         opts: &RequestOptions,
     ) -> Result<PendingRequest, Error> {
-        self.send_params(method, params.map(Cow::Owned), opts)
+        self.send_params(method, params.map(Cow::Borrowed), opts)
     }
 
     /// [`Session::send`] with params that may be borrowed: they are copied only when the

@@ -14,6 +14,7 @@ use super::config::{FOREGROUND_SLICE, RequestOptions};
 use super::pending::{PendingRequest, Started};
 use super::state::Inner;
 use crate::error::{Error, ErrorKind};
+use crate::protocol::era;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::version::Era;
 use crate::transcript::Direction;
@@ -99,7 +100,10 @@ impl Session {
     /// Handshake era over HTTP: when the server answers 404 for the session (it expired),
     /// the client initializes a new session once and sends the request again with a new
     /// id; the transcript records it. A second 404 is `MCP-HTTP-002`.
-    pub async fn wait(&self, pending: PendingRequest) -> Result<Result<Value, RpcError>, Error> {
+    pub(super) async fn wait_outcome(
+        &self,
+        pending: PendingRequest,
+    ) -> Result<Result<Value, RpcError>, Error> {
         let mut pending = pending;
         // Kept only where an expired HTTP session may need the request sent again.
         let resend = pending
@@ -130,7 +134,7 @@ impl Session {
         };
         let session = session.clone();
         self.renew_session(&session, &method).await?;
-        let mut again = self.send(&method, params, &opts)?;
+        let mut again = self.send(&method, params.as_ref(), &opts)?;
         again.resend = None;
         match self.wait_once(again).await {
             Err(mut e) => {
@@ -310,31 +314,13 @@ impl Session {
         if self.facts.era == Era::Modern
             && let Ok(result) = &outcome
         {
-            let rt = result.get("resultType");
-            let ok = match rt {
-                None => true,
-                Some(Value::String(s)) => match s.as_str() {
-                    "complete" => true,
-                    "input_required" => {
-                        matches!(method, "tools/call" | "prompts/get" | "resources/read")
-                    }
-                    "task" => method == "tools/call" || method.starts_with("tasks/"),
-                    _ => false,
-                },
-                Some(_) => false,
-            };
-            if ok {
-                self.check_modern_result(method, result);
-            }
-            if !ok {
+            if let Err(reason) = era::check_result_type(method, result) {
                 return Err(self.inner.error(ErrorKind::InvalidResult {
                     method: method.into(),
-                    reason: format!(
-                        "resultType {} is not valid here",
-                        rt.map(Value::to_string).unwrap_or_default()
-                    ),
+                    reason,
                 }));
             }
+            self.check_modern_result(method, result);
         }
         Ok(outcome)
     }
@@ -342,33 +328,7 @@ impl Session {
     /// Records (without failing) what a 2026 result lacks: `resultType`, and the caching
     /// hints `ttlMs` and `cacheScope` on discover, list and read results.
     pub(super) fn check_modern_result(&self, method: &str, result: &Value) {
-        let mut problems = Vec::new();
-        let rt = result.get("resultType").and_then(Value::as_str);
-        if result.get("resultType").is_none() {
-            problems.push("the result has no resultType".to_string());
-        }
-        let cacheable = matches!(
-            method,
-            "server/discover"
-                | "tools/list"
-                | "prompts/list"
-                | "resources/list"
-                | "resources/templates/list"
-                | "resources/read"
-                | "skills/list"
-                | "skills/get"
-        );
-        if cacheable && rt.is_none_or(|t| t == "complete") {
-            if result.get("ttlMs").is_none_or(|t| t.as_u64().is_none()) {
-                problems.push("ttlMs is missing or not a non-negative integer".into());
-            }
-            if !matches!(
-                result.get("cacheScope").and_then(Value::as_str),
-                Some("public" | "private")
-            ) {
-                problems.push("cacheScope is missing or neither \"public\" nor \"private\"".into());
-            }
-        }
+        let problems = era::missing_result_members(method, result);
         if !problems.is_empty() {
             let kind = ErrorKind::Conformance {
                 what: format!("{method} result"),
@@ -380,23 +340,17 @@ impl Session {
         }
     }
 
-    /// Sends a request and waits for its answer: `Ok(Ok(result))`, `Ok(Err(json-rpc error))`,
-    /// or a failure of the session.
-    pub async fn request_outcome(
+    /// Sends a request and waits for its answer: the result, or a failure — a JSON-RPC error
+    /// answer is an `MCP-RPC-001` failure whose [`Error::rpc_error`] is the error. The
+    /// params are borrowed: they are copied only where the message needs more than they
+    /// hold (the 2026 envelope with other `_meta`, a log level, a progress token) or the
+    /// transport keeps them (HTTP). This is one of the two ways to send a request; the
+    /// other, [`Session::send`] with [`Session::wait`], leaves the request in the caller's
+    /// hands while it is in flight (to cancel it, or to send others meanwhile).
+    pub async fn request(
         &self,
         method: &str,
-        params: Option<Value>,
-        opts: &RequestOptions,
-    ) -> Result<Result<Value, RpcError>, Error> {
-        let pending = self.send(method, params, opts)?;
-        self.wait(pending).await
-    }
-
-    /// [`Session::request`] with borrowed params (copied only where the message needs it).
-    pub async fn request_borrowed(
-        &self,
-        method: &str,
-        params: &Value,
+        params: Option<&Value>,
         opts: &RequestOptions,
     ) -> Result<Value, Error> {
         match self.start_request(method, params, opts)? {
@@ -405,16 +359,38 @@ impl Session {
         }
     }
 
+    /// Waits for the answer of a request sent with [`Session::send`], until its deadline:
+    /// the result, or a failure (a JSON-RPC error answer is `MCP-RPC-001`, as with
+    /// [`Session::request`]).
+    pub async fn wait(&self, pending: PendingRequest) -> Result<Value, Error> {
+        let method = pending.method.clone();
+        let outcome = self.wait_outcome(pending).await?;
+        self.rpc_result(&method, outcome)
+    }
+
+    /// Sends a request and waits for its answer, keeping a JSON-RPC error answer apart from
+    /// a failure of the session (the handshake reads the error's code).
+    pub(super) async fn exchange(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        opts: &RequestOptions,
+    ) -> Result<Result<Value, RpcError>, Error> {
+        let pending = self.send(method, params, opts)?;
+        self.wait_outcome(pending).await
+    }
+
     /// Sends a request and, in the common case, reads its answer at once in the
     /// foreground, without a future: a caller on the hot path awaits only when the
     /// answer is not there ([`Started::Waiting`], finished by [`Session::finish_request`]).
-    pub fn start_request(
+    /// [`Session::request`] is this and that in one.
+    pub(crate) fn start_request(
         &self,
         method: &str,
-        params: &Value,
+        params: Option<&Value>,
         opts: &RequestOptions,
     ) -> Result<Started, Error> {
-        let mut pending = self.send_params(method, Some(Cow::Borrowed(params)), opts)?;
+        let mut pending = self.send_params(method, params.map(Cow::Borrowed), opts)?;
         let now = self.inner.foreground.is_some()
             && pending.unsent.is_none()
             && pending.resend.is_none()
@@ -432,15 +408,11 @@ impl Session {
 
     /// Waits for the answer of a request [`Session::start_request`] could not read at
     /// once. Boxed behind `dyn`: the wait's large future stays out of its callers'.
-    pub fn finish_request(
+    pub(crate) fn finish_request(
         &self,
         pending: PendingRequest,
     ) -> crate::BoxFuture<'_, Result<Value, Error>> {
-        Box::pin(async move {
-            let method = pending.method.clone();
-            let outcome = self.wait(pending).await?;
-            self.rpc_result(&method, outcome)
-        })
+        Box::pin(self.wait(pending))
     }
 
     /// A result, or the JSON-RPC error answer as an `MCP-RPC-001` failure.
@@ -455,17 +427,6 @@ impl Session {
                 error,
             })
         })
-    }
-
-    /// Sends a request; a JSON-RPC error answer becomes an `MCP-RPC-001` failure.
-    pub async fn request(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        opts: &RequestOptions,
-    ) -> Result<Value, Error> {
-        let outcome = self.request_outcome(method, params, opts).await?;
-        self.rpc_result(method, outcome)
     }
 
     /// Cancels an in-flight request: the client stops waiting for it and tells the server

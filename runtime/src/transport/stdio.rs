@@ -493,9 +493,9 @@ pub struct StdinWriter {
 struct OpenStdin {
     /// Lines (or their unwritten rest) for the task, in order.
     tx: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
-    /// A duplicate of the pipe's descriptor for direct writes. It shares the pipe's
-    /// non-blocking flag, which tokio sets on every child pipe, so a write never blocks;
-    /// being a descriptor of our own, it stays valid whatever the task does.
+    /// A duplicate of the pipe's descriptor for direct writes, set non-blocking (see
+    /// [`nonblocking_duplicate`]), so a write never blocks; being a descriptor of our own,
+    /// it stays valid whatever the task does.
     direct: std::fs::File,
     /// Lines handed to the task and not yet written: a direct write must wait for them.
     queued: Arc<std::sync::atomic::AtomicUsize>,
@@ -516,8 +516,7 @@ pub enum WriteFailure {
 impl StdinWriter {
     /// Takes the child's stdin; starts the writing task on the current runtime.
     pub fn new(stdin: ChildStdin) -> std::io::Result<StdinWriter> {
-        use std::os::fd::AsFd;
-        let direct = std::fs::File::from(stdin.as_fd().try_clone_to_owned()?);
+        let direct = nonblocking_duplicate(&stdin)?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         tokio::spawn(write_queued(stdin, rx, queued.clone()));
@@ -578,6 +577,20 @@ impl StdinWriter {
             g.take();
         }
     }
+}
+
+/// A duplicate of the child's stdin descriptor with `O_NONBLOCK` set. The flag belongs to
+/// the pipe's open file description, which the duplicate shares with the original: tokio
+/// sets it too, but the direct write must not depend on that, since a blocking write to a
+/// full pipe would stall the runtime's thread until the server reads.
+fn nonblocking_duplicate(stdin: &ChildStdin) -> std::io::Result<std::fs::File> {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::fd::AsFd;
+    let fd = stdin.as_fd().try_clone_to_owned()?;
+    let flags = fcntl(&fd, FcntlArg::F_GETFL).map_err(std::io::Error::from)?;
+    let flags = OFlag::from_bits_retain(flags) | OFlag::O_NONBLOCK;
+    fcntl(&fd, FcntlArg::F_SETFL(flags)).map_err(std::io::Error::from)?;
+    Ok(std::fs::File::from(fd))
 }
 
 async fn write_queued(
@@ -958,6 +971,39 @@ impl ForegroundReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The direct writer's descriptor is non-blocking by our own doing: a server that does
+    /// not read makes a write return `WouldBlock` (and the line go to the task), never
+    /// stall the thread.
+    #[tokio::test(flavor = "current_thread")]
+    async fn direct_writes_never_block() {
+        use nix::fcntl::{FcntlArg, OFlag, fcntl};
+        use std::io::Write;
+        let mut child = Command::new("sleep")
+            .arg("5")
+            .stdin(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("sleep starts");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let direct = nonblocking_duplicate(&stdin).expect("duplicate");
+        let flags = OFlag::from_bits_retain(fcntl(&direct, FcntlArg::F_GETFL).expect("flags"));
+        assert!(flags.contains(OFlag::O_NONBLOCK));
+        let chunk = vec![b'x'; 64 * 1024];
+        let mut full = false;
+        for _ in 0..64 {
+            match (&direct).write(&chunk) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    full = true;
+                    break;
+                }
+                Err(e) => panic!("unexpected write error: {e}"),
+            }
+        }
+        assert!(full, "a pipe nobody reads fills up and says so");
+        let _ = child.kill().await;
+    }
 
     /// Feeds bytes as reads would, `chunk` at a time, and collects every frame.
     fn frames(max: usize, bytes: &[u8], chunk: usize, eof: bool) -> Vec<String> {
