@@ -3,9 +3,8 @@
 
 mod args;
 mod commands;
-mod loader;
 mod output;
-mod progress;
+mod suites;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -2,16 +2,30 @@
 
 use crate::args::ColorArg;
 use std::io::IsTerminal;
-use std::path::Path;
+
+use mcpr_runtime::run::ExitClass;
 
 /// Exit code: every check passed.
 pub const OK: u8 = 0;
+/// Exit code: a test failed or was blocked (or a gate failed, or targets differ).
+pub const TESTS_FAILED: u8 = 1;
 /// Exit code: usage, language or configuration error.
 pub const USAGE: u8 = 2;
 /// Exit code: a server, transport or internal failure.
 pub const SERVER_FAILURE: u8 = 3;
 /// Exit code: interrupted (Ctrl-C).
 pub const INTERRUPTED: u8 = 130;
+
+/// The exit code of an outcome's class.
+pub fn exit_code(class: ExitClass) -> u8 {
+    match class {
+        ExitClass::Passed => OK,
+        ExitClass::TestsFailed => TESTS_FAILED,
+        ExitClass::Usage => USAGE,
+        ExitClass::ServerFailure => SERVER_FAILURE,
+        ExitClass::Interrupted => INTERRUPTED,
+    }
+}
 
 /// Runs `work` to its end on a multi-threaded runtime, unless Ctrl-C comes first: then every
 /// server process group the runtime started is ended and the exit code is `INTERRUPTED`.
@@ -61,16 +75,4 @@ pub fn use_stderr_color(arg: ColorArg) -> bool {
     }
 }
 
-/// The path as shown to people: relative to the working directory when the
-/// file lies below it, with `/` separators.
-pub fn display_path(path: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    let shown = match (&cwd, path.canonicalize()) {
-        (Some(cwd), Ok(abs)) => match abs.strip_prefix(cwd.canonicalize().unwrap_or(cwd.clone())) {
-            Ok(rel) => rel.to_path_buf(),
-            Err(_) => path.to_path_buf(),
-        },
-        _ => path.to_path_buf(),
-    };
-    shown.to_string_lossy().replace('\\', "/")
-}
+pub use mcpr_runtime::suites::display_path;

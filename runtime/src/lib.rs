@@ -19,14 +19,17 @@ pub mod client;
 pub mod data;
 pub mod error;
 pub mod exec;
+pub mod files;
 pub mod parity;
 pub mod protocol;
 pub mod redact;
 pub mod report;
+pub mod run;
 pub mod schedule;
 pub mod session;
 pub mod snapshot;
 pub mod state;
+pub mod suites;
 pub mod transcript;
 pub mod transport;
 

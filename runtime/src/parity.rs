@@ -73,11 +73,11 @@ pub struct TargetDiff {
 }
 
 /// Runs `suite` once per compare target and compares the results. `on_event` sees every
-/// target's events in turn (the `RunStarted` event carries `suite [target]`).
+/// target's events in turn; each `RunStarted` names its target.
 pub async fn run_parity(
     suite: Arc<Suite>,
     opts: RunOptions,
-    on_event: &mut (dyn FnMut(&str, &Event) + Send),
+    on_event: &mut (dyn FnMut(&Event) + Send),
 ) -> Result<ParityReport, PlanError> {
     let targets: Vec<(String, mcpr_compiler::ir::Target)> = suite
         .targets
@@ -99,7 +99,14 @@ pub async fn run_parity(
         let mut o = opts.clone();
         o.target = Some(target.clone());
         o.transcript = true;
-        let mut forward = |e: &Event| on_event(name, e);
+        let mut forward = |e: &Event| match e {
+            Event::RunStarted { suite, tests, .. } => on_event(&Event::RunStarted {
+                suite: suite.clone(),
+                tests: *tests,
+                target: Some(name.clone()),
+            }),
+            other => on_event(other),
+        };
         runs.push(run_suite(Arc::clone(&suite), o, &mut forward).await?);
     }
     let names: Vec<String> = targets.into_iter().map(|(n, _)| n).collect();

@@ -101,6 +101,8 @@ pub enum Event {
         suite: String,
         /// Tests in the report.
         tests: usize,
+        /// In a parity run, the compare target the suite runs against.
+        target: Option<String>,
     },
     /// A test ended (or was skipped or blocked), in report order.
     TestFinished(Box<TestResult>),
@@ -119,6 +121,28 @@ pub struct Summary {
     pub skipped: usize,
     /// Blocked tests.
     pub blocked: usize,
+}
+
+impl Summary {
+    /// The counts of several runs together, and their milliseconds in all.
+    pub fn of_runs(runs: &[RunResult]) -> (Summary, u64) {
+        let mut total = Summary::default();
+        let mut ms = 0;
+        for r in runs {
+            total.passed += r.summary.passed;
+            total.failed += r.summary.failed;
+            total.errored += r.summary.errored;
+            total.skipped += r.summary.skipped;
+            total.blocked += r.summary.blocked;
+            ms += r.duration_ms;
+        }
+        (total, ms)
+    }
+
+    /// Whether no test failed, errored or was blocked.
+    pub fn passed(&self) -> bool {
+        self.failed + self.errored + self.blocked == 0
+    }
 }
 
 /// The result of a whole run.
@@ -500,6 +524,7 @@ pub async fn run_suite(
     on_event(&Event::RunStarted {
         suite: suite_name.clone(),
         tests: order.len(),
+        target: None,
     });
 
     let mut redactor = Redactor::for_suite(&suite);

@@ -1,12 +1,12 @@
 //! `mcpr compile FILE --emit ast|ir`: print the located tree or the Suite IR as JSON.
 
 use crate::args::{CompileArgs, EmitArg};
-use crate::loader::FsLoader;
 use crate::output::{self, display_path};
 use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, syntax};
+use mcpr_runtime::suites::FsLoader;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: CompileArgs) -> u8 {

@@ -3,7 +3,6 @@
 
 use crate::args::ColorArg;
 use crate::args::{ConvertArgs, ToArg};
-use crate::loader::FsLoader;
 use crate::output::{self, display_path, use_color};
 use mcpr_compiler::SourceMap;
 use mcpr_compiler::diagnostics::render;
@@ -11,6 +10,7 @@ use mcpr_compiler::fmt::{self, Format};
 use mcpr_compiler::ir::Suite;
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
+use mcpr_runtime::suites::FsLoader;
 use std::path::Path;
 
 /// Runs the command and returns the exit code.

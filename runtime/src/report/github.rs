@@ -2,10 +2,29 @@
 //! that failed, errored or was blocked, pointing at the `.mcpr` line of the failing
 //! statement, and a closing `::notice` with the counts.
 
+use std::io::Write;
+
+use super::terminal::summary_line;
+use super::{Report, Reporter};
 use crate::exec::Outcome;
 use crate::schedule::{RunResult, Summary};
 
-use super::terminal::summary_line;
+/// Prints the annotations of a run on stdout when the command ends (GitHub Actions reads
+/// workflow commands from the job's output).
+#[derive(Debug, Default)]
+pub struct GithubAnnotations;
+
+impl Reporter for GithubAnnotations {
+    fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
+        if let Report::Run(runs) = report {
+            let mut out = std::io::stdout().lock();
+            // A closed stdout must not fail the run.
+            let _ = out.write_all(annotations(runs).as_bytes());
+            let _ = out.flush();
+        }
+        Ok(())
+    }
+}
 
 fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
@@ -20,13 +39,8 @@ fn escape_property(s: &str) -> String {
 /// The annotation lines of one or more runs.
 pub fn annotations(runs: &[RunResult]) -> String {
     let mut out = String::new();
-    let mut total = Summary::default();
+    let (total, _) = Summary::of_runs(runs);
     for run in runs {
-        total.passed += run.summary.passed;
-        total.failed += run.summary.failed;
-        total.errored += run.summary.errored;
-        total.skipped += run.summary.skipped;
-        total.blocked += run.summary.blocked;
         for t in &run.tests {
             if !matches!(
                 t.status,

@@ -2,17 +2,43 @@
 //! and blocked tests `<error>` (type `errored` / `blocked`), skipped ones `<skipped>`; every
 //! message names the file:line of the failing statement.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
-use super::failure_text;
+use super::{Report, Reporter, failure_text};
 use crate::exec::Outcome;
+use crate::files::{Access, write_atomic};
 use crate::schedule::RunResult;
+
+/// Writes the JUnit XML of a run to a file when the command ends (a parity run has none).
+#[derive(Debug)]
+pub struct JunitFile {
+    path: PathBuf,
+}
+
+impl JunitFile {
+    /// A reporter writing `path`.
+    pub fn new(path: PathBuf) -> JunitFile {
+        JunitFile { path }
+    }
+}
+
+impl Reporter for JunitFile {
+    fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
+        let Report::Run(runs) = report else {
+            return Ok(());
+        };
+        let xml =
+            self::report(runs).map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        write_atomic(&self.path, xml.as_bytes(), Access::Shared)
+    }
+}
 
 /// The JUnit XML of one or more suites.
 pub fn report(runs: &[RunResult]) -> Result<String, String> {
-    let mut report = Report::new("mcpr");
+    let mut report = quick_junit::Report::new("mcpr");
     let mut total = Duration::ZERO;
     for run in runs {
         let mut suite = TestSuite::new(run.suite_name.as_str());

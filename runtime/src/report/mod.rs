@@ -1,12 +1,114 @@
-//! Reporters: they read scheduler events and results only, never sessions or transports.
-//! One module per output format.
+//! Reporters: they read run events and results only, never sessions or transports. Every
+//! output format implements [`Reporter`]; a run hands its events and its final report to
+//! one reporter, usually a [`Reporters`] list of several. One module per output format:
+//!
+//! - [`terminal`]: the human lines of a run, live;
+//! - [`progress`]: the live progress bar around the terminal lines;
+//! - [`json`], [`junit`]: report files;
+//! - [`github`]: GitHub Actions annotations;
+//! - [`parity`]: the parity table and its Markdown form.
 
 pub mod github;
 pub mod json;
 pub mod junit;
+pub mod parity;
+pub mod progress;
 pub mod terminal;
 
+use mcpr_compiler::ir::Suite;
+
 use crate::exec::Failure;
+use crate::parity::ParityReport;
+use crate::schedule::{Event, RunResult};
+
+/// What a command produced, handed to every reporter once at the end.
+#[derive(Debug, Clone, Copy)]
+pub enum Report<'a> {
+    /// The suites of `mcpr run`, in the order they ran.
+    Run(&'a [RunResult]),
+    /// The parity of each suite (`mcpr parity`, `mcpr run --compare`).
+    Parity(&'a [ParityReport]),
+}
+
+/// One output of a run. Every method has a default that does nothing, so a format
+/// implements only what it shows: a live format follows the events, a file format writes
+/// itself in [`Reporter::finish`].
+pub trait Reporter: Send {
+    /// A suite is about to run (before any of its events): reporters that read source
+    /// files take the suite's secrets from here.
+    fn suite_started(&mut self, _suite: &Suite) {}
+
+    /// Something happened during a run (a suite started, a test finished).
+    fn event(&mut self, _event: &Event) {}
+
+    /// A suite finished, with its budgets and regressions evaluated.
+    fn suite_finished(&mut self, _run: &RunResult) {}
+
+    /// A remark for the person running mcpr (`warning: …`, `note: …`), as it happens.
+    fn note(&mut self, _text: &str) {}
+
+    /// The command's result: write the report. The error says what could not be written.
+    fn finish(&mut self, _report: Report<'_>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// Several reporters as one, called in the order they were added.
+#[derive(Default)]
+pub struct Reporters(Vec<Box<dyn Reporter>>);
+
+impl Reporters {
+    /// No reporter yet.
+    pub fn new() -> Reporters {
+        Reporters(Vec::new())
+    }
+
+    /// Adds a reporter after the others.
+    pub fn push(&mut self, reporter: impl Reporter + 'static) {
+        self.0.push(Box::new(reporter));
+    }
+}
+
+impl Reporter for Reporters {
+    fn suite_started(&mut self, suite: &Suite) {
+        self.0.iter_mut().for_each(|r| r.suite_started(suite));
+    }
+
+    fn event(&mut self, event: &Event) {
+        self.0.iter_mut().for_each(|r| r.event(event));
+    }
+
+    fn suite_finished(&mut self, run: &RunResult) {
+        self.0.iter_mut().for_each(|r| r.suite_finished(run));
+    }
+
+    fn note(&mut self, text: &str) {
+        self.0.iter_mut().for_each(|r| r.note(text));
+    }
+
+    /// Every reporter writes its report; the first failure is returned.
+    fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
+        let mut first = Ok(());
+        for r in &mut self.0 {
+            if let Err(e) = r.finish(report)
+                && first.is_ok()
+            {
+                first = Err(e);
+            }
+        }
+        first
+    }
+}
+
+/// Notes on stderr, as they happen (the runner's `warning:` and `note:` lines).
+#[derive(Debug, Default)]
+pub struct StderrNotes;
+
+impl Reporter for StderrNotes {
+    fn note(&mut self, text: &str) {
+        eprintln!("{text}");
+    }
+}
 
 /// A failure as one block of plain text: code and message, expected/actual, the last MCP
 /// message and the server's stderr tail (used by JUnit and GitHub-style outputs).
@@ -48,4 +150,13 @@ pub fn failure_text(f: &Failure) -> String {
 pub fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// `text` with ANSI colour `code` when `color` is on.
+pub fn paint(color: bool, code: &str, text: &str) -> String {
+    if color {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
 }

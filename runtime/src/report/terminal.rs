@@ -5,12 +5,13 @@
 
 use std::io::Write;
 
+use mcpr_compiler::ir::Suite;
+
+use super::{Report, Reporter, paint, tail};
 use crate::budget::Verdict;
 use crate::exec::secrets::Redactor;
 use crate::exec::{Failure, Outcome, TestResult};
 use crate::schedule::{Event, RunResult, Summary};
-
-use super::tail;
 
 /// Writes the human report as events arrive.
 pub struct Terminal<W: Write> {
@@ -19,14 +20,6 @@ pub struct Terminal<W: Write> {
     /// Masks the suite's secrets in the source lines this reporter reads from disk (every
     /// other text arrives redacted already).
     redactor: Redactor,
-}
-
-fn paint(color: bool, code: &str, text: &str) -> String {
-    if color {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
 }
 
 /// `1.2s` or `45ms`.
@@ -62,7 +55,7 @@ impl<W: Write> Terminal<W> {
     /// the run).
     pub fn event(&mut self, e: &Event) {
         let _ = match e {
-            Event::RunStarted { suite, tests } => writeln!(
+            Event::RunStarted { suite, tests, .. } => writeln!(
                 self.out,
                 "{} {suite} ({tests} test{})",
                 paint(self.color, "1", "mcpr —"),
@@ -237,17 +230,29 @@ impl<W: Write> Terminal<W> {
 
     /// Writes the summary line of one or more runs.
     pub fn summary(&mut self, runs: &[RunResult]) {
-        let mut s = Summary::default();
-        let mut ms = 0;
-        for r in runs {
-            s.passed += r.summary.passed;
-            s.failed += r.summary.failed;
-            s.errored += r.summary.errored;
-            s.skipped += r.summary.skipped;
-            s.blocked += r.summary.blocked;
-            ms += r.duration_ms;
-        }
+        let (s, ms) = Summary::of_runs(runs);
         let _ = writeln!(self.out, "\n{} ({})", summary_line(&s), duration(ms));
+    }
+}
+
+impl<W: Write + Send> Reporter for Terminal<W> {
+    fn suite_started(&mut self, suite: &Suite) {
+        self.set_redactor(Redactor::for_suite(suite));
+    }
+
+    fn event(&mut self, event: &Event) {
+        Terminal::event(self, event);
+    }
+
+    fn suite_finished(&mut self, run: &RunResult) {
+        self.budgets(run);
+    }
+
+    fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
+        if let Report::Run(runs) = report {
+            self.summary(runs);
+        }
+        Ok(())
     }
 }
 

@@ -1,5 +1,5 @@
 //! The file-system side of imports: the compiler reads imported files through its `Loader`
-//! trait and does no I/O of its own; the CLI hands it this one.
+//! trait and does no I/O of its own; the commands hand it this one.
 
 use mcpr_compiler::lower::{LoadError, Loader};
 use std::path::{Path, PathBuf};

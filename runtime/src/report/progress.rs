@@ -1,12 +1,16 @@
 //! The live progress bar of `mcpr run` on a terminal: finished/total tests, the last test
-//! that finished, elapsed time. Hidden when stdout is not a terminal, under CI, or with
-//! `--no-progress`; report lines are printed with the bar suspended so they never tear it.
+//! that finished, elapsed time. It wraps the reporter that prints the human lines: those
+//! are printed with the bar suspended, so they never tear it. Hidden when stdout is not a
+//! terminal, under CI, or when turned off.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mcpr_runtime::schedule::Event;
+use mcpr_compiler::ir::Suite;
+
+use super::{Report, Reporter};
+use crate::schedule::{Event, RunResult};
 
 /// Whether a live bar belongs on this output.
 pub fn wanted(stdout_is_terminal: bool, ci: Option<&str>, disabled: bool) -> bool {
@@ -14,15 +18,17 @@ pub fn wanted(stdout_is_terminal: bool, ci: Option<&str>, disabled: bool) -> boo
     stdout_is_terminal && !in_ci && !disabled
 }
 
-/// A progress bar that may be hidden.
-pub struct Progress {
+/// A reporter with a progress bar (which may be hidden) around it.
+pub struct WithProgress<R: Reporter> {
+    inner: R,
     bar: ProgressBar,
     shown: bool,
 }
 
-impl Progress {
-    /// A bar on stdout when [`wanted`], else a hidden one that draws nothing.
-    pub fn new(disabled: bool) -> Progress {
+impl<R: Reporter> WithProgress<R> {
+    /// `inner` with a bar on stdout when [`wanted`] (with `CI` read from the environment),
+    /// else a hidden bar that draws nothing.
+    pub fn new(inner: R, disabled: bool) -> WithProgress<R> {
         let ci = std::env::var("CI").ok();
         let show = wanted(std::io::stdout().is_terminal(), ci.as_deref(), disabled);
         let bar = ProgressBar::with_draw_target(
@@ -38,13 +44,23 @@ impl Progress {
         ) {
             bar.set_style(style.progress_chars("=> "));
         }
-        Progress { bar, shown: show }
+        WithProgress {
+            inner,
+            bar,
+            shown: show,
+        }
+    }
+}
+
+impl<R: Reporter> Reporter for WithProgress<R> {
+    fn suite_started(&mut self, suite: &Suite) {
+        self.inner.suite_started(suite);
     }
 
-    /// Prints through `print` with the bar out of the way, then advances it.
-    pub fn event(&self, e: &Event, print: impl FnOnce()) {
-        self.bar.suspend(print);
-        match e {
+    fn event(&mut self, event: &Event) {
+        let inner = &mut self.inner;
+        self.bar.suspend(|| inner.event(event));
+        match event {
             Event::RunStarted { tests, .. } => {
                 self.bar
                     .set_length(self.bar.length().unwrap_or(0) + *tests as u64);
@@ -60,18 +76,23 @@ impl Progress {
         }
     }
 
-    /// Prints with the bar out of the way.
-    pub fn suspend(&self, print: impl FnOnce()) {
-        self.bar.suspend(print);
+    fn suite_finished(&mut self, run: &RunResult) {
+        let inner = &mut self.inner;
+        self.bar.suspend(|| inner.suite_finished(run));
     }
 
-    /// Removes the bar.
-    pub fn finish(&self) {
+    fn note(&mut self, text: &str) {
+        let inner = &mut self.inner;
+        self.bar.suspend(|| inner.note(text));
+    }
+
+    fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
         self.bar.finish_and_clear();
+        self.inner.finish(report)
     }
 }
 
-impl Drop for Progress {
+impl<R: Reporter> Drop for WithProgress<R> {
     fn drop(&mut self) {
         // A run that stops early must not leave a half-drawn bar behind.
         self.bar.finish_and_clear();

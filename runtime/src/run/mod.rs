@@ -1,0 +1,305 @@
+//! A whole `mcpr run` as one library call: settings in a plain [`RunRequest`], reports
+//! through a [`Reporter`], and a typed [`RunOutcome`] whose [`ExitClass`] the command line
+//! turns into its exit code. What happens, in order:
+//!
+//! 1. the settings are checked (jobs, protocol version, shard) and the server override
+//!    (`--url`, `--server`, `--profile`) resolved ([`target`]);
+//! 2. the state file is read (`--state-in`);
+//! 3. each suite runs in turn ([`suite`]): `Token from` commands, data sources, the
+//!    snapshot store, the scheduler, latency budgets and the run history;
+//! 4. the reporters write their reports, the state file is written (`--state-out`), and
+//!    the outcome is classified.
+//!
+//! Parity runs (`mcpr parity`, `run --compare`) have their own entry point, [`parity()`].
+
+mod parity;
+mod suite;
+mod target;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcpr_compiler::ir::Suite;
+
+pub use parity::{ParityOutcome, ParityRequest, parity};
+pub use target::TargetChoice;
+
+use crate::budget::Verdict;
+use crate::data::DataError;
+use crate::exec::Outcome;
+use crate::report::{Report, Reporter};
+use crate::schedule::{RunOptions, RunResult};
+use crate::state;
+
+/// A compiled suite and where it came from.
+#[derive(Debug, Clone)]
+pub struct SuiteFile {
+    /// The suite.
+    pub suite: Suite,
+    /// The file as shown to people (and the key of its run history).
+    pub shown: String,
+    /// The folder relative data paths start from (the suite file's folder).
+    pub dir: PathBuf,
+}
+
+/// What data sources may do (`--allow-…`, `--max-rows`).
+#[derive(Debug, Clone, Copy)]
+pub struct DataFlags {
+    /// Fetch rows over the network.
+    pub allow_remote_data: bool,
+    /// Run plugin commands.
+    pub allow_custom_code: bool,
+    /// Reach loopback, private and link-local addresses.
+    pub allow_private_network: bool,
+    /// Most rows one source may give.
+    pub max_rows: usize,
+}
+
+impl Default for DataFlags {
+    fn default() -> Self {
+        DataFlags {
+            allow_remote_data: false,
+            allow_custom_code: false,
+            allow_private_network: false,
+            max_rows: crate::data::DEFAULT_MAX_ROWS,
+        }
+    }
+}
+
+/// Where response snapshots are kept and whether they may change.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotSettings {
+    /// The snapshot file (default: the suite's `Snapshots:` file, else `mcpr.snap.json`).
+    pub file: Option<PathBuf>,
+    /// Overwrite snapshots that differ and record missing ones.
+    pub update: bool,
+    /// The run is in CI (`CI=true`): a missing snapshot fails instead of being recorded.
+    pub ci: bool,
+}
+
+/// The run history that latency budgets read.
+#[derive(Debug, Clone)]
+pub struct HistorySettings {
+    /// The history file (default `.mcpr/history.jsonl`).
+    pub file: Option<PathBuf>,
+    /// Read and append the history (off: budgets see this run alone).
+    pub enabled: bool,
+    /// Fail passed tests that took markedly longer than they used to.
+    pub fail_on_regression: bool,
+}
+
+impl Default for HistorySettings {
+    fn default() -> Self {
+        HistorySettings {
+            file: None,
+            enabled: true,
+            fail_on_regression: false,
+        }
+    }
+}
+
+/// Everything a run needs, as plain data.
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// The suites, in the order they run.
+    pub suites: Vec<SuiteFile>,
+    /// The server to run against instead of each suite's own.
+    pub target: TargetChoice,
+    /// Only tests whose name or id matches (with their dependencies).
+    pub filter: Option<String>,
+    /// With `filter`: do not pull in dependencies.
+    pub no_deps: bool,
+    /// Start no further test after the first that did not pass.
+    pub fail_fast: bool,
+    /// Run only shard K of N (see [`parse_shard`]).
+    pub shard: Option<(usize, usize)>,
+    /// Most tests at once (default: the number of cores).
+    pub jobs: Option<usize>,
+    /// The protocol version every session speaks; probed when `None`.
+    pub protocol: Option<String>,
+    /// Read `${state.…}` from this state file.
+    pub state_in: Option<PathBuf>,
+    /// When every test passes, write the run's outputs to this state file.
+    pub state_out: Option<PathBuf>,
+    /// Accept a state file written for another target.
+    pub allow_state_target_mismatch: bool,
+    /// What data sources may do.
+    pub data: DataFlags,
+    /// Response snapshots.
+    pub snapshots: SnapshotSettings,
+    /// The run history.
+    pub history: HistorySettings,
+    /// Keep each step's response and each session's messages in the results.
+    pub transcript: bool,
+}
+
+/// What the exit code of a command says, as the command line maps it: 0, 1, 2, 3, 130.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ExitClass {
+    /// Every test passed (or was skipped) and every gate held.
+    Passed,
+    /// A test failed or was blocked, a latency gate failed, or targets differ (parity).
+    TestsFailed,
+    /// Bad usage, a suite that does not compile, or a configuration error found before
+    /// any test ran.
+    Usage,
+    /// A server, transport or internal failure: a test errored, or the run could not go on.
+    ServerFailure,
+    /// The run was interrupted (Ctrl-C).
+    Interrupted,
+}
+
+/// Why a run stopped before it could report.
+#[derive(Debug)]
+pub enum RunError {
+    /// Bad settings or a suite that cannot run (exit class [`ExitClass::Usage`]).
+    Usage(String),
+    /// A data source could not be loaded; the caller renders it (with colour or not).
+    Data(Box<DataError>),
+    /// The run could not go on (exit class [`ExitClass::ServerFailure`]).
+    Failure(String),
+}
+
+impl RunError {
+    /// The exit class of this failure.
+    pub fn class(&self) -> ExitClass {
+        match self {
+            RunError::Usage(_) => ExitClass::Usage,
+            RunError::Data(e) if e.is_environment() => ExitClass::ServerFailure,
+            RunError::Data(_) => ExitClass::Usage,
+            RunError::Failure(_) => ExitClass::ServerFailure,
+        }
+    }
+}
+
+/// What a finished run hands back.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// Each suite's result, in the order they ran.
+    pub runs: Vec<RunResult>,
+    /// How the run ended.
+    pub exit: ExitClass,
+    /// Why the latency gate failed, when it did (`N budget(s) exceeded, M regression(s)`).
+    pub gate: Option<String>,
+}
+
+/// Parses `K/N` (1 ≤ K ≤ N) as a shard.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    text.split_once('/')
+        .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)))
+        .ok_or_else(|| "--shard takes K/N, such as 1/4".to_string())
+}
+
+/// The scheduler settings every suite of the request shares.
+fn run_options(
+    req: &RunRequest,
+    target: Option<mcpr_compiler::ir::Target>,
+) -> Result<RunOptions, RunError> {
+    let mut opts = RunOptions {
+        filter: req.filter.clone(),
+        no_deps: req.no_deps,
+        fail_fast: req.fail_fast,
+        target,
+        transcript: req.transcript,
+        shard: req.shard,
+        connect_timeout: Duration::from_secs(30),
+        ..RunOptions::default()
+    };
+    if let Some(j) = req.jobs {
+        if j == 0 {
+            return Err(RunError::Usage("--jobs must be at least 1".into()));
+        }
+        opts.jobs = j;
+    }
+    if let Some(version) = &req.protocol {
+        if crate::protocol::version::era_of(version).is_none() {
+            return Err(RunError::Usage(format!(
+                "--protocol {version:?} is not a protocol version mcpr speaks; known: {}, {}",
+                crate::protocol::HANDSHAKE_VERSIONS.join(", "),
+                crate::protocol::MODERN_VERSIONS.join(", ")
+            )));
+        }
+        opts.protocol = Some(version.clone());
+    }
+    Ok(opts)
+}
+
+/// Runs every suite of `req`, reporting through `reporter`; see the module documentation.
+pub async fn run(req: RunRequest, reporter: &mut dyn Reporter) -> Result<RunOutcome, RunError> {
+    let Some(first) = req.suites.first() else {
+        return Err(RunError::Usage("no suite to run".into()));
+    };
+    let target = req.target.resolve().map_err(RunError::Usage)?;
+    let mut opts = run_options(&req, target)?;
+    let Some(first_target) = opts.target.clone().or_else(|| first.suite.target.clone()) else {
+        return Err(RunError::Usage(format!(
+            "{} names no server (a .mcp script never does, nor a suite that says `Server from the command line`); pass --server CMD, --url URL or --profile NAME",
+            first.shown
+        )));
+    };
+    let first_suite = first.suite.clone();
+    if let Some(path) = &req.state_in {
+        opts.state = state::read(path, &first_target, req.allow_state_target_mismatch)
+            .map_err(RunError::Usage)?;
+    }
+    let mut runner = suite::SuiteRunner::new(&req, opts, reporter);
+    let mut runs = Vec::new();
+    for file in req.suites {
+        runs.push(runner.run(file).await?);
+    }
+    drop(runner);
+    let finished = reporter.finish(Report::Run(&runs));
+    if let Some(path) = &req.state_out {
+        write_state(path, &first_suite, &first_target, &runs, reporter)?;
+    }
+    finished.map_err(RunError::Failure)?;
+    Ok(classify(runs))
+}
+
+/// Writes the state file when every suite passed; says so when it did not.
+fn write_state(
+    path: &std::path::Path,
+    suite: &Suite,
+    target: &mcpr_compiler::ir::Target,
+    runs: &[RunResult],
+    reporter: &mut dyn Reporter,
+) -> Result<(), RunError> {
+    if !runs.iter().all(|r| r.status == "passed") {
+        reporter.note(&format!(
+            "note: {} not written: the run did not pass",
+            path.display()
+        ));
+        return Ok(());
+    }
+    let mut outputs = serde_json::Map::new();
+    for r in runs {
+        outputs.extend(r.outputs.clone());
+    }
+    state::write(path, suite, target, &outputs).map_err(RunError::Failure)
+}
+
+/// The exit class of finished runs: an errored test outranks a failed one, which
+/// outranks a failed latency gate.
+fn classify(runs: Vec<RunResult>) -> RunOutcome {
+    let exceeded = runs
+        .iter()
+        .flat_map(|r| &r.budgets)
+        .filter(|b| b.verdict == Verdict::Exceeded)
+        .count();
+    let regressed: usize = runs.iter().map(|r| r.regressions.len()).sum();
+    let gate = (exceeded + regressed > 0)
+        .then(|| format!("{exceeded} budget(s) exceeded, {regressed} regression(s)"));
+    let mut exit = if gate.is_some() {
+        ExitClass::TestsFailed
+    } else {
+        ExitClass::Passed
+    };
+    for t in runs.iter().flat_map(|r| &r.tests) {
+        match t.status {
+            Outcome::Errored => exit = ExitClass::ServerFailure,
+            Outcome::Failed | Outcome::Blocked => exit = exit.max(ExitClass::TestsFailed),
+            _ => {}
+        }
+    }
+    RunOutcome { runs, exit, gate }
+}

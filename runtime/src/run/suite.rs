@@ -1,0 +1,152 @@
+//! One suite of a run: its `Token from` commands, its data sources, its snapshot store,
+//! the scheduler, then its latency budgets and a record in the run history.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use super::{DataFlags, HistorySettings, RunError, RunRequest, SnapshotSettings, SuiteFile};
+use crate::auth::{TokenCache, resolve_credentials};
+use crate::budget::{self, History};
+use crate::data::{self, DataOptions};
+use crate::exec::secrets::Redactor;
+use crate::report::Reporter;
+use crate::schedule::{self, RunOptions, RunResult};
+use crate::snapshot::{DEFAULT_FILE as SNAPSHOT_DEFAULT, SnapshotStore};
+
+/// Runs the suites of one request in turn, with what they share: the scheduler settings,
+/// the tokens of `Token from` commands (each runs once per run), the run history.
+pub(super) struct SuiteRunner<'r> {
+    opts: RunOptions,
+    data: DataFlags,
+    snapshots: SnapshotSettings,
+    history_settings: HistorySettings,
+    history_file: PathBuf,
+    history: History,
+    tokens: TokenCache,
+    reporter: &'r mut dyn Reporter,
+}
+
+impl<'r> SuiteRunner<'r> {
+    /// Reads the run history (a history that cannot be read is a warning: budgets then see
+    /// this run alone).
+    pub(super) fn new(
+        req: &RunRequest,
+        opts: RunOptions,
+        reporter: &'r mut dyn Reporter,
+    ) -> SuiteRunner<'r> {
+        let history_file = budget::history_path(req.history.file.as_deref());
+        let history = if req.history.enabled {
+            History::load(&history_file).unwrap_or_else(|e| {
+                reporter.note(&format!("warning: {e}; budgets see this run alone"));
+                History::default()
+            })
+        } else {
+            History::default()
+        };
+        SuiteRunner {
+            opts,
+            data: req.data,
+            snapshots: req.snapshots.clone(),
+            history_settings: req.history.clone(),
+            history_file,
+            history,
+            tokens: TokenCache::new(),
+            reporter,
+        }
+    }
+
+    /// Runs one suite and evaluates its budgets.
+    pub(super) async fn run(&mut self, file: SuiteFile) -> Result<RunResult, RunError> {
+        let SuiteFile {
+            mut suite,
+            shown,
+            dir,
+        } = file;
+        // `Token from` commands run once per run, before any test; tokens and resolved
+        // header and env values join the suite's secrets before any redactor is made.
+        resolve_credentials(&mut suite, &self.opts.state, &mut self.tokens)
+            .await
+            .map_err(|e| RunError::Usage(e.to_string()))?;
+        let data_opts = DataOptions {
+            base_dir: dir,
+            allow_remote_data: self.data.allow_remote_data,
+            allow_custom_code: self.data.allow_custom_code,
+            allow_private_network: self.data.allow_private_network,
+            max_rows: self.data.max_rows,
+            local_only: false,
+        };
+        // Data loads before any test starts; a bad value stops the run with a diagnostic
+        // that points into the data.
+        let rows = data::load_suite(&suite, &data_opts)
+            .await
+            .map_err(|e| RunError::Data(Box::new(e)))?;
+        let store = Arc::new(Mutex::new(self.snapshot_store(&suite)?));
+        let mut opts = self.opts.clone();
+        opts.snapshots = Some(Arc::clone(&store));
+        opts.data = data_opts;
+        opts.rows = Some(Arc::new(rows));
+        self.reporter.suite_started(&suite);
+        let budgets = suite.budgets.clone().unwrap_or_default();
+        let reporter = &mut *self.reporter;
+        let mut on_event = |e: &schedule::Event| reporter.event(e);
+        let result = schedule::run_suite(Arc::new(suite), opts, &mut on_event).await;
+        store
+            .lock()
+            .map_err(|_| "the snapshot store is unusable".to_string())
+            .and_then(|s| s.save())
+            .map_err(RunError::Failure)?;
+        let mut run = match result {
+            Ok(r) if r.tests.is_empty() && self.opts.filter.is_some() => {
+                return Err(RunError::Usage(format!(
+                    "no test of {} matches --test {:?}",
+                    r.suite_name,
+                    self.opts.filter.as_deref().unwrap_or_default()
+                )));
+            }
+            Ok(r) => r,
+            Err(e) if e.code.starts_with("MCP-INTERNAL") => {
+                return Err(RunError::Failure(e.to_string()));
+            }
+            Err(e) => return Err(RunError::Usage(e.to_string())),
+        };
+        run.budgets = budget::evaluate(&budgets, &shown, &run.tests, &self.history);
+        if self.history_settings.fail_on_regression {
+            run.regressions = budget::regressions(&shown, &run.tests, &self.history);
+        }
+        self.reporter.suite_finished(&run);
+        if self.history_settings.enabled {
+            let record = budget::RunRecord::new(&shown, &run.tests);
+            if let Err(e) = budget::append(&self.history_file, &record) {
+                self.reporter.note(&format!("warning: {e}"));
+            }
+        }
+        Ok(run)
+    }
+
+    /// The snapshot store of a suite: `--snapshot`, else the suite's `Snapshots:` file,
+    /// else the default file.
+    fn snapshot_store(&self, suite: &mcpr_compiler::ir::Suite) -> Result<SnapshotStore, RunError> {
+        let path = self
+            .snapshots
+            .file
+            .clone()
+            .or_else(|| {
+                suite
+                    .snapshots
+                    .as_ref()
+                    .and_then(|s| s.file.clone())
+                    .map(Into::into)
+            })
+            .unwrap_or_else(|| SNAPSHOT_DEFAULT.into());
+        let ignore = suite
+            .snapshots
+            .as_ref()
+            .and_then(|s| s.ignore.clone())
+            .unwrap_or_default();
+        let mut store =
+            SnapshotStore::load(&path, ignore, self.snapshots.update, self.snapshots.ci)
+                .map_err(RunError::Usage)?;
+        store.set_redactor(Redactor::for_suite(suite));
+        Ok(store)
+    }
+}

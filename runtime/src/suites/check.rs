@@ -1,0 +1,244 @@
+//! `mcpr check` over files and folders: every file compiled with its imports, every
+//! diagnostic sorted, and with `data` the local data sources of clean files loaded through
+//! their pipelines; rendered in one of the diagnostic formats.
+
+use std::path::{Path, PathBuf};
+
+use mcpr_compiler::SourceMap;
+use mcpr_compiler::diagnostics::render::{self, Summary};
+use mcpr_compiler::diagnostics::{self, Diagnostic};
+use mcpr_compiler::lower::Options;
+use mcpr_compiler::source::SourceFile;
+
+use super::{FsLoader, discover, display_path};
+use crate::data::{self, DataError, DataOptions};
+
+/// What to check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Also warn about things that are often intended (an export no test reads).
+    pub pedantic: bool,
+    /// Also load local data files and report bad values.
+    pub data: bool,
+}
+
+/// How a check report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckFormat {
+    /// Source line, caret, explanation and fix; colour or not.
+    Human {
+        /// ANSI colour.
+        color: bool,
+    },
+    /// One line per diagnostic.
+    Short,
+    /// Stable JSON (docs/diagnostics-json.md).
+    Json,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+/// Everything `check` found.
+#[derive(Debug)]
+pub struct CheckReport {
+    map: SourceMap,
+    diagnostics: Vec<Diagnostic>,
+    data_errors: Vec<DataError>,
+    files: usize,
+    with_data: bool,
+}
+
+/// Checks the suites of `paths` (see [`discover`]). The error names a path that cannot
+/// be read, or a file that is not UTF-8 text.
+pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, String> {
+    let files = discover(paths)?;
+    let mut map = SourceMap::new();
+    let mut diags = Vec::new();
+    let mut data_errors = Vec::new();
+    // Imports are read relative to the shown paths, which are relative to the working folder.
+    let loader = FsLoader::new(".");
+    let options = Options {
+        pedantic: opts.pedantic,
+        ..Options::default()
+    };
+    for path in &files {
+        let text = read_text(path)?;
+        let id = map.add(SourceFile::new(display_path(path), text));
+        let found = mcpr_compiler::check(&mut map, id, &loader, &options);
+        let clean = !found.iter().any(|d| d.is_error());
+        diags.extend(found);
+        if opts.data && clean {
+            data_errors.extend(check_data(&mut map, id, &loader, &options, path));
+        }
+    }
+    diagnostics::sort(&mut diags);
+    Ok(CheckReport {
+        map,
+        diagnostics: diags,
+        data_errors,
+        files: files.len(),
+        with_data: opts.data,
+    })
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{} is not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// Compiles a file that checked clean and loads its local data sources.
+fn check_data(
+    map: &mut SourceMap,
+    id: usize,
+    loader: &FsLoader,
+    options: &Options,
+    path: &Path,
+) -> Vec<DataError> {
+    let compiled = mcpr_compiler::lower::compile(map, id, loader, options);
+    let Some(suite) = compiled.suite else {
+        return Vec::new();
+    };
+    let opts = DataOptions {
+        base_dir: match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        },
+        ..DataOptions::default()
+    };
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(data::check_suite(&suite, &opts)),
+        Err(e) => vec![DataError::new(
+            "MCP-DATA-032",
+            format!("cannot start the async runtime: {e}"),
+        )],
+    }
+}
+
+impl CheckReport {
+    /// Whether the files cannot run as they are (a compile error or a data error).
+    pub fn has_errors(&self) -> bool {
+        Summary::of(&self.diagnostics, self.files).errors > 0 || !self.data_errors.is_empty()
+    }
+
+    /// The report in `format`, as printed on stdout.
+    pub fn render(&self, format: CheckFormat) -> String {
+        let mut out = String::new();
+        match format {
+            CheckFormat::Human { color } => {
+                let text = render::human(&self.diagnostics, &self.map, color);
+                if !text.is_empty() {
+                    out.push_str(&text);
+                    out.push('\n');
+                }
+                for e in &self.data_errors {
+                    out.push_str(&e.render(color));
+                    out.push('\n');
+                }
+                out.push_str(&self.summary_line());
+                out.push('\n');
+            }
+            CheckFormat::Short => {
+                out.push_str(&render::short(&self.diagnostics, &self.map));
+                for e in &self.data_errors {
+                    out.push_str(&format!("{e}\n"));
+                }
+                out.push_str(&self.summary_line());
+                out.push('\n');
+            }
+            CheckFormat::Json => {
+                let mut v = render::json(&self.diagnostics, &self.map, self.files);
+                if self.with_data
+                    && let Some(obj) = v.as_object_mut()
+                {
+                    obj.insert(
+                        "dataErrors".into(),
+                        serde_json::Value::Array(self.data_errors.iter().map(data_json).collect()),
+                    );
+                }
+                out.push_str(&serde_json::to_string_pretty(&v).unwrap_or_default());
+                out.push('\n');
+            }
+            CheckFormat::Github => {
+                out.push_str(&render::github(&self.diagnostics, &self.map));
+                for e in &self.data_errors {
+                    out.push_str(&github_annotation(e));
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+
+    /// The summary line, counting data errors too (they are not compiler diagnostics).
+    fn summary_line(&self) -> String {
+        let summary = Summary::of(&self.diagnostics, self.files);
+        let n = self.data_errors.len();
+        if n == 0 {
+            return summary.line();
+        }
+        let errors = if n == 1 {
+            "1 data error".to_string()
+        } else {
+            format!("{n} data errors")
+        };
+        if summary.errors + summary.warnings == 0 {
+            let files = if self.files == 1 {
+                "1 file".to_string()
+            } else {
+                format!("{} files", self.files)
+            };
+            format!("{files} checked: {errors}")
+        } else {
+            format!("{}; {errors}", summary.line())
+        }
+    }
+}
+
+/// A data error in `--format json`.
+fn data_json(e: &DataError) -> serde_json::Value {
+    let at = e.at.clone().unwrap_or_default();
+    serde_json::json!({
+        "code": e.code,
+        "message": e.message,
+        "source": e.source_name,
+        "file": at.file,
+        "line": at.line,
+        "column": at.column,
+        "row": at.row,
+        "field": at.field,
+        "help": e.help,
+    })
+}
+
+/// A data error as a GitHub Actions `::error` line.
+fn github_annotation(e: &DataError) -> String {
+    let mut props = Vec::new();
+    if let Some(at) = &e.at {
+        props.push(format!("file={}", at.file));
+        if let Some(l) = at.line {
+            props.push(format!("line={l}"));
+        }
+        if let Some(c) = at.column {
+            props.push(format!("col={c}"));
+        }
+    }
+    let full = e.to_string();
+    let msg = match e.position() {
+        Some(pos) => full
+            .strip_prefix(&format!("{pos}: "))
+            .unwrap_or(&full)
+            .to_string(),
+        None => full.clone(),
+    };
+    let msg = msg.replace('%', "%25").replace('\n', "%0A");
+    format!("::error {}::{msg}", props.join(","))
+}

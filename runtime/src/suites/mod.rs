@@ -1,0 +1,52 @@
+//! Suite files on disk: which files under a path are suites ([`discover`]), reading and
+//! compiling them with imports read from the file system ([`FsLoader`]), and `mcpr check`
+//! over many files with their data sources ([`check`]).
+
+pub mod check;
+mod discover;
+mod loader;
+
+use std::path::Path;
+
+use mcpr_compiler::SourceMap;
+use mcpr_compiler::diagnostics::Diagnostic;
+use mcpr_compiler::ir::Suite;
+use mcpr_compiler::lower::{self, Options};
+use mcpr_compiler::source::SourceFile;
+
+pub use discover::{discover, display_path, is_yaml_suite};
+pub use loader::FsLoader;
+
+/// A file compiled to a suite, with what the compiler said about it.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The sources read (the file and its imports), for rendering the diagnostics.
+    pub map: SourceMap,
+    /// Every diagnostic, sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The suite, unless the file holds no tests (a file of flows) or has errors.
+    pub suite: Option<Suite>,
+}
+
+impl Compiled {
+    /// Whether a diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Reads and compiles one file (`.mcpr`, `.mcp`, or YAML/JSON — Suite IR JSON included —
+/// by its extension); imports are read relative to the working folder, as the file's
+/// shown path is. The error says why the file could not be read.
+pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new(display_path(path), text));
+    let compiled = lower::compile(&mut map, id, &FsLoader::new("."), options);
+    Ok(Compiled {
+        map,
+        diagnostics: compiled.diagnostics,
+        suite: compiled.suite,
+    })
+}
