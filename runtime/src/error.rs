@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::protocol::RpcError;
-use crate::transcript::Direction;
+use crate::transcript::{Direction, MessageKind};
 
 /// What went wrong, with the facts needed to say it precisely.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -322,14 +322,14 @@ pub struct LastMessage {
     /// Sent or received.
     pub direction: Direction,
     /// `request`, `response`, `notification`, `error`…
-    pub kind: &'static str,
+    pub kind: MessageKind,
     /// The message as it went over the wire (shortened when huge).
     pub text: String,
 }
 
 impl LastMessage {
     /// The last message, from a transcript entry's parts.
-    pub fn new(direction: Direction, kind: &'static str, text: &str) -> LastMessage {
+    pub fn new(direction: Direction, kind: MessageKind, text: &str) -> LastMessage {
         LastMessage {
             direction,
             kind,
@@ -465,7 +465,7 @@ mod tests {
         });
         e.last_message = Some(LastMessage {
             direction: Direction::Sent,
-            kind: "request",
+            kind: MessageKind::Request,
             text: "{\"id\":3}".into(),
         });
         let s = e.to_string();

@@ -327,7 +327,7 @@ mod tests {
             steps: vec![StepResult {
                 name: "Call tool “echo”".into(),
                 method: "tools/call".into(),
-                phase: "test",
+                phase: mcpr_compiler::ir::Phase::Test,
                 status: StepStatus::Passed,
                 duration_ms: 3,
                 source: None,
@@ -347,7 +347,7 @@ mod tests {
     fn run(tests: Vec<TestResult>) -> RunResult {
         RunResult {
             suite_name: "S".into(),
-            status: "passed",
+            status: crate::schedule::RunStatus::Passed,
             duration_ms: 1,
             summary: RunResult::summarise(&tests),
             tests,

@@ -145,14 +145,24 @@ impl Summary {
     }
 }
 
+/// How a whole run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// No test failed, errored or was blocked.
+    Passed,
+    /// Some test failed, errored or was blocked.
+    Failed,
+}
+
 /// The result of a whole run.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunResult {
     /// Suite name.
     pub suite_name: String,
-    /// `passed` when no test failed, errored or was blocked; `failed` otherwise.
-    pub status: &'static str,
+    /// Passed when no test failed, errored or was blocked.
+    pub status: RunStatus,
     /// Milliseconds for the whole run.
     pub duration_ms: u64,
     /// Every test in report order.
@@ -778,10 +788,10 @@ pub async fn run_suite(
     let summary = RunResult::summarise(&tests_out);
     Ok(RunResult {
         suite_name,
-        status: if summary.failed + summary.errored + summary.blocked == 0 {
-            "passed"
+        status: if summary.passed() {
+            RunStatus::Passed
         } else {
-            "failed"
+            RunStatus::Failed
         },
         duration_ms: started.elapsed().as_millis() as u64,
         tests: tests_out,

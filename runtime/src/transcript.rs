@@ -13,6 +13,47 @@ pub enum Direction {
     Received,
 }
 
+/// What a transcript entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MessageKind {
+    /// A JSON-RPC request (either way).
+    Request,
+    /// A notification (either way).
+    Notification,
+    /// A response with a result.
+    Response,
+    /// A response with an error.
+    Error,
+    /// A JSON-RPC batch (an array of messages).
+    Batch,
+    /// A line or body that is not a JSON-RPC message.
+    Invalid,
+    /// A remark of the client's own, such as an HTTP session renewed (not on the wire).
+    Note,
+}
+
+impl MessageKind {
+    /// The lower-case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageKind::Request => "request",
+            MessageKind::Notification => "notification",
+            MessageKind::Response => "response",
+            MessageKind::Error => "error",
+            MessageKind::Batch => "batch",
+            MessageKind::Invalid => "invalid",
+            MessageKind::Note => "note",
+        }
+    }
+}
+
+impl std::fmt::Display for MessageKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One message of the transcript.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Entry {
@@ -26,8 +67,8 @@ pub struct Entry {
     pub wall: SystemTime,
     /// Sent or received.
     pub direction: Direction,
-    /// `request`, `notification`, `response`, `error`, `batch` or `invalid`.
-    pub kind: &'static str,
+    /// What the message is.
+    pub kind: MessageKind,
     /// The method, for requests and notifications.
     pub method: Option<String>,
     /// The exact text of the line (without its newline).
@@ -60,7 +101,7 @@ struct Record {
     /// The method's length (stored right after the text); `u32::MAX` when there is none.
     method_len: u32,
     direction: Direction,
-    kind: &'static str,
+    kind: MessageKind,
 }
 
 const NO_METHOD: u32 = u32::MAX;
@@ -111,7 +152,7 @@ impl Transcript {
         &mut self,
         at: Duration,
         direction: Direction,
-        kind: &'static str,
+        kind: MessageKind,
         method: Option<&str>,
         text: &[u8],
     ) {
@@ -206,7 +247,7 @@ impl Transcript {
     }
 
     /// The direction, kind and text of the last entry, without copying the text.
-    pub fn last_text(&self) -> Option<(Direction, &'static str, std::borrow::Cow<'_, str>)> {
+    pub fn last_text(&self) -> Option<(Direction, MessageKind, std::borrow::Cow<'_, str>)> {
         let r = self.records.back()?;
         let text = self.bytes(r.start, r.text_len as usize);
         Some((r.direction, r.kind, String::from_utf8_lossy(text)))
@@ -239,7 +280,7 @@ mod tests {
             t.push(
                 Duration::ZERO,
                 Direction::Sent,
-                "request",
+                MessageKind::Request,
                 None,
                 i.to_string().as_bytes(),
             );
@@ -271,7 +312,7 @@ mod tests {
             t.push(
                 Duration::from_micros(i as u64),
                 direction,
-                "request",
+                MessageKind::Request,
                 method.as_deref(),
                 text.as_bytes(),
             );
@@ -296,7 +337,7 @@ mod tests {
             t.push(
                 Duration::ZERO,
                 Direction::Received,
-                "response",
+                MessageKind::Response,
                 None,
                 text.as_bytes(),
             );
@@ -316,7 +357,7 @@ mod tests {
             one.push(
                 Duration::ZERO,
                 Direction::Sent,
-                "request",
+                MessageKind::Request,
                 Some("ping"),
                 text.as_bytes(),
             );

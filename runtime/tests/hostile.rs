@@ -503,7 +503,7 @@ async fn input_required_without_end_stops_after_the_round_limit() {
     let (t, _) = c.session().transcript();
     let calls: Vec<&str> = t
         .iter()
-        .filter(|e| e.kind == "request" && e.method.as_deref() == Some("tools/call"))
+        .filter(|e| e.kind.as_str() == "request" && e.method.as_deref() == Some("tools/call"))
         .map(|e| e.text.as_str())
         .collect();
     assert_eq!(calls.len(), MAX_INPUT_ROUNDS, "one request per round");

@@ -131,7 +131,7 @@ async fn an_expired_session_is_initialized_again_and_the_call_retried() {
     let (entries, _) = c.session().transcript();
     let note = entries
         .iter()
-        .find(|e| e.kind == "note")
+        .find(|e| e.kind.as_str() == "note")
         .expect("a transcript note about the renewal");
     assert!(
         note.text
@@ -203,7 +203,7 @@ async fn a_header_mismatch_refetches_the_tool_and_retries_once() {
             .transcript()
             .0
             .iter()
-            .filter(|e| e.kind == "request")
+            .filter(|e| e.kind.as_str() == "request")
             .filter_map(|e| e.method.clone())
             .collect()
     };

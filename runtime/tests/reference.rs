@@ -136,7 +136,7 @@ async fn the_2026_envelope_goes_into_every_request_line() {
         let e = transcript
             .iter()
             .rev()
-            .find(|e| e.kind == "request" && e.method.as_deref() == Some(method))
+            .find(|e| e.kind.as_str() == "request" && e.method.as_deref() == Some(method))
             .expect("the request is in the transcript");
         serde_json::from_str(&e.text).unwrap()
     };
@@ -754,7 +754,7 @@ async fn transcript_records_both_directions_in_order() {
     let (t, dropped) = c.session().transcript();
     assert_eq!(dropped, 0);
     let kinds: Vec<(&str, Option<&str>)> =
-        t.iter().map(|e| (e.kind, e.method.as_deref())).collect();
+        t.iter().map(|e| (e.kind.as_str(), e.method.as_deref())).collect();
     assert_eq!(kinds[0], ("request", Some("initialize")));
     assert_eq!(kinds[1].0, "response");
     assert_eq!(
@@ -770,14 +770,14 @@ async fn transcript_records_both_directions_in_order() {
     let id_of = |e: &mcpr_runtime::transcript::Entry| {
         serde_json::from_str::<serde_json::Value>(&e.text).unwrap()["id"].as_i64()
     };
-    for (i, e) in t.iter().enumerate().filter(|(_, e)| e.kind == "response") {
+    for (i, e) in t.iter().enumerate().filter(|(_, e)| e.kind.as_str() == "response") {
         let id = id_of(e).expect("an answer has an id");
         assert!(
-            t[..i].iter().any(|s| s.kind == "request" && id_of(s) == Some(id)),
+            t[..i].iter().any(|s| s.kind.as_str() == "request" && id_of(s) == Some(id)),
             "answer {id} before its request: {t:?}"
         );
     }
-    assert!(t.iter().filter(|e| e.kind == "response").count() >= 3);
+    assert!(t.iter().filter(|e| e.kind.as_str() == "response").count() >= 3);
     let json = serde_json::to_value(&t).unwrap();
     assert_eq!(json[0]["direction"], "sent");
     assert!(

@@ -89,7 +89,7 @@ async fn dependencies_outputs_blocked_and_order() {
     assert_eq!(victim.failure.as_ref().unwrap().code, "MCP-DEP-003");
     assert_eq!(r.outputs["producer.greeting"], json!("hello"));
     assert_eq!(r.summary.blocked, 1);
-    assert_eq!(r.status, "failed");
+    assert_eq!(r.status, mcpr_runtime::schedule::RunStatus::Failed);
 }
 
 #[tokio::test]

@@ -145,7 +145,7 @@ pub struct StepResult {
     /// JSON-RPC method, `native/<action>` or `utility/<function>`.
     pub method: String,
     /// Phase it belongs to.
-    pub phase: &'static str,
+    pub phase: Phase,
     /// How it went.
     pub status: StepStatus,
     /// Milliseconds, request and checks together.
@@ -493,14 +493,6 @@ fn session_broke(kind: &ErrorKind) -> bool {
     )
 }
 
-fn phase_name(p: Option<Phase>) -> &'static str {
-    match p {
-        Some(Phase::Setup) => "setup",
-        Some(Phase::Cleanup) => "cleanup",
-        _ => "test",
-    }
-}
-
 fn step_method(step: &Step) -> String {
     match &step.kind {
         StepKind::Tool(_) => "tools/call".into(),
@@ -788,7 +780,7 @@ impl StepRunner<'_> {
         StepResult {
             name,
             method: step_method(step),
-            phase: phase_name(step.phase),
+            phase: step.phase.unwrap_or(Phase::Test),
             status,
             duration_ms,
             source: step.source.clone(),

@@ -28,7 +28,7 @@ use crate::budget::Verdict;
 use crate::data::DataError;
 use crate::exec::Outcome;
 use crate::report::{Report, Reporter};
-use crate::schedule::{RunOptions, RunResult};
+use crate::schedule::{RunOptions, RunResult, RunStatus};
 use crate::state;
 
 /// A compiled suite and where it came from.
@@ -264,7 +264,7 @@ fn write_state(
     runs: &[RunResult],
     reporter: &mut dyn Reporter,
 ) -> Result<(), RunError> {
-    if !runs.iter().all(|r| r.status == "passed") {
+    if !runs.iter().all(|r| r.status == RunStatus::Passed) {
         reporter.note(&format!(
             "note: {} not written: the run did not pass",
             path.display()

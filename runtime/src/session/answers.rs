@@ -11,6 +11,7 @@ use super::state::{Inner, State};
 use crate::error::ErrorKind;
 use crate::protocol::era;
 use crate::protocol::jsonrpc::{self, RpcError};
+use crate::transcript::MessageKind;
 
 /// A request the server sent to the client, with the answer it got.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -69,7 +70,7 @@ impl Inner {
         let answer = self.answer(&mut st, method, params);
         drop(st);
         let reply = jsonrpc::response(&id, answer);
-        let _ = self.send_line(&reply, "response", None);
+        let _ = self.send_line(&reply, MessageKind::Response, None);
     }
 
     /// The answer to a server request or input request of `method` (the oldest queued

@@ -12,7 +12,7 @@ use super::state::{Inner, State};
 use crate::error::{ErrorKind, shorten};
 use crate::protocol::era;
 use crate::protocol::jsonrpc::{self, IdKey, Incoming, RpcError};
-use crate::transcript::Direction;
+use crate::transcript::{Direction, MessageKind};
 use crate::transport::http::{HttpFailure, HttpSink};
 use crate::transport::stdio::{Frame, LineReader, ProcessHandle};
 
@@ -157,7 +157,13 @@ impl Inner {
     #[inline(never)]
     pub(super) fn on_bad_line(&self, st: &mut State, line: &str, why: String, fatal: bool) {
         if !line.is_empty() {
-            self.push_transcript(st, Direction::Received, "invalid", None, line.as_bytes());
+            self.push_transcript(
+                st,
+                Direction::Received,
+                MessageKind::Invalid,
+                None,
+                line.as_bytes(),
+            );
         }
         let kind = ErrorKind::NotJsonRpc {
             line: shorten(line, 300),
@@ -191,12 +197,14 @@ impl Inner {
     ) {
         let mut st = self.state.lock().expect("state lock");
         let (kind, method) = match &incoming {
-            Incoming::Request { method, .. } => ("request", Some(method.as_str())),
-            Incoming::Notification { method, .. } => ("notification", Some(method.as_str())),
-            Incoming::Result { .. } => ("response", None),
-            Incoming::Error { .. } => ("error", None),
-            Incoming::Batch(_) => ("batch", None),
-            Incoming::Invalid(_) => ("invalid", None),
+            Incoming::Request { method, .. } => (MessageKind::Request, Some(method.as_str())),
+            Incoming::Notification { method, .. } => {
+                (MessageKind::Notification, Some(method.as_str()))
+            }
+            Incoming::Result { .. } => (MessageKind::Response, None),
+            Incoming::Error { .. } => (MessageKind::Error, None),
+            Incoming::Batch(_) => (MessageKind::Batch, None),
+            Incoming::Invalid(_) => (MessageKind::Invalid, None),
         };
         if let Some(text) = text {
             self.push_transcript(&mut st, Direction::Received, kind, method, text.as_bytes());

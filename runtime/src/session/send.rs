@@ -16,7 +16,7 @@ use super::wait::with_during;
 use crate::error::{Error, ErrorKind};
 use crate::protocol::meta;
 use crate::protocol::{era, jsonrpc};
-use crate::transcript::Direction;
+use crate::transcript::{Direction, MessageKind};
 use crate::transport::http::{HttpSink, HttpWire, MessageInfo};
 use crate::transport::stdio::WriteFailure;
 
@@ -31,7 +31,7 @@ impl Inner {
     pub(super) fn send_line(
         self: &Arc<Self>,
         value: &Value,
-        kind: &'static str,
+        kind: MessageKind,
         method: Option<&str>,
     ) -> Result<(), ErrorKind> {
         // Straight into a byte buffer: `Display` would go through the formatter per piece.
@@ -46,7 +46,7 @@ impl Inner {
         self: &Arc<Self>,
         text: String,
         value: Option<&Value>,
-        kind: &'static str,
+        kind: MessageKind,
         method: Option<&str>,
     ) -> Result<(), ErrorKind> {
         // With foreground reads nothing reads the server's answers until this thread
@@ -152,7 +152,8 @@ impl Session {
             return Err(fatal);
         }
         let msg = jsonrpc::notification(method, params);
-        self.inner.send_line(&msg, "notification", Some(method))
+        self.inner
+            .send_line(&msg, MessageKind::Notification, Some(method))
     }
 
     pub(super) fn fatal(&self) -> Option<ErrorKind> {
@@ -224,7 +225,8 @@ impl Session {
             self.send_over_http(id, method, params, opts)
         } else {
             let text = jsonrpc::request_text(id, method, params.as_deref(), envelope.as_deref());
-            self.inner.send_text(text, None, "request", Some(method))
+            self.inner
+                .send_text(text, None, MessageKind::Request, Some(method))
         };
         let unsent = match sent {
             Ok(()) => None,
@@ -322,7 +324,8 @@ impl Session {
                 .insert(id, opts.http_headers.clone());
         }
         let msg = jsonrpc::request(id, method, params.map(Cow::into_owned));
-        self.inner.send_line(&msg, "request", Some(method))
+        self.inner
+            .send_line(&msg, MessageKind::Request, Some(method))
     }
 
     /// A request that could not be sent. A server whose stdin is closed has almost always

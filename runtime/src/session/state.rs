@@ -18,7 +18,7 @@ use super::pending::Pending;
 use super::progress::ProgressState;
 use crate::error::{Error, ErrorKind, LastMessage};
 use crate::protocol::jsonrpc::RpcError;
-use crate::transcript::{Direction, Entry, Transcript};
+use crate::transcript::{Direction, Entry, MessageKind, Transcript};
 use crate::transport::http::HttpWire;
 use crate::transport::stdio::{ForegroundReader, ProcessHandle, StdinWriter};
 
@@ -173,7 +173,7 @@ impl Inner {
         &self,
         st: &mut State,
         direction: Direction,
-        kind: &'static str,
+        kind: MessageKind,
         method: Option<&str>,
         text: &[u8],
     ) {

@@ -17,7 +17,7 @@ use crate::error::{Error, ErrorKind};
 use crate::protocol::era;
 use crate::protocol::jsonrpc::RpcError;
 use crate::protocol::version::Era;
-use crate::transcript::Direction;
+use crate::transcript::{Direction, MessageKind};
 use crate::transport::stdio::{Foreground, StdinWriter};
 
 /// How long a request that could not be written waits for the server's exit to explain it.
@@ -166,7 +166,7 @@ impl Session {
             self.inner.push_transcript(
                 &mut st,
                 Direction::Sent,
-                "note",
+                MessageKind::Note,
                 None,
                 format!(
                     "the server answered HTTP 404 for session {expired} during {method}: the session expired; initializing a new session and sending {method} again"
