@@ -106,8 +106,13 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// A code such as MCPLANG102 (or just 102).
-    pub code: String,
+    /// A code: a compile diagnostic such as MCPLANG102 (or just 102), a run-time code such
+    /// as MCP-TIMEOUT-001, or a code of the first implementation such as QA-LANG-001.
+    #[arg(required_unless_present = "list")]
+    pub code: Option<String>,
+    /// List every code with its kind and title instead.
+    #[arg(long, conflicts_with = "code")]
+    pub list: bool,
 }
 
 /// What `compile` prints.

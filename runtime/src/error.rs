@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::codes::RunCode;
 use crate::protocol::RpcError;
 use crate::transcript::{Direction, MessageKind};
 
@@ -250,40 +251,45 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// The stable code of this failure.
-    pub fn code(&self) -> &'static str {
+    /// The registered code of this failure.
+    pub fn run_code(&self) -> RunCode {
         match self {
-            ErrorKind::Spawn { .. } => "MCP-SPAWN-001",
-            ErrorKind::Handshake { .. } => "MCP-INIT-001",
-            ErrorKind::UnsupportedVersion { .. } => "MCP-INIT-002",
-            ErrorKind::Timeout { .. } => "MCP-TIMEOUT-001",
-            ErrorKind::ServerExited { .. } => "MCP-EXIT-001",
-            ErrorKind::NotJsonRpc { .. } => "MCP-PROTOCOL-001",
-            ErrorKind::UnknownResponseId { .. } => "MCP-PROTOCOL-002",
-            ErrorKind::MessageTooLarge { .. } => "MCP-PROTOCOL-003",
-            ErrorKind::DuplicateResponse { .. } => "MCP-PROTOCOL-004",
-            ErrorKind::InvalidResult { .. } => "MCP-PROTOCOL-005",
-            ErrorKind::Progress { .. } => "MCP-PROTOCOL-006",
-            ErrorKind::RepeatedCursor { .. } => "MCP-PROTOCOL-007",
-            ErrorKind::StructuredContent { .. } => "MCP-PROTOCOL-008",
-            ErrorKind::NotificationFlood { .. } => "MCP-PROTOCOL-009",
-            ErrorKind::InputRequired { .. } => "MCP-PROTOCOL-010",
-            ErrorKind::Conformance { .. } => "MCP-PROTOCOL-011",
-            ErrorKind::Rpc { .. } => "MCP-RPC-001",
-            ErrorKind::ToolError { .. } => "MCP-TOOL-001",
-            ErrorKind::WaitTimeout { .. } => "MCP-EVENT-001",
-            ErrorKind::Unsupported { .. } => "MCP-CAP-001",
-            ErrorKind::Skill { .. } => "MCP-SKILL-001",
-            ErrorKind::App { .. } => "MCP-APP-001",
-            ErrorKind::Http { .. } => "MCP-HTTP-001",
-            ErrorKind::SessionExpired { .. } => "MCP-HTTP-002",
-            ErrorKind::TokenCommandEmpty { .. } => "MCP-AUTH-001",
-            ErrorKind::TokenCommand { .. } => "MCP-AUTH-002",
-            ErrorKind::Unauthorized { .. } => "MCP-AUTH-003",
-            ErrorKind::Closed => "MCP-CLOSED-001",
-            ErrorKind::Write { .. } => "MCP-IO-001",
-            ErrorKind::Usage(_) => "MCP-USAGE-001",
+            ErrorKind::Spawn { .. } => RunCode::Spawn,
+            ErrorKind::Handshake { .. } => RunCode::Handshake,
+            ErrorKind::UnsupportedVersion { .. } => RunCode::UnsupportedVersion,
+            ErrorKind::Timeout { .. } => RunCode::Timeout,
+            ErrorKind::ServerExited { .. } => RunCode::ServerExited,
+            ErrorKind::NotJsonRpc { .. } => RunCode::NotJsonRpc,
+            ErrorKind::UnknownResponseId { .. } => RunCode::UnknownResponseId,
+            ErrorKind::MessageTooLarge { .. } => RunCode::MessageTooLarge,
+            ErrorKind::DuplicateResponse { .. } => RunCode::DuplicateResponse,
+            ErrorKind::InvalidResult { .. } => RunCode::InvalidResult,
+            ErrorKind::Progress { .. } => RunCode::BadProgress,
+            ErrorKind::RepeatedCursor { .. } => RunCode::RepeatedCursor,
+            ErrorKind::StructuredContent { .. } => RunCode::StructuredContent,
+            ErrorKind::NotificationFlood { .. } => RunCode::NotificationFlood,
+            ErrorKind::InputRequired { .. } => RunCode::InputRequired,
+            ErrorKind::Conformance { .. } => RunCode::Conformance,
+            ErrorKind::Rpc { .. } => RunCode::RpcError,
+            ErrorKind::ToolError { .. } => RunCode::ToolError,
+            ErrorKind::WaitTimeout { .. } => RunCode::NoNotification,
+            ErrorKind::Unsupported { .. } => RunCode::Unsupported,
+            ErrorKind::Skill { .. } => RunCode::Skill,
+            ErrorKind::App { .. } => RunCode::App,
+            ErrorKind::Http { .. } => RunCode::Http,
+            ErrorKind::SessionExpired { .. } => RunCode::SessionExpired,
+            ErrorKind::TokenCommandEmpty { .. } => RunCode::TokenCommandEmpty,
+            ErrorKind::TokenCommand { .. } => RunCode::TokenCommand,
+            ErrorKind::Unauthorized { .. } => RunCode::Unauthorized,
+            ErrorKind::Closed => RunCode::Closed,
+            ErrorKind::Write { .. } => RunCode::Write,
+            ErrorKind::Usage(_) => RunCode::Usage,
         }
+    }
+
+    /// The stable code of this failure (`MCP-TIMEOUT-001`, …), as the registry spells it.
+    pub fn code(&self) -> &'static str {
+        self.run_code().as_str()
     }
 }
 

@@ -16,6 +16,7 @@ pub mod adhoc;
 pub mod auth;
 pub mod budget;
 pub mod client;
+pub mod codes;
 pub mod data;
 pub mod error;
 pub mod exec;

@@ -9,6 +9,7 @@
 //! case) at every depth and writes `<ms>` for durations inside messages. Two targets failing
 //! the same way agree: parity is about sameness, not success.
 
+use crate::codes::RunCode;
 use std::sync::Arc;
 
 use mcpr_compiler::ir::Suite;
@@ -87,7 +88,7 @@ pub async fn run_parity(
         .collect();
     if targets.len() < 2 {
         return Err(PlanError {
-            code: "MCP-PARITY-001",
+            code: RunCode::ParityTargets.as_str(),
             message: format!(
                 "parity needs at least two compare targets, the suite declares {}",
                 targets.len()

@@ -5,6 +5,7 @@
 //! fails (`MCP-SNAPSHOT-002`); a different value fails with a semantic diff
 //! (`MCP-SNAPSHOT-003`) unless updating (`--update-snapshots`), which overwrites it.
 
+use crate::codes::RunCode;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -41,13 +42,18 @@ impl SnapshotStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
             Err(e) => {
                 return Err(format!(
-                    "MCP-SNAPSHOT-001: cannot read {}: {e}",
+                    "{}: cannot read {}: {e}",
+                    RunCode::SnapshotStore,
                     path.display()
                 ));
             }
             Ok(text) => {
                 let v: Value = serde_json::from_str(&text).map_err(|e| {
-                    format!("MCP-SNAPSHOT-001: {} is not JSON: {e}", path.display())
+                    format!(
+                        "{}: {} is not JSON: {e}",
+                        RunCode::SnapshotStore,
+                        path.display()
+                    )
                 })?;
                 match v.get("snapshots") {
                     Some(Value::Object(o)) => {
@@ -55,7 +61,8 @@ impl SnapshotStore {
                     }
                     _ => {
                         return Err(format!(
-                            "MCP-SNAPSHOT-001: {} has no `snapshots` object",
+                            "{}: {} has no `snapshots` object",
+                            RunCode::SnapshotStore,
                             path.display()
                         ));
                     }
@@ -83,7 +90,7 @@ impl SnapshotStore {
         let mut v = value.clone();
         for p in self.ignore.iter().chain(ignore) {
             values::remove(&mut v, p).map_err(|e| Mismatch {
-                code: "MCP-SNAPSHOT-001",
+                code: RunCode::SnapshotStore.as_str(),
                 message: format!("snapshot {key}: ignored path {e}"),
                 expected: None,
                 actual: None,
@@ -95,7 +102,7 @@ impl SnapshotStore {
         let v = sorted(&v);
         match self.entries.get(key) {
             None if self.ci && !self.update => Err(Mismatch {
-                code: "MCP-SNAPSHOT-002",
+                code: RunCode::SnapshotMissing.as_str(),
                 message: format!(
                     "snapshot {key} is missing from {} (CI=true: snapshots are not written in CI; run with --update-snapshots locally)",
                     self.path.display()
@@ -118,7 +125,7 @@ impl SnapshotStore {
                 let mut lines = Vec::new();
                 diff("$", stored, &v, &mut lines);
                 Err(Mismatch {
-                    code: "MCP-SNAPSHOT-003",
+                    code: RunCode::SnapshotChanged.as_str(),
                     message: format!(
                         "snapshot {key} differs ({} stored, + now):\n{}",
                         "-",

@@ -4,6 +4,7 @@
 //! carries fingerprints of the target and the suite and an integrity hash; reading it for a
 //! different target is refused unless forced.
 
+use crate::codes::RunCode;
 use std::path::Path;
 
 use mcpr_compiler::ir::{Suite, Target};
@@ -130,20 +131,32 @@ pub fn write(
 /// expanded into nested objects. `MCP-STATE-001` bad format, `MCP-STATE-002` integrity,
 /// `MCP-STATE-003` written for another target (unless `allow_other_target`).
 pub fn read(path: &Path, target: &Target, allow_other_target: bool) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("MCP-STATE-001: cannot read {}: {e}", path.display()))?;
-    let mut state: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("MCP-STATE-001: {} is not JSON: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "{}: cannot read {}: {e}",
+            RunCode::StateFormat,
+            path.display()
+        )
+    })?;
+    let mut state: Value = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{}: {} is not JSON: {e}",
+            RunCode::StateFormat,
+            path.display()
+        )
+    })?;
     if state.get("formatVersion") != Some(&json!(FORMAT_VERSION)) || !state["outputs"].is_object() {
         return Err(format!(
-            "MCP-STATE-001: {} is not an mcpr state file (formatVersion 1 with outputs)",
+            "{}: {} is not an mcpr state file (formatVersion 1 with outputs)",
+            RunCode::StateFormat,
             path.display()
         ));
     }
     let integrity = state.as_object_mut().and_then(|o| o.remove("integrity"));
     if integrity.as_ref().and_then(Value::as_str) != Some(fingerprint(&state).as_str()) {
         return Err(format!(
-            "MCP-STATE-002: {} was changed after it was written (integrity check failed)",
+            "{}: {} was changed after it was written (integrity check failed)",
+            RunCode::StateIntegrity,
             path.display()
         ));
     }
@@ -151,7 +164,8 @@ pub fn read(path: &Path, target: &Target, allow_other_target: bool) -> Result<Va
         && state["targetFingerprint"].as_str() != Some(target_fingerprint(target).as_str())
     {
         return Err(format!(
-            "MCP-STATE-003: {} was written for another target; pass --allow-state-target-mismatch to use it anyway",
+            "{}: {} was written for another target; pass --allow-state-target-mismatch to use it anyway",
+            RunCode::StateTarget,
             path.display()
         ));
     }

@@ -4,6 +4,7 @@
 //! Rows are read one at a time. Duplicate header names, rows with the wrong number of
 //! fields, unclosed quotes, text that is not UTF-8 and every size limit are located errors.
 
+use crate::codes::RunCode;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -26,14 +27,17 @@ pub const MAX_ROWS: u64 = 1_000_000;
 /// Opens a data file after checking it exists and is at most `limit` bytes (`MCP-DATA-005`).
 pub fn open_checked(path: &Path, shown: &str, limit: u64) -> Result<(File, u64), DataError> {
     let file = File::open(path).map_err(|e| {
-        DataError::new("MCP-DATA-032", format!("Cannot read the data file: {e}."))
-            .in_file(shown)
-            .help("check the path; it is relative to the suite file's folder")
+        DataError::new(
+            RunCode::DataUnreadable,
+            format!("Cannot read the data file: {e}."),
+        )
+        .in_file(shown)
+        .help("check the path; it is relative to the suite file's folder")
     })?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     if len > limit {
         return Err(DataError::new(
-            "MCP-DATA-005",
+            RunCode::DataFileTooLarge,
             format!(
                 "The data file has {len} bytes, more than the limit of {limit} bytes ({} MiB).",
                 limit / (1024 * 1024)
@@ -69,7 +73,7 @@ pub fn open(path: &Path, shown: &str) -> Result<(Rows<'static>, Locator), DataEr
         let byte = record.position().map_or(0, |p| p.byte());
         if record.len() > MAX_COLUMNS {
             return Err(DataError::new(
-                "MCP-DATA-027",
+                RunCode::TooManyColumns,
                 format!(
                     "The header has {} columns, more than the limit of {MAX_COLUMNS}.",
                     record.len()
@@ -84,7 +88,7 @@ pub fn open(path: &Path, shown: &str) -> Result<(Rows<'static>, Locator), DataEr
                     line_location(shown, path, header_line, byte, Some(i), "repeated here");
                 at.field = Some(name.to_string());
                 return Err(DataError::new(
-                    "MCP-DATA-006",
+                    RunCode::DuplicateHeader,
                     format!(
                         "The header names column \"{name}\" twice (columns {} and {}).",
                         first + 1,
@@ -127,7 +131,7 @@ fn check_field(
 ) -> Result<(), DataError> {
     if text.len() > MAX_FIELD_BYTES {
         return Err(DataError::new(
-            "MCP-DATA-026",
+            RunCode::CsvFieldTooLarge,
             format!(
                 "Field {} has {} bytes, more than the limit of {MAX_FIELD_BYTES} bytes (1 MiB).",
                 index + 1,
@@ -150,7 +154,7 @@ fn read_error(e: ::csv::Error, shown: &str, path: &Path) -> DataError {
     let pos = e.position().cloned();
     match e.into_kind() {
         ::csv::ErrorKind::Utf8 { pos: Some(p), err } => DataError::new(
-            "MCP-DATA-033",
+            RunCode::DataSyntax,
             format!(
                 "Field {} is not UTF-8 text (invalid byte at offset {} of the field).",
                 err.field() + 1,
@@ -166,13 +170,14 @@ fn read_error(e: ::csv::Error, shown: &str, path: &Path) -> DataError {
             "not UTF-8",
         ))
         .help("save the file as UTF-8"),
-        ::csv::ErrorKind::Io(io) => {
-            DataError::new("MCP-DATA-032", format!("Cannot read the data file: {io}."))
-                .in_file(shown)
-        }
+        ::csv::ErrorKind::Io(io) => DataError::new(
+            RunCode::DataUnreadable,
+            format!("Cannot read the data file: {io}."),
+        )
+        .in_file(shown),
         other => {
             let mut err = DataError::new(
-                "MCP-DATA-033",
+                RunCode::DataSyntax,
                 format!("The CSV cannot be read: {other:?}."),
             );
             if let Some(p) = pos {
@@ -221,7 +226,7 @@ impl CsvRows {
             self.count += 1;
             if self.count > MAX_ROWS {
                 return Err(DataError::new(
-                    "MCP-DATA-028",
+                    RunCode::TooManyRecords,
                     format!("The file has more than {MAX_ROWS} rows."),
                 )
                 .at(line_location(&self.shown, &self.path, line, byte, None, ""))
@@ -243,7 +248,7 @@ impl CsvRows {
                 );
                 at.row = Some(self.count);
                 return Err(DataError::new(
-                    "MCP-DATA-034",
+                    RunCode::CsvFieldCount,
                     format!(
                         "Row {} has {n} field{}, but the header has {} column{}.",
                         self.count,
@@ -301,7 +306,7 @@ impl CsvRows {
                 label: "opened here".into(),
             });
             return Err(DataError::new(
-                "MCP-DATA-007",
+                RunCode::UnclosedCsvQuote,
                 "A quoted field is never closed: the quote runs to the end of the file.",
             )
             .at(at)

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::codes::{RunClass, RunCode};
+
 /// Where in the data a problem is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DataLocation {
@@ -37,7 +39,8 @@ pub struct Snippet {
 /// A data source that cannot be loaded or whose rows are not what the suite declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DataError {
-    /// Stable code: `MCP-DATA-001` … `MCP-DATA-039`, or `MCP-EXT-1xx` for plugins.
+    /// Stable code: `MCP-DATA-001` … `MCP-DATA-039`, or `MCP-EXT-103` … `MCP-EXT-108` for
+    /// plugins, as the registry ([`RunCode`]) spells it.
     pub code: &'static str,
     /// The explanation, one or two sentences.
     pub message: String,
@@ -51,9 +54,9 @@ pub struct DataError {
 
 impl DataError {
     /// An error with a code and a message and nothing else yet.
-    pub fn new(code: &'static str, message: impl Into<String>) -> DataError {
+    pub fn new(code: impl Into<&'static str>, message: impl Into<String>) -> DataError {
         DataError {
-            code,
+            code: code.into(),
             message: message.into(),
             source_name: None,
             at: None,
@@ -95,10 +98,14 @@ impl DataError {
     /// Whether the environment rather than the suite is at fault (an unreachable host, a
     /// server error, a plugin that crashed or hung): `mcpr run` exits 3 for these, 2 otherwise.
     pub fn is_environment(&self) -> bool {
-        matches!(
-            self.code,
-            "MCP-DATA-010" | "MCP-DATA-016" | "MCP-DATA-035" | "MCP-EXT-105" | "MCP-EXT-108"
-        )
+        self.run_code()
+            .is_some_and(|c| c.class() == RunClass::Environment)
+    }
+
+    /// The registered code (`None` only for a code built from text the registry lacks,
+    /// which the registry's enforcement test rules out for mcpr's own sources).
+    pub fn run_code(&self) -> Option<RunCode> {
+        self.code.parse().ok()
     }
 
     /// `file:line:col` (or `file`, or nothing) of the error.
@@ -264,6 +271,25 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "data/customers.csv:3:5: MCP-DATA-021: data source \"customers\": row 2: Column \"spend\" is a number, but row 2 has \"abc\"."
+        );
+    }
+
+    #[test]
+    fn environment_codes_are_the_registry_s() {
+        let env: Vec<&str> = RunCode::ALL
+            .iter()
+            .filter(|c| DataError::new(**c, "").is_environment())
+            .map(|c| c.as_str())
+            .collect();
+        assert_eq!(
+            env,
+            [
+                "MCP-DATA-010",
+                "MCP-DATA-016",
+                "MCP-DATA-035",
+                "MCP-EXT-105",
+                "MCP-EXT-108"
+            ]
         );
     }
 

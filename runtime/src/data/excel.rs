@@ -4,6 +4,7 @@
 //! container is checked: at most 25 MiB, a real ZIP with a readable central directory, no
 //! entry larger than 256 MiB unpacked; a sheet may hold at most 2,000,000 cells.
 
+use crate::codes::RunCode;
 use std::io::{Cursor, Read};
 use std::path::Path;
 
@@ -24,7 +25,7 @@ pub const MAX_CELLS: usize = 2_000_000;
 
 fn invalid(shown: &str, why: &str) -> DataError {
     DataError::new(
-        "MCP-DATA-019",
+        RunCode::NotAWorkbook,
         format!("The file is not a readable Excel workbook: {why}."),
     )
     .in_file(shown)
@@ -79,7 +80,7 @@ fn check_zip(bytes: &[u8], shown: &str) -> Result<(), DataError> {
             .unwrap_or_default();
         if unpacked > MAX_ENTRY_BYTES {
             return Err(DataError::new(
-                "MCP-DATA-018",
+                RunCode::WorkbookTooLarge,
                 format!(
                     "Workbook part {name:?} unpacks to {unpacked} bytes, more than the limit of {MAX_ENTRY_BYTES} bytes (256 MiB)."
                 ),
@@ -126,9 +127,9 @@ fn header_text(c: &Data) -> String {
 /// Reads the rows of sheet `sheet` (the first sheet when `None`).
 pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, DataError> {
     let (mut file, len) = open_checked(path, shown, MAX_FILE_BYTES).map_err(|e| {
-        if e.code == "MCP-DATA-005" {
+        if e.code == RunCode::DataFileTooLarge.as_str() {
             DataError {
-                code: "MCP-DATA-018",
+                code: RunCode::WorkbookTooLarge.as_str(),
                 ..e
             }
         } else {
@@ -137,7 +138,11 @@ pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, D
     })?;
     let mut bytes = Vec::with_capacity(len as usize);
     file.read_to_end(&mut bytes).map_err(|e| {
-        DataError::new("MCP-DATA-032", format!("Cannot read the data file: {e}.")).in_file(shown)
+        DataError::new(
+            RunCode::DataUnreadable,
+            format!("Cannot read the data file: {e}."),
+        )
+        .in_file(shown)
     })?;
     let is_xls = path
         .extension()
@@ -155,7 +160,7 @@ pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, D
             .cloned()
             .ok_or_else(|| {
                 DataError::new(
-                    "MCP-DATA-008",
+                    RunCode::NoSuchSheet,
                     format!(
                         "The workbook has no sheet \"{s}\"; its sheets are {}.",
                         names
@@ -189,7 +194,7 @@ pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, D
     for (i, (_, name)) in headers.iter().enumerate() {
         if headers[..i].iter().any(|(_, h)| h == name) {
             return Err(DataError::new(
-                "MCP-DATA-006",
+                RunCode::DuplicateHeader,
                 format!("The header names column \"{name}\" twice."),
             )
             .in_file(shown)
@@ -216,7 +221,7 @@ type Lines = Vec<Vec<(u32, Data)>>;
 
 fn too_many_cells(name: &str, shown: &str) -> DataError {
     DataError::new(
-        "MCP-DATA-018",
+        RunCode::WorkbookTooLarge,
         format!("Sheet \"{name}\" holds more than the limit of {MAX_CELLS} cells."),
     )
     .in_file(shown)

@@ -3,6 +3,7 @@
 //! at most 20 aliases, nesting depth 50 and 100,000 nodes; keys that would reach a
 //! JavaScript prototype (`__proto__`, `prototype`, `constructor`) are refused.
 
+use crate::codes::RunCode;
 use std::io::Read;
 use std::path::Path;
 
@@ -24,11 +25,15 @@ pub fn load(path: &Path, shown: &str, yaml: bool, at: Option<&str>) -> Result<Ve
     let (mut file, len) = open_checked(path, shown, MAX_FILE_BYTES)?;
     let mut bytes = Vec::with_capacity(len as usize);
     file.read_to_end(&mut bytes).map_err(|e| {
-        DataError::new("MCP-DATA-032", format!("Cannot read the data file: {e}.")).in_file(shown)
+        DataError::new(
+            RunCode::DataUnreadable,
+            format!("Cannot read the data file: {e}."),
+        )
+        .in_file(shown)
     })?;
     let text = String::from_utf8(bytes).map_err(|e| {
         DataError::new(
-            "MCP-DATA-033",
+            RunCode::DataSyntax,
             format!(
                 "The file is not UTF-8 text (invalid byte at offset {}).",
                 e.utf8_error().valid_up_to()
@@ -62,7 +67,7 @@ pub fn parse_json(text: &str, shown: &str) -> Result<Value, DataError> {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
         DataError::new(
-            "MCP-DATA-033",
+            RunCode::DataSyntax,
             format!("The file is not valid JSON: {msg}."),
         )
         .at(located(shown, e.line(), e.column()))
@@ -92,17 +97,22 @@ fn parse_yaml(text: &str, shown: &str) -> Result<Value, DataError> {
         if let serde_saphyr::Error::Budget { breach, .. } = inner {
             use serde_saphyr::budget::BudgetBreach;
             let (code, what) = match breach {
-                BudgetBreach::Aliases { .. } => {
-                    ("MCP-DATA-029", format!("more than {MAX_ALIASES} aliases"))
-                }
+                BudgetBreach::Aliases { .. } => (
+                    RunCode::YamlAliases,
+                    format!("more than {MAX_ALIASES} aliases"),
+                ),
                 BudgetBreach::Depth { .. } => (
-                    "MCP-DATA-029",
+                    RunCode::YamlAliases,
                     format!("nesting deeper than {MAX_DEPTH} levels"),
                 ),
-                BudgetBreach::Nodes { .. } => {
-                    ("MCP-DATA-030", format!("more than {MAX_NODES} nodes"))
-                }
-                other => ("MCP-DATA-030", format!("too much content ({other:?})")),
+                BudgetBreach::Nodes { .. } => (
+                    RunCode::YamlTooLarge,
+                    format!("more than {MAX_NODES} nodes"),
+                ),
+                other => (
+                    RunCode::YamlTooLarge,
+                    format!("too much content ({other:?})"),
+                ),
             };
             return DataError::new(code, format!("The YAML document has {what}."))
                 .at(at)
@@ -118,7 +128,7 @@ fn parse_yaml(text: &str, shown: &str) -> Result<Value, DataError> {
         }
         let first = first.trim_end_matches('.').to_string();
         DataError::new(
-            "MCP-DATA-033",
+            RunCode::DataSyntax,
             format!("The file is not valid YAML: {first}."),
         )
         .at(at)
@@ -134,7 +144,7 @@ fn check_keys(v: &Value, shown: &str) -> Result<(), DataError> {
             for (k, child) in m {
                 if matches!(k.as_str(), "__proto__" | "prototype" | "constructor") {
                     return Err(DataError::new(
-                        "MCP-DATA-031",
+                        RunCode::UnsafeYamlKey,
                         format!(
                             "The YAML document uses the key \"{k}\", which is refused for safety."
                         ),

@@ -21,6 +21,7 @@ pub mod rest;
 pub mod sample;
 pub mod sql;
 
+use crate::codes::RunCode;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -233,7 +234,7 @@ pub async fn check_suite(suite: &Suite, opts: &DataOptions) -> Vec<DataError> {
 
 fn unknown_source(test: &str, name: &str) -> DataError {
     DataError::new(
-        "MCP-DATA-039",
+        RunCode::UnknownDataSource,
         format!("Test \"{test}\" takes its rows from data source \"{name}\", which the suite does not declare."),
     )
     .help(format!("declare it with `Data source: \"{name}\"`, or fix the name"))
@@ -327,7 +328,7 @@ pub fn provider_of(ds: &DataSource) -> Result<Provider, DataError> {
             "xlsx" | "xlsm" | "xls" => Ok(Provider::Excel),
             "db" | "sqlite" | "sqlite3" if ds.query.is_some() => Ok(Provider::Sql),
             _ => Err(DataError::new(
-                "MCP-DATA-001",
+                RunCode::DataProvider,
                 format!("Cannot tell how to read {file:?} from its extension."),
             )
             .help("use a .csv, .json, .yaml, .yml or .xlsx file, or set `provider`")),
@@ -342,7 +343,7 @@ pub fn provider_of(ds: &DataSource) -> Result<Provider, DataError> {
         return Ok(Provider::Inline);
     }
     Err(DataError::new(
-        "MCP-DATA-001",
+        RunCode::DataProvider,
         "The data source names no provider, file, URL or rows.",
     )
     .help("add `From CSV \"file.csv\"` (or `provider`, `file`, `url` or `rows`)"))
@@ -434,7 +435,10 @@ fn load(
                 Ok(RowSet::new(locator.file.clone(), out))
             });
             return task.await.map_err(|e| {
-                DataError::new("MCP-DATA-032", format!("Loading the data failed: {e}"))
+                DataError::new(
+                    RunCode::DataUnreadable,
+                    format!("Loading the data failed: {e}"),
+                )
             })?;
         }
         let (items, locator) = fetch_remote(provider, &ds, &opts).await?;
@@ -455,8 +459,11 @@ fn load(
 
 async fn join_index(ctx: &Ctx, j: &DataSource) -> Result<JoinIndex, DataError> {
     let on = j.on.clone().filter(|o| !o.is_empty()).ok_or_else(|| {
-        DataError::new("MCP-DATA-024", "The join names no column to match rows on.")
-            .help("add `on: COLUMN` to the join")
+        DataError::new(
+            RunCode::JoinWithoutOn,
+            "The join names no column to match rows on.",
+        )
+        .help("add `on: COLUMN` to the join")
     })?;
     let kind = j.kind.unwrap_or(mcpr_compiler::ir::JoinKind::Inner);
     let right = load(ctx, j.clone(), None).await?;
@@ -489,8 +496,11 @@ fn open_local(
 ) -> Result<(Rows<'static>, Locator), DataError> {
     let file = |what: &str| {
         ds.file.clone().ok_or_else(|| {
-            DataError::new("MCP-DATA-001", format!("A {what} source needs a `file`."))
-                .help("name the file, e.g. `From CSV \"cases.csv\"`")
+            DataError::new(
+                RunCode::DataProvider,
+                format!("A {what} source needs a `file`."),
+            )
+            .help("name the file, e.g. `From CSV \"cases.csv\"`")
         })
     };
     match provider {
@@ -534,7 +544,7 @@ fn open_local(
             let query = sql::query_of(ds)?;
             let Some(db) = &ds.file else {
                 return Err(DataError::new(
-                    "MCP-DATA-012",
+                    RunCode::SqlSource,
                     "A SQL source needs a database: `file` (SQLite) or `connection` (PostgreSQL).",
                 )
                 .help("add `file: shop.db` or `connection: postgresql://user@host/db`"));
@@ -566,10 +576,12 @@ async fn fetch_remote(
         Provider::Rest | Provider::GoogleSheets => {
             if !opts.allow_remote_data {
                 return Err(DataError::new(
-                    "MCP-DATA-009",
+                    RunCode::RemoteDataOff,
                     "Remote data sources are turned off.",
                 )
-                .help("run with --allow-remote-data to let this suite fetch rows over the network"));
+                .help(
+                    "run with --allow-remote-data to let this suite fetch rows over the network",
+                ));
             }
             let (rows, shown) = if provider == Provider::Rest {
                 rest::load_rest(ds, opts).await?
@@ -581,7 +593,7 @@ async fn fetch_remote(
         Provider::Sql => {
             if !opts.allow_remote_data {
                 return Err(DataError::new(
-                    "MCP-DATA-009",
+                    RunCode::RemoteDataOff,
                     "Database connections over the network are turned off.",
                 )
                 .help("run with --allow-remote-data to let this suite query the database"));
@@ -593,7 +605,7 @@ async fn fetch_remote(
         Provider::Plugin => {
             if !opts.allow_custom_code {
                 return Err(DataError::new(
-                    "MCP-DATA-003",
+                    RunCode::PluginsOff,
                     "Plugin data sources run a program, which is turned off.",
                 )
                 .help("run with --allow-custom-code to let this suite run the plugin"));
@@ -609,7 +621,7 @@ async fn fetch_remote(
 pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataError> {
     let Value::Array(items) = value else {
         return Err(DataError::new(
-            "MCP-DATA-011",
+            RunCode::NotRows,
             format!("{what} is {}, not a list of rows.", describe(&value)),
         )
         .in_file(shown)
@@ -621,7 +633,7 @@ pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataEr
             Value::Object(m) => rows.push(m),
             other => {
                 return Err(DataError::new(
-                    "MCP-DATA-011",
+                    RunCode::NotRows,
                     format!(
                         "Item {} of {what} is {}; every row must be an object of column values.",
                         i + 1,
@@ -666,7 +678,7 @@ pub fn follow_path(mut v: Value, path: Option<&str>, shown: &str) -> Result<Valu
         };
         v = next.ok_or_else(|| {
             DataError::new(
-                "MCP-DATA-011",
+                RunCode::NotRows,
                 format!(
                     "The document has nothing at `{}` (path `{path}`).",
                     walked.join(".")

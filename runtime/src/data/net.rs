@@ -3,6 +3,7 @@
 //! (loopback, RFC 1918, carrier-grade NAT, link-local, unique-local, multicast, broadcast and
 //! unspecified addresses are refused). The address checked is the address connected to.
 
+use crate::codes::RunCode;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use super::DataOptions;
@@ -29,7 +30,7 @@ pub fn shown_url(url: &str) -> String {
 pub fn check_url(url: &str) -> Result<reqwest::Url, DataError> {
     let bad = |why: &str| {
         DataError::new(
-            "MCP-DATA-013",
+            RunCode::BadDataUrl,
             format!("The data URL {} {why}.", shown_url(url)),
         )
         .help("use an http:// or https:// URL without a user name or password (send credentials in `headers`)")
@@ -96,7 +97,7 @@ pub async fn resolve(
             .await
             .map_err(|e| {
                 DataError::new(
-                    "MCP-DATA-016",
+                    RunCode::HostUnresolved,
                     format!("The host {bare:?} does not resolve: {e}."),
                 )
                 .help("check the host name and the network")
@@ -105,7 +106,7 @@ pub async fn resolve(
     };
     if addrs.is_empty() {
         return Err(DataError::new(
-            "MCP-DATA-016",
+            RunCode::HostUnresolved,
             format!("The host {bare:?} resolves to no address."),
         ));
     }
@@ -113,7 +114,7 @@ pub async fn resolve(
         && let Some(bad) = addrs.iter().find(|a| !is_public(a.ip()))
     {
         return Err(DataError::new(
-            "MCP-DATA-017",
+            RunCode::PrivateAddress,
             format!(
                 "The host {bare:?} resolves to {}, a private, loopback or otherwise non-public address.",
                 bad.ip()

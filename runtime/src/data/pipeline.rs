@@ -7,6 +7,7 @@
 //! and without a sample the run stops at the first row beyond `--max-rows`. Only a seeded
 //! `count` sample needs every filtered row before it can choose.
 
+use crate::codes::RunCode;
 use std::collections::{HashMap, VecDeque};
 
 use mcpr_compiler::ir::{Column, DataSource, JoinKind, OrderedMap, WhereCondition};
@@ -160,7 +161,7 @@ impl Spec {
                     matches: match &o.matches {
                         Some(p) => Some(Regex::new(p).map_err(|e| {
                             DataError::new(
-                                "MCP-DATA-038",
+                                RunCode::BadPattern,
                                 format!(
                                     "The condition on column \"{col}\" matches {p:?}, which is not a regular expression: {}",
                                     e.to_string().lines().last().unwrap_or_default().trim()
@@ -291,13 +292,13 @@ fn cell_error(
     let row = origin.row;
     let (code, label, message, help) = match &problem {
         CellProblem::Missing => (
-            "MCP-DATA-020",
+            RunCode::RequiredValue,
             "no value".to_string(),
             format!("Column \"{column}\" is required, but row {row} has no value."),
             "fill in the value, or drop `required` from the column",
         ),
         CellProblem::NotA(kind) => (
-            "MCP-DATA-021",
+            RunCode::WrongType,
             format!("not {}", type_word(*kind)),
             format!(
                 "Column \"{column}\" must be {}, but row {row} has {}.",
@@ -307,7 +308,7 @@ fn cell_error(
             "fix the value in the data, or declare the column with another type",
         ),
         CellProblem::NotAllowed(allowed) => (
-            "MCP-DATA-022",
+            RunCode::NotAllowed,
             "not an allowed value".to_string(),
             format!(
                 "Column \"{column}\" must be one of {}, but row {row} has {}.",
@@ -343,7 +344,7 @@ pub fn run(
     let limit = max_rows.unwrap_or(usize::MAX);
     let too_many = |count: String| -> DataError {
         DataError::new(
-            "MCP-DATA-002",
+            RunCode::TooManyRows,
             format!(
                 "The source gives {count} rows after its pipeline, more than the limit of {limit} (--max-rows)."
             ),

@@ -5,6 +5,7 @@
 //! `MCP-EXT-104` not a list of rows, `-105` timeout, `-106` not JSON, `-107` the command
 //! failed, `-108` it crashed (killed by a signal).
 
+use crate::codes::RunCode;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ fn tail(text: &str) -> String {
 pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, String), DataError> {
     let Some(command) = ds.command.clone().filter(|c| !c.trim().is_empty()) else {
         return Err(DataError::new(
-            "MCP-EXT-103",
+            RunCode::PluginCommand,
             if ds.module.is_some() {
                 "This plugin names a JavaScript `module`; mcpr runs plugins as commands."
             } else {
@@ -79,7 +80,7 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
         }
     }
     let mut child = cmd.spawn().map_err(|e| {
-        DataError::new("MCP-EXT-107", format!("The plugin command cannot be started: {e}."))
+        DataError::new(RunCode::PluginFailed, format!("The plugin command cannot be started: {e}."))
             .in_file(&shown)
             .help("check the command name and that it is installed (relative paths start in the suite's folder)")
     })?;
@@ -131,7 +132,7 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
                 );
             }
             return Err(DataError::new(
-                "MCP-EXT-105",
+                RunCode::PluginTimeout,
                 format!(
                     "The plugin did not finish within {} ms and was stopped.",
                     timeout.as_millis()
@@ -143,7 +144,7 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
     };
     let Ok(out) = out else {
         return Err(DataError::new(
-            "MCP-DATA-036",
+            RunCode::PluginOutputTooLarge,
             format!(
                 "The plugin printed more than {MAX_OUTPUT_BYTES} bytes (10 MiB) and was stopped."
             ),
@@ -152,7 +153,7 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
     };
     let status = status.map_err(|e| {
         DataError::new(
-            "MCP-EXT-108",
+            RunCode::PluginCrashed,
             format!("The plugin could not be waited for: {e}."),
         )
         .in_file(&shown)
@@ -166,11 +167,11 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
         use std::os::unix::process::ExitStatusExt;
         return Err(match status.code() {
             Some(code) => DataError::new(
-                "MCP-EXT-107",
+                RunCode::PluginFailed,
                 format!("The plugin exited with status {code}.{stderr_note}"),
             ),
             None => DataError::new(
-                "MCP-EXT-108",
+                RunCode::PluginCrashed,
                 format!(
                     "The plugin was killed by signal {}.{stderr_note}",
                     status.signal().unwrap_or(0)
@@ -180,18 +181,22 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
         .in_file(&shown));
     }
     let text = String::from_utf8(out).map_err(|_| {
-        DataError::new("MCP-EXT-106", "The plugin's output is not UTF-8 text.").in_file(&shown)
+        DataError::new(
+            RunCode::PluginNotJson,
+            "The plugin's output is not UTF-8 text.",
+        )
+        .in_file(&shown)
     })?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         DataError::new(
-            "MCP-EXT-106",
+            RunCode::PluginNotJson,
             format!("The plugin's output is not JSON: {e}.{stderr_note}"),
         )
         .in_file(&shown)
         .help("print exactly one JSON array of row objects on stdout (diagnostics go to stderr)")
     })?;
     let rows = super::rows_of(value, &shown, "The plugin's output").map_err(|e| DataError {
-        code: "MCP-EXT-104",
+        code: RunCode::PluginNotRows.as_str(),
         ..e
     })?;
     Ok((rows, shown))

@@ -5,6 +5,7 @@
 //! the checked address, redirects are followed by hand (at most 3, each checked again),
 //! the whole exchange has 10 seconds, and the body may hold at most 10 MiB.
 
+use crate::codes::RunCode;
 use std::time::Duration;
 
 use mcpr_compiler::ir::DataSource;
@@ -57,7 +58,10 @@ pub async fn get_json(
             .resolve_to_addrs(&bare, &addrs)
             .build()
             .map_err(|e| {
-                DataError::new("MCP-DATA-035", format!("Cannot prepare the request: {e}."))
+                DataError::new(
+                    RunCode::DataUnreachable,
+                    format!("Cannot prepare the request: {e}."),
+                )
             })?;
         let mut request = client.get(current.clone());
         for (k, v) in headers {
@@ -76,7 +80,7 @@ pub async fn get_json(
                 s.replace(current.as_str(), &shown_url(current.as_str()))
             };
             DataError::new(
-                "MCP-DATA-035",
+                RunCode::DataUnreachable,
                 format!("The data URL could not be fetched: {why}."),
             )
             .in_file(&shown)
@@ -85,7 +89,7 @@ pub async fn get_json(
             .await
             .map_err(|_| {
                 DataError::new(
-                    "MCP-DATA-035",
+                    RunCode::DataUnreachable,
                     "The data URL gave no answer within 10 seconds.",
                 )
                 .in_file(&shown)
@@ -99,7 +103,7 @@ pub async fn get_json(
                 .and_then(|v| v.to_str().ok())
                 .ok_or_else(|| {
                     DataError::new(
-                        "MCP-DATA-010",
+                        RunCode::DataHttpStatus,
                         format!("The data URL answered {status} without a Location."),
                     )
                     .in_file(&shown)
@@ -107,7 +111,7 @@ pub async fn get_json(
             redirects += 1;
             if redirects > MAX_REDIRECTS {
                 return Err(DataError::new(
-                    "MCP-DATA-014",
+                    RunCode::TooManyRedirects,
                     format!("The data URL redirected more than {MAX_REDIRECTS} times."),
                 )
                 .in_file(&shown)
@@ -115,7 +119,7 @@ pub async fn get_json(
             }
             let next = current.join(location).map_err(|e| {
                 DataError::new(
-                    "MCP-DATA-013",
+                    RunCode::BadDataUrl,
                     format!("The redirect target is not a URL: {e}."),
                 )
                 .in_file(&shown)
@@ -125,7 +129,7 @@ pub async fn get_json(
         }
         if !status.is_success() {
             return Err(DataError::new(
-                "MCP-DATA-010",
+                RunCode::DataHttpStatus,
                 format!("The data URL answered HTTP {status}."),
             )
             .in_file(&shown)
@@ -143,8 +147,11 @@ pub async fn get_json(
             let chunk = tokio::time::timeout_at(deadline, response.chunk())
                 .await
                 .map_err(|_| {
-                    DataError::new("MCP-DATA-035", "The data did not arrive within 10 seconds.")
-                        .in_file(&shown)
+                    DataError::new(
+                        RunCode::DataUnreachable,
+                        "The data did not arrive within 10 seconds.",
+                    )
+                    .in_file(&shown)
                 })?
                 .map_err(unreachable)?;
             let Some(chunk) = chunk else { break };
@@ -154,7 +161,7 @@ pub async fn get_json(
             body.extend_from_slice(&chunk);
         }
         let text = String::from_utf8(body).map_err(|_| {
-            DataError::new("MCP-DATA-033", "The response is not UTF-8 text.").in_file(&shown)
+            DataError::new(RunCode::DataSyntax, "The response is not UTF-8 text.").in_file(&shown)
         })?;
         return super::file::parse_json(&text, &shown);
     }
@@ -162,7 +169,7 @@ pub async fn get_json(
 
 fn too_big(shown: &str) -> DataError {
     DataError::new(
-        "MCP-DATA-015",
+        RunCode::ResponseTooLarge,
         format!("The response is larger than the limit of {MAX_BODY_BYTES} bytes (10 MiB)."),
     )
     .in_file(shown)
@@ -183,7 +190,7 @@ pub async fn load_rest(
     opts: &DataOptions,
 ) -> Result<(Vec<Row>, String), DataError> {
     let url = ds.url.clone().ok_or_else(|| {
-        DataError::new("MCP-DATA-013", "A REST source needs a `url`.")
+        DataError::new(RunCode::BadDataUrl, "A REST source needs a `url`.")
             .help("add `From REST \"https://…\"`")
     })?;
     let shown = shown_url(&url);
@@ -217,7 +224,7 @@ pub async fn load_google_sheets(
         .filter(|s| !s.is_empty())
         .ok_or_else(|| {
             DataError::new(
-                "MCP-DATA-013",
+                RunCode::BadDataUrl,
                 "A Google Sheets source needs a `spreadsheetId`.",
             )
         })?;
@@ -248,7 +255,7 @@ pub async fn load_google_sheets(
         Some(Value::Array(h)) => h.iter().map(super::coerce::as_text).collect(),
         Some(_) => {
             return Err(DataError::new(
-                "MCP-DATA-011",
+                RunCode::NotRows,
                 "The sheet's `values` are not rows of cells.",
             )
             .in_file(&shown));

@@ -6,6 +6,7 @@
 //! `j = floor(r × (i + 1))`, the first `count` positions of the shuffle, put back in source
 //! order. The same seed therefore picks the same rows in both tools.
 
+use crate::codes::RunCode;
 use mcpr_compiler::ir::Sample;
 
 use super::error::DataError;
@@ -42,7 +43,7 @@ pub fn plan(sample: &Sample) -> Result<Plan, DataError> {
     };
     if n == 0 {
         return Err(DataError::new(
-            "MCP-DATA-023",
+            RunCode::BadSample,
             format!("The sample's `{what}` is 0; it must be a whole number of at least 1."),
         )
         .help("sample at least one row, or remove the sample"));

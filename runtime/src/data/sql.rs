@@ -4,6 +4,7 @@
 //! `dbname`), inside a read-only transaction. Each result row becomes a row object;
 //! integers, reals, booleans and JSON keep their types, everything else becomes text.
 
+use crate::codes::RunCode;
 use std::path::Path;
 use std::time::Duration;
 
@@ -24,7 +25,7 @@ pub fn query_of(ds: &DataSource) -> Result<String, DataError> {
     match ds.query.as_ref().filter(|q| !q.trim().is_empty()) {
         Some(q) => Ok(q.clone()),
         None => Err(DataError::new(
-            "MCP-DATA-012",
+            RunCode::SqlSource,
             if ds.module.is_some() {
                 "This SQL source names a JavaScript `module`; mcpr runs SQL itself and needs a `query`."
             } else {
@@ -37,7 +38,7 @@ pub fn query_of(ds: &DataSource) -> Result<String, DataError> {
 
 fn too_many(shown: &str) -> DataError {
     DataError::new(
-        "MCP-DATA-028",
+        RunCode::TooManyRecords,
         format!("The query returns more than {MAX_ROWS} rows."),
     )
     .in_file(shown)
@@ -55,7 +56,7 @@ pub fn sqlite(
     use rusqlite::types::ValueRef;
     if !path.is_file() {
         return Err(DataError::new(
-            "MCP-DATA-032",
+            RunCode::DataUnreadable,
             "Cannot read the database: there is no such file.",
         )
         .in_file(shown)
@@ -66,7 +67,7 @@ pub fn sqlite(
     let failed = |e: rusqlite::Error| {
         if e.sqlite_error_code() == Some(rusqlite::ErrorCode::OperationInterrupted) {
             return DataError::new(
-                "MCP-DATA-035",
+                RunCode::DataUnreachable,
                 format!(
                     "The query did not finish within {} ms.",
                     timeout.as_millis()
@@ -75,12 +76,16 @@ pub fn sqlite(
             .in_file(shown)
             .help("raise `timeoutMs`, or make the query cheaper");
         }
-        DataError::new("MCP-DATA-037", format!("The query failed: {e}."))
+        DataError::new(RunCode::QueryFailed, format!("The query failed: {e}."))
             .in_file(shown)
             .help("check the SQL and the table and column names")
     };
     let conn = rusqlite::Connection::open_with_flags(path, flags).map_err(|e| {
-        DataError::new("MCP-DATA-032", format!("Cannot open the database: {e}.")).in_file(shown)
+        DataError::new(
+            RunCode::DataUnreadable,
+            format!("Cannot open the database: {e}."),
+        )
+        .in_file(shown)
     })?;
     conn.pragma_update(None, "query_only", true)
         .map_err(failed)?;
@@ -110,7 +115,7 @@ pub fn sqlite(
 
 fn pg_config(conn: &Value) -> Result<tokio_postgres::Config, DataError> {
     let bad = |why: String| {
-        DataError::new("MCP-DATA-012", format!("The PostgreSQL connection is not usable: {why}."))
+        DataError::new(RunCode::SqlSource, format!("The PostgreSQL connection is not usable: {why}."))
             .help("use `postgresql://user@host:5432/db`, `host=… port=… user=… dbname=…`, or an object with those keys")
     };
     match conn {
@@ -167,7 +172,7 @@ pub async fn postgres(
         [] => "localhost".to_string(),
         _ => {
             return Err(DataError::new(
-                "MCP-DATA-012",
+                RunCode::SqlSource,
                 "The PostgreSQL connection names several hosts; mcpr connects to one.",
             ));
         }
@@ -190,7 +195,7 @@ pub async fn postgres(
     let work = async {
         let (client, connection) = config.connect(tokio_postgres::NoTls).await.map_err(|e| {
             DataError::new(
-                "MCP-DATA-035",
+                RunCode::DataUnreachable,
                 format!("Cannot connect to the database: {}.", pg_message(&e)),
             )
             .in_file(&shown)
@@ -203,7 +208,7 @@ pub async fn postgres(
     };
     let rows = tokio::time::timeout(timeout, work).await.map_err(|_| {
         DataError::new(
-            "MCP-DATA-035",
+            RunCode::DataUnreachable,
             format!(
                 "The database did not answer within {} ms.",
                 timeout.as_millis()
@@ -237,7 +242,7 @@ async fn run_pg(
     use tokio_postgres::types::Type;
     let failed = |e: tokio_postgres::Error| {
         DataError::new(
-            "MCP-DATA-037",
+            RunCode::QueryFailed,
             format!("The query failed: {}.", pg_message(&e)),
         )
         .in_file(shown)

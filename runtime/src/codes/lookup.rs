@@ -1,0 +1,136 @@
+//! One lookup over both registries, for `mcpr explain`: compile diagnostics (`MCPLANG###`)
+//! and run-time codes (`MCP-…`, and the first implementation's retired codes).
+
+use mcpr_compiler::diagnostics::Code;
+
+use super::RunCode;
+
+/// A code of either registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnyCode {
+    /// A compile diagnostic.
+    Lang(Code),
+    /// A run-time code or a retired one.
+    Run(RunCode),
+}
+
+impl AnyCode {
+    /// The code as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnyCode::Lang(c) => c.as_str(),
+            AnyCode::Run(c) => c.as_str(),
+        }
+    }
+
+    /// One-line title.
+    pub fn title(self) -> &'static str {
+        match self {
+            AnyCode::Lang(c) => c.title(),
+            AnyCode::Run(c) => c.title(),
+        }
+    }
+
+    /// The kind of the code: a diagnostic's severity, or a run-time code's class.
+    pub fn kind(self) -> &'static str {
+        match self {
+            AnyCode::Lang(c) => c.severity().as_str(),
+            AnyCode::Run(c) => c.class().as_str(),
+        }
+    }
+
+    /// The documentation page.
+    pub fn doc(self) -> &'static str {
+        match self {
+            AnyCode::Lang(c) => c.doc(),
+            AnyCode::Run(c) => c.doc(),
+        }
+    }
+
+    /// Every code of both registries: the `MCPLANG` codes in numeric order, then the
+    /// run-time codes in registry order.
+    pub fn all() -> Vec<AnyCode> {
+        Code::ALL
+            .iter()
+            .map(|c| AnyCode::Lang(*c))
+            .chain(RunCode::ALL.iter().map(|c| AnyCode::Run(*c)))
+            .collect()
+    }
+}
+
+/// Text that names no registered code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownCode(pub String);
+
+impl UnknownCode {
+    /// Whether the text looks like a compile diagnostic (`MCPLANG…` or a bare number).
+    fn looks_like_mcplang(&self) -> bool {
+        let t = self.0.trim();
+        t.get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("MCPLANG"))
+            || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+    }
+}
+
+impl std::fmt::Display for UnknownCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.looks_like_mcplang() {
+            write!(
+                f,
+                "`{}` is not a known diagnostic code (codes look like MCPLANG102; see docs/diagnostics/README.md)",
+                self.0
+            )
+        } else {
+            write!(
+                f,
+                "`{}` is not a known code: compile diagnostics look like MCPLANG102 (docs/diagnostics/README.md), run-time codes like MCP-TIMEOUT-001 and the first implementation's codes like QA-LANG-001 (docs/errors/README.md); `mcpr explain --list` lists them all",
+                self.0
+            )
+        }
+    }
+}
+
+impl std::error::Error for UnknownCode {}
+
+/// Finds a code of either registry, in any case: `MCPLANG102`, `mcplang102` or `102`,
+/// `MCP-EXIT-001`, `qa-lang-001`.
+pub fn lookup(text: &str) -> Result<AnyCode, UnknownCode> {
+    let t = text.trim();
+    if let Ok(c) = t.to_ascii_uppercase().parse::<Code>() {
+        return Ok(AnyCode::Lang(c));
+    }
+    t.parse::<RunCode>()
+        .map(AnyCode::Run)
+        .map_err(|_| UnknownCode(text.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_codes_of_both_registries() {
+        assert_eq!(
+            lookup("mcplang204"),
+            Ok(AnyCode::Lang(Code::UnknownStatement))
+        );
+        assert_eq!(lookup("102"), Ok(AnyCode::Lang(Code::OddIndentation)));
+        assert_eq!(
+            lookup("Mcp-Exit-001"),
+            Ok(AnyCode::Run(RunCode::ServerExited))
+        );
+        assert_eq!(lookup("QA-LANG-001"), Ok(AnyCode::Run(RunCode::QaLang)));
+    }
+
+    #[test]
+    fn unknown_codes_name_the_families() {
+        let e = lookup(concat!("MCP-NOPE", "-001")).unwrap_err();
+        assert!(e.to_string().contains("MCP-TIMEOUT-001") && e.to_string().contains("QA-LANG-001"));
+        let e = lookup("MCPLANG999").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("`MCPLANG999` is not a known diagnostic code")
+        );
+        assert_eq!(AnyCode::all().len(), Code::ALL.len() + RunCode::ALL.len());
+    }
+}
