@@ -88,7 +88,7 @@ pub async fn run_parity(
         .collect();
     if targets.len() < 2 {
         return Err(PlanError {
-            code: RunCode::ParityTargets.as_str(),
+            code: RunCode::ParityTargets,
             message: format!(
                 "parity needs at least two compare targets, the suite declares {}",
                 targets.len()

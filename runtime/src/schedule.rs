@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tokio::task::JoinSet;
 
+use crate::codes::RunCode;
 use crate::data::{DataOptions, SuiteRows};
 use crate::exec::secrets::Redactor;
 use crate::exec::{self, Failure, Outcome, TestInput, TestResult, slug, test_id};
@@ -80,12 +81,12 @@ pub struct PlanError {
     /// `MCP-DEP-001` duplicate id, `MCP-DEP-002` cycle, `MCP-DEP-004` unknown dependency,
     /// `MCP-CONFIG-002` unknown named server or unusable data, `MCP-CONFIG-004` no server
     /// at all (a legacy script run without `--server`/`--url`/`--profile`).
-    pub code: &'static str,
+    pub code: RunCode,
     /// What is wrong.
     pub message: String,
 }
 
-fn plan_error(code: &'static str, message: impl Into<String>) -> PlanError {
+fn plan_error(code: RunCode, message: impl Into<String>) -> PlanError {
     PlanError {
         code,
         message: message.into(),
@@ -255,7 +256,7 @@ fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, PlanError> {
         }
         let Some(set) = rows.by_test.get(index).cloned().flatten() else {
             return Err(plan_error(
-                "MCP-CONFIG-002",
+                RunCode::UnknownServerOrRows,
                 format!("test {:?}: its data rows were not loaded", test.name),
             ));
         };
@@ -313,7 +314,7 @@ fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), PlanError> {
     for (i, t) in tests.iter().enumerate() {
         if let Some(j) = seen.insert(&t.id, i) {
             return Err(plan_error(
-                "MCP-DEP-001",
+                RunCode::DuplicateId,
                 format!(
                     "tests {:?} and {:?} have the same id {:?}",
                     tests[j].test.name, t.test.name, t.id
@@ -330,7 +331,7 @@ fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), PlanError> {
             let found = producers(tests, dep);
             if found.is_empty() {
                 return Err(plan_error(
-                    "MCP-DEP-004",
+                    RunCode::UnknownDependency,
                     format!(
                         "test {:?} depends on {dep:?}, which no test has as its id",
                         t.test.name
@@ -357,7 +358,7 @@ fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), PlanError> {
             })
             .unwrap_or_default();
         return Err(plan_error(
-            "MCP-DEP-002",
+            RunCode::DependencyCycle,
             format!("the dependencies form a cycle: {}", cycle.join(" → ")),
         ));
     }
@@ -483,7 +484,7 @@ pub async fn run_suite(
         None => Arc::new(
             crate::data::load_suite(&suite, &opts.data)
                 .await
-                .map_err(|e| plan_error(e.code, e.to_string()))?,
+                .map_err(|e| plan_error(e.run_code(), e.to_string()))?,
         ),
     };
     let tests = expand(&suite, &rows)?;
@@ -492,7 +493,7 @@ pub async fn run_suite(
     if let Some((k, n)) = opts.shard {
         if n == 0 || k == 0 || k > n {
             return Err(plan_error(
-                "MCP-CONFIG-003",
+                RunCode::BadShard,
                 format!("shard {k}/{n}: K must be between 1 and N"),
             ));
         }
@@ -507,7 +508,7 @@ pub async fn run_suite(
             && suite.servers.as_ref().is_none_or(|s| s.get(name).is_none())
         {
             return Err(plan_error(
-                "MCP-CONFIG-002",
+                RunCode::UnknownServerOrRows,
                 format!(
                     "test {:?} names server {name:?}, which the suite does not declare",
                     t.test.name
@@ -517,7 +518,7 @@ pub async fn run_suite(
     }
     if suite.target.is_none() && opts.target.is_none() {
         return Err(plan_error(
-            "MCP-CONFIG-004",
+            RunCode::NoServer,
             "the suite names no server (a legacy .mcp script never does, nor a suite that says `Server from the command line`); give one with --server CMD, --url URL or --profile NAME",
         ));
     }
@@ -603,33 +604,24 @@ pub async fn run_suite(
                         &t.id,
                         &t.test.name,
                         Outcome::Blocked,
-                        Failure {
-                            code: "MCP-DEP-003".into(),
-                            message: msg,
-                            ..Failure::default()
-                        },
+                        Failure::new(RunCode::Blocked, msg),
                     ))
                 } else if let Some(reason) = skip_reason(&t.test) {
                     Some(TestResult::not_run(
                         &t.id,
                         &t.test.name,
                         Outcome::Skipped,
-                        Failure {
-                            code: "MCP-SKIP-001".into(),
-                            message: reason,
-                            ..Failure::default()
-                        },
+                        Failure::new(RunCode::Skip, reason),
                     ))
                 } else if stop {
                     Some(TestResult::not_run(
                         &t.id,
                         &t.test.name,
                         Outcome::Skipped,
-                        Failure {
-                            code: "MCP-FAILFAST-001".into(),
-                            message: "not run: --fail-fast stopped the run after a failure".into(),
-                            ..Failure::default()
-                        },
+                        Failure::new(
+                            RunCode::FailFast,
+                            "not run: --fail-fast stopped the run after a failure",
+                        ),
                     ))
                 } else {
                     None
@@ -673,11 +665,7 @@ pub async fn run_suite(
                                     &id,
                                     &name,
                                     Outcome::Errored,
-                                    Failure {
-                                        code: "MCP-INTERNAL-001".into(),
-                                        message: "the test's thread ended without a result (a bug in mcpr: please report it)".into(),
-                                        ..Failure::default()
-                                    },
+                                    Failure::new(RunCode::Internal, "the test's thread ended without a result (a bug in mcpr: please report it)"),
                                 )
                             });
                             (i, r)
@@ -688,11 +676,10 @@ pub async fn run_suite(
                             &id,
                             &name,
                             Outcome::Errored,
-                            Failure {
-                                code: "MCP-INTERNAL-001".into(),
-                                message: format!("cannot start a thread for the test: {e}"),
-                                ..Failure::default()
-                            },
+                            Failure::new(
+                                RunCode::Internal,
+                                format!("cannot start a thread for the test: {e}"),
+                            ),
                         ));
                     }
                 }
@@ -728,7 +715,7 @@ pub async fn run_suite(
             }
             Some(Err(e)) => {
                 return Err(plan_error(
-                    "MCP-INTERNAL-001",
+                    RunCode::Internal,
                     format!("a test task ended abnormally: {e}"),
                 ));
             }
@@ -873,17 +860,17 @@ mod tests {
         assert_eq!(order, vec![1, 2, 0]);
         let cyc = vec![t("A", "a", &["b"]), t("B", "b", &["a"]), t("D", "d", &[])];
         let e = plan(&cyc).unwrap_err();
-        assert_eq!(e.code, "MCP-DEP-002");
+        assert_eq!(e.code, RunCode::DependencyCycle);
         assert!(e.message.contains("a → b"), "{}", e.message);
         assert_eq!(
             plan(&[t("A", "a", &["zz"])]).unwrap_err().code,
-            "MCP-DEP-004"
+            RunCode::UnknownDependency
         );
         assert_eq!(
             plan(&[t("A", "a", &[]), t("B", "a", &[])])
                 .unwrap_err()
                 .code,
-            "MCP-DEP-001"
+            RunCode::DuplicateId
         );
     }
 

@@ -90,7 +90,7 @@ impl SnapshotStore {
         let mut v = value.clone();
         for p in self.ignore.iter().chain(ignore) {
             values::remove(&mut v, p).map_err(|e| Mismatch {
-                code: RunCode::SnapshotStore.as_str(),
+                code: RunCode::SnapshotStore,
                 message: format!("snapshot {key}: ignored path {e}"),
                 expected: None,
                 actual: None,
@@ -102,7 +102,7 @@ impl SnapshotStore {
         let v = sorted(&v);
         match self.entries.get(key) {
             None if self.ci && !self.update => Err(Mismatch {
-                code: RunCode::SnapshotMissing.as_str(),
+                code: RunCode::SnapshotMissing,
                 message: format!(
                     "snapshot {key} is missing from {} (CI=true: snapshots are not written in CI; run with --update-snapshots locally)",
                     self.path.display()
@@ -125,7 +125,7 @@ impl SnapshotStore {
                 let mut lines = Vec::new();
                 diff("$", stored, &v, &mut lines);
                 Err(Mismatch {
-                    code: RunCode::SnapshotChanged.as_str(),
+                    code: RunCode::SnapshotChanged,
                     message: format!(
                         "snapshot {key} differs ({} stored, + now):\n{}",
                         "-",
@@ -247,7 +247,7 @@ mod tests {
         s.check("t.a", &json!({"a": [1, 2], "b": 1, "at": "later"}), &[])
             .unwrap();
         let e = s.check("t.a", &json!({"a": [1], "b": 2}), &[]).unwrap_err();
-        assert_eq!(e.code, "MCP-SNAPSHOT-003");
+        assert_eq!(e.code, RunCode::SnapshotChanged);
         assert!(
             e.message.contains("- $.a[1]: 2") && e.message.contains("- $.b: 1\n+ $.b: 2"),
             "{}",
@@ -255,7 +255,7 @@ mod tests {
         );
         assert_eq!(
             s.check("t.new", &json!(1), &[]).unwrap_err().code,
-            "MCP-SNAPSHOT-002"
+            RunCode::SnapshotMissing
         );
         assert!(!s.save().unwrap(), "nothing changed");
         let mut s = SnapshotStore::load(&path, vec![], true, true).unwrap();
@@ -265,7 +265,7 @@ mod tests {
         assert!(
             SnapshotStore::load(&path, vec![], false, false)
                 .unwrap_err()
-                .starts_with("MCP-SNAPSHOT-001")
+                .starts_with(RunCode::SnapshotStore.as_str())
         );
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -50,7 +50,7 @@ fn failures(r: &TestResult) -> Vec<(u32, String)> {
         .iter()
         .filter_map(|s| {
             let f = s.failure.as_ref()?;
-            Some((s.source.as_ref().map_or(0, |l| l.line), f.code.clone()))
+            Some((s.source.as_ref().map_or(0, |l| l.line), f.code.to_string()))
         })
         .collect()
 }

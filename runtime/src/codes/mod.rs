@@ -19,6 +19,22 @@ pub use lookup::{AnyCode, UnknownCode, lookup};
 
 use mcpr_compiler::diagnostics::Code;
 
+/// What the exit code of a command says, as the command line maps it: 0, 1, 2, 3, 130.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ExitClass {
+    /// Every test passed (or was skipped) and every gate held.
+    Passed,
+    /// A test failed or was blocked, a latency gate failed, or targets differ (parity).
+    TestsFailed,
+    /// Bad usage, a suite that does not compile, or a configuration error found before
+    /// any test ran.
+    Usage,
+    /// A server, transport or internal failure: a test errored, or the run could not go on.
+    ServerFailure,
+    /// The run was interrupted (Ctrl-C).
+    Interrupted,
+}
+
 /// What a code means for the outcome of a test and for the exit code of `mcpr run`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RunClass {
@@ -75,27 +91,30 @@ impl RunClass {
         }
     }
 
-    /// The exit code of `mcpr run` this class leads to: 1 failed or blocked, 2 setup, 3
-    /// errored, environment or internal, 0 skipped or violation (they alone do not fail a
-    /// run); `None` for retired codes, which are never produced.
-    pub fn exit_code(self) -> Option<u8> {
+    /// How `mcpr run` ends because of a code of this class: 1 failed or blocked, 2 setup,
+    /// 3 errored, environment or internal, 0 skipped or violation (they alone do not fail
+    /// a run); `None` for retired codes, which are never produced.
+    pub fn exit_class(self) -> Option<ExitClass> {
         match self {
-            RunClass::Failed | RunClass::Blocked => Some(1),
-            RunClass::Setup => Some(2),
-            RunClass::Errored | RunClass::Environment | RunClass::Internal => Some(3),
-            RunClass::Skipped | RunClass::Violation => Some(0),
+            RunClass::Failed | RunClass::Blocked => Some(ExitClass::TestsFailed),
+            RunClass::Setup => Some(ExitClass::Usage),
+            RunClass::Errored | RunClass::Environment | RunClass::Internal => {
+                Some(ExitClass::ServerFailure)
+            }
+            RunClass::Skipped | RunClass::Violation => Some(ExitClass::Passed),
             RunClass::Retired => None,
         }
     }
 
-    /// The test status a code of this class gives the test it occurs in, if it is one of
-    /// the five outcomes (`failed`, `errored`, `skipped`, `blocked`).
-    pub fn outcome(self) -> Option<&'static str> {
+    /// The outcome a code of this class gives the test it occurs in, if it is one of the
+    /// test outcomes (failed, errored, skipped, blocked).
+    pub fn outcome(self) -> Option<crate::exec::Outcome> {
+        use crate::exec::Outcome;
         match self {
-            RunClass::Failed => Some("failed"),
-            RunClass::Errored => Some("errored"),
-            RunClass::Skipped => Some("skipped"),
-            RunClass::Blocked => Some("blocked"),
+            RunClass::Failed => Some(Outcome::Failed),
+            RunClass::Errored => Some(Outcome::Errored),
+            RunClass::Skipped => Some(Outcome::Skipped),
+            RunClass::Blocked => Some(Outcome::Blocked),
             _ => None,
         }
     }
@@ -368,6 +387,19 @@ impl From<RunCode> for &'static str {
     }
 }
 
+/// A code compares equal to its printed form (`code == "MCP-TIMEOUT-001"`).
+impl PartialEq<&str> for RunCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<str> for RunCode {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
 impl std::str::FromStr for RunCode {
     type Err = UnknownCode;
 
@@ -413,14 +445,32 @@ mod tests {
 
     #[test]
     fn classes_map_to_exit_codes() {
-        assert_eq!(RunCode::Assertion.class().exit_code(), Some(1));
-        assert_eq!(RunCode::Blocked.class().exit_code(), Some(1));
-        assert_eq!(RunCode::DuplicateId.class().exit_code(), Some(2));
-        assert_eq!(RunCode::ServerExited.class().exit_code(), Some(3));
-        assert_eq!(RunCode::Internal.class().exit_code(), Some(3));
-        assert_eq!(RunCode::DataUnreachable.class().exit_code(), Some(3));
-        assert_eq!(RunCode::Skip.class().exit_code(), Some(0));
-        assert_eq!(RunCode::QaLang.class().exit_code(), None);
+        assert_eq!(
+            RunCode::Assertion.class().exit_class(),
+            Some(ExitClass::TestsFailed)
+        );
+        assert_eq!(
+            RunCode::Blocked.class().exit_class(),
+            Some(ExitClass::TestsFailed)
+        );
+        assert_eq!(
+            RunCode::DuplicateId.class().exit_class(),
+            Some(ExitClass::Usage)
+        );
+        assert_eq!(
+            RunCode::ServerExited.class().exit_class(),
+            Some(ExitClass::ServerFailure)
+        );
+        assert_eq!(
+            RunCode::Internal.class().exit_class(),
+            Some(ExitClass::ServerFailure)
+        );
+        assert_eq!(
+            RunCode::DataUnreachable.class().exit_class(),
+            Some(ExitClass::ServerFailure)
+        );
+        assert_eq!(RunCode::Skip.class().exit_class(), Some(ExitClass::Passed));
+        assert_eq!(RunCode::QaLang.class().exit_class(), None);
         assert!(RunCode::Internal.class().stops_the_run());
         assert!(!RunCode::Assertion.class().stops_the_run());
     }

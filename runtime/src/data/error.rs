@@ -41,7 +41,7 @@ pub struct Snippet {
 pub struct DataError {
     /// Stable code: `MCP-DATA-001` … `MCP-DATA-039`, or `MCP-EXT-103` … `MCP-EXT-108` for
     /// plugins, as the registry ([`RunCode`]) spells it.
-    pub code: &'static str,
+    pub code: RunCode,
     /// The explanation, one or two sentences.
     pub message: String,
     /// The data source (its name, or `test "T"` for a file named by a test).
@@ -54,9 +54,9 @@ pub struct DataError {
 
 impl DataError {
     /// An error with a code and a message and nothing else yet.
-    pub fn new(code: impl Into<&'static str>, message: impl Into<String>) -> DataError {
+    pub fn new(code: RunCode, message: impl Into<String>) -> DataError {
         DataError {
-            code: code.into(),
+            code,
             message: message.into(),
             source_name: None,
             at: None,
@@ -98,14 +98,12 @@ impl DataError {
     /// Whether the environment rather than the suite is at fault (an unreachable host, a
     /// server error, a plugin that crashed or hung): `mcpr run` exits 3 for these, 2 otherwise.
     pub fn is_environment(&self) -> bool {
-        self.run_code()
-            .is_some_and(|c| c.class() == RunClass::Environment)
+        self.code.class() == RunClass::Environment
     }
 
-    /// The registered code (`None` only for a code built from text the registry lacks,
-    /// which the registry's enforcement test rules out for mcpr's own sources).
-    pub fn run_code(&self) -> Option<RunCode> {
-        self.code.parse().ok()
+    /// The registered code.
+    pub fn run_code(&self) -> RunCode {
+        self.code
     }
 
     /// `file:line:col` (or `file`, or nothing) of the error.
@@ -246,7 +244,7 @@ mod tests {
     #[test]
     fn renders_like_a_compile_diagnostic() {
         let e = DataError::new(
-            "MCP-DATA-021",
+            RunCode::WrongType,
             "Column \"spend\" is a number, but row 2 has \"abc\".",
         )
         .at(DataLocation {

@@ -127,9 +127,9 @@ fn header_text(c: &Data) -> String {
 /// Reads the rows of sheet `sheet` (the first sheet when `None`).
 pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, DataError> {
     let (mut file, len) = open_checked(path, shown, MAX_FILE_BYTES).map_err(|e| {
-        if e.code == RunCode::DataFileTooLarge.as_str() {
+        if e.code == RunCode::DataFileTooLarge {
             DataError {
-                code: RunCode::WorkbookTooLarge.as_str(),
+                code: RunCode::WorkbookTooLarge,
                 ..e
             }
         } else {

@@ -196,7 +196,7 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
         .help("print exactly one JSON array of row objects on stdout (diagnostics go to stderr)")
     })?;
     let rows = super::rows_of(value, &shown, "The plugin's output").map_err(|e| DataError {
-        code: RunCode::PluginNotRows.as_str(),
+        code: RunCode::PluginNotRows,
         ..e
     })?;
     Ok((rows, shown))

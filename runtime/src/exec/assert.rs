@@ -5,12 +5,13 @@ use mcpr_compiler::ir::{Assertion, ErrorExpectation, JsonType};
 use serde_json::{Map, Value};
 
 use super::values::lookup;
+use crate::codes::RunCode;
 
 /// An expectation that did not hold.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
     /// Stable code (`MCP-ASSERT-001`, `MCP-SCHEMA-001`, …).
-    pub code: &'static str,
+    pub code: RunCode,
     /// One sentence saying what did not hold.
     pub message: String,
     /// What was expected, as text.
@@ -22,7 +23,7 @@ pub struct Mismatch {
 impl Mismatch {
     fn new(message: impl Into<String>, expected: Option<String>, actual: Option<String>) -> Self {
         Mismatch {
-            code: "MCP-ASSERT-001",
+            code: RunCode::Assertion,
             message: message.into(),
             expected,
             actual,
@@ -291,14 +292,14 @@ fn check_schema(
 ) -> Result<(), Mismatch> {
     let schema = Value::Object(schema.clone());
     let validator = jsonschema::validator_for(&schema).map_err(|e| Mismatch {
-        code: "MCP-SCHEMA-002",
+        code: RunCode::InvalidSchema,
         message: format!("the schema for {path} is not a valid JSON Schema: {e}"),
         expected: None,
         actual: None,
     })?;
     let Some(v) = value else {
         return Err(Mismatch {
-            code: "MCP-SCHEMA-001",
+            code: RunCode::SchemaMismatch,
             message: format!("{path} does not exist, so it cannot match the schema"),
             expected: Some(show(&schema)),
             actual: Some("(absent)".into()),
@@ -320,7 +321,7 @@ fn check_schema(
         Ok(())
     } else {
         Err(Mismatch {
-            code: "MCP-SCHEMA-001",
+            code: RunCode::SchemaMismatch,
             message: format!("{path} does not match the schema: {}", errors.join("; ")),
             expected: Some(show(&schema)),
             actual: Some(show(v)),

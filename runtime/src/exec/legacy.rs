@@ -11,6 +11,7 @@ use mcpr_compiler::ir::{NativeStep, TaskMode, ToolStep};
 use serde_json::{Map, Value, json};
 
 use crate::client::{CallOptions, Client, content_text};
+use crate::codes::RunCode;
 use crate::error::{Error, ErrorKind};
 use crate::protocol::RpcError;
 use crate::session::Session;
@@ -273,7 +274,7 @@ pub(super) async fn tool_arguments(
             return Ok(Value::Object(named));
         }
         return Err(fail(
-            "MCP-ARGS-001",
+            RunCode::ToolArguments,
             format!(
                 "tool {name:?} is not in the server's tool list, so its positional arguments cannot be matched to names; name them (name:value)"
             ),
@@ -305,7 +306,7 @@ pub(super) async fn tool_arguments(
     for (key, value) in named {
         let Some(prop) = props.get(&key) else {
             return Err(fail(
-                "MCP-ARGS-001",
+                RunCode::ToolArguments,
                 format!("tool {name:?} has no argument {key:?}; {}", valid()),
             ));
         };
@@ -323,7 +324,7 @@ pub(super) async fn tool_arguments(
         .collect();
     if positional.len() > free.len() {
         return Err(fail(
-            "MCP-ARGS-001",
+            RunCode::ToolArguments,
             format!(
                 "tool {name:?} got {} positional values but has only {} free {} ({}); {}",
                 positional.len(),
@@ -389,7 +390,7 @@ pub(super) async fn call_tool(
     };
     if !call.is_task {
         return Err(fail(
-            "MCP-TASK-001",
+            RunCode::NoTaskHandle,
             format!(
                 "tool {name:?} answered directly instead of with a task handle (does the server support the tasks extension for this tool?)"
             ),
@@ -402,7 +403,7 @@ pub(super) async fn call_tool(
         .and_then(Value::as_str)
         .map(str::to_string)
     else {
-        return Err(fail("MCP-TASK-001", "the task handle has no taskId"));
+        return Err(fail(RunCode::NoTaskHandle, "the task handle has no taskId"));
     };
     match mode {
         TaskMode::Start => Ok(Reply::Ok(handle)),
@@ -481,7 +482,7 @@ fn task_reply(task: &Value) -> Reply {
 
 fn task_error(e: Error) -> StepFail {
     match &e.kind {
-        ErrorKind::Timeout { .. } => fail("MCP-TIMEOUT-001", e.kind.to_string()),
+        ErrorKind::Timeout { .. } => fail(RunCode::Timeout, e.kind.to_string()),
         _ => super::broke(e),
     }
 }
@@ -521,7 +522,7 @@ pub(super) async fn task_wait(
             None if last => return Ok(task_reply(&t)),
             Some(w) if last => {
                 return Err(fail(
-                    "MCP-TASK-002",
+                    RunCode::TaskStatus,
                     format!("task {id} ended with status {status}, never reaching {w}"),
                 ));
             }
@@ -537,7 +538,7 @@ pub(super) async fn task_wait(
                 None => Ok(task_reply(&t)),
                 Some(w) if t.get("status").and_then(Value::as_str) == Some(w) => Ok(Reply::Ok(t)),
                 Some(w) => Err(fail(
-                    "MCP-TASK-002",
+                    RunCode::TaskStatus,
                     format!(
                         "task {id} ended with status {}, never reaching {w}",
                         t.get("status").map(as_text).unwrap_or_default()
@@ -547,7 +548,7 @@ pub(super) async fn task_wait(
         }
         if Instant::now() >= deadline {
             return Err(fail(
-                "MCP-TIMEOUT-001",
+                RunCode::Timeout,
                 format!(
                     "task {id} is still {status} after {}",
                     crate::error::fmt_duration(timeout)
@@ -604,7 +605,7 @@ pub(super) async fn apps_verify(client: &Client) -> Result<Reply, StepFail> {
     }
     if apps.is_empty() {
         return Err(fail(
-            "MCP-APPS-001",
+            RunCode::NoApps,
             "no tool of the server declares an MCP App (_meta.ui.resourceUri)",
         ));
     }
@@ -613,11 +614,11 @@ pub(super) async fn apps_verify(client: &Client) -> Result<Reply, StepFail> {
 }
 
 fn verify_error(e: Error) -> StepFail {
-    let code = e.code();
+    let code = e.kind.run_code();
     let message = e.kind.to_string();
     let mut f = super::broke(e);
     if !f.broke {
-        f.failure.code = code.into();
+        f.failure.code = code;
         f.failure.message = message;
     }
     f
@@ -629,7 +630,7 @@ pub(super) fn prompt(variable: &str, message: Option<&str>) -> Result<String, St
     let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
     if ci || !std::io::stdin().is_terminal() {
         return Err(fail(
-            "MCP-INPUT-001",
+            RunCode::NoTerminal,
             format!(
                 "input_var {variable} asks the person at the terminal, but this run is not interactive ({}); set the value in the script with set_var, or run it in a terminal",
                 if ci {
@@ -647,7 +648,7 @@ pub(super) fn prompt(variable: &str, message: Option<&str>) -> Result<String, St
     std::io::stdin()
         .lock()
         .read_line(&mut line)
-        .map_err(|e| fail("MCP-INPUT-001", format!("cannot read the answer: {e}")))?;
+        .map_err(|e| fail(RunCode::NoTerminal, format!("cannot read the answer: {e}")))?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 
@@ -679,7 +680,7 @@ pub(super) fn queue_answer(
         }
         other => {
             return Err(fail(
-                "MCP-NATIVE-001",
+                RunCode::NativeStep,
                 format!(
                     "queue-answer answers elicitation/create or sampling/createMessage, not {other}"
                 ),
@@ -694,7 +695,7 @@ pub(super) fn queue_answer(
 pub(super) fn save_text(last: Option<&LastResponse>, paths: &Value) -> Result<String, StepFail> {
     let Some(last) = last else {
         return Err(fail(
-            "MCP-CAPTURE-001",
+            RunCode::Capture,
             "there is no response to read yet: set_var reads the response of an earlier command",
         ));
     };
@@ -707,11 +708,11 @@ pub(super) fn save_text(last: Option<&LastResponse>, paths: &Value) -> Result<St
         match super::values::lookup(&last.value, p) {
             Ok(Some(Value::Null)) | Ok(None) => continue,
             Ok(Some(v)) => return Ok(as_text(v)),
-            Err(e) => return Err(fail("MCP-CAPTURE-001", e)),
+            Err(e) => return Err(fail(RunCode::Capture, e)),
         }
     }
     Err(fail(
-        "MCP-CAPTURE-001",
+        RunCode::Capture,
         format!(
             "{} is absent in the last response: {}",
             list.join(" and "),

@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::client::{CallOptions, Client, Target};
+use crate::codes::RunCode;
 use crate::error::{Error, ErrorKind};
 use crate::protocol::RpcError;
 use crate::session::{
@@ -64,11 +65,11 @@ impl Outcome {
 }
 
 /// Why a step or a test did not pass.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Failure {
     /// Stable code (`MCP-ASSERT-001`, `MCP-TIMEOUT-001`, `MCP-DEP-003`, …).
-    pub code: String,
+    pub code: RunCode,
     /// What went wrong, in one or a few sentences.
     pub message: String,
     /// What was expected, as text.
@@ -98,18 +99,24 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn plain(code: &str, message: impl Into<String>) -> Failure {
+    /// A failure with its code and message, and nothing else known.
+    pub fn new(code: RunCode, message: impl Into<String>) -> Failure {
         Failure {
-            code: code.into(),
+            code,
             message: message.into(),
-            ..Failure::default()
+            expected: None,
+            actual: None,
+            step: None,
+            location: None,
+            flow: Vec::new(),
+            last_message: None,
+            exit_status: None,
+            stderr_tail: None,
         }
     }
 
     fn from_error(e: &Error) -> Failure {
         Failure {
-            code: e.code().into(),
-            message: e.kind.to_string(),
             last_message: e.last_message.as_ref().map(|m| {
                 let dir = match m.direction {
                     Direction::Sent => "sent",
@@ -119,7 +126,7 @@ impl Failure {
             }),
             exit_status: e.exit_status.clone(),
             stderr_tail: e.stderr_tail.clone().filter(|t| !t.is_empty()),
-            ..Failure::default()
+            ..Failure::new(e.kind.run_code(), e.kind.to_string())
         }
     }
 }
@@ -560,7 +567,7 @@ pub async fn run_test_open(
         Ok(t) => t,
         Err(e) => {
             result.status = Outcome::Errored;
-            result.failure = Some(Failure::plain("MCP-CONFIG-001", e));
+            result.failure = Some(Failure::new(RunCode::TargetUnusable, e));
             return (result, None);
         }
     };
@@ -626,7 +633,10 @@ pub async fn run_test_open(
         let sr = runner.run(step).await;
         // With continueOnFailure, only a broken session or an unresolvable variable stops.
         if sr.status == StepStatus::Errored
-            || sr.failure.as_ref().is_some_and(|f| f.code == "MCP-VAR-001")
+            || sr
+                .failure
+                .as_ref()
+                .is_some_and(|f| f.code == RunCode::UnresolvedVariable)
         {
             stopped = true;
         }
@@ -660,8 +670,8 @@ fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<
     for cap in req.capabilities.iter().flatten() {
         let path: Vec<&str> = cap.split('.').collect();
         if !client.server_has(&path) {
-            return Some(Failure::plain(
-                "MCP-REQ-001",
+            return Some(Failure::new(
+                RunCode::MissingCapability,
                 format!("the server does not declare capability {cap}"),
             ));
         }
@@ -669,8 +679,8 @@ fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<
     if let Some(versions) = &req.protocol_versions {
         let got = client.session().protocol_version();
         if !versions.iter().any(|v| v == got) {
-            return Some(Failure::plain(
-                "MCP-REQ-002",
+            return Some(Failure::new(
+                RunCode::ProtocolNotRequired,
                 format!(
                     "the negotiated protocol version {got} is not one of {}",
                     versions.join(", ")
@@ -715,20 +725,18 @@ impl From<Mismatch> for StepFail {
         StepFail {
             broke: false,
             failure: Box::new(Failure {
-                code: m.code.into(),
-                message: m.message,
                 expected: m.expected,
                 actual: m.actual,
-                ..Failure::default()
+                ..Failure::new(m.code, m.message)
             }),
         }
     }
 }
 
-fn fail(code: &str, message: impl Into<String>) -> StepFail {
+fn fail(code: RunCode, message: impl Into<String>) -> StepFail {
     StepFail {
         broke: false,
-        failure: Box::new(Failure::plain(code, message)),
+        failure: Box::new(Failure::new(code, message)),
     }
 }
 
@@ -744,7 +752,7 @@ impl StepRunner<'_> {
             Ok(()) => (StepStatus::Passed, None),
             Err(f) => {
                 let mut failure = *f.failure;
-                if matches!(failure.code.as_str(), "MCP-TIMEOUT-001" | "MCP-EVENT-001") {
+                if matches!(failure.code, RunCode::Timeout | RunCode::NoNotification) {
                     failure.message = format!("step “{name}” timed out: {}", failure.message);
                 }
                 failure.step = Some(name.clone());
@@ -807,15 +815,15 @@ impl StepRunner<'_> {
                 Some(a) => self
                     .vars
                     .interpolate(&Value::Object(a.clone()))
-                    .map_err(|e| fail("MCP-VAR-001", e))?,
+                    .map_err(|e| fail(RunCode::UnresolvedVariable, e))?,
                 None => Value::Object(Map::new()),
             };
             let args = args.as_object().cloned().unwrap_or_default();
             let v = values::builtin(&set.function, &args).map_err(|e| {
                 let code = if e.starts_with("unknown function") {
-                    "MCP-EXT-002"
+                    RunCode::UnknownFunction
                 } else {
-                    "MCP-EXT-005"
+                    RunCode::FunctionFailed
                 };
                 fail(code, format!("{}: {e}", set.function))
             })?;
@@ -836,13 +844,13 @@ impl StepRunner<'_> {
             Ok(Err(f))
                 if native == Some(NativeAction::AwaitNotification)
                     && expects_error
-                    && matches!(f.failure.code.as_str(), "MCP-TIMEOUT-001" | "MCP-EVENT-001") =>
+                    && matches!(f.failure.code, RunCode::Timeout | RunCode::NoNotification) =>
             {
                 return Ok(());
             }
             Ok(Ok(reply)) if native == Some(NativeAction::AwaitNotification) && expects_error => {
                 return Err(StepFail::from(Mismatch {
-                    code: "MCP-ASSERT-001",
+                    code: RunCode::Assertion,
                     message: "expected no notification, but one arrived".into(),
                     expected: Some("no matching notification before the deadline".into()),
                     actual: Some(show(&reply.value())),
@@ -852,7 +860,7 @@ impl StepRunner<'_> {
             // error, worded as mcp-tester's Go client words it.
             Ok(Err(f))
                 if expects_error
-                    && f.failure.code == "MCP-TIMEOUT-001"
+                    && f.failure.code == RunCode::Timeout
                     && !matches!(native, Some(NativeAction::Check)) =>
             {
                 let message = format!("context deadline exceeded ({})", f.failure.message);
@@ -868,7 +876,7 @@ impl StepRunner<'_> {
             Ok(Err(f)) => return Err(f),
             Err(_) => {
                 return Err(fail(
-                    "MCP-TIMEOUT-002",
+                    RunCode::StepTimeout,
                     format!(
                         "step “{name}” did not finish within {}",
                         crate::error::fmt_duration(guard)
@@ -920,7 +928,7 @@ impl StepRunner<'_> {
                     Ok(())
                 }
                 None => Err(StepFail::from(Mismatch {
-                    code: "MCP-ASSERT-001",
+                    code: RunCode::Assertion,
                     message: "expected the check to fail, but it held".into(),
                     expected: Some("a failing check".into()),
                     actual: Some(show(&value)),
@@ -935,7 +943,7 @@ impl StepRunner<'_> {
         match reply.as_error() {
             None if expect_error => {
                 return Err(StepFail::from(Mismatch {
-                    code: "MCP-ASSERT-001",
+                    code: RunCode::Assertion,
                     message: "expected an MCP error, but the request succeeded".into(),
                     expected: Some("an error (a JSON-RPC error or a result with isError)".into()),
                     actual: Some(show(&reply.value())),
@@ -943,8 +951,13 @@ impl StepRunner<'_> {
             }
             Some(err) if !expect_error => {
                 let (code, what) = match &reply {
-                    Reply::ToolError(_) => ("MCP-TOOL-001", "the tool reported an error (isError)"),
-                    _ => ("MCP-RPC-001", "the server answered with a JSON-RPC error"),
+                    Reply::ToolError(_) => {
+                        (RunCode::ToolError, "the tool reported an error (isError)")
+                    }
+                    _ => (
+                        RunCode::RpcError,
+                        "the server answered with a JSON-RPC error",
+                    ),
                 };
                 return Err(fail(
                     code,
@@ -974,7 +987,7 @@ impl StepRunner<'_> {
                 && elapsed > Duration::from_millis(max)
             {
                 return Err(fail(
-                    "MCP-PERF-001",
+                    RunCode::TooSlow,
                     format!(
                         "step took {} ms, more than the allowed {max} ms",
                         elapsed.as_millis()
@@ -983,24 +996,24 @@ impl StepRunner<'_> {
             }
         }
         for (var, path) in step.capture.iter().flat_map(|c| c.iter()) {
-            match values::lookup(value, path).map_err(|e| fail("MCP-CAPTURE-001", e))? {
+            match values::lookup(value, path).map_err(|e| fail(RunCode::Capture, e))? {
                 Some(v) => self.vars.set(var.to_string(), v.clone()),
                 None => {
                     return Err(fail(
-                        "MCP-CAPTURE-001",
+                        RunCode::Capture,
                         format!("cannot save {path} as {var:?}: it is absent in the result"),
                     ));
                 }
             }
         }
         for (key, export) in step.export.iter().flat_map(|e| e.iter()) {
-            match values::lookup(value, &export.path).map_err(|e| fail("MCP-EXPORT-001", e))? {
+            match values::lookup(value, &export.path).map_err(|e| fail(RunCode::Export, e))? {
                 Some(v) => {
                     self.outputs.insert(key.to_string(), v.clone());
                 }
                 None => {
                     return Err(fail(
-                        "MCP-EXPORT-001",
+                        RunCode::Export,
                         format!(
                             "cannot export {} as {key:?}: it is absent in the result",
                             export.path
@@ -1020,17 +1033,17 @@ impl StepRunner<'_> {
     ) -> Result<(), StepFail> {
         let path = path.unwrap_or("$");
         let at = values::lookup(value, path)
-            .map_err(|e| fail("MCP-ASSERT-001", e))?
+            .map_err(|e| fail(RunCode::Assertion, e))?
             .cloned()
             .ok_or_else(|| {
                 fail(
-                    "MCP-SNAPSHOT-002",
+                    RunCode::SnapshotMissing,
                     format!("snapshot {:?}: {path} is absent in the result", snap.name),
                 )
             })?;
         let Some(store) = &self.snapshots else {
             return Err(fail(
-                "MCP-SNAPSHOT-001",
+                RunCode::SnapshotStore,
                 format!("snapshot {:?}: no snapshot store in this run", snap.name),
             ));
         };
@@ -1038,7 +1051,7 @@ impl StepRunner<'_> {
         let ignore = snap.ignore.clone().unwrap_or_default();
         let mut store = store.lock().map_err(|_| {
             fail(
-                "MCP-SNAPSHOT-001",
+                RunCode::SnapshotStore,
                 "the snapshot store is unusable after a panic",
             )
         })?;
@@ -1050,27 +1063,29 @@ impl StepRunner<'_> {
             // Nothing to fill in (the usual case): the expectation as written.
             return Ok(Cow::Borrowed(a));
         }
-        let raw = serde_json::to_value(a).map_err(|e| fail("MCP-ASSERT-001", e.to_string()))?;
+        let raw = serde_json::to_value(a).map_err(|e| fail(RunCode::Assertion, e.to_string()))?;
         let done = self
             .vars
             .interpolate(&raw)
-            .map_err(|e| fail("MCP-ASSERT-001", format!("in an expectation: {e}")))?;
+            .map_err(|e| fail(RunCode::Assertion, format!("in an expectation: {e}")))?;
         serde_json::from_value(done).map(Cow::Owned).map_err(|e| {
             fail(
-                "MCP-ASSERT-001",
+                RunCode::Assertion,
                 format!("an expectation is invalid after interpolation: {e}"),
             )
         })
     }
 
     fn interp(&self, v: &Value) -> Result<Value, StepFail> {
-        self.vars.interpolate(v).map_err(|e| fail("MCP-VAR-001", e))
+        self.vars
+            .interpolate(v)
+            .map_err(|e| fail(RunCode::UnresolvedVariable, e))
     }
 
     fn interp_str(&self, s: &str) -> Result<String, StepFail> {
         self.vars
             .interpolate_text(s)
-            .map_err(|e| fail("MCP-VAR-001", e))
+            .map_err(|e| fail(RunCode::UnresolvedVariable, e))
     }
 
     async fn perform(&mut self, step: &Step, timeout: Duration) -> Result<Reply, StepFail> {
@@ -1198,7 +1213,7 @@ impl StepRunner<'_> {
             match what {
                 Some(s) => self.interp_str(s).map_err(NativeFail::Step),
                 None => Err(NativeFail::Step(fail(
-                    "MCP-NATIVE-001",
+                    RunCode::NativeStep,
                     format!("this native step needs `{member}`"),
                 ))),
             }
@@ -1347,7 +1362,7 @@ impl StepRunner<'_> {
                         .map_err(NativeFail::Step)?,
                     None => {
                         return Err(NativeFail::Step(fail(
-                            "MCP-NATIVE-001",
+                            RunCode::NativeStep,
                             "this native step needs `behavior`",
                         )));
                     }

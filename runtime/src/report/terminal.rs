@@ -140,7 +140,11 @@ impl<W: Write> Terminal<W> {
             writeln!(self.out, "{pad}step “{step}”")?;
         }
         let message = f.message.replace('\n', &format!("\n{pad}  "));
-        writeln!(self.out, "{pad}{}: {message}", paint(c, "1", &f.code))?;
+        writeln!(
+            self.out,
+            "{pad}{}: {message}",
+            paint(c, "1", f.code.as_str())
+        )?;
         if let Some(e) = &f.expected {
             writeln!(
                 self.out,

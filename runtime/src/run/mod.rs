@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use mcpr_compiler::ir::Suite;
 
+pub use crate::codes::ExitClass;
 pub use parity::{ParityOutcome, ParityRequest, parity};
 pub use target::TargetChoice;
 
@@ -131,22 +132,6 @@ pub struct RunRequest {
     pub history: HistorySettings,
     /// Keep each step's response and each session's messages in the results.
     pub transcript: bool,
-}
-
-/// What the exit code of a command says, as the command line maps it: 0, 1, 2, 3, 130.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ExitClass {
-    /// Every test passed (or was skipped) and every gate held.
-    Passed,
-    /// A test failed or was blocked, a latency gate failed, or targets differ (parity).
-    TestsFailed,
-    /// Bad usage, a suite that does not compile, or a configuration error found before
-    /// any test ran.
-    Usage,
-    /// A server, transport or internal failure: a test errored, or the run could not go on.
-    ServerFailure,
-    /// The run was interrupted (Ctrl-C).
-    Interrupted,
 }
 
 /// Why a run stopped before it could report.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::{ExitClass, RunError, run_options};
 use crate::auth::{TokenCache, resolve_credentials};
+use crate::codes::RunClass;
 use crate::parity::{self, ParityReport};
 use crate::report::{Report, Reporter};
 use crate::schedule::Event;
@@ -52,7 +53,7 @@ pub async fn parity(
         let mut on_event = |e: &Event| reporter.event(e);
         match parity::run_parity(Arc::new(suite), opts.clone(), &mut on_event).await {
             Ok(r) => reports.push(r),
-            Err(e) if e.code.starts_with("MCP-INTERNAL") => {
+            Err(e) if e.code.class() == RunClass::Internal => {
                 return Err(RunError::Failure(e.to_string()));
             }
             Err(e) => return Err(RunError::Usage(e.to_string())),

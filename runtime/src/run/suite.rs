@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::{DataFlags, HistorySettings, RunError, RunRequest, SnapshotSettings, SuiteFile};
 use crate::auth::{TokenCache, resolve_credentials};
 use crate::budget::{self, History};
+use crate::codes::RunClass;
 use crate::data::{self, DataOptions};
 use crate::exec::secrets::Redactor;
 use crate::report::Reporter;
@@ -104,7 +105,7 @@ impl<'r> SuiteRunner<'r> {
                 )));
             }
             Ok(r) => r,
-            Err(e) if e.code.starts_with("MCP-INTERNAL") => {
+            Err(e) if e.code.class() == RunClass::Internal => {
                 return Err(RunError::Failure(e.to_string()));
             }
             Err(e) => return Err(RunError::Usage(e.to_string())),

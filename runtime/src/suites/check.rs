@@ -11,6 +11,7 @@ use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 
 use super::{FsLoader, discover, display_path};
+use crate::codes::RunCode;
 use crate::data::{self, DataError, DataOptions};
 
 /// What to check.
@@ -117,7 +118,7 @@ fn check_data(
     {
         Ok(rt) => rt.block_on(data::check_suite(&suite, &opts)),
         Err(e) => vec![DataError::new(
-            "MCP-DATA-032",
+            RunCode::DataUnreadable,
             format!("cannot start the async runtime: {e}"),
         )],
     }
