@@ -19,8 +19,9 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The date of a day number (inverse of [`days_from_civil`]).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+/// The date (year, month, day) of a day number since 1970-01-01 (inverse of
+/// [`days_from_civil`]; Howard Hinnant's algorithm): the one civil-date conversion of mcpr.
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

@@ -88,7 +88,7 @@ impl Redactor {
         let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
         let forms = [
             secret.to_string(),
-            url_encode(secret),
+            super::values::url_encode(secret),
             b64.clone(),
             b64.trim_end_matches('=').to_string(),
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),
@@ -201,18 +201,6 @@ fn resolve_env(s: &str) -> String {
     for name in env_refs(s) {
         if let Ok(v) = std::env::var(name) {
             out = out.replace(&format!("${{env.{name}}}"), &v);
-        }
-    }
-    out
-}
-
-fn url_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
         }
     }
     out

@@ -409,17 +409,22 @@ fn number(f: f64) -> Value {
     }
 }
 
-/// `encodeURIComponent`: everything but `A-Z a-z 0-9 - _ . ! ~ * ' ( )` percent-encoded.
-fn url_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+/// What JavaScript's `encodeURIComponent` leaves as it is: `A-Z a-z 0-9 - _ . ! ~ * ' ( )`.
+const URI_COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// `encodeURIComponent`: every other byte of the UTF-8 text percent-encoded (the
+/// `urlEncode` function, and the URL-encoded form of a secret that redaction masks).
+pub fn url_encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, URI_COMPONENT).to_string()
 }
 
 #[cfg(test)]
