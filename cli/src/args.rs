@@ -33,6 +33,8 @@ pub enum Command {
     Schema,
     /// Convert a suite between `.mcpr`, YAML and JSON (canonical, deterministic output).
     Convert(ConvertArgs),
+    /// Check a server's tools, resources and prompts against the lint rules (MCP001…).
+    Lint(LintArgs),
 }
 
 /// Output format of `convert`.
@@ -290,4 +292,46 @@ pub struct ParityArgs {
     /// Colour on the terminal.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+}
+
+/// Level of a lint finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LevelArg {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Every finding.
+    Info,
+}
+
+/// Output format of `lint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One line per finding or change, then a summary (as mcptest prints it).
+    Human,
+    /// One JSON document (see docs/lint.md).
+    Json,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+/// `mcpr lint`: exit 0 clean, 1 a finding at `--fail-on` or worse, 2 usage, 3 the server
+/// failed (or wrote to stdout what is not protocol).
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Fail on findings at this level or worse.
+    #[arg(long, value_enum, default_value_t = LevelArg::Error)]
+    pub fail_on: LevelArg,
+    /// Rule codes to skip, comma-separated (`MCP005,MCP015`; repeatable).
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// List every rule and exit.
+    #[arg(long)]
+    pub rules: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    #[command(flatten)]
+    pub target: AdhocTarget,
 }

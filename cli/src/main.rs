@@ -28,6 +28,7 @@ fn main() -> ExitCode {
         args::Command::Parity(a) => commands::parity::parity(a),
         args::Command::Schema => commands::schema::run(),
         args::Command::Convert(a) => commands::convert::run(a),
+        args::Command::Lint(a) => commands::lint::run(a),
     };
     ExitCode::from(code)
 }

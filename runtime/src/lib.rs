@@ -17,6 +17,7 @@ pub mod client;
 pub mod data;
 pub mod error;
 pub mod exec;
+pub mod lint;
 pub mod parity;
 pub mod protocol;
 pub mod redact;
@@ -25,6 +26,7 @@ pub mod schedule;
 pub mod session;
 pub mod snapshot;
 pub mod state;
+pub mod surface;
 pub mod transcript;
 pub mod transport;
 

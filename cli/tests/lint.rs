@@ -1,0 +1,166 @@
+//! `mcpr lint` against real servers over real pipes: the lint server of
+//! `conformance-tests/lint-server` (one defect per rule, a clean mode, a server that pollutes
+//! stdout, one that dies). Golden outputs are insta snapshots.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use common::{output_text, scratch};
+
+/// The lint server binary, built once per test process (`MCPR_LINT_SERVER` overrides), in
+/// the same `cargo build` as the reference and hostile servers so that feature resolution
+/// matches theirs.
+fn lint_server() -> String {
+    if let Ok(p) = std::env::var("MCPR_LINT_SERVER") {
+        return p;
+    }
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
+                .parent()
+                .unwrap()
+                .to_path_buf();
+            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .args(["build", "--quiet"])
+                .args([
+                    "-p",
+                    "mcpr-reference-server",
+                    "-p",
+                    "mcpr-hostile-server",
+                    "-p",
+                    "mcpr-lint-server",
+                ])
+                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building the lint server failed");
+            dir.join("mcpr-lint-server")
+        })
+        .display()
+        .to_string()
+}
+
+fn mcpr(dir: &Path, args: &[&str]) -> Output {
+    common::mcpr_in(dir).args(args).output().unwrap()
+}
+
+/// `mcpr ARGS -- lint-server MODE` in `dir`.
+fn against(dir: &Path, args: &[&str], mode: &str) -> Output {
+    let server = lint_server();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--", &server, mode]);
+    mcpr(dir, &all)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn lint_reports_one_finding_per_rule_in_three_formats() {
+    let dir = scratch(&[]);
+    let human = against(dir.path(), &["lint"], "defects");
+    assert_eq!(human.status.code(), Some(1), "{}", output_text(&human));
+    assert!(human.stderr.is_empty(), "{}", output_text(&human));
+    let text = stdout(&human);
+    let mut codes: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .filter(|c| c.starts_with("MCP"))
+        .collect();
+    codes.sort();
+    let every: Vec<String> = (1..=30).map(|n| format!("MCP{n:03}")).collect();
+    assert_eq!(codes, every, "each rule exactly once:\n{text}");
+    insta::assert_snapshot!("lint_defects_human", text);
+    let json = against(dir.path(), &["lint", "--format", "json"], "defects");
+    assert_eq!(json.status.code(), Some(1));
+    insta::assert_snapshot!("lint_defects_json", stdout(&json));
+    let github = against(dir.path(), &["lint", "--format", "github"], "defects");
+    assert_eq!(github.status.code(), Some(1));
+    insta::assert_snapshot!("lint_defects_github", stdout(&github));
+}
+
+#[test]
+fn lint_exit_status_follows_fail_on_and_ignore() {
+    let dir = scratch(&[]);
+    let clean = against(dir.path(), &["lint", "--fail-on", "info"], "clean");
+    assert_eq!(clean.status.code(), Some(0), "{}", output_text(&clean));
+    assert_eq!(
+        stdout(&clean),
+        "lint-clean: 2 tools, about 178 tokens of definitions; 0 errors, 0 warnings, 0 info\n"
+    );
+    // Without the error rules, only warnings and info remain: pass at `error`, fail at `warning`.
+    let errors =
+        "MCP001,MCP002,MCP003,MCP008,MCP012,MCP013,MCP014,MCP016,MCP017,MCP018,MCP020,MCP021";
+    let more = "MCP025,MCP026,MCP029,MCP030";
+    let no_errors = against(
+        dir.path(),
+        &["lint", "--ignore", errors, "--ignore", more],
+        "defects",
+    );
+    assert_eq!(
+        no_errors.status.code(),
+        Some(0),
+        "{}",
+        output_text(&no_errors)
+    );
+    assert!(
+        stdout(&no_errors).ends_with("0 errors, 12 warnings, 2 info\n"),
+        "{}",
+        stdout(&no_errors)
+    );
+    let at_warning = against(
+        dir.path(),
+        &[
+            "lint",
+            "--fail-on",
+            "warning",
+            "--ignore",
+            errors,
+            "--ignore",
+            more,
+        ],
+        "defects",
+    );
+    assert_eq!(at_warning.status.code(), Some(1));
+    let bad = against(dir.path(), &["lint", "--ignore", "MCP099"], "clean");
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr),
+        "error: --ignore MCP099: not a lint rule (codes MCP001 to MCP030; see `mcpr lint --rules`)\n"
+    );
+    let rules = mcpr(dir.path(), &["lint", "--rules"]);
+    assert_eq!(rules.status.code(), Some(0));
+    insta::assert_snapshot!("lint_rules", stdout(&rules));
+    let nothing = mcpr(dir.path(), &["lint"]);
+    assert_eq!(nothing.status.code(), Some(2), "{}", output_text(&nothing));
+}
+
+#[test]
+fn servers_that_pollute_stdout_or_die_are_named_with_their_stderr() {
+    let dir = scratch(&[]);
+    let polluted = against(dir.path(), &["lint"], "pollute");
+    assert_eq!(
+        polluted.status.code(),
+        Some(3),
+        "{}",
+        output_text(&polluted)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&polluted.stderr),
+        "error: the MCP server wrote 1 line on stdout that is not JSON-RPC (a stdio server must keep stdout for protocol messages and log to stderr):\n  lint-server v0.1 starting (this banner is not JSON-RPC)\nserver stderr (last lines):\n  lint-server: debug output goes to stdout by mistake\n"
+    );
+    let died = against(dir.path(), &["lint"], "crash");
+    assert_eq!(died.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&died.stderr);
+    assert!(
+        err.starts_with("error: MCP-EXIT-001: MCP server exited during "),
+        "{err}"
+    );
+    assert!(err.ends_with("server exit status: exit status 3\nserver stderr (last lines):\n  lint-server: connecting to the database\n  fatal: database not configured\n"), "{err}");
+}
