@@ -35,6 +35,10 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Check a server's tools, resources and prompts against the lint rules (MCP001…).
     Lint(LintArgs),
+    /// Write a server's tools, resources, templates and prompts to a snapshot file.
+    Snapshot(SnapshotArgs),
+    /// Compare a server with a snapshot file and classify every change.
+    Diff(DiffArgs),
 }
 
 /// Output format of `convert`.
@@ -305,7 +309,7 @@ pub enum LevelArg {
     Info,
 }
 
-/// Output format of `lint`.
+/// Output format of `lint` and `diff`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     /// One line per finding or change, then a summary (as mcptest prints it).
@@ -329,6 +333,35 @@ pub struct LintArgs {
     /// List every rule and exit.
     #[arg(long)]
     pub rules: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+/// `mcpr snapshot -o FILE`: exit 0 written, 2 usage, 3 the server failed.
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// The snapshot file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+/// `mcpr diff FILE`: exit 0 no breaking change, 1 a breaking change (any change with
+/// `--strict`), 2 usage, 3 the server failed.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The snapshot file (`mcpr snapshot`, or `{"tools": [...]}` as `mcpr tools` prints it).
+    pub snapshot: PathBuf,
+    /// Fail on every change, compatible ones too.
+    #[arg(long, conflicts_with = "allow_breaking")]
+    pub strict: bool,
+    /// Report breaking changes as warnings instead of failing.
+    #[arg(long)]
+    pub allow_breaking: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,

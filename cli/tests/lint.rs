@@ -1,6 +1,7 @@
-//! `mcpr lint` against real servers over real pipes: the lint server of
-//! `conformance-tests/lint-server` (one defect per rule, a clean mode, a server that pollutes
-//! stdout, one that dies). Golden outputs are insta snapshots.
+//! `mcpr lint`, `mcpr snapshot` and `mcpr diff` against real servers over real pipes: the
+//! lint server of `conformance-tests/lint-server` (one defect per rule, a clean mode, a
+//! server in two versions, a server that pollutes stdout, one that dies). Golden outputs are
+//! insta snapshots.
 
 mod common;
 
@@ -163,4 +164,99 @@ fn servers_that_pollute_stdout_or_die_are_named_with_their_stderr() {
         "{err}"
     );
     assert!(err.ends_with("server exit status: exit status 3\nserver stderr (last lines):\n  lint-server: connecting to the database\n  fatal: database not configured\n"), "{err}");
+    for cmd in [&["snapshot", "-o", "s.json"][..], &["diff", "s.json"]] {
+        let out = against(dir.path(), cmd, "pollute");
+        let want = if cmd[0] == "diff" { 2 } else { 3 };
+        assert_eq!(
+            out.status.code(),
+            Some(want),
+            "{cmd:?}: {}",
+            output_text(&out)
+        );
+    }
+    assert!(!dir.path().join("s.json").exists());
+}
+
+#[test]
+fn snapshot_and_diff_classify_the_changes_between_two_versions() {
+    let dir = scratch(&[]);
+    let written = against(dir.path(), &["snapshot", "-o", "tools.json"], "v1");
+    assert_eq!(written.status.code(), Some(0), "{}", output_text(&written));
+    assert_eq!(
+        String::from_utf8_lossy(&written.stderr),
+        "wrote tools.json: 4 tools, 2 resources, 1 resource templates, 2 prompts\n"
+    );
+    let file = std::fs::read_to_string(dir.path().join("tools.json")).unwrap();
+    insta::assert_snapshot!("snapshot_v1", file);
+    // Deterministic: a second snapshot is the same bytes.
+    against(dir.path(), &["snapshot", "-o", "again.json"], "v1");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("again.json")).unwrap(),
+        file
+    );
+    let same = against(dir.path(), &["diff", "tools.json"], "v1");
+    assert_eq!(same.status.code(), Some(0));
+    assert_eq!(stdout(&same), "MCP tools match snapshot tools.json\n");
+    let human = against(dir.path(), &["diff", "tools.json"], "v2");
+    assert_eq!(human.status.code(), Some(1), "{}", output_text(&human));
+    insta::assert_snapshot!("diff_v1_v2_human", stdout(&human));
+    let json = against(
+        dir.path(),
+        &["diff", "tools.json", "--format", "json"],
+        "v2",
+    );
+    assert_eq!(json.status.code(), Some(1));
+    insta::assert_snapshot!("diff_v1_v2_json", stdout(&json));
+    let github = against(
+        dir.path(),
+        &["diff", "tools.json", "--format", "github"],
+        "v2",
+    );
+    insta::assert_snapshot!("diff_v1_v2_github", stdout(&github));
+    let allowed = against(
+        dir.path(),
+        &[
+            "diff",
+            "tools.json",
+            "--allow-breaking",
+            "--format",
+            "github",
+        ],
+        "v2",
+    );
+    assert_eq!(allowed.status.code(), Some(0));
+    assert!(stdout(&allowed).starts_with(
+        "::warning title=breaking MCP change (tools.json)::add: new required parameter 'c'\n"
+    ));
+    // Compatible changes only: listed, exit 0; `--strict` fails on them.
+    against(dir.path(), &["snapshot", "-o", "v2.json"], "v2");
+    let mut v2: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("v2.json")).unwrap())
+            .unwrap();
+    v2["tools"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|t| t["name"] != "multiply");
+    std::fs::write(dir.path().join("older.json"), v2.to_string()).unwrap();
+    let compatible = against(dir.path(), &["diff", "older.json"], "v2");
+    assert_eq!(compatible.status.code(), Some(0));
+    assert_eq!(
+        stdout(&compatible),
+        "MCP tools differ from snapshot older.json (0 breaking, 1 compatible):\n  ok       multiply: new tool\nRun mcpr snapshot -o older.json against the same server to accept these changes.\n"
+    );
+    let strict = against(dir.path(), &["diff", "older.json", "--strict"], "v2");
+    assert_eq!(strict.status.code(), Some(1));
+    // `mcpr tools` output works as a (tools-only) snapshot.
+    let tools = against(dir.path(), &["tools"], "v1");
+    std::fs::write(dir.path().join("listed.json"), &tools.stdout).unwrap();
+    let listed = against(dir.path(), &["diff", "listed.json"], "v1");
+    assert_eq!(listed.status.code(), Some(0), "{}", output_text(&listed));
+    assert!(
+        stdout(&listed).contains("  ok       resource lint://status: new resource\n"),
+        "{}",
+        stdout(&listed)
+    );
+    let missing = against(dir.path(), &["diff", "nope.json"], "v1");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).starts_with("error: cannot read nope.json: "));
 }

@@ -27,6 +27,7 @@ pub mod session;
 pub mod snapshot;
 pub mod state;
 pub mod surface;
+pub mod toolsnap;
 pub mod transcript;
 pub mod transport;
 

@@ -9,3 +9,4 @@ pub mod lint;
 pub mod parity;
 pub mod run;
 pub mod schema;
+pub mod snapshot;
