@@ -39,6 +39,8 @@ pub enum Command {
     Snapshot(SnapshotArgs),
     /// Compare a server with a snapshot file and classify every change.
     Diff(DiffArgs),
+    /// Write a starter `.mcpr` suite from a live server (calls every tool once).
+    Init(InitArgs),
 }
 
 /// Output format of `convert`.
@@ -365,6 +367,19 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+/// `mcpr init`: exit 0 written, 2 usage (the file exists), 3 the server failed.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The suite to write [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub target: AdhocTarget,
 }

@@ -1,7 +1,7 @@
-//! `mcpr lint`, `mcpr snapshot` and `mcpr diff` against real servers over real pipes: the
-//! lint server of `conformance-tests/lint-server` (one defect per rule, a clean mode, a
-//! server in two versions, a server that pollutes stdout, one that dies). Golden outputs are
-//! insta snapshots.
+//! `mcpr lint`, `mcpr snapshot`, `mcpr diff` and `mcpr init` against real servers over real
+//! pipes: the lint server of `conformance-tests/lint-server` (one defect per rule, a clean
+//! mode, a server in two versions, a server that pollutes stdout, one that dies) and the
+//! reference server. Golden outputs are insta snapshots.
 
 mod common;
 
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::{output_text, scratch};
+use common::{output_text, reference_server, scratch};
 
 /// The lint server binary, built once per test process (`MCPR_LINT_SERVER` overrides), in
 /// the same `cargo build` as the reference and hostile servers so that feature resolution
@@ -164,7 +164,11 @@ fn servers_that_pollute_stdout_or_die_are_named_with_their_stderr() {
         "{err}"
     );
     assert!(err.ends_with("server exit status: exit status 3\nserver stderr (last lines):\n  lint-server: connecting to the database\n  fatal: database not configured\n"), "{err}");
-    for cmd in [&["snapshot", "-o", "s.json"][..], &["diff", "s.json"]] {
+    for cmd in [
+        &["snapshot", "-o", "s.json"][..],
+        &["diff", "s.json"],
+        &["init"],
+    ] {
         let out = against(dir.path(), cmd, "pollute");
         let want = if cmd[0] == "diff" { 2 } else { 3 };
         assert_eq!(
@@ -259,4 +263,99 @@ fn snapshot_and_diff_classify_the_changes_between_two_versions() {
     let missing = against(dir.path(), &["diff", "nope.json"], "v1");
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).starts_with("error: cannot read nope.json: "));
+}
+
+/// `mcpr init` writes a suite that `mcpr check` accepts and `mcpr run` passes, unchanged.
+#[test]
+fn init_then_check_then_run_against_the_reference_server() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    let init = mcpr(dir.path(), &["init", "-o", "starter.mcpr", "--", &server]);
+    assert_eq!(init.status.code(), Some(0), "{}", output_text(&init));
+    let text = std::fs::read_to_string(dir.path().join("starter.mcpr")).unwrap();
+    assert!(text.contains(&format!("\nServer: {server}\n")), "{text}");
+    for expected in [
+        "Test: \"Tool add\"\n  Call tool \"add\" with:\n    a: 1\n    b: 1\n  Expect it succeeds\n",
+        "Test: \"Tool fail\"\n  Call tool \"fail\"\n  # The tool answered with an error: the fail tool always fails\n  Expect an error\n",
+        "Test: \"Resource fixture://status\"\n  Read resource \"fixture://status\"\n  Expect it succeeds\n",
+        "Test: \"Prompt greet\"\n  Get prompt \"greet\" with:\n    name: \"example\"\n  Expect it succeeds\n",
+        "# Resource template fixture://items/{id}:",
+    ] {
+        assert!(text.contains(expected), "{expected:?} missing from\n{text}");
+    }
+    let tests = text.lines().filter(|l| l.starts_with("Test: ")).count();
+    assert_eq!(
+        tests,
+        15 + 4 + 2,
+        "a test per tool, resource and prompt:\n{text}"
+    );
+    let again = mcpr(dir.path(), &["init", "-o", "starter.mcpr", "--", &server]);
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "an existing file is kept without --force"
+    );
+    let check = mcpr(dir.path(), &["check", "starter.mcpr"]);
+    assert_eq!(check.status.code(), Some(0), "{}", output_text(&check));
+    let run = mcpr(dir.path(), &["run", "--no-history", "starter.mcpr"]);
+    assert_eq!(run.status.code(), Some(0), "{}\n{text}", output_text(&run));
+    let summary = stdout(&run);
+    assert!(summary.contains(" 0 failed, "), "{summary}");
+}
+
+/// Over Streamable HTTP with a required header: the credential is not written to the file.
+#[test]
+fn init_over_http_keeps_credentials_out_of_the_suite() {
+    let dir = scratch(&[]);
+    let mut child = Command::new(reference_server())
+        .args([
+            "--http",
+            "127.0.0.1:0",
+            "--require-header",
+            "Authorization: Bearer s3cret",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let url = read_url(&mut child);
+    let init = mcpr(
+        dir.path(),
+        &[
+            "init",
+            "--url",
+            &url,
+            "--header",
+            "Authorization: Bearer s3cret",
+            "-o",
+            "http.mcpr",
+        ],
+    );
+    assert_eq!(init.status.code(), Some(0), "{}", output_text(&init));
+    assert!(String::from_utf8_lossy(&init.stderr).contains("note: the Authorization header is read from ${MCPR_HEADER_AUTHORIZATION}; set it before `mcpr run`"));
+    let text = std::fs::read_to_string(dir.path().join("http.mcpr")).unwrap();
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(text.contains(&format!("MCP URL: {url}\n")), "{text}");
+    let run = common::mcpr_in(dir.path())
+        .args(["run", "--no-history", "http.mcpr"])
+        .env("MCPR_HEADER_AUTHORIZATION", "Bearer s3cret")
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(run.status.code(), Some(0), "{}\n{text}", output_text(&run));
+}
+
+/// The URL the reference server prints on stderr in `--http` mode.
+fn read_url(child: &mut std::process::Child) -> String {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    loop {
+        let line = lines.next().expect("the server prints its URL").unwrap();
+        if let Some(i) = line.find("http://") {
+            let url = line[i..].split_whitespace().next().unwrap().to_string();
+            std::thread::spawn(move || for _ in lines {});
+            return url;
+        }
+    }
 }

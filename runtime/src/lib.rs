@@ -17,6 +17,7 @@ pub mod client;
 pub mod data;
 pub mod error;
 pub mod exec;
+pub mod init;
 pub mod lint;
 pub mod parity;
 pub mod protocol;

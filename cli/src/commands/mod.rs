@@ -5,6 +5,7 @@ pub mod check;
 pub mod compile;
 pub mod convert;
 pub mod explain;
+pub mod init;
 pub mod lint;
 pub mod parity;
 pub mod run;
