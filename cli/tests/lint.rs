@@ -78,6 +78,13 @@ fn lint_reports_one_finding_per_rule_in_three_formats() {
     let every: Vec<String> = (1..=30).map(|n| format!("MCP{n:03}")).collect();
     assert_eq!(codes, every, "each rule exactly once:\n{text}");
     insta::assert_snapshot!("lint_defects_human", text);
+    // The two rule pages whose examples abbreviate a long text show this server's lines.
+    for code in ["MCP006", "MCP010"] {
+        let page = mcpr_runtime::lint::explain(code).unwrap();
+        let start = page.find("```text\n").unwrap() + 8;
+        let shown = &page[start..start + page[start..].find("```").unwrap()];
+        assert!(text.contains(shown), "{code} page shows {shown:?}");
+    }
     let json = against(dir.path(), &["lint", "--format", "json"], "defects");
     assert_eq!(json.status.code(), Some(1));
     insta::assert_snapshot!("lint_defects_json", stdout(&json));
