@@ -68,6 +68,8 @@ pub struct Starter {
     pub server: String,
     /// The protocol version the sessions spoke.
     pub protocol: String,
+    /// True when it was pinned (`--protocol`) rather than negotiated.
+    pub pinned: bool,
     /// The tests, tools first (by name), then resources (by URI), then prompts (by name).
     pub checks: Vec<Check>,
     /// The resource templates (not read: their variables need real values).
@@ -172,6 +174,7 @@ pub async fn observe(opts: &AdhocOptions, s: Surface) -> Result<Starter, Error> 
     Ok(Starter {
         server: s.server,
         protocol,
+        pinned: opts.protocol.is_some(),
         checks,
         templates,
         left_out,

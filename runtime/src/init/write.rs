@@ -114,6 +114,12 @@ pub fn suite(starter: &Starter, server: &Server, timeout: Duration) -> Written {
         starter.protocol
     ));
     out.push_str(HEADER);
+    if starter.pinned {
+        out.push_str(&format!(
+            "# The protocol was pinned: run it with `mcpr run --protocol {}`.\n",
+            starter.protocol
+        ));
+    }
     out.push_str(&format!(
         "Suite: {}\n",
         quoted(&suite_name(&starter.server))
@@ -260,6 +266,7 @@ mod tests {
         Starter {
             server: "demo \"srv\"".into(),
             protocol: "2025-11-25".into(),
+            pinned: true,
             checks: vec![
                 check(
                     Action::Tool,
@@ -308,6 +315,9 @@ mod tests {
             Duration::from_secs(30),
         );
         assert!(w.env.is_empty());
+        assert!(w.text.contains(
+            "\n# The protocol was pinned: run it with `mcpr run --protocol 2025-11-25`.\n"
+        ));
         assert!(
             w.text
                 .contains("\nServer: node \"my server.js\" --flag\nDefault timeout: 30 seconds\n"),
