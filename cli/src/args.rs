@@ -33,6 +33,14 @@ pub enum Command {
     Schema,
     /// Convert a suite between `.mcpr`, YAML and JSON (canonical, deterministic output).
     Convert(ConvertArgs),
+    /// Check a server's tools, resources and prompts against the lint rules (MCP001…).
+    Lint(LintArgs),
+    /// Write a server's tools, resources, templates and prompts to a snapshot file.
+    Snapshot(SnapshotArgs),
+    /// Compare a server with a snapshot file and classify every change.
+    Diff(DiffArgs),
+    /// Write a starter `.mcpr` suite from a live server (calls every tool once).
+    Init(InitArgs),
 }
 
 /// Output format of `convert`.
@@ -295,4 +303,88 @@ pub struct ParityArgs {
     /// Colour on the terminal.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+}
+
+/// Level of a lint finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LevelArg {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Every finding.
+    Info,
+}
+
+/// Output format of `lint` and `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// One line per finding or change, then a summary (as mcptest prints it).
+    Human,
+    /// One JSON document (see docs/lint.md).
+    Json,
+    /// GitHub Actions annotations.
+    Github,
+}
+
+/// `mcpr lint`: exit 0 clean, 1 a finding at `--fail-on` or worse, 2 usage, 3 the server
+/// failed (or wrote to stdout what is not protocol).
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Fail on findings at this level or worse.
+    #[arg(long, value_enum, default_value_t = LevelArg::Error)]
+    pub fail_on: LevelArg,
+    /// Rule codes to skip, comma-separated (`MCP005,MCP015`; repeatable).
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// List every rule and exit.
+    #[arg(long)]
+    pub rules: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+/// `mcpr snapshot -o FILE`: exit 0 written, 2 usage, 3 the server failed.
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    /// The snapshot file to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+/// `mcpr diff FILE`: exit 0 no breaking change, 1 a breaking change (any change with
+/// `--strict`), 2 usage, 3 the server failed.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The snapshot file (`mcpr snapshot`, or `{"tools": [...]}` as `mcpr tools` prints it).
+    pub snapshot: PathBuf,
+    /// Fail on every change, compatible ones too.
+    #[arg(long, conflicts_with = "allow_breaking")]
+    pub strict: bool,
+    /// Report breaking changes as warnings instead of failing.
+    #[arg(long)]
+    pub allow_breaking: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+/// `mcpr init`: exit 0 written, 2 usage (the file exists), 3 the server failed.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The suite to write [default: standard output].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub target: AdhocTarget,
 }

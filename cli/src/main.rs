@@ -27,6 +27,10 @@ fn main() -> ExitCode {
         args::Command::Parity(a) => commands::parity::parity(a),
         args::Command::Schema => commands::schema::run(),
         args::Command::Convert(a) => commands::convert::run(a),
+        args::Command::Lint(a) => commands::lint::run(a),
+        args::Command::Snapshot(a) => commands::snapshot::snapshot(a),
+        args::Command::Diff(a) => commands::snapshot::diff(a),
+        args::Command::Init(a) => commands::init::run(a),
     };
     ExitCode::from(code)
 }

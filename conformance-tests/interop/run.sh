@@ -12,3 +12,5 @@ export MCPR_INTEROP_DIR=${1:-${MCPR_INTEROP_DIR:-${TMPDIR:-/tmp}/mcpr-interop}}
 "$here/install.sh" "$MCPR_INTEROP_DIR"
 cd "$root"
 cargo test -p mcpr-runtime --test interop -- --ignored --test-threads=1
+# mcpr lint / snapshot / diff / init against the same servers (cli/tests/lint_interop.rs).
+cargo test -p mcpr --test lint_interop -- --ignored --test-threads=1

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::client::{CallOptions, Client};
+use crate::client::{CallOptions, Client, Target};
 use crate::error::{Error, ErrorKind};
 use crate::session::{ProtocolChoice, SessionConfig};
 use crate::transport::http::HttpConfig;
@@ -61,23 +61,31 @@ impl AdhocOptions {
         o
     }
 
-    async fn connect(&self) -> Result<Client, Error> {
-        let (stdio, config) = self.configs();
+    /// Starts (or reaches) the server and runs the handshake.
+    pub async fn connect(&self) -> Result<Client, Error> {
+        Client::connect_to(self.target(), self.session_config()).await
+    }
+
+    /// Where the server is: the Streamable HTTP `url` with its headers, else the command.
+    pub fn target(&self) -> Target {
         match &self.url {
             Some(url) => {
                 let mut http = HttpConfig::new(url.clone());
                 http.headers = self.headers.clone();
-                Client::connect_http(http, config).await
+                Target::Http(http)
             }
-            None => Client::connect(stdio, config).await,
+            None => {
+                let mut stdio = StdioConfig::new(self.command.clone(), self.args.clone());
+                stdio.cwd = self.cwd.clone();
+                stdio.env = self.env.clone();
+                Target::Stdio(stdio)
+            }
         }
     }
 
-    fn configs(&self) -> (StdioConfig, SessionConfig) {
-        let mut stdio = StdioConfig::new(self.command.clone(), self.args.clone());
-        stdio.cwd = self.cwd.clone();
-        stdio.env = self.env.clone();
-        let config = SessionConfig {
+    /// The session settings: the deadline for the handshake and each request, the protocol.
+    pub fn session_config(&self) -> SessionConfig {
+        SessionConfig {
             request_timeout: self.timeout,
             connect_timeout: self.timeout,
             protocol: match &self.protocol {
@@ -85,8 +93,7 @@ impl AdhocOptions {
                 None => ProtocolChoice::Auto,
             },
             ..SessionConfig::default()
-        };
-        (stdio, config)
+        }
     }
 }
 

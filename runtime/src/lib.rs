@@ -21,6 +21,8 @@ pub mod data;
 pub mod error;
 pub mod exec;
 pub mod files;
+pub mod init;
+pub mod lint;
 pub mod parity;
 pub mod protocol;
 pub mod redact;
@@ -31,6 +33,8 @@ pub mod session;
 pub mod snapshot;
 pub mod state;
 pub mod suites;
+pub mod surface;
+pub mod toolsnap;
 pub mod transcript;
 pub mod transport;
 

@@ -13,7 +13,8 @@ const TOOL_ERROR: u8 = 1;
 /// Exit code: the server or the transport failed.
 const SERVER_FAILURE: u8 = 3;
 
-fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
+/// The ad-hoc options of a target (`--url`, `--header`, `--protocol`, `--timeout`, `-- CMD`).
+pub(crate) fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
     let mut opts = match (&target.url, target.command.split_first()) {
         (Some(url), None) => AdhocOptions::http(url.clone()),
         (None, Some((cmd, args))) => AdhocOptions::new(cmd.clone(), args.iter().cloned()),
@@ -42,7 +43,8 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("the async runtime starts")
 }
 
-fn failure(err: &mcpr_runtime::error::Error) -> u8 {
+/// Prints a failure and returns its exit code (usage, else server failure).
+pub(crate) fn failure(err: &mcpr_runtime::error::Error) -> u8 {
     eprintln!("error: {err}");
     if matches!(err.kind, ErrorKind::Usage(_)) {
         output::USAGE

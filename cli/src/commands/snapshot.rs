@@ -1,0 +1,94 @@
+//! `mcpr snapshot -o FILE [-- CMD | --url …]` writes a server's definitions in the
+//! committed snapshot form; `mcpr diff FILE [-- CMD | --url …]` compares the server with it
+//! and classifies every change (docs/lint.md).
+
+use crate::args::{DiffArgs, ReportFormat, SnapshotArgs};
+use crate::commands::adhoc;
+use crate::output;
+use mcpr_runtime::surface::{self, Fetched};
+use mcpr_runtime::toolsnap::{self, diff, render};
+
+/// Exit code: a change that fails under the chosen policy.
+const CHANGED: u8 = 1;
+
+/// Lists the server's definitions; `Err` is the exit code (the problem is printed).
+fn fetch(target: &crate::args::AdhocTarget) -> Result<Fetched, u8> {
+    let opts = adhoc::options(target).map_err(|msg| {
+        eprintln!("error: {msg}");
+        output::USAGE
+    })?;
+    let fetched = match output::block_on_interruptible(surface::fetch(&opts))? {
+        Ok(f) => f,
+        Err(e) => return Err(adhoc::failure(&e)),
+    };
+    if let Some(problem) = fetched.stdout_report() {
+        eprintln!("error: {problem}");
+        return Err(output::SERVER_FAILURE);
+    }
+    Ok(fetched)
+}
+
+/// `mcpr snapshot`.
+pub fn snapshot(args: SnapshotArgs) -> u8 {
+    let fetched = match fetch(&args.target) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let snap = toolsnap::from_surface(&fetched.surface);
+    if let Err(e) = std::fs::write(&args.output, toolsnap::to_text(&snap)) {
+        eprintln!("error: cannot write {}: {e}", args.output.display());
+        return output::USAGE;
+    }
+    let s = &fetched.surface;
+    eprintln!(
+        "wrote {}: {} tools, {} resources, {} resource templates, {} prompts",
+        args.output.display(),
+        s.tools.len(),
+        s.resources.len(),
+        s.resource_templates.len(),
+        s.prompts.len()
+    );
+    output::OK
+}
+
+/// `mcpr diff`.
+pub fn diff(args: DiffArgs) -> u8 {
+    let shown = args.snapshot.display().to_string();
+    let old = match std::fs::read_to_string(&args.snapshot) {
+        Ok(text) => match toolsnap::parse(&text) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("error: {shown}: {e}");
+                return output::USAGE;
+            }
+        },
+        Err(e) => {
+            eprintln!("error: cannot read {shown}: {e} (write it with `mcpr snapshot -o {shown}`)");
+            return output::USAGE;
+        }
+    };
+    let fetched = match fetch(&args.target) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let new = toolsnap::from_surface(&fetched.surface);
+    let changes = diff::diff(&old, &new);
+    let policy = render::Policy {
+        strict: args.strict,
+        allow_breaking: args.allow_breaking,
+    };
+    match args.format {
+        ReportFormat::Human => print!("{}", render::human(&changes, &shown, policy)),
+        ReportFormat::Github => print!("{}", render::github(&changes, &shown, policy)),
+        ReportFormat::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&render::json(&changes, &shown, policy))
+                .unwrap_or_default()
+        ),
+    }
+    if policy.fails(&changes) {
+        CHANGED
+    } else {
+        output::OK
+    }
+}
