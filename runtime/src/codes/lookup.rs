@@ -1,17 +1,21 @@
-//! One lookup over both registries, for `mcpr explain`: compile diagnostics (`MCPLANG###`)
-//! and run-time codes (`MCP-…`, and the first implementation's retired codes).
+//! One lookup over every registry, for `mcpr explain`: compile diagnostics (`MCPLANG###`),
+//! run-time codes (`MCP-…`, and the first implementation's retired codes) and the lint
+//! rules of `mcpr lint` (`MCP001` …).
 
 use mcpr_compiler::diagnostics::Code;
 
 use super::RunCode;
+use crate::lint::{self, Rule};
 
-/// A code of either registry.
+/// A code of any registry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnyCode {
     /// A compile diagnostic.
     Lang(Code),
     /// A run-time code or a retired one.
     Run(RunCode),
+    /// A lint rule.
+    Lint(&'static Rule),
 }
 
 impl AnyCode {
@@ -20,6 +24,7 @@ impl AnyCode {
         match self {
             AnyCode::Lang(c) => c.as_str(),
             AnyCode::Run(c) => c.as_str(),
+            AnyCode::Lint(r) => r.code,
         }
     }
 
@@ -28,14 +33,17 @@ impl AnyCode {
         match self {
             AnyCode::Lang(c) => c.title(),
             AnyCode::Run(c) => c.title(),
+            AnyCode::Lint(r) => r.summary,
         }
     }
 
-    /// The kind of the code: a diagnostic's severity, or a run-time code's class.
+    /// The kind of the code: a diagnostic's severity, a run-time code's class, or a lint
+    /// rule's level.
     pub fn kind(self) -> &'static str {
         match self {
             AnyCode::Lang(c) => c.severity().as_str(),
             AnyCode::Run(c) => c.class().as_str(),
+            AnyCode::Lint(r) => r.level.as_str(),
         }
     }
 
@@ -44,16 +52,18 @@ impl AnyCode {
         match self {
             AnyCode::Lang(c) => c.doc(),
             AnyCode::Run(c) => c.doc(),
+            AnyCode::Lint(r) => lint::explain(r.code).unwrap_or_default(),
         }
     }
 
-    /// Every code of both registries: the `MCPLANG` codes in numeric order, then the
-    /// run-time codes in registry order.
+    /// Every code of every registry: the `MCPLANG` codes in numeric order, the run-time
+    /// codes in registry order, then the lint rules.
     pub fn all() -> Vec<AnyCode> {
         Code::ALL
             .iter()
             .map(|c| AnyCode::Lang(*c))
             .chain(RunCode::ALL.iter().map(|c| AnyCode::Run(*c)))
+            .chain(lint::RULES.iter().map(AnyCode::Lint))
             .collect()
     }
 }
@@ -83,7 +93,7 @@ impl std::fmt::Display for UnknownCode {
         } else {
             write!(
                 f,
-                "`{}` is not a known code: compile diagnostics look like MCPLANG102 (docs/diagnostics/README.md), run-time codes like MCP-TIMEOUT-001 and the first implementation's codes like QA-LANG-001 (docs/errors/README.md); `mcpr explain --list` lists them all",
+                "`{}` is not a known code: compile diagnostics look like MCPLANG102 (docs/diagnostics/README.md), run-time codes like MCP-TIMEOUT-001 and the first implementation's codes like QA-LANG-001 (docs/errors/README.md), lint rules like MCP005 (docs/lint/README.md); `mcpr explain --list` lists them all",
                 self.0
             )
         }
@@ -98,6 +108,9 @@ pub fn lookup(text: &str) -> Result<AnyCode, UnknownCode> {
     let t = text.trim();
     if let Ok(c) = t.to_ascii_uppercase().parse::<Code>() {
         return Ok(AnyCode::Lang(c));
+    }
+    if let Some(rule) = lint::rule_of(t) {
+        return Ok(AnyCode::Lint(rule));
     }
     t.parse::<RunCode>()
         .map(AnyCode::Run)
@@ -120,6 +133,9 @@ mod tests {
             Ok(AnyCode::Run(RunCode::ServerExited))
         );
         assert_eq!(lookup("QA-LANG-001"), Ok(AnyCode::Run(RunCode::QaLang)));
+        let rule = lookup("mcp012").expect("a lint rule");
+        assert_eq!(rule.as_str(), "MCP012");
+        assert!(rule.doc().contains("MCP012"));
     }
 
     #[test]
@@ -131,6 +147,9 @@ mod tests {
             e.to_string()
                 .starts_with("`MCPLANG999` is not a known diagnostic code")
         );
-        assert_eq!(AnyCode::all().len(), Code::ALL.len() + RunCode::ALL.len());
+        assert_eq!(
+            AnyCode::all().len(),
+            Code::ALL.len() + RunCode::ALL.len() + lint::RULES.len()
+        );
     }
 }
