@@ -8,6 +8,7 @@ pub mod diagnostics;
 pub mod fmt;
 pub mod ir;
 pub mod lower;
+pub mod names;
 pub mod profiles;
 pub mod source;
 pub mod syntax;

@@ -1282,7 +1282,7 @@ impl Problem {
             }
             InvalidValue { context, found, valid } => {
                 let suggestion = if valid.len() > 1 {
-                    crate::lower::values::closest(found, valid.iter().map(String::as_str))
+                    crate::names::closest(found, valid.iter().map(String::as_str))
                 } else {
                     None
                 };

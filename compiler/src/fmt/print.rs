@@ -532,7 +532,7 @@ fn test(p: &mut Printer, suite: &Suite, t: &Test) {
         &format!("Test: {}", rest_text(&t.name).unwrap_or_default()),
     );
     if let Some(id) = &t.id
-        && *id != values::slug(&t.name)
+        && *id != crate::names::slug(&t.name)
         && let Some(text) = rest_plain(id)
     {
         p.line(2, &format!("Id: {text}"));

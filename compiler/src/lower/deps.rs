@@ -3,9 +3,9 @@
 //! dependencies, and (pedantic) exports nobody reads.
 
 use super::Lower;
-use super::values::{closest, slug};
 use crate::diagnostics::Problem;
 use crate::ir::{Skip, Test};
+use crate::names::{closest, slug};
 use crate::source::Span;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};

@@ -18,8 +18,8 @@ use crate::ir::{
     Assert, Assertion, JsonAssertions, NativeAction, NativeStep, RequestStep, SourceLocation,
     Status, Step, StepKind, Suite, TaskMode, Test, ToolStep,
 };
+use crate::names::{edit_distance, slug};
 use crate::source::Span;
-use crate::syntax::vocab::edit_distance;
 
 use lex::{LexError, Line, Piece, Word};
 
@@ -282,23 +282,6 @@ fn script_name(path: &str) -> String {
     match base.rsplit_once('.') {
         Some((stem, ext)) if ext.eq_ignore_ascii_case("mcp") && !stem.is_empty() => stem.into(),
         _ => base.into(),
-    }
-}
-
-fn slug(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.to_lowercase().chars() {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let t = out.trim_matches('-');
-    if t.is_empty() {
-        "test".into()
-    } else {
-        t.into()
     }
 }
 

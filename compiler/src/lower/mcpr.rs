@@ -8,13 +8,14 @@ use super::Lower;
 use super::data;
 use super::deps::{self, BuiltTest};
 use super::flows::{self, Flows, Scope};
-use super::values::{self, closest, normalise_path};
+use super::values::{self, normalise_path};
 use crate::diagnostics::Problem;
 use crate::ir::{
     self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, JsonAssertions, JsonType,
     NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Phase, RequestStep, SetStep,
     SnapshotAssertion, SourceLocation, Status, Step, StepKind, Suite, Target, Test, ToolStep,
 };
+use crate::names::closest;
 use crate::source::Span;
 use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
 use serde_json::{Map, Value, json};
@@ -896,7 +897,7 @@ fn test(
 
     let (id, id_span, explicit) = match &explicit_id {
         Some(id) => (id.value.clone(), id.span, true),
-        None => (values::slug(&name.value), name.span, false),
+        None => (crate::names::slug(&name.value), name.span, false),
     };
     t.id = Some(id);
     if t.for_each.is_some() && t.logical_name.is_none() {

@@ -21,10 +21,11 @@ pub mod tree;
 
 use super::Lower;
 use super::deps::{self, BuiltTest};
-use super::values::{self, closest};
+use super::values;
 use crate::diagnostics::problem::AliasKind;
 use crate::diagnostics::{Diagnostic, Problem};
 use crate::ir::{ForEach, Suite};
+use crate::names::closest;
 use crate::source::Span;
 use schema::locate;
 use std::collections::HashMap;

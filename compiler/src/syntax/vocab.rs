@@ -135,22 +135,6 @@ pub const DATA_PHRASES: &[(&str, &str)] = &[
     ("cache this source", "Cache this source"),
 ];
 
-/// Levenshtein distance over characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
 /// The usage of the form whose opening keywords are closest to the start of
 /// `line`, if it is close enough to be a plausible typo.
 pub fn suggest(
@@ -168,7 +152,7 @@ pub fn suggest(
             continue;
         }
         let candidate = words.iter().take(n).copied().collect::<Vec<_>>().join(" ");
-        let d = edit_distance(&candidate, phrase);
+        let d = crate::names::edit_distance(&candidate, phrase);
         let limit = (phrase.len() / 3).max(1);
         if d <= limit && best.is_none_or(|(bd, bn, _)| d < bd || (d == bd && n > bn)) {
             best = Some((d, n, usage));

@@ -9,7 +9,7 @@
 use super::tree::{Kind, Node};
 use crate::diagnostics::Problem;
 use crate::ir::SCHEMA_TEXT;
-use crate::lower::values::closest;
+use crate::names::closest;
 use crate::source::Span;
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{JsonType, ValidationError, Validator};
