@@ -4,6 +4,7 @@
 //! the caller.
 
 pub mod bytes;
+pub mod command_line;
 pub mod diagnostics;
 pub mod fmt;
 pub mod ir;
