@@ -145,6 +145,11 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// A `Client behavior:` block that does not fit the client behaviour settings.
+    BadClientBehavior {
+        /// What is wrong.
+        reason: String,
+    },
     /// `${env}`, `${state.}`, `${row..x}`: a namespace without a name, or an empty segment.
     IncompleteReference {
         /// The reference as written inside `${…}`.
@@ -864,6 +869,12 @@ impl Problem {
                 "invalid extensions settings",
                 format!("The `Extensions:` block does not fit the extensions settings: {reason}."),
                 Some("use `functions`, `permissions` (environment, filesystem-read, network), `allowlist` and `unsafeLegacy`".into()),
+            ),
+            BadClientBehavior { reason } => w(
+                Code::BadClientBehavior,
+                "invalid client behavior settings",
+                format!("The `Client behavior:` block does not fit the client behaviour settings: {reason}."),
+                Some("use `roots` (URIs, or `uri` and `name`), `sampling` (`model`, `text`), `elicitation` (`action`, `content`), `extensions` and `preparedAnswersOnly`".into()),
             ),
             SecondIteration => w(
                 Code::SecondIteration,

@@ -557,7 +557,7 @@ fn unknown_variables(l: &mut Lower<'_>, t: &crate::ir::Test, refs: &[(String, Sp
             crate::ir::StepKind::Set(s) => known.push(values::head(&s.variable)),
             // `prompt` and `save-text` set the variable they name.
             crate::ir::StepKind::Native(n) => {
-                if let Some(v) = &n.variable {
+                if let Some(v) = n.variable() {
                     known.push(v);
                 }
             }
