@@ -4,10 +4,12 @@
 //! the caller.
 
 pub mod bytes;
+pub mod command_line;
 pub mod diagnostics;
 pub mod fmt;
 pub mod ir;
 pub mod lower;
+pub mod names;
 pub mod profiles;
 pub mod source;
 pub mod syntax;

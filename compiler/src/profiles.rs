@@ -2,7 +2,7 @@
 //! NAME` finds the server a legacy script names none of.
 //!
 //! The file is a YAML mapping `profiles: {NAME: {command | url, disabled?}}`: `command` is a
-//! command line (split on spaces, `"…"` groups words) started over stdio, `url` a Streamable
+//! command line (its words as [`crate::command_line`] splits them) started over stdio, `url` a Streamable
 //! HTTP endpoint (legacy HTTP+SSE when it ends in `/sse`), and `disabled: true` refuses the
 //! profile. Other members are ignored, so files written by mcp-tester work unchanged.
 

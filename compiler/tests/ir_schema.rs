@@ -9,13 +9,15 @@ use std::collections::BTreeSet;
 
 use jsonschema::Validator;
 use mcpr_compiler::ir::{
-    Aggregate, Assert, Assertion, Budget, Column, ColumnType, DataSource, Defaults,
-    ErrorExpectation, Export, Extensions, FlowFrame, ForEach, ForEachFile, ForEachRows,
-    ForEachSource, FormatVersion, HttpTarget, IR_VERSION, JoinKind, JsonAssertions, JsonType,
-    NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Permission, Phase, Provider,
-    RequestStep, Requirements, SCHEMA_ID, Sample, SampleEvery, SampleFirst, SampleLast,
-    SampleRandom, SetStep, Skip, SnapshotAssertion, Snapshots, SourceLocation, Status, StdioTarget,
-    Step, StepKind, Suite, Target, TaskMode, Test, ToolStep, WhereCondition, WhereOperators,
+    self, Aggregate, Assert, Assertion, Budget, ClientBehavior, Column, ColumnType, DataSource,
+    Defaults, ElicitationAnswer, ErrorExpectation, Export, Extensions, FlowFrame, ForEach,
+    ForEachFile, ForEachRows, ForEachSource, FormatVersion, HttpTarget, IR_VERSION, JoinKind,
+    JsonAssertions, JsonType, NamedRoot, NativeAction, NativeStep, OAuth, OAuthSettings,
+    OrderedMap, Permission, Phase, Provider, RequestStep, Requirements, Root, SCHEMA_ID, Sample,
+    SampleEvery, SampleFirst, SampleLast, SampleRandom, SamplingAnswer, ScriptedElicitation,
+    ScriptedSampling, SetStep, Skip, SnapshotAssertion, Snapshots, SourceLocation, Status,
+    StdioTarget, Step, StepKind, Suite, Target, TaskMode, Test, ToolStep, WhereCondition,
+    WhereOperators,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -1153,26 +1155,96 @@ fn full_frame() -> FlowFrame {
     }
 }
 
-fn full_native() -> NativeStep {
-    NativeStep {
-        action: NativeAction::Request,
+/// One native step of each action, every member it has set.
+fn full_natives() -> Vec<NativeStep> {
+    let all = NativeStep::Request(ir::RequestAction {
         method: Some("tools/call".into()),
         params: Some(json!({"name": "t"})),
-        uri: Some("u://x".into()),
-        level: Some("debug".into()),
-        field: Some("tools".into()),
-        task_id: Some("t1".into()),
-        behavior: Some(Map::from_iter([
-            ("roots".to_owned(), json!([])),
-            ("sampling".to_owned(), json!({})),
-            ("elicitation".to_owned(), json!({})),
-        ])),
         progress: Some(true),
         cancel_after_ms: Some(5),
         timeout_ms: Some(5),
-        message: Some("m".into()),
-        variable: Some("v".into()),
-        status: Some("completed".into()),
+    });
+    let mut natives = vec![all];
+    for action in [
+        NativeAction::AwaitNotification,
+        NativeAction::Subscribe,
+        NativeAction::Unsubscribe,
+        NativeAction::SetLogLevel,
+        NativeAction::ListAll,
+        NativeAction::TaskGet,
+        NativeAction::TaskList,
+        NativeAction::TaskCancel,
+        NativeAction::ConfigureClient,
+        NativeAction::Echo,
+        NativeAction::Prompt,
+        NativeAction::QueueAnswer,
+        NativeAction::Check,
+        NativeAction::SaveText,
+        NativeAction::TaskWait,
+        NativeAction::SkillsList,
+        NativeAction::SkillsVerify,
+        NativeAction::AppsVerify,
+    ] {
+        // Every member the action has, filled in through its JSON form.
+        let mut doc = serde_json::to_value(NativeStep::new(action)).unwrap();
+        for (member, value) in [
+            ("method", json!("notifications/x")),
+            ("params", json!({"uri": "u://x"})),
+            ("uri", json!("u://x")),
+            ("level", json!("debug")),
+            ("field", json!("tools")),
+            ("taskId", json!("t1")),
+            ("behavior", serde_json::to_value(full_behavior()).unwrap()),
+            ("timeoutMs", json!(5)),
+            ("message", json!("m")),
+            ("variable", json!("v")),
+            ("status", json!("completed")),
+        ] {
+            let mut probe = doc.clone();
+            probe[member] = value;
+            if serde_json::from_value::<NativeStep>(probe.clone()).is_ok() {
+                doc = probe;
+            }
+        }
+        let native: NativeStep = serde_json::from_value(doc).unwrap();
+        assert_eq!(native.action(), action);
+        natives.push(native);
+    }
+    natives
+}
+
+fn full_behavior() -> ClientBehavior {
+    ClientBehavior {
+        prepared_answers_only: Some(true),
+        extensions: Some(Map::from_iter([("x".to_owned(), json!({}))])),
+        roots: Some(vec![
+            Root::Uri("file:///a".into()),
+            Root::Named(full_root()),
+        ]),
+        sampling: Some(SamplingAnswer::Scripted(full_sampling())),
+        elicitation: Some(ElicitationAnswer::Scripted(full_elicitation())),
+    }
+}
+
+fn full_root() -> NamedRoot {
+    NamedRoot {
+        uri: "file:///w".into(),
+        name: Some("W".into()),
+    }
+}
+
+fn full_sampling() -> ScriptedSampling {
+    ScriptedSampling {
+        model: Some("m".into()),
+        text: Some("t".into()),
+        response: Some("r".into()),
+    }
+}
+
+fn full_elicitation() -> ScriptedElicitation {
+    ScriptedElicitation {
+        action: Some("decline".into()),
+        content: Some(json!({"ok": true})),
     }
 }
 
@@ -1317,7 +1389,7 @@ fn full_suite() -> Suite {
         budgets: Some(vec![full_budget()]),
         redact: Some(vec!["secret".into()]),
         snapshots: Some(full_snapshots()),
-        client: Some(Map::new()),
+        client: Some(ClientBehavior::default()),
         tests: vec![full_test()],
         extensions: Some(full_extensions()),
         data_sources: Some(OrderedMap::from_iter([("s", full_source(true, false))])),
@@ -1413,6 +1485,10 @@ fn object_schemas(node: &Value, pointer: String, found: &mut BTreeSet<String>) {
                 found.insert(pointer.clone());
             }
             for (key, child) in map {
+                // The condition of an `if`/`then` only names the member it tests.
+                if key == "if" {
+                    continue;
+                }
                 // The entries of a `properties` map are subschemas; their names are data.
                 let escaped = key.replace('~', "~0").replace('/', "~1");
                 object_schemas(child, format!("{pointer}/{escaped}"), found);
@@ -1479,7 +1555,7 @@ fn schema_properties_and_type_members_are_the_same() {
             full_step(StepKind::Tool(full_tool())),
             full_step(StepKind::Request(full_request())),
             full_step(StepKind::Set(full_set())),
-            full_step(StepKind::native(full_native())),
+            full_step(StepKind::native(full_natives().remove(0))),
         ],
     );
     check_in_step(c, "/$defs/step/properties/tool", &[full_tool()]);
@@ -1490,7 +1566,17 @@ fn schema_properties_and_type_members_are_the_same() {
         "/$defs/step/properties/export/additionalProperties",
         &[full_export()],
     );
-    check_in_step(c, "/$defs/native", &[full_native()]);
+    check_in_step(c, "/$defs/native", &full_natives());
+    // Each action's own members: the `then` of its condition.
+    for (i, native) in full_natives().into_iter().enumerate() {
+        let condition = schema()["$defs"]["native"]["allOf"][i]["if"].clone();
+        assert_eq!(
+            condition["properties"]["action"]["const"],
+            serde_json::to_value(native.action()).unwrap(),
+            "the conditions follow the order of the actions"
+        );
+        check_in_step(c, &format!("/$defs/native/allOf/{i}/then"), &[native]);
+    }
     check_in_step(c, "/$defs/assert", &[full_assert()]);
     check_in_step(c, "/$defs/assert/properties/error", &[full_error()]);
     check_in_step(c, "/$defs/assertion", &[full_assertion()]);
@@ -1532,15 +1618,17 @@ fn schema_properties_and_type_members_are_the_same() {
             seed: Some(0),
         })],
     );
-    // Free-form objects: the schema names the members the runner reads, the type keeps any.
+    check_in_step(c, "/$defs/clientBehavior", &[full_behavior()]);
+    check_in_step(c, "/$defs/root/oneOf/1", &[full_root()]);
     check_in_step(
         c,
-        "/$defs/clientBehavior",
-        &[Map::from_iter([
-            ("roots".to_owned(), json!([{"uri": "file:///w"}])),
-            ("sampling".to_owned(), json!({"model": "m", "text": "t"})),
-            ("elicitation".to_owned(), json!({"action": "decline"})),
-        ])],
+        "/$defs/clientBehavior/properties/sampling/oneOf/1",
+        &[full_sampling()],
+    );
+    check_in_step(
+        c,
+        "/$defs/clientBehavior/properties/elicitation/oneOf/1",
+        &[full_elicitation()],
     );
 
     let mut all = BTreeSet::new();
@@ -1597,4 +1685,54 @@ fn a_suite_without_target_round_trips() {
     doc.as_object_mut().unwrap().shift_remove("target");
     let suite = round_trip(&doc);
     assert!(suite.target.is_none());
+}
+
+/// What the runner would ignore is an error for both the schema and the types: a member a
+/// native action does not use, a client member it does not read, a root without a text `uri`.
+#[test]
+fn members_the_runner_would_ignore_are_rejected_by_both() {
+    type Edit = fn(&mut Value);
+    let cases: [(&str, Edit, &str); 5] = [
+        (
+            "a level on subscribe",
+            |d| d["tests"][1]["steps"][0]["native"]["level"] = json!("debug"),
+            "/tests/1/steps/0/native",
+        ),
+        (
+            "a uri on task-get",
+            |d| d["tests"][1]["steps"][5]["native"]["uri"] = json!("u://x"),
+            "/tests/1/steps/5/native",
+        ),
+        (
+            "an unknown client member",
+            |d| d["client"] = json!({"rots": []}),
+            "/client",
+        ),
+        (
+            "a root without uri",
+            |d| d["client"] = json!({"roots": [{"name": "W"}]}),
+            "/client/roots/0",
+        ),
+        (
+            "a sampling answer that is a number",
+            |d| {
+                d["tests"][1]["steps"][8]["native"]["behavior"] = json!({"sampling": 5});
+            },
+            "/tests/1/steps/8/native/behavior/sampling",
+        ),
+    ];
+    for (what, edit, path) in cases {
+        let mut doc = plain_suite();
+        assert!(serde_json::from_value::<Suite>(doc.clone()).is_ok());
+        edit(&mut doc);
+        assert_eq!(
+            error_paths(&validator(), &doc),
+            vec![path.to_owned()],
+            "{what}"
+        );
+        assert!(
+            serde_json::from_value::<Suite>(doc).is_err(),
+            "{what}: the types accept it"
+        );
+    }
 }

@@ -146,39 +146,6 @@ async fn resolve_target(
     Ok(())
 }
 
-/// Splits a command line into words: whitespace separates, single and double quotes group
-/// (no other shell syntax; the command is never run through a shell).
-pub fn split_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut any = false;
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => cur.push(c),
-            (None, '"' | '\'') => {
-                quote = Some(c);
-                any = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if any {
-                    words.push(std::mem::take(&mut cur));
-                    any = false;
-                }
-            }
-            (None, c) => {
-                cur.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        words.push(cur);
-    }
-    words
-}
-
 /// Runs one token command (no shell; stdin closed; stdout is the token, trimmed) within
 /// `timeout`. The token is never part of an error message.
 pub async fn run_token_command(
@@ -186,18 +153,19 @@ pub async fn run_token_command(
     target: &str,
     timeout: Duration,
 ) -> Result<String, Error> {
-    let words = split_words(command);
-    let Some((program, args)) = words.split_first() else {
-        return Err(Error::new(ErrorKind::TokenCommandEmpty {
-            target: target.into(),
-        }));
-    };
     let fail = |reason: String| {
         Error::new(ErrorKind::TokenCommand {
             command: command.into(),
             target: target.into(),
             reason,
         })
+    };
+    // The words of the command, by the one command-line rule (`Server:`, `--server`).
+    let words = mcpr_compiler::command_line::split(command).map_err(|e| fail(e.to_string()))?;
+    let Some((program, args)) = words.split_first() else {
+        return Err(Error::new(ErrorKind::TokenCommandEmpty {
+            target: target.into(),
+        }));
     };
     let mut child = tokio::process::Command::new(program)
         .args(args)
@@ -289,16 +257,6 @@ pub async fn run_token_command(
 mod tests {
     use super::*;
 
-    #[test]
-    fn words() {
-        assert_eq!(
-            split_words(r#"sh -c 'printf "%s" tok'  "a b" c"#),
-            vec!["sh", "-c", r#"printf "%s" tok"#, "a b", "c"]
-        );
-        assert!(split_words("   ").is_empty());
-        assert_eq!(split_words("''"), vec![""]);
-    }
-
     #[tokio::test]
     async fn token_commands() {
         let t = run_token_command("printf '  tok-123\\n'", "u", TOKEN_TIMEOUT).await;
@@ -324,6 +282,11 @@ mod tests {
             .await
             .unwrap_err();
         assert!(e.to_string().contains("more than one word"), "{e}");
+        let e = run_token_command("printf 'tok", "u", TOKEN_TIMEOUT)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "MCP-AUTH-002");
+        assert!(e.to_string().contains("never closed"), "{e}");
         let e = run_token_command("/nonexistent/tokencmd", "u", TOKEN_TIMEOUT)
             .await
             .unwrap_err();

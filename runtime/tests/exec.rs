@@ -328,12 +328,8 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
              "assert": {"json": [{"path": "$.content[0].text", "equals": "sampled: from the suite"}]}},
         ]
     }]));
-    s.client = Some(
-        json!({"sampling": {"text": "from the suite"}})
-            .as_object()
-            .cloned()
-            .unwrap(),
-    );
+    s.client =
+        Some(serde_json::from_value(json!({"sampling": {"text": "from the suite"}})).unwrap());
     let input = TestInput {
         target: s.target.clone().expect("a target"),
         deps: serde_json::Map::new(),

@@ -134,6 +134,7 @@ registry! {
     BadStepSettings = 420, Error, "Invalid step in a Run step block", "";
     BadExtensions = 421, Error, "Invalid Extensions settings", "";
     IncompleteReference = 422, Error, "Reference without a name", "";
+    BadClientBehavior = 423, Error, "Invalid Client behavior settings", "";
     // 5xx: data sources
     UnknownDataSource = 501, Error, "Unknown data source", "QA-DATA-001";
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";

@@ -145,6 +145,11 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// A `Client behavior:` block that does not fit the client behaviour settings.
+    BadClientBehavior {
+        /// What is wrong.
+        reason: String,
+    },
     /// `${env}`, `${state.}`, `${row..x}`: a namespace without a name, or an empty segment.
     IncompleteReference {
         /// The reference as written inside `${…}`.
@@ -865,6 +870,12 @@ impl Problem {
                 format!("The `Extensions:` block does not fit the extensions settings: {reason}."),
                 Some("use `functions`, `permissions` (environment, filesystem-read, network), `allowlist` and `unsafeLegacy`".into()),
             ),
+            BadClientBehavior { reason } => w(
+                Code::BadClientBehavior,
+                "invalid client behavior settings",
+                format!("The `Client behavior:` block does not fit the client behaviour settings: {reason}."),
+                Some("use `roots` (URIs, or `uri` and `name`), `sampling` (`model`, `text`), `elicitation` (`action`, `content`), `extensions` and `preparedAnswersOnly`".into()),
+            ),
             SecondIteration => w(
                 Code::SecondIteration,
                 "second data iteration",
@@ -1282,7 +1293,7 @@ impl Problem {
             }
             InvalidValue { context, found, valid } => {
                 let suggestion = if valid.len() > 1 {
-                    crate::lower::values::closest(found, valid.iter().map(String::as_str))
+                    crate::names::closest(found, valid.iter().map(String::as_str))
                 } else {
                     None
                 };

@@ -149,7 +149,7 @@ pub fn canonical(suite: &Suite) -> Suite {
     }
     for t in &mut s.tests {
         if t.id.is_none() {
-            t.id = Some(crate::lower::values::slug(&t.name));
+            t.id = Some(crate::names::slug(&t.name));
         }
         if t.logical_name.as_ref() == Some(&t.name) && t.for_each.is_none() {
             t.logical_name = None;

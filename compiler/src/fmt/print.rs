@@ -18,9 +18,10 @@
 
 use super::emit;
 use crate::ir::{
-    Aggregate, Assert, Assertion, DataSource, ErrorExpectation, Export, ForEach, HttpTarget,
-    JsonAssertions, JsonType, NativeAction, NativeStep, OAuth, OrderedMap, Phase, RequestStep,
-    SetStep, Skip, Status, StdioTarget, Step, StepKind, Suite, Target, Test, ToolStep,
+    Aggregate, Assert, Assertion, ClientBehavior, DataSource, ElicitationAnswer, ErrorExpectation,
+    Export, ForEach, HttpTarget, JsonAssertions, JsonType, NativeAction, NativeStep, OAuth,
+    OrderedMap, Phase, RequestStep, SamplingAnswer, ScriptedSampling, SetStep, Skip, Status,
+    StdioTarget, Step, StepKind, Suite, Target, Test, ToolStep,
 };
 use crate::lower::values;
 use crate::syntax::token::{Tok, lex_line};
@@ -296,9 +297,11 @@ fn settings(p: &mut Printer, suite: &Suite) {
             p.line(0, &format!("Ignore snapshot paths: {items}"));
         }
     }
-    if let Some(client) = suite.client.as_ref().filter(|c| !c.is_empty()) {
+    if let Some(client) = suite.client.as_ref().filter(|c| !c.is_empty())
+        && let Ok(Value::Object(m)) = serde_json::to_value(client)
+    {
         p.line(0, "Client behavior:");
-        p.block(0, client);
+        p.block(0, &m);
     }
     if let Some(ext) = &suite.extensions {
         let only_functions = ext.permissions.is_none()
@@ -532,7 +535,7 @@ fn test(p: &mut Printer, suite: &Suite, t: &Test) {
         &format!("Test: {}", rest_text(&t.name).unwrap_or_default()),
     );
     if let Some(id) = &t.id
-        && *id != values::slug(&t.name)
+        && *id != crate::names::slug(&t.name)
         && let Some(text) = rest_plain(id)
     {
         p.line(2, &format!("Id: {text}"));
@@ -918,31 +921,18 @@ fn name_and_arguments(params: Option<&Value>) -> Option<(&str, Option<&Map<Strin
 type Head<'a> = (String, Option<&'a Map<String, Value>>, Option<bool>);
 
 fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -> Option<Head<'a>> {
-    let bare = NativeStep::new(n.action);
-    // Settings each phrase writes; anything else set means the phrase does not fit.
-    let only = |allowed: &dyn Fn(&mut NativeStep)| -> bool {
-        let mut probe = n.clone();
-        allowed(&mut probe);
-        probe == bare
-    };
-    // `Wait up to` sets a native action's own deadline; it is printed with the modifiers.
-    match n.action {
-        NativeAction::Request => {
-            let (tool, args) = name_and_arguments(n.params.as_ref())?;
-            if n.method.as_deref() != Some("tools/call")
-                || n.progress != Some(true)
+    // A phrase fits when the action has exactly the members the phrase writes. `Wait up to`
+    // sets a native action's own deadline; it is printed with the modifiers.
+    match n {
+        NativeStep::Request(r) => {
+            let (tool, args) = name_and_arguments(r.params.as_ref())?;
+            if r.method.as_deref() != Some("tools/call")
+                || r.progress != Some(true)
                 || name != format!("{} with progress", named("Call tool", tool))
-                || !only(&|p| {
-                    p.method = None;
-                    p.params = None;
-                    p.progress = None;
-                    p.cancel_after_ms = None;
-                    p.timeout_ms = None;
-                })
             {
                 return None;
             }
-            let cancel = match n.cancel_after_ms {
+            let cancel = match r.cancel_after_ms {
                 Some(ms) => format!(" and cancel after {}", duration(ms)?),
                 None => String::new(),
             };
@@ -952,37 +942,27 @@ fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -> Option<He
                 None,
             ))
         }
-        NativeAction::AwaitNotification => {
-            let method = n.method.as_deref()?;
-            if name != named("Wait for notification", method)
-                || !only(&|p| {
-                    p.method = None;
-                    p.timeout_ms = None;
-                })
-            {
+        NativeStep::AwaitNotification(a) => {
+            let method = a.method.as_deref()?;
+            if name != named("Wait for notification", method) || a.params.is_some() {
                 return None;
             }
-            let within = duration(n.timeout_ms?)?;
+            let within = duration(a.timeout_ms?)?;
             Some((
                 format!("Wait for notification {} within {within}", qname(method)?),
                 None,
                 cleanup,
             ))
         }
-        NativeAction::Subscribe | NativeAction::Unsubscribe => {
-            let uri = n.uri.as_deref()?;
-            let sub = n.action == NativeAction::Subscribe;
+        NativeStep::Subscribe(r) | NativeStep::Unsubscribe(r) => {
+            let uri = r.uri.as_deref()?;
+            let sub = matches!(n, NativeStep::Subscribe(_));
             let verb = if sub {
                 "Subscribe to"
             } else {
                 "Unsubscribe from"
             };
-            if name != named(verb, uri)
-                || !only(&|p| {
-                    p.uri = None;
-                    p.timeout_ms = None;
-                })
-            {
+            if name != named(verb, uri) {
                 return None;
             }
             Some((
@@ -991,14 +971,9 @@ fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -> Option<He
                 if sub { None } else { cleanup },
             ))
         }
-        NativeAction::SetLogLevel => {
-            let level = n.level.as_deref()?;
-            if name != format!("Set log level to {level}")
-                || !only(&|p| {
-                    p.level = None;
-                    p.timeout_ms = None;
-                })
-            {
+        NativeStep::SetLogLevel(l) => {
+            let level = l.level.as_deref()?;
+            if name != format!("Set log level to {level}") {
                 return None;
             }
             Some((
@@ -1007,112 +982,103 @@ fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -> Option<He
                 None,
             ))
         }
-        NativeAction::ListAll => {
-            let what = match (n.method.as_deref()?, n.field.as_deref()?) {
+        NativeStep::ListAll(a) => {
+            let what = match (a.method.as_deref()?, a.field.as_deref()?) {
                 ("tools/list", "tools") => "tools",
                 ("resources/list", "resources") => "resources",
                 ("prompts/list", "prompts") => "prompts",
                 ("resources/templates/list", "resourceTemplates") => "resource templates",
                 _ => return None,
             };
-            if name != format!("List all {what}")
-                || !only(&|p| {
-                    p.method = None;
-                    p.field = None;
-                    p.timeout_ms = None;
-                })
-            {
+            if name != format!("List all {what}") || a.params.is_some() {
                 return None;
             }
             Some((format!("List all {what}"), None, None))
         }
-        NativeAction::TaskGet | NativeAction::TaskCancel => {
-            let task = n.task_id.as_deref()?;
-            let verb = if n.action == NativeAction::TaskGet {
+        NativeStep::TaskGet(t) | NativeStep::TaskCancel(t) => {
+            let task = t.task_id.as_deref()?;
+            let verb = if matches!(n, NativeStep::TaskGet(_)) {
                 "Get task"
             } else {
                 "Cancel task"
             };
-            if name != named(verb, task)
-                || !only(&|p| {
-                    p.task_id = None;
-                    p.timeout_ms = None;
-                })
-            {
+            if name != named(verb, task) || t.params.is_some() {
                 return None;
             }
             Some((format!("{verb} {}", qname(task)?), None, None))
         }
-        NativeAction::TaskList => {
-            if name != "List tasks" || !only(&|p| p.timeout_ms = None) {
-                return None;
-            }
-            Some(("List tasks".into(), None, None))
+        NativeStep::TaskList(l) => {
+            (name == "List tasks" && l.params.is_none()).then(|| ("List tasks".into(), None, None))
         }
         // mcpr additions written by legacy `.mcp` scripts: no phrase yet, so they print as
         // `Run step with:`, which carries every setting.
-        NativeAction::Echo
-        | NativeAction::Prompt
-        | NativeAction::QueueAnswer
-        | NativeAction::Check
-        | NativeAction::SaveText
-        | NativeAction::TaskWait
-        | NativeAction::SkillsList
-        | NativeAction::SkillsVerify
-        | NativeAction::AppsVerify => None,
-        NativeAction::ConfigureClient => {
-            let behavior = n.behavior.as_ref()?;
-            if !only(&|p| {
-                p.behavior = None;
-                p.timeout_ms = None;
-            }) || behavior.len() != 1
+        NativeStep::Echo(_)
+        | NativeStep::Prompt(_)
+        | NativeStep::QueueAnswer(_)
+        | NativeStep::Check(_)
+        | NativeStep::SaveText(_)
+        | NativeStep::TaskWait(_)
+        | NativeStep::SkillsList(_)
+        | NativeStep::SkillsVerify(_)
+        | NativeStep::AppsVerify(_) => None,
+        NativeStep::ConfigureClient(c) => client_answer(c.behavior.as_ref()?, name),
+    }
+}
+
+/// The `When the server asks for input` / `When the server requests sampling` phrase of a
+/// `configure-client` behaviour that sets one scripted answer as those phrases write it.
+fn client_answer<'a>(behavior: &'a ClientBehavior, name: &str) -> Option<Head<'a>> {
+    match behavior {
+        ClientBehavior {
+            prepared_answers_only: None,
+            extensions: None,
+            roots: None,
+            sampling: None,
+            elicitation: Some(ElicitationAnswer::Scripted(el)),
+        } => {
+            let action = el.action.as_deref()?;
+            let content = match &el.content {
+                None => None,
+                Some(Value::Object(c)) if !c.is_empty() => Some(c),
+                Some(_) => return None,
+            };
+            if action != action.to_ascii_lowercase()
+                || name != format!("Respond to elicitation with {action}")
             {
                 return None;
             }
-            if let Some(Value::Object(el)) = behavior.get("elicitation") {
-                let Some(Value::String(action)) = el.get("action") else {
-                    return None;
-                };
-                let content = match el.get("content") {
-                    None => None,
-                    Some(Value::Object(c)) if !c.is_empty() => Some(c),
-                    Some(_) => return None,
-                };
-                let keys = 1 + usize::from(content.is_some());
-                if el.len() != keys
-                    || *action != action.to_ascii_lowercase()
-                    || name != format!("Respond to elicitation with {action}")
-                {
-                    return None;
-                }
-                return Some((
-                    format!("When the server asks for input, respond {}", qname(action)?),
-                    content,
-                    None,
-                ));
-            }
-            if let Some(sampling) = behavior.get("sampling") {
-                let Value::Object(s) = sampling else {
-                    return None;
-                };
-                let text = s.get("text")?.as_str()?;
-                if *sampling != json!({"model": "mcprigor-scripted", "text": text})
-                    || s.keys().next().map(String::as_str) != Some("model")
-                    || name != "Respond to sampling with a scripted message"
-                {
-                    return None;
-                }
-                return Some((
-                    format!(
-                        "When the server requests sampling, respond {}",
-                        qname(text)?
-                    ),
-                    None,
-                    None,
-                ));
-            }
-            None
+            Some((
+                format!("When the server asks for input, respond {}", qname(action)?),
+                content,
+                None,
+            ))
         }
+        ClientBehavior {
+            prepared_answers_only: None,
+            extensions: None,
+            roots: None,
+            sampling:
+                Some(SamplingAnswer::Scripted(ScriptedSampling {
+                    model: Some(model),
+                    text: Some(text),
+                    response: None,
+                })),
+            elicitation: None,
+        } => {
+            if model != "mcprigor-scripted" || name != "Respond to sampling with a scripted message"
+            {
+                return None;
+            }
+            Some((
+                format!(
+                    "When the server requests sampling, respond {}",
+                    qname(text)?
+                ),
+                None,
+                None,
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -1148,7 +1114,7 @@ fn modifiers(step: &Step) -> Option<Vec<String>> {
         ));
     }
     let timeout = match &step.kind {
-        StepKind::Native(n) if n.action != NativeAction::AwaitNotification => n.timeout_ms,
+        StepKind::Native(n) if n.action() != NativeAction::AwaitNotification => n.timeout_ms(),
         StepKind::Native(_) => None,
         _ => step.timeout_ms,
     };

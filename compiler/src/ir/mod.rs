@@ -7,17 +7,23 @@
 //! in `docs/schema/suite.schema.json` describes exactly these types; `docs/ir.md` explains them.
 
 mod assert;
+mod client;
 mod data;
 mod map;
+mod native;
 mod step;
 mod target;
 mod test_case;
 
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use assert::{
     Assert, Assertion, ErrorExpectation, JsonAssertions, JsonType, SnapshotAssertion, Status,
+};
+pub use client::{
+    ClientBehavior, ElicitationAnswer, NamedRoot, Root, SamplingAnswer, ScriptedElicitation,
+    ScriptedSampling,
 };
 pub use data::{
     Column, ColumnType, DataSource, ForEach, ForEachFile, ForEachRows, ForEachSource, JoinKind,
@@ -25,9 +31,14 @@ pub use data::{
     WhereOperators,
 };
 pub use map::OrderedMap;
+pub use native::{
+    AwaitNotificationAction, CheckAction, ConfigureClientAction, EchoAction, ListAllAction,
+    LogLevelAction, NativeAction, NativeStep, PlainAction, PromptAction, QueueAnswerAction,
+    RequestAction, ResourceAction, SaveTextAction, TaskAction, TaskListAction, TaskWaitAction,
+};
 pub use step::{
-    Aggregate, Export, FlowFrame, NativeAction, NativeStep, Phase, RequestStep, SetStep,
-    SourceLocation, Step, StepKind, TaskMode, ToolStep,
+    Aggregate, Export, FlowFrame, Phase, RequestStep, SetStep, SourceLocation, Step, StepKind,
+    TaskMode, ToolStep,
 };
 pub use target::{HttpTarget, OAuth, OAuthSettings, StdioTarget, Target};
 pub use test_case::{Requirements, Skip, Test};
@@ -82,7 +93,7 @@ pub struct Suite {
     pub snapshots: Option<Snapshots>,
     /// How the client answers server requests (`roots`, `sampling`, `elicitation`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client: Option<Map<String, Value>>,
+    pub client: Option<ClientBehavior>,
     /// The tests, at least one.
     pub tests: Vec<Test>,
     /// Custom function modules and what they may do.

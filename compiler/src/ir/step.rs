@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::assert::Assert;
 use super::map::OrderedMap;
+use super::native::NativeStep;
 use super::present;
 
 /// One step of a test: exactly one action plus the settings every step shares.
@@ -154,129 +155,6 @@ pub struct SetStep {
     /// Function arguments (values are templates).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Map<String, Value>>,
-}
-
-/// An MCP-specific action such as waiting for a notification or listing every page.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct NativeStep {
-    /// Which native action to perform.
-    pub action: NativeAction,
-    /// JSON-RPC or notification method the action is about.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
-    /// Request parameters, any JSON value.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub params: Option<Value>,
-    /// Resource URI for subscribe/unsubscribe.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub uri: Option<String>,
-    /// Log level for `set-log-level`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<String>,
-    /// Result member holding the items for `list-all`, e.g. `tools`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
-    /// Task id for the task actions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
-    /// New client behaviour for `configure-client` (`roots`, `sampling`, `elicitation`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub behavior: Option<Map<String, Value>>,
-    /// Collect progress notifications while the request runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub progress: Option<bool>,
-    /// Cancel the request after this many milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cancel_after_ms: Option<u64>,
-    /// Deadline of the action in milliseconds (1–600000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
-    /// Text of `echo` and the question of `prompt` (a template; mcpr addition).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// Variable written by `prompt` and `save-text` (mcpr addition).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variable: Option<String>,
-    /// Task status `task-wait` waits for; absent: any final status (mcpr addition).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
-}
-
-impl NativeStep {
-    /// A native step performing `action` with every other setting left out.
-    pub fn new(action: NativeAction) -> Self {
-        Self {
-            action,
-            method: None,
-            params: None,
-            uri: None,
-            level: None,
-            field: None,
-            task_id: None,
-            behavior: None,
-            progress: None,
-            cancel_after_ms: None,
-            timeout_ms: None,
-            message: None,
-            variable: None,
-            status: None,
-        }
-    }
-}
-
-/// The native actions the runner knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NativeAction {
-    /// A request with optional progress collection and cancellation.
-    Request,
-    /// Wait for a notification with a given method.
-    AwaitNotification,
-    /// `resources/subscribe`.
-    Subscribe,
-    /// `resources/unsubscribe`.
-    Unsubscribe,
-    /// `logging/setLevel`.
-    SetLogLevel,
-    /// Follow every page of a list method.
-    ListAll,
-    /// `tasks/get`.
-    TaskGet,
-    /// `tasks/list`.
-    TaskList,
-    /// `tasks/cancel`.
-    TaskCancel,
-    /// Change how the client answers server requests from here on.
-    ConfigureClient,
-    /// Print `message` in the test's output (mcpr addition).
-    Echo,
-    /// Ask the person at the terminal for `variable`, showing `message`; fails when the run
-    /// is not interactive (mcpr addition).
-    Prompt,
-    /// Queue the answer `params` for the next server request (or input request) of `method`:
-    /// `elicitation/create` or `sampling/createMessage`; queued answers are used oldest
-    /// first, before the client behaviour (mcpr addition).
-    QueueAnswer,
-    /// Check the value `params` (a template), or without `params` the previous response,
-    /// with the step's `assert` (mcpr addition).
-    Check,
-    /// Save into `variable`, as text, the value at the first of the result paths `params`
-    /// (a list) that is present in the previous response (mcpr addition).
-    SaveText,
-    /// Poll task `taskId` until it reaches `status` (or any final status) (mcpr addition).
-    TaskWait,
-    /// `skills/list` (skills extension), yielding `{skills, count}` (mcpr addition).
-    SkillsList,
-    /// Read and check every skill (skills extension); fails on any violation (mcpr addition).
-    SkillsVerify,
-    /// Check every MCP App (ui extension): `ui://` resources, MIME type, HTML, CSP; fails on
-    /// any violation (mcpr addition).
-    AppsVerify,
 }
 
 /// Section of a test a step belongs to.

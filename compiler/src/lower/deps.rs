@@ -3,9 +3,9 @@
 //! dependencies, and (pedantic) exports nobody reads.
 
 use super::Lower;
-use super::values::{closest, slug};
 use crate::diagnostics::Problem;
 use crate::ir::{Skip, Test};
+use crate::names::{closest, slug};
 use crate::source::Span;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -35,6 +35,13 @@ impl BuiltTest {
             None => slug(&self.test.name),
         }
     }
+}
+
+/// The ids of `by_id` (id → index of its test) in the order of their tests.
+fn ids_in_order(by_id: &HashMap<String, usize>) -> impl Iterator<Item = &str> {
+    let mut ids: Vec<(&str, usize)> = by_id.iter().map(|(id, i)| (id.as_str(), *i)).collect();
+    ids.sort_by_key(|(_, i)| *i);
+    ids.into_iter().map(|(id, _)| id)
 }
 
 /// Runs every dependency check over the tests of the entry file.
@@ -111,7 +118,9 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                 None => l.report(
                     Problem::UnknownDependency {
                         id: dep.clone(),
-                        suggestion: closest(dep, by_id.keys().map(String::as_str)),
+                        // The ids in document order, so a tie always goes to the same one
+                        // (the map's order changes from run to run).
+                        suggestion: closest(dep, ids_in_order(&by_id)),
                         surface: l.surface,
                     },
                     file,

@@ -15,11 +15,11 @@ use crate::SourceMap;
 use crate::diagnostics::problem::HeredocProblem;
 use crate::diagnostics::{Diagnostic, Problem};
 use crate::ir::{
-    Assert, Assertion, JsonAssertions, NativeAction, NativeStep, RequestStep, SourceLocation,
+    self, Assert, Assertion, JsonAssertions, NativeAction, NativeStep, RequestStep, SourceLocation,
     Status, Step, StepKind, Suite, TaskMode, Test, ToolStep,
 };
+use crate::names::{edit_distance, slug};
 use crate::source::Span;
-use crate::syntax::vocab::edit_distance;
 
 use lex::{LexError, Line, Piece, Word};
 
@@ -264,15 +264,16 @@ pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>
     }
     let mut suite = Suite::without_target(vec![test]);
     suite.name = Some(name);
-    let mut client = Map::new();
-    client.insert("preparedAnswersOnly".into(), json!(true));
     let mut ext = Map::new();
     ext.insert(
         "io.modelcontextprotocol/ui".into(),
         json!({"mimeTypes": ["text/html;profile=mcp-app"]}),
     );
-    client.insert("extensions".into(), Value::Object(ext));
-    suite.client = Some(client);
+    suite.client = Some(ir::ClientBehavior {
+        prepared_answers_only: Some(true),
+        extensions: Some(ext),
+        ..Default::default()
+    });
     (Some(suite), diags)
 }
 
@@ -282,23 +283,6 @@ fn script_name(path: &str) -> String {
     match base.rsplit_once('.') {
         Some((stem, ext)) if ext.eq_ignore_ascii_case("mcp") && !stem.is_empty() => stem.into(),
         _ => base.into(),
-    }
-}
-
-fn slug(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.to_lowercase().chars() {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let t = out.trim_matches('-');
-    if t.is_empty() {
-        "test".into()
-    } else {
-        t.into()
     }
 }
 
@@ -317,7 +301,7 @@ struct Legacy<'a> {
     /// Variables set so far by `set_var` / `input_var`.
     set: Vec<String>,
     /// Roots offered so far by `add_root`.
-    roots: Vec<Value>,
+    roots: Vec<ir::Root>,
     /// The last command that talked to the server.
     last_sender: Option<&'static str>,
     /// Whether some template needs the `$` variable (a literal `${` in the script).
@@ -559,9 +543,10 @@ impl Legacy<'_> {
         Some(match name {
             "echo" => {
                 let parts: Vec<String> = args.iter().map(|w| self.template_of(&w.pieces)).collect();
-                let mut n = NativeStep::new(NativeAction::Echo);
-                n.message = Some(parts.join(" "));
-                native(n)
+                native(NativeStep::Echo(ir::EchoAction {
+                    timeout_ms: None,
+                    message: Some(parts.join(" ")),
+                }))
             }
             "call_tool" | "call_task" | "start_task" => {
                 let mut tool = self.tool_call(&args[0], &args[1..])?;
@@ -622,9 +607,10 @@ impl Legacy<'_> {
                     );
                     return None;
                 }
-                let mut n = NativeStep::new(NativeAction::SetLogLevel);
-                n.level = Some(level);
-                native(n)
+                native(NativeStep::SetLogLevel(ir::LogLevelAction {
+                    level: Some(level),
+                    timeout_ms: None,
+                }))
             }
             "set_var" => {
                 let var = self.variable_name(name, &args[0])?;
@@ -639,18 +625,21 @@ impl Legacy<'_> {
                     return None;
                 };
                 self.set.push(var.clone());
-                let mut n = NativeStep::new(NativeAction::SaveText);
-                n.variable = Some(var);
-                n.params = Some(Value::Array(paths.into_iter().map(Value::String).collect()));
-                native(n)
+                native(NativeStep::SaveText(ir::SaveTextAction {
+                    params: Some(Value::Array(paths.into_iter().map(Value::String).collect())),
+                    timeout_ms: None,
+                    variable: Some(var),
+                }))
             }
             "input_var" => {
                 let var = self.variable_name(name, &args[0])?;
-                let mut n = NativeStep::new(NativeAction::Prompt);
-                n.message = args.get(1).map(|w| self.template_of(&w.pieces));
+                let message = args.get(1).map(|w| self.template_of(&w.pieces));
                 self.set.push(var.clone());
-                n.variable = Some(var);
-                native(n)
+                native(NativeStep::Prompt(ir::PromptAction {
+                    timeout_ms: None,
+                    message,
+                    variable: Some(var),
+                }))
             }
             "assert_contains" | "assert_equals" => {
                 let (subject, expected) = match args {
@@ -857,28 +846,25 @@ impl Legacy<'_> {
                         }
                     }
                 }
-                let mut n = NativeStep::new(NativeAction::QueueAnswer);
-                n.method = Some("elicitation/create".into());
-                n.params = Some(answer);
-                native(n)
+                native(queue_answer("elicitation/create", answer))
             }
             "sample_response" => {
-                let mut n = NativeStep::new(NativeAction::QueueAnswer);
-                n.method = Some("sampling/createMessage".into());
-                n.params = Some(json!({"text": self.template(&args[0])}));
-                native(n)
+                let answer = json!({"text": self.template(&args[0])});
+                native(queue_answer("sampling/createMessage", answer))
             }
             "add_root" => {
-                let mut root = json!({"uri": self.template(&args[0])});
-                if let Some(w) = args.get(1) {
-                    root["name"] = self.template(w);
-                }
-                self.roots.push(root);
-                let mut behavior = Map::new();
-                behavior.insert("roots".into(), Value::Array(self.roots.clone()));
-                let mut n = NativeStep::new(NativeAction::ConfigureClient);
-                n.behavior = Some(behavior);
-                native(n)
+                let uri = self.template_of(&args[0].pieces);
+                let name = args.get(1).map(|w| self.template_of(&w.pieces));
+                self.roots
+                    .push(ir::Root::Named(ir::NamedRoot { uri, name }));
+                // Every root added so far: the behaviour replaces the list.
+                native(NativeStep::ConfigureClient(ir::ConfigureClientAction {
+                    behavior: Some(ir::ClientBehavior {
+                        roots: Some(self.roots.clone()),
+                        ..Default::default()
+                    }),
+                    timeout_ms: None,
+                }))
             }
             "assert_elicited" | "assert_sampled" => {
                 let text = self.template(&args[0]);
@@ -898,11 +884,10 @@ impl Legacy<'_> {
                     },
                 )
             }
-            "subscribe" => {
-                let mut n = NativeStep::new(NativeAction::Subscribe);
-                n.uri = Some(self.template_of(&args[0].pieces));
-                native(n)
-            }
+            "subscribe" => native(NativeStep::Subscribe(ir::ResourceAction {
+                uri: Some(self.template_of(&args[0].pieces)),
+                timeout_ms: None,
+            })),
             "wait_notification" => {
                 let kind = self.literal(name, &args[0], "notification kind")?;
                 let method = if kind.starts_with("notifications/") {
@@ -910,8 +895,10 @@ impl Legacy<'_> {
                 } else {
                     format!("notifications/{kind}")
                 };
-                let mut n = NativeStep::new(NativeAction::AwaitNotification);
-                n.method = Some(method);
+                let mut n = ir::AwaitNotificationAction {
+                    method: Some(method),
+                    ..Default::default()
+                };
                 let mut rest = &args[1..];
                 // The last argument is a duration when it reads as one.
                 let mut wait = DEFAULT_NOTIFICATION_WAIT_MS;
@@ -937,11 +924,13 @@ impl Legacy<'_> {
                     n.params = Some(json!({"uri": self.template(uri)}));
                 }
                 n.timeout_ms = Some(wait);
-                native(n)
+                native(NativeStep::AwaitNotification(n))
             }
             "wait_task" | "wait_task_status" => {
-                let mut n = NativeStep::new(NativeAction::TaskWait);
-                n.task_id = Some(self.template_of(&args[0].pieces));
+                let mut n = ir::TaskWaitAction {
+                    task_id: Some(self.template_of(&args[0].pieces)),
+                    ..Default::default()
+                };
                 let mut rest = &args[1..];
                 if name == "wait_task_status" {
                     let status = self.literal(name, &rest[0], "task status")?;
@@ -972,16 +961,19 @@ impl Legacy<'_> {
                         }
                     }
                 }
-                native(n)
+                native(NativeStep::TaskWait(n))
             }
             "get_task" | "cancel_task" => {
-                let mut n = NativeStep::new(if name == "get_task" {
-                    NativeAction::TaskGet
+                let task = ir::TaskAction {
+                    params: None,
+                    task_id: Some(self.template_of(&args[0].pieces)),
+                    timeout_ms: None,
+                };
+                native(if name == "get_task" {
+                    NativeStep::TaskGet(task)
                 } else {
-                    NativeAction::TaskCancel
-                });
-                n.task_id = Some(self.template_of(&args[0].pieces));
-                native(n)
+                    NativeStep::TaskCancel(task)
+                })
             }
             "assert_task_status" => {
                 let status = self.literal(name, &args[0], "task status")?;
@@ -1175,9 +1167,20 @@ const TASK_STATUSES: [&str; 5] = [
     "cancelled",
 ];
 
+/// A `queue-answer` step queueing `answer` for the next server request of `method`.
+fn queue_answer(method: &str, answer: Value) -> NativeStep {
+    NativeStep::QueueAnswer(ir::QueueAnswerAction {
+        method: Some(method.into()),
+        params: Some(answer),
+        timeout_ms: None,
+    })
+}
+
 fn check(params: Option<Value>, a: Assertion) -> (StepKind, Option<Assert>) {
-    let mut n = NativeStep::new(NativeAction::Check);
-    n.params = params;
+    let n = NativeStep::Check(ir::CheckAction {
+        params,
+        timeout_ms: None,
+    });
     (
         StepKind::native(n),
         Some(Assert {

@@ -8,13 +8,14 @@ use super::Lower;
 use super::data;
 use super::deps::{self, BuiltTest};
 use super::flows::{self, Flows, Scope};
-use super::values::{self, closest, normalise_path};
+use super::values::{self, normalise_path};
 use crate::diagnostics::Problem;
 use crate::ir::{
     self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, JsonAssertions, JsonType,
     NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Phase, RequestStep, SetStep,
     SnapshotAssertion, SourceLocation, Status, Step, StepKind, Suite, Target, Test, ToolStep,
 };
+use crate::names::closest;
 use crate::source::Span;
 use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
 use serde_json::{Map, Value, json};
@@ -61,7 +62,7 @@ struct Settings {
     budget_names: Vec<(String, Span)>,
     redact: Option<Vec<String>>,
     snapshots: Option<ir::Snapshots>,
-    client: Option<Map<String, Value>>,
+    client: Option<ir::ClientBehavior>,
     functions: Option<Vec<String>>,
     /// `Extensions:` settings other than the functions (kept in `functions`).
     extensions: Option<ir::Extensions>,
@@ -408,10 +409,19 @@ fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
             }
         }
         Stmt::ClientBehavior => {
-            if let Some(block) = block_map(node) {
-                let client = s.client.get_or_insert_with(Map::new);
-                for (k, v) in block {
-                    client.insert(k, v);
+            let Some(block) = block_map(node) else { return };
+            match serde_json::from_value::<ir::ClientBehavior>(Value::Object(block)) {
+                // A later block sets again what it names and keeps the rest.
+                Ok(b) => s.client.get_or_insert_with(Default::default).merge(b),
+                Err(e) => {
+                    let at = block_first_line(l, file, node);
+                    l.report(
+                        Problem::BadClientBehavior {
+                            reason: e.to_string(),
+                        },
+                        file,
+                        at,
+                    );
                 }
             }
         }
@@ -796,8 +806,8 @@ fn test(
             }
             // `Run step with:` native actions that set a variable (`prompt`, `save-text`).
             StepKind::Native(n) => {
-                if let Some(v) = &n.variable {
-                    known.insert(v.as_str());
+                if let Some(v) = n.variable() {
+                    known.insert(v);
                 }
             }
             _ => {}
@@ -896,7 +906,7 @@ fn test(
 
     let (id, id_span, explicit) = match &explicit_id {
         Some(id) => (id.value.clone(), id.span, true),
-        None => (values::slug(&name.value), name.span, false),
+        None => (crate::names::slug(&name.value), name.span, false),
     };
     t.id = Some(id);
     if t.for_each.is_some() && t.logical_name.is_none() {
@@ -934,14 +944,14 @@ pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
             }
         }
         StepKind::Native(n) => {
-            for s in [&n.uri, &n.task_id].into_iter().flatten() {
+            for s in [n.uri(), n.task_id()].into_iter().flatten() {
                 values::refs(s).for_each(|(_, r)| f(r));
             }
-            if let Some(p) = &n.params {
+            if let Some(p) = n.params() {
                 values::each_ref(p, f);
             }
-            if let Some(b) = &n.behavior {
-                b.values().for_each(|v| values::each_ref(v, f));
+            if let Some(b) = n.behavior() {
+                b.each_string(&mut |s| values::refs(s).for_each(|(_, r)| f(r)));
             }
         }
     }
@@ -1022,14 +1032,16 @@ pub fn body<'f>(
             Stmt::CallToolWithProgress {
                 name, cancel_after, ..
             } => {
-                let mut n = NativeStep::new(NativeAction::Request);
-                n.method = Some("tools/call".into());
-                n.params = Some(json!({
-                    "name": scope.rename_str(&name.value),
-                    "arguments": Value::Object(block().unwrap_or_default()),
-                }));
-                n.progress = Some(true);
-                n.cancel_after_ms = cancel_after.as_ref().and_then(|d| d.ms);
+                let n = NativeStep::Request(ir::RequestAction {
+                    method: Some("tools/call".into()),
+                    params: Some(json!({
+                        "name": scope.rename_str(&name.value),
+                        "arguments": Value::Object(block().unwrap_or_default()),
+                    })),
+                    progress: Some(true),
+                    cancel_after_ms: cancel_after.as_ref().and_then(|d| d.ms),
+                    timeout_ms: None,
+                });
                 step = Some((
                     StepKind::native(n),
                     format!("{} with progress", named("Call tool", &name.value)),
@@ -1071,12 +1083,15 @@ pub fn body<'f>(
             }
             Stmt::Subscribe { uri } | Stmt::Unsubscribe { uri } => {
                 let sub = matches!(node.stmt, Stmt::Subscribe { .. });
-                let mut n = NativeStep::new(if sub {
-                    NativeAction::Subscribe
+                let members = ir::ResourceAction {
+                    uri: Some(scope.rename_str(&uri.value)),
+                    timeout_ms: None,
+                };
+                let n = if sub {
+                    NativeStep::Subscribe(members)
                 } else {
-                    NativeAction::Unsubscribe
-                });
-                n.uri = Some(scope.rename_str(&uri.value));
+                    NativeStep::Unsubscribe(members)
+                };
                 step = Some(if sub {
                     (StepKind::native(n), named("Subscribe to", &uri.value), None)
                 } else {
@@ -1088,9 +1103,11 @@ pub fn body<'f>(
                 });
             }
             Stmt::WaitForNotification { method, within } => {
-                let mut n = NativeStep::new(NativeAction::AwaitNotification);
-                n.method = Some(method.value.clone());
-                n.timeout_ms = Some(within.as_ref().and_then(|d| d.ms).unwrap_or(5000));
+                let n = NativeStep::AwaitNotification(ir::AwaitNotificationAction {
+                    method: Some(method.value.clone()),
+                    params: None,
+                    timeout_ms: Some(within.as_ref().and_then(|d| d.ms).unwrap_or(5000)),
+                });
                 step = Some((
                     StepKind::native(n),
                     named("Wait for notification", &method.value),
@@ -1098,8 +1115,10 @@ pub fn body<'f>(
                 ));
             }
             Stmt::SetLogLevel { level } => {
-                let mut n = NativeStep::new(NativeAction::SetLogLevel);
-                n.level = Some(level.value.clone());
+                let n = NativeStep::SetLogLevel(ir::LogLevelAction {
+                    level: Some(level.value.clone()),
+                    timeout_ms: None,
+                });
                 step = Some((
                     StepKind::native(n),
                     format!("Set log level to {}", level.value),
@@ -1117,19 +1136,26 @@ pub fn body<'f>(
                         "resource templates",
                     ),
                 };
-                let mut n = NativeStep::new(NativeAction::ListAll);
-                n.method = Some(method.into());
-                n.field = Some(field.into());
+                let n = NativeStep::ListAll(ir::ListAllAction {
+                    method: Some(method.into()),
+                    params: None,
+                    field: Some(field.into()),
+                    timeout_ms: None,
+                });
                 step = Some((StepKind::native(n), format!("List all {noun}"), None));
             }
             Stmt::GetTask { task } | Stmt::CancelTask { task } => {
                 let get = matches!(node.stmt, Stmt::GetTask { .. });
-                let mut n = NativeStep::new(if get {
-                    NativeAction::TaskGet
+                let members = ir::TaskAction {
+                    params: None,
+                    task_id: Some(scope.rename_str(&task.value)),
+                    timeout_ms: None,
+                };
+                let n = if get {
+                    NativeStep::TaskGet(members)
                 } else {
-                    NativeAction::TaskCancel
-                });
-                n.task_id = Some(scope.rename_str(&task.value));
+                    NativeStep::TaskCancel(members)
+                };
                 let verb = if get { "Get task" } else { "Cancel task" };
                 step = Some((StepKind::native(n), named(verb, &task.value), None));
             }
@@ -1142,15 +1168,14 @@ pub fn body<'f>(
             }
             Stmt::RespondToElicitation { action, .. } => {
                 let a = action.value.to_ascii_lowercase();
-                let mut el = Map::new();
-                el.insert("action".into(), Value::String(a.clone()));
-                if let Some(content) = block() {
-                    el.insert("content".into(), Value::Object(content));
-                }
-                let mut n = NativeStep::new(NativeAction::ConfigureClient);
-                let mut behavior = Map::new();
-                behavior.insert("elicitation".into(), Value::Object(el));
-                n.behavior = Some(behavior);
+                let answer = ir::ScriptedElicitation {
+                    action: Some(a.clone()),
+                    content: block().map(Value::Object),
+                };
+                let n = configure_client(ir::ClientBehavior {
+                    elicitation: Some(ir::ElicitationAnswer::Scripted(answer)),
+                    ..Default::default()
+                });
                 step = Some((
                     StepKind::native(n),
                     format!("Respond to elicitation with {a}"),
@@ -1158,13 +1183,15 @@ pub fn body<'f>(
                 ));
             }
             Stmt::RespondToSampling { text } => {
-                let mut n = NativeStep::new(NativeAction::ConfigureClient);
-                let mut behavior = Map::new();
-                behavior.insert(
-                    "sampling".into(),
-                    json!({ "model": "mcprigor-scripted", "text": scope.rename_str(&text.value) }),
-                );
-                n.behavior = Some(behavior);
+                let answer = ir::ScriptedSampling {
+                    model: Some("mcprigor-scripted".into()),
+                    text: Some(scope.rename_str(&text.value)),
+                    response: None,
+                };
+                let n = configure_client(ir::ClientBehavior {
+                    sampling: Some(ir::SamplingAnswer::Scripted(answer)),
+                    ..Default::default()
+                });
                 step = Some((
                     StepKind::native(n),
                     "Respond to sampling with a scripted message".into(),
@@ -1276,6 +1303,14 @@ fn run_step(block: Map<String, Value>, phase: Phase) -> Result<Step, String> {
         step.phase = Some(phase);
     }
     Ok(step)
+}
+
+/// A `configure-client` step setting `behavior`.
+fn configure_client(behavior: ir::ClientBehavior) -> NativeStep {
+    NativeStep::ConfigureClient(ir::ConfigureClientAction {
+        behavior: Some(behavior),
+        timeout_ms: None,
+    })
 }
 
 /// The span of the first line of a node's YAML block (the node's line when it has none).
@@ -1514,7 +1549,7 @@ fn attach(l: &mut Lower<'_>, b: &mut TestBuilder, i: usize, node: &Node, scope: 
         Stmt::WaitUpTo { duration } => {
             if let Some(ms) = duration.ms {
                 match &mut step.kind {
-                    StepKind::Native(n) => n.timeout_ms = Some(ms),
+                    StepKind::Native(n) => *n.timeout_ms_mut() = Some(ms),
                     _ => step.timeout_ms = Some(ms),
                 }
             }

@@ -204,25 +204,6 @@ pub fn rename(value: &mut Value, f: &dyn Fn(&str, &mut String) -> bool) {
     }
 }
 
-/// The test id made from a name (§4.7): lower case, every run of characters outside
-/// `[a-z0-9]` becomes one `-`, no `-` at either end, `test` when nothing is left.
-pub fn slug(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut dash = false;
-    for c in name.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            if dash && !out.is_empty() {
-                out.push('-');
-            }
-            dash = false;
-            out.push(c);
-        } else {
-            dash = true;
-        }
-    }
-    if out.is_empty() { "test".into() } else { out }
-}
-
 /// Splits a server command line into words (§1.8): whitespace separates words outside
 /// quotes, a quoted run keeps its spaces, and a word that both starts and ends with the same
 /// quote loses that pair. A quote inside a word is kept.
@@ -280,32 +261,6 @@ pub fn regex_escape(text: &str) -> String {
         out.push(c);
     }
     out
-}
-
-/// Edit distance between two strings (for "did you mean" suggestions).
-pub fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// The candidate closest to `name`, when it is close enough to be a likely typo.
-pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
-    let lower = name.to_lowercase();
-    candidates
-        .into_iter()
-        .map(|c| (distance(&lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.chars().count().max(name.chars().count()) / 3).max(2))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_string())
 }
 
 #[cfg(test)]
@@ -436,13 +391,6 @@ mod tests {
     }
 
     #[test]
-    fn slugs_match_the_reference_rule() {
-        assert_eq!(slug("Create customer"), "create-customer");
-        assert_eq!(slug("  Ünïcode -- Test 2! "), "n-code-test-2");
-        assert_eq!(slug("!!!"), "test");
-    }
-
-    #[test]
     fn commands_split_into_words() {
         assert_eq!(
             split_command(r#"node dist/server.js --mode "fast start" --x="a b" 'q'"#),
@@ -458,12 +406,7 @@ mod tests {
     }
 
     #[test]
-    fn suggestions() {
-        assert_eq!(
-            closest("create-custmer", ["create-customer", "other"]).as_deref(),
-            Some("create-customer")
-        );
-        assert_eq!(closest("zzz", ["create-customer"]), None);
+    fn regexes_escape_their_metacharacters() {
         assert_eq!(regex_escape("a.b (c)"), r"a\.b \(c\)");
     }
 }

@@ -21,10 +21,11 @@ pub mod tree;
 
 use super::Lower;
 use super::deps::{self, BuiltTest};
-use super::values::{self, closest};
+use super::values;
 use crate::diagnostics::problem::AliasKind;
 use crate::diagnostics::{Diagnostic, Problem};
 use crate::ir::{ForEach, Suite};
+use crate::names::closest;
 use crate::source::Span;
 use schema::locate;
 use std::collections::HashMap;
@@ -556,7 +557,7 @@ fn unknown_variables(l: &mut Lower<'_>, t: &crate::ir::Test, refs: &[(String, Sp
             crate::ir::StepKind::Set(s) => known.push(values::head(&s.variable)),
             // `prompt` and `save-text` set the variable they name.
             crate::ir::StepKind::Native(n) => {
-                if let Some(v) = &n.variable {
+                if let Some(v) = n.variable() {
                     known.push(v);
                 }
             }

@@ -4,6 +4,7 @@
 //! chumsky grammar. Parsing never aborts: a bad line becomes an error node.
 
 pub mod grammar;
+pub mod statements;
 pub mod token;
 pub mod tree;
 pub mod vocab;
@@ -492,10 +493,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     let q = self.text(sp).chars().next().unwrap_or('"');
                     self.report(Problem::UnclosedQuote { quote: q }, sp);
                 } else if ctx == Context::DataSource {
-                    let suggestion = vocab::suggest(text, vocab::DATA_PHRASES);
+                    let suggestion = vocab::suggest(text, statements::Vocabulary::DataPhrases);
                     self.report(Problem::UnknownDataPhrase { suggestion }, line.trimmed);
                 } else {
-                    let suggestion = vocab::suggest(text, vocab::VOCABULARY);
+                    let suggestion = vocab::suggest(text, statements::Vocabulary::Statements);
                     self.report(
                         Problem::UnknownStatement {
                             context: ctx.describe(),

@@ -498,7 +498,7 @@ pub(super) async fn task_wait(
 ) -> Result<Reply, StepFail> {
     let _tasks = TasksDeclared::new(client.session());
     let deadline = Instant::now() + timeout;
-    let want = n.status.as_deref();
+    let want = n.status();
     loop {
         let r = match client.task_get(id).await {
             Ok(r) => r,

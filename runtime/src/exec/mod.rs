@@ -333,7 +333,7 @@ pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, Stri
 /// Without settings the client declares sampling (answering “deterministic response” from
 /// model `mcprigor-fixture`) and elicitation (answering `decline`) and no roots, as the
 /// reference runner does.
-pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour {
+pub fn client_behaviour(client: Option<&ir::ClientBehavior>) -> ClientBehaviour {
     let mut b = ClientBehaviour {
         sampling: Some(SamplingAnswer {
             text: "deterministic response".into(),
@@ -347,8 +347,9 @@ pub fn client_behaviour(client: Option<&Map<String, Value>>) -> ClientBehaviour 
         }),
         ..ClientBehaviour::default()
     };
-    if let Some(client) = client {
-        apply_client_settings(&mut b, client);
+    // The settings as JSON, as a `configure-client` step's are after interpolation.
+    if let Some(Ok(Value::Object(client))) = client.map(serde_json::to_value) {
+        apply_client_settings(&mut b, &client);
     }
     b
 }
@@ -507,7 +508,7 @@ fn step_method(step: &Step) -> String {
         StepKind::Set(s) => format!("utility/{}", s.function),
         StepKind::Native(n) => format!(
             "native/{}",
-            serde_json::to_value(n.action)
+            serde_json::to_value(n.action())
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default()
@@ -801,7 +802,7 @@ impl StepRunner<'_> {
 
     fn timeout_of(&self, step: &Step) -> Duration {
         let native = match &step.kind {
-            StepKind::Native(n) => n.timeout_ms,
+            StepKind::Native(n) => n.timeout_ms(),
             _ => None,
         };
         step.timeout_ms
@@ -834,7 +835,7 @@ impl StepRunner<'_> {
         let started = Instant::now();
         let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
         let native = match &step.kind {
-            StepKind::Native(n) => Some(n.action),
+            StepKind::Native(n) => Some(n.action()),
             _ => None,
         };
         // The request has its own deadline; this guard names the step if anything else hangs.
@@ -1209,7 +1210,7 @@ impl StepRunner<'_> {
 
     async fn native(&mut self, n: &NativeStep, timeout: Duration) -> Result<Reply, NativeFail> {
         let c = self.client;
-        let need = |what: Option<&String>, member: &str| -> Result<String, NativeFail> {
+        let need = |what: Option<&str>, member: &str| -> Result<String, NativeFail> {
             match what {
                 Some(s) => self.interp_str(s).map_err(NativeFail::Step),
                 None => Err(NativeFail::Step(fail(
@@ -1218,20 +1219,20 @@ impl StepRunner<'_> {
                 ))),
             }
         };
-        let params = match &n.params {
+        let params = match n.params() {
             Some(p) => Some(self.interp(p).map_err(NativeFail::Step)?),
             None => None,
         };
-        let reply = match n.action {
+        let reply = match n.action() {
             NativeAction::Request => {
-                let method = need(n.method.as_ref(), "method")?;
-                if n.progress == Some(true) || n.cancel_after_ms.is_some() {
+                let method = need(n.method(), "method")?;
+                if n.progress() == Some(true) || n.cancel_after_ms().is_some() {
                     return self.request_with_extras(n, &method, params, timeout).await;
                 }
                 self.request(&method, params, timeout).await?
             }
             NativeAction::AwaitNotification => {
-                let method = need(n.method.as_ref(), "method")?;
+                let method = need(n.method(), "method")?;
                 if c.session().era() == crate::protocol::Era::Modern
                     && self.listen.is_none()
                     && legacy::needs_listen(&method)
@@ -1254,7 +1255,7 @@ impl StepRunner<'_> {
                 )
             }
             NativeAction::Subscribe => {
-                let uri = need(n.uri.as_ref(), "uri")?;
+                let uri = need(n.uri(), "uri")?;
                 if c.session().era() == crate::protocol::Era::Modern {
                     // 2026 removed resources/subscribe: the listen stream carries the URI.
                     from_result(legacy::listen(c, &mut self.listen, Some(uri)).await)?
@@ -1263,11 +1264,11 @@ impl StepRunner<'_> {
                 }
             }
             NativeAction::Unsubscribe => {
-                let uri = need(n.uri.as_ref(), "uri")?;
+                let uri = need(n.uri(), "uri")?;
                 from_result(c.unsubscribe(&uri).await.map(|()| json!({})))?
             }
             NativeAction::SetLogLevel => {
-                let level = need(n.level.as_ref(), "level")?;
+                let level = need(n.level(), "level")?;
                 if c.session().era() == crate::protocol::Era::Modern {
                     // 2026 has no setLevel: the level travels with every later request.
                     self.log_level = Some(level);
@@ -1277,12 +1278,12 @@ impl StepRunner<'_> {
                 }
             }
             NativeAction::ListAll => {
-                let method = need(n.method.as_ref(), "method")?;
-                let field = need(n.field.as_ref(), "field")?;
+                let method = need(n.method(), "method")?;
+                let field = need(n.field(), "field")?;
                 self.list_all(&method, &field, params, timeout).await?
             }
             NativeAction::TaskGet => {
-                let id = need(n.task_id.as_ref(), "taskId")?;
+                let id = need(n.task_id(), "taskId")?;
                 let _tasks = legacy::TasksDeclared::new(c.session());
                 let r = from_result(c.task_get(&id).await)?;
                 if let Reply::Ok(v) = &r {
@@ -1294,7 +1295,7 @@ impl StepRunner<'_> {
                 from_result(c.task_list().await.map(|tasks| json!({"tasks": tasks})))?
             }
             NativeAction::TaskCancel => {
-                let id = need(n.task_id.as_ref(), "taskId")?;
+                let id = need(n.task_id(), "taskId")?;
                 let _tasks = legacy::TasksDeclared::new(c.session());
                 let r = from_result(c.task_cancel(&id).await)?;
                 if let Reply::Ok(v) = &r
@@ -1305,7 +1306,7 @@ impl StepRunner<'_> {
                 r
             }
             NativeAction::Echo => {
-                let text = match &n.message {
+                let text = match n.message() {
                     Some(m) => self.interp_str(m).map_err(NativeFail::Step)?,
                     None => String::new(),
                 };
@@ -1313,8 +1314,8 @@ impl StepRunner<'_> {
                 Reply::Ok(json!({"output": text}))
             }
             NativeAction::Prompt => {
-                let var = need(n.variable.as_ref(), "variable")?;
-                let message = match &n.message {
+                let var = need(n.variable(), "variable")?;
+                let message = match n.message() {
                     Some(m) => Some(self.interp_str(m).map_err(NativeFail::Step)?),
                     None => None,
                 };
@@ -1323,7 +1324,7 @@ impl StepRunner<'_> {
                 Reply::Ok(json!({"value": answer}))
             }
             NativeAction::QueueAnswer => {
-                let method = need(n.method.as_ref(), "method")?;
+                let method = need(n.method(), "method")?;
                 let answer = params.clone().unwrap_or_else(|| json!({}));
                 legacy::queue_answer(c.session(), &method, &answer).map_err(NativeFail::Step)?;
                 Reply::Ok(json!({"queued": method}))
@@ -1337,7 +1338,7 @@ impl StepRunner<'_> {
                 )),
             },
             NativeAction::SaveText => {
-                let var = need(n.variable.as_ref(), "variable")?;
+                let var = need(n.variable(), "variable")?;
                 let paths = params.clone().unwrap_or(Value::Null);
                 let text =
                     legacy::save_text(self.last.as_ref(), &paths).map_err(NativeFail::Step)?;
@@ -1345,7 +1346,7 @@ impl StepRunner<'_> {
                 Reply::Ok(json!({"value": text}))
             }
             NativeAction::TaskWait => {
-                let id = need(n.task_id.as_ref(), "taskId")?;
+                let id = need(n.task_id(), "taskId")?;
                 legacy::task_wait(c, n, &id, timeout, &mut self.task)
                     .await
                     .map_err(NativeFail::Step)?
@@ -1356,9 +1357,10 @@ impl StepRunner<'_> {
             }
             NativeAction::AppsVerify => legacy::apps_verify(c).await.map_err(NativeFail::Step)?,
             NativeAction::ConfigureClient => {
-                let settings = match &n.behavior {
+                let settings = match n.behavior() {
+                    // A behaviour is plain data: writing it as JSON cannot fail.
                     Some(b) => self
-                        .interp(&Value::Object(b.clone()))
+                        .interp(&serde_json::to_value(b).unwrap_or_default())
                         .map_err(NativeFail::Step)?,
                     None => {
                         return Err(NativeFail::Step(fail(
@@ -1435,9 +1437,9 @@ impl StepRunner<'_> {
         timeout: Duration,
     ) -> Result<Reply, NativeFail> {
         let session = self.client.session();
-        let token = (n.progress == Some(true)).then(|| self.client.next_progress_token());
+        let token = (n.progress() == Some(true)).then(|| self.client.next_progress_token());
         // A cancellation is a deadline at `cancelAfterMs`, then `notifications/cancelled`.
-        let deadline = match n.cancel_after_ms {
+        let deadline = match n.cancel_after_ms() {
             Some(ms) => timeout.min(Duration::from_millis(ms)),
             None => timeout,
         };
@@ -1453,7 +1455,7 @@ impl StepRunner<'_> {
             Ok(result) => Some(Ok(result)),
             Err(e) if e.rpc_error().is_some() => e.rpc_error().cloned().map(Err),
             Err(e)
-                if n.cancel_after_ms.is_some() && matches!(e.kind, ErrorKind::Timeout { .. }) =>
+                if n.cancel_after_ms().is_some() && matches!(e.kind, ErrorKind::Timeout { .. }) =>
             {
                 session
                     .notify(

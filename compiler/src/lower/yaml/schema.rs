@@ -9,7 +9,7 @@
 use super::tree::{Kind, Node};
 use crate::diagnostics::Problem;
 use crate::ir::SCHEMA_TEXT;
-use crate::lower::values::closest;
+use crate::names::closest;
 use crate::source::Span;
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{JsonType, ValidationError, Validator};
@@ -61,6 +61,22 @@ pub fn check(tree: &Node, doc: &Value) -> Vec<Found> {
             .any(|(c, s)| c == context && *s == fields[0]),
         _ => true,
     });
+    // A member unknown both to an object and to the narrower form it takes (a native
+    // action's own members) is one mistake: keep the narrower list of valid names.
+    let narrower = |f: &Found| match &f.problem {
+        Problem::UnknownField { field, valid, .. } => out.iter().any(|g| match &g.problem {
+            Problem::UnknownField {
+                field: other,
+                valid: fewer,
+                ..
+            } => g.span == f.span && other == field && fewer.len() < valid.len(),
+            _ => false,
+        }),
+        _ => false,
+    };
+    let wider: Vec<bool> = out.iter().map(narrower).collect();
+    let mut keep = wider.iter().map(|w| !w);
+    out.retain(|_| keep.next().unwrap_or(true));
     out.sort_by_key(|f| (f.span.start, f.span.end));
     out.dedup();
     out

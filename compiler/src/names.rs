@@ -1,0 +1,137 @@
+//! Rules about names shared by the syntax, the lowering, the diagnostics and the runtime:
+//! how far apart two names are, which known name a misspelt one most likely meant ("did you
+//! mean"), and the slug of a test name (the id a test without `Id:` is known by).
+//!
+//! This module depends on nothing else in the crate, so every layer may use it.
+
+/// Levenshtein distance between two strings, counted in characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The candidate closest to `name` (compared without case), when it is close enough to be a
+/// likely typo: at most a third of the longer name's characters apart, and at least 2. Ties
+/// go to the earliest candidate.
+pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
+    let lower = name.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
+        .filter(|(d, c)| *d <= (c.chars().count().max(name.chars().count()) / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c.to_string())
+}
+
+/// The slug of a test name, the reference rule for test ids: the name lower-cased, every run
+/// of characters other than ASCII letters and digits replaced by one `-`, with no `-` at
+/// either end; `test` when nothing is left.
+///
+/// `Create customer` → `create-customer`, `01_simple` → `01-simple`, `!!!` → `test`.
+pub fn slug(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut dash = false;
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            if dash && !out.is_empty() {
+                out.push('-');
+            }
+            dash = false;
+            out.push(c);
+        } else {
+            dash = true;
+        }
+    }
+    if out.is_empty() { "test".into() } else { out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_count_characters() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ünï", "uni"), 2);
+        assert_eq!(edit_distance("abc", ""), 3);
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            closest("create-custmer", ["create-customer", "other"]).as_deref(),
+            Some("create-customer")
+        );
+        assert_eq!(closest("zzz", ["create-customer"]), None);
+        assert_eq!(closest("NAME", ["name", "nmae"]).as_deref(), Some("name"));
+    }
+
+    #[test]
+    fn slugs_match_the_reference_rule() {
+        assert_eq!(slug("Create customer"), "create-customer");
+        assert_eq!(slug("  Ünïcode -- Test 2! "), "n-code-test-2");
+        assert_eq!(slug("!!!"), "test");
+        assert_eq!(slug(""), "test");
+        assert_eq!(slug("01_simple"), "01-simple");
+        assert_eq!(slug("-a-"), "a");
+        // The Kelvin sign lower-cases to an ASCII `k`; a dotted capital I to `i` and a
+        // combining dot.
+        assert_eq!(slug("\u{212A}elvin İx"), "kelvin-i-x");
+    }
+
+    /// The rule the legacy lowering and the runtime used to spell out on their own: push a
+    /// `-` for every other character unless one is already last, then trim the ends.
+    fn slug_by_trimming(name: &str) -> String {
+        let mut out = String::new();
+        for c in name.to_lowercase().chars() {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() {
+                out.push(c);
+            } else if !out.ends_with('-') {
+                out.push('-');
+            }
+        }
+        let t = out.trim_matches('-');
+        if t.is_empty() {
+            "test".into()
+        } else {
+            t.into()
+        }
+    }
+
+    #[test]
+    fn both_spellings_of_the_slug_rule_agree() {
+        let samples = [
+            "Create customer",
+            "  Ünïcode -- Test 2! ",
+            "ΣΑΣ final sigma ΟΔΟΣ",
+            "\u{212A}\u{130}x",
+            "a--b__c  d",
+            "---",
+            "Tab\there",
+            "日本語 test 1",
+            "x-",
+            "-x",
+        ];
+        for s in samples {
+            assert_eq!(slug(s), slug_by_trimming(s), "{s:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_spellings_agree_on_any_text(s in "\\PC*") {
+            proptest::prop_assert_eq!(slug(&s), slug_by_trimming(&s));
+        }
+    }
+}
