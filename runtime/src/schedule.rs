@@ -19,7 +19,8 @@ use tokio::task::JoinSet;
 use crate::codes::RunCode;
 use crate::data::{DataOptions, SuiteRows};
 use crate::exec::secrets::Redactor;
-use crate::exec::{self, Failure, Outcome, TestInput, TestResult, slug, test_id};
+use crate::exec::{self, Failure, Outcome, TestInput, TestResult, test_id};
+use mcpr_compiler::names::slug;
 
 /// How to run a suite.
 #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@ pub enum TargetChoice {
     Suite,
     /// A Streamable HTTP endpoint.
     Url(String),
-    /// A command line, split into words by the `Server:` rule.
+    /// A command line, split into words by the `Server:` rule (`mcpr_compiler::command_line`).
     Command(String),
     /// A profile of an mcp-tester profile file: its command or URL.
     Profile {
@@ -49,7 +49,8 @@ impl TargetChoice {
 
 /// A stdio target from a command line.
 fn command_target(line: &str, flag: &str) -> Result<ir::Target, String> {
-    let mut words = mcpr_compiler::lower::values::split_command(line);
+    let mut words =
+        mcpr_compiler::command_line::split(line).map_err(|e| format!("{flag} {line:?}: {e}"))?;
     if words.is_empty() {
         return Err(format!("{flag} needs a command"));
     }
@@ -85,6 +86,10 @@ mod tests {
         let e = TargetChoice::Command("  ".into()).resolve().unwrap_err();
         assert_eq!(e, "--server needs a command");
         assert_eq!(TargetChoice::Suite.resolve(), Ok(None));
+        let e = TargetChoice::Command(r#"node "my srv.js"#.into())
+            .resolve()
+            .unwrap_err();
+        assert!(e.contains("never closed"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,311 @@
+//! The native actions the runner performs itself (notifications, subscriptions, logging,
+//! lists, tasks, client behaviour, and the script actions of legacy `.mcp` files).
+
+use std::time::Duration;
+
+use mcpr_compiler::ir::{NativeAction, NativeStep};
+use serde_json::{Value, json};
+
+use crate::codes::RunCode;
+use crate::error::{Error, ErrorKind};
+use crate::session::{Match, RequestOptions};
+
+use super::StepRunner;
+use super::answers::{prompt, queue_answer};
+use super::extensions::{apps_verify, skills_list, skills_verify};
+use super::last_response::{check_subject, save_text};
+use super::listen::{listen, needs_listen};
+use super::target::apply_client_settings;
+use super::tasks::{TasksDeclared, task_wait};
+use super::{Reply, StepFail, fail, from_result};
+
+impl StepRunner<'_> {
+    pub(super) async fn native(
+        &mut self,
+        n: &NativeStep,
+        timeout: Duration,
+    ) -> Result<Reply, NativeFail> {
+        let c = self.client;
+        let need = |what: Option<&str>, member: &str| -> Result<String, NativeFail> {
+            match what {
+                Some(s) => self.interp_str(s).map_err(NativeFail::Step),
+                None => Err(NativeFail::Step(fail(
+                    RunCode::NativeStep,
+                    format!("this native step needs `{member}`"),
+                ))),
+            }
+        };
+        let params = match n.params() {
+            Some(p) => Some(self.interp(p).map_err(NativeFail::Step)?),
+            None => None,
+        };
+        let reply = match n.action() {
+            NativeAction::Request => {
+                let method = need(n.method(), "method")?;
+                if n.progress() == Some(true) || n.cancel_after_ms().is_some() {
+                    return self.request_with_extras(n, &method, params, timeout).await;
+                }
+                self.request(&method, params, timeout).await?
+            }
+            NativeAction::AwaitNotification => {
+                let method = need(n.method(), "method")?;
+                if c.session().era() == crate::protocol::Era::Modern
+                    && self.listen.is_none()
+                    && needs_listen(&method)
+                {
+                    listen(c, &mut self.listen, None).await?;
+                }
+                let filter: Vec<Match> = match &params {
+                    Some(Value::Object(o)) => {
+                        o.iter().map(|(k, v)| Match::dotted(k, v.clone())).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                let note = c
+                    .session()
+                    .wait_notification(&method, &filter, timeout)
+                    .await?;
+                self.sequence += 1;
+                Reply::Ok(
+                    json!({"method": note.method, "params": note.params, "sequence": self.sequence}),
+                )
+            }
+            NativeAction::Subscribe => {
+                let uri = need(n.uri(), "uri")?;
+                if c.session().era() == crate::protocol::Era::Modern {
+                    // 2026 removed resources/subscribe: the listen stream carries the URI.
+                    from_result(listen(c, &mut self.listen, Some(uri)).await)?
+                } else {
+                    from_result(c.subscribe(&uri).await.map(|()| json!({})))?
+                }
+            }
+            NativeAction::Unsubscribe => {
+                let uri = need(n.uri(), "uri")?;
+                from_result(c.unsubscribe(&uri).await.map(|()| json!({})))?
+            }
+            NativeAction::SetLogLevel => {
+                let level = need(n.level(), "level")?;
+                if c.session().era() == crate::protocol::Era::Modern {
+                    // 2026 has no setLevel: the level travels with every later request.
+                    self.log_level = Some(level);
+                    Reply::Ok(json!({}))
+                } else {
+                    from_result(c.set_log_level(&level).await.map(|()| json!({})))?
+                }
+            }
+            NativeAction::ListAll => {
+                let method = need(n.method(), "method")?;
+                let field = need(n.field(), "field")?;
+                self.list_all(&method, &field, params, timeout).await?
+            }
+            NativeAction::TaskGet => {
+                let id = need(n.task_id(), "taskId")?;
+                let _tasks = TasksDeclared::new(c.session());
+                let r = from_result(c.task_get(&id).await)?;
+                if let Reply::Ok(v) = &r {
+                    self.task = Some(v.get("task").unwrap_or(v).clone());
+                }
+                r
+            }
+            NativeAction::TaskList => {
+                from_result(c.task_list().await.map(|tasks| json!({"tasks": tasks})))?
+            }
+            NativeAction::TaskCancel => {
+                let id = need(n.task_id(), "taskId")?;
+                let _tasks = TasksDeclared::new(c.session());
+                let r = from_result(c.task_cancel(&id).await)?;
+                if let Reply::Ok(v) = &r
+                    && v.get("status").is_some()
+                {
+                    self.task = Some(v.get("task").unwrap_or(v).clone());
+                }
+                r
+            }
+            NativeAction::Echo => {
+                let text = match n.message() {
+                    Some(m) => self.interp_str(m).map_err(NativeFail::Step)?,
+                    None => String::new(),
+                };
+                self.output = Some(text.clone());
+                Reply::Ok(json!({"output": text}))
+            }
+            NativeAction::Prompt => {
+                let var = need(n.variable(), "variable")?;
+                let message = match n.message() {
+                    Some(m) => Some(self.interp_str(m).map_err(NativeFail::Step)?),
+                    None => None,
+                };
+                let answer = prompt(&var, message.as_deref()).map_err(NativeFail::Step)?;
+                self.vars.set(var, json!(answer));
+                Reply::Ok(json!({"value": answer}))
+            }
+            NativeAction::QueueAnswer => {
+                let method = need(n.method(), "method")?;
+                let answer = params.clone().unwrap_or_else(|| json!({}));
+                queue_answer(c.session(), &method, &answer).map_err(NativeFail::Step)?;
+                Reply::Ok(json!({"queued": method}))
+            }
+            NativeAction::Check => match params {
+                Some(v) => Reply::Ok(v),
+                None => Reply::Ok(check_subject(
+                    self.last.as_ref(),
+                    self.task.as_ref(),
+                    c.session(),
+                )),
+            },
+            NativeAction::SaveText => {
+                let var = need(n.variable(), "variable")?;
+                let paths = params.clone().unwrap_or(Value::Null);
+                let text = save_text(self.last.as_ref(), &paths).map_err(NativeFail::Step)?;
+                self.vars.set(var, json!(text));
+                Reply::Ok(json!({"value": text}))
+            }
+            NativeAction::TaskWait => {
+                let id = need(n.task_id(), "taskId")?;
+                task_wait(c, n, &id, timeout, &mut self.task)
+                    .await
+                    .map_err(NativeFail::Step)?
+            }
+            NativeAction::SkillsList => skills_list(c).await?,
+            NativeAction::SkillsVerify => skills_verify(c).await.map_err(NativeFail::Step)?,
+            NativeAction::AppsVerify => apps_verify(c).await.map_err(NativeFail::Step)?,
+            NativeAction::ConfigureClient => {
+                let settings = match n.behavior() {
+                    // A behaviour is plain data: writing it as JSON cannot fail.
+                    Some(b) => self
+                        .interp(&serde_json::to_value(b).unwrap_or_default())
+                        .map_err(NativeFail::Step)?,
+                    None => {
+                        return Err(NativeFail::Step(fail(
+                            RunCode::NativeStep,
+                            "this native step needs `behavior`",
+                        )));
+                    }
+                };
+                let mut behaviour = c.session().behaviour();
+                if let Value::Object(map) = &settings {
+                    apply_client_settings(&mut behaviour, map);
+                }
+                c.session().set_behaviour(behaviour);
+                Reply::Ok(json!({"configured": true}))
+            }
+        };
+        Ok(reply)
+    }
+
+    pub(super) async fn list_all(
+        &self,
+        method: &str,
+        field: &str,
+        extra: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Reply, Error> {
+        let mut items = Vec::new();
+        let mut pages = 0u64;
+        let mut cursor: Option<Value> = None;
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            let mut params = match &extra {
+                Some(Value::Object(o)) => Value::Object(o.clone()),
+                _ => json!({}),
+            };
+            if let Some(c) = &cursor {
+                params["cursor"] = c.clone();
+            }
+            let page = match self.request(method, Some(params), timeout).await? {
+                Reply::Ok(v) => v,
+                other => return Ok(other),
+            };
+            pages += 1;
+            match page.get(field) {
+                Some(Value::Array(a)) => items.extend(a.iter().cloned()),
+                _ => {
+                    return Err(self.client.session().error(ErrorKind::InvalidResult {
+                        method: method.into(),
+                        reason: format!("`{field}` is missing or not an array"),
+                    }));
+                }
+            }
+            match page.get("nextCursor") {
+                Some(Value::String(next)) if seen.insert(next.clone()) && pages < 10_000 => {
+                    cursor = Some(Value::String(next.clone()));
+                }
+                Some(Value::String(next)) => {
+                    return Err(self.client.session().error(ErrorKind::RepeatedCursor {
+                        method: method.into(),
+                        cursor: next.clone(),
+                    }));
+                }
+                _ => break,
+            }
+        }
+        Ok(Reply::Ok(json!({"items": items, "pages": pages})))
+    }
+
+    pub(super) async fn request_with_extras(
+        &self,
+        n: &NativeStep,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Reply, NativeFail> {
+        let session = self.client.session();
+        let token = (n.progress() == Some(true)).then(|| self.client.next_progress_token());
+        // A cancellation is a deadline at `cancelAfterMs`, then `notifications/cancelled`.
+        let deadline = match n.cancel_after_ms() {
+            Some(ms) => timeout.min(Duration::from_millis(ms)),
+            None => timeout,
+        };
+        let opts = RequestOptions {
+            timeout: Some(deadline),
+            progress_token: token.clone(),
+            log_level: self.log_level.clone(),
+            ..RequestOptions::default()
+        };
+        let pending = session.send(method, params.as_ref(), &opts)?;
+        let id = pending.id;
+        let outcome = match session.wait(pending).await {
+            Ok(result) => Some(Ok(result)),
+            Err(e) if e.rpc_error().is_some() => e.rpc_error().cloned().map(Err),
+            Err(e)
+                if n.cancel_after_ms().is_some() && matches!(e.kind, ErrorKind::Timeout { .. }) =>
+            {
+                session
+                    .notify(
+                        "notifications/cancelled",
+                        Some(json!({"requestId": id, "reason": "cancelled by the test"})),
+                    )
+                    .map_err(|k| NativeFail::Session(session.error(k)))?;
+                None
+            }
+            Err(e) => return Err(NativeFail::Session(e)),
+        };
+        let progress = match &token {
+            Some(t) => {
+                let (events, _) = session.progress_of(t);
+                session.retire_progress_token(t);
+                events
+            }
+            None => Vec::new(),
+        };
+        Ok(match outcome {
+            None => Reply::Ok(json!({"cancelled": true, "progress": progress})),
+            Some(Ok(result)) if token.is_some() => {
+                Reply::Ok(json!({"result": result, "progress": progress}))
+            }
+            Some(Ok(result)) => Reply::Ok(result),
+            Some(Err(rpc)) => Reply::Rpc(rpc),
+        })
+    }
+}
+
+pub(super) enum NativeFail {
+    Session(Error),
+    Step(StepFail),
+}
+
+impl From<Error> for NativeFail {
+    fn from(e: Error) -> NativeFail {
+        NativeFail::Session(e)
+    }
+}

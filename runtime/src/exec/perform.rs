@@ -1,0 +1,134 @@
+//! The actions of tool, request and set steps, as requests to the server.
+
+use std::time::Duration;
+
+use mcpr_compiler::ir::{Step, StepKind};
+use serde_json::{Map, Value, json};
+
+use crate::client::CallOptions;
+use crate::error::Error;
+use crate::session::RequestOptions;
+
+use super::StepRunner;
+use super::arguments::tool_arguments;
+use super::native::NativeFail;
+use super::tasks::call_tool;
+use super::values::{self};
+use super::{Reply, StepFail, broke};
+
+impl StepRunner<'_> {
+    pub(super) async fn perform(
+        &mut self,
+        step: &Step,
+        timeout: Duration,
+    ) -> Result<Reply, StepFail> {
+        match &step.kind {
+            StepKind::Tool(t) => {
+                let name = self.interp_str(&t.name)?;
+                let args = match &t.arguments {
+                    Some(a) if values::mentions_template(a) => {
+                        self.interp(&Value::Object(a.clone()))?
+                    }
+                    Some(a) => Value::Object(a.clone()),
+                    None => json!({}),
+                };
+                let opts = CallOptions {
+                    timeout: Some(timeout),
+                    allow_error: true,
+                    log_level: self.log_level.clone(),
+                    ..CallOptions::default()
+                };
+                if t.positional.is_some() || t.coerce == Some(true) || t.task.is_some() {
+                    let positional = match &t.positional {
+                        Some(p) => match self.interp(&Value::Array(p.clone()))? {
+                            Value::Array(a) => a,
+                            _ => Vec::new(),
+                        },
+                        None => Vec::new(),
+                    };
+                    let named = match args {
+                        Value::Object(o) => o,
+                        _ => Map::new(),
+                    };
+                    let args = if t.positional.is_some() || t.coerce == Some(true) {
+                        tool_arguments(
+                            self.client,
+                            &name,
+                            named,
+                            positional,
+                            t.coerce == Some(true),
+                        )
+                        .await?
+                    } else {
+                        Value::Object(named)
+                    };
+                    return call_tool(self.client, t, &name, args, &opts, timeout, &mut self.task)
+                        .await;
+                }
+                match self.client.call_tool(&name, args, &opts).await {
+                    Ok(call) if call.is_error => Ok(Reply::ToolError(call.result)),
+                    Ok(call) => Ok(Reply::Ok(call.result)),
+                    Err(e) => match e.rpc_error() {
+                        Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                        None => Err(broke(e)),
+                    },
+                }
+            }
+            StepKind::Request(r) => {
+                let params = match &r.params {
+                    Some(p) => Some(self.interp(p)?),
+                    None => None,
+                };
+                if r.method == "ping"
+                    && params.is_none()
+                    && self.client.session().era() == crate::protocol::Era::Modern
+                {
+                    // 2026 has no ping; the same round trip is `server/discover`.
+                    return match self.client.ping(Some(timeout)).await {
+                        Ok(_) => Ok(Reply::Ok(json!({}))),
+                        Err(e) => match e.rpc_error() {
+                            Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                            None => Err(broke(e)),
+                        },
+                    };
+                }
+                self.request(&r.method, params, timeout)
+                    .await
+                    .map_err(broke)
+            }
+            StepKind::Native(n) => self.native(n, timeout).await.map_err(|e| match e {
+                NativeFail::Session(e) => broke(e),
+                NativeFail::Step(f) => f,
+            }),
+            StepKind::Set(_) => Ok(Reply::Ok(Value::Null)),
+        }
+    }
+
+    pub(super) async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Reply, Error> {
+        let opts = RequestOptions {
+            timeout: Some(timeout),
+            log_level: self.log_level.clone(),
+            ..RequestOptions::default()
+        };
+        match self
+            .client
+            .session()
+            .request(method, params.as_ref(), &opts)
+            .await
+        {
+            Ok(v) if method == "tools/call" && v.get("isError") == Some(&Value::Bool(true)) => {
+                Ok(Reply::ToolError(v))
+            }
+            Ok(v) => Ok(Reply::Ok(v)),
+            Err(e) => match e.rpc_error() {
+                Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                None => Err(e),
+            },
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! What a test and its steps came to: outcomes, failures with their location and
+//! context, and the results every report reads.
+
+use mcpr_compiler::ir::{self, Phase, SourceLocation};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::codes::RunCode;
+use crate::error::Error;
+use crate::transcript::Direction;
+
+/// How a test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every step ran and every expectation held.
+    Passed,
+    /// An expectation did not hold.
+    Failed,
+    /// The server or the environment broke (no session, the server died, …).
+    Errored,
+    /// Not run: `skip`, or an unmet `requires`.
+    Skipped,
+    /// Not run: a dependency did not pass.
+    Blocked,
+}
+
+impl Outcome {
+    /// The lower-case name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Errored => "errored",
+            Outcome::Skipped => "skipped",
+            Outcome::Blocked => "blocked",
+        }
+    }
+}
+
+/// Why a step or a test did not pass.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    /// Stable code (`MCP-ASSERT-001`, `MCP-TIMEOUT-001`, `MCP-DEP-003`, …).
+    pub code: RunCode,
+    /// What went wrong, in one or a few sentences.
+    pub message: String,
+    /// What was expected, as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// What came back, as text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// The failing step's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// Where the failing statement is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<SourceLocation>,
+    /// The flow calls the failing step came from, outermost first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow: Vec<ir::FlowFrame>,
+    /// The last MCP message exchanged, with its direction and kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_message: Option<String>,
+    /// The server's exit status, when it died.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<String>,
+    /// The last lines of the server's stderr, when it died.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+}
+
+impl Failure {
+    /// A failure with its code and message, and nothing else known.
+    pub fn new(code: RunCode, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+            expected: None,
+            actual: None,
+            step: None,
+            location: None,
+            flow: Vec::new(),
+            last_message: None,
+            exit_status: None,
+            stderr_tail: None,
+        }
+    }
+
+    pub(super) fn from_error(e: &Error) -> Failure {
+        Failure {
+            last_message: e.last_message.as_ref().map(|m| {
+                let dir = match m.direction {
+                    Direction::Sent => "sent",
+                    Direction::Received => "received",
+                };
+                format!("({dir}, {}) {}", m.kind, m.text)
+            }),
+            exit_status: e.exit_status.clone(),
+            stderr_tail: e.stderr_tail.clone().filter(|t| !t.is_empty()),
+            ..Failure::new(e.kind.run_code(), e.kind.to_string())
+        }
+    }
+}
+
+/// Status of one step that ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    /// Ran, and its expectations held.
+    Passed,
+    /// An expectation did not hold.
+    Failed,
+    /// The server or the transport broke.
+    Errored,
+}
+
+/// One step that ran (steps skipped after a failure are not reported).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepResult {
+    /// Display name.
+    pub name: String,
+    /// JSON-RPC method, `native/<action>` or `utility/<function>`.
+    pub method: String,
+    /// Phase it belongs to.
+    pub phase: Phase,
+    /// How it went.
+    pub status: StepStatus,
+    /// Milliseconds, request and checks together.
+    pub duration_ms: u64,
+    /// Where it is written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceLocation>,
+    /// Why it did not pass.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// What the request returned (a result, or a tool result with `isError`), recorded only
+    /// when the run keeps transcripts (`--transcript`, parity runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<Value>,
+    /// The JSON-RPC error the request got (`{code, message, data}`), recorded like `response`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// What the step printed (`echo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+/// The result of one test.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestResult {
+    /// Test id (explicit, else the slug of the name).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// How it ended.
+    pub status: Outcome,
+    /// Milliseconds from opening the session to the last step.
+    pub duration_ms: u64,
+    /// The steps that ran, in order.
+    pub steps: Vec<StepResult>,
+    /// Values published with `export`.
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    pub outputs: Map<String, Value>,
+    /// Why it did not pass (the first failing step's failure, or why it did not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// The negotiated protocol version, when a session was opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// Every message of the session, when the run keeps transcripts (`--transcript`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<TestTranscript>,
+    /// For a data row: `{source, row, id, fingerprint}` (the test's `data`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// The messages of a test's session, oldest first.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestTranscript {
+    /// The kept messages (the newest ones when the session exceeded its limit).
+    pub entries: Vec<crate::transcript::Entry>,
+    /// Older messages that were dropped.
+    pub dropped: u64,
+}
+
+impl TestResult {
+    /// A test that did not run (skipped or blocked).
+    pub fn not_run(id: &str, name: &str, status: Outcome, failure: Failure) -> TestResult {
+        TestResult {
+            id: id.into(),
+            name: name.into(),
+            status,
+            duration_ms: 0,
+            steps: Vec::new(),
+            outputs: Map::new(),
+            failure: Some(failure),
+            protocol_version: None,
+            transcript: None,
+            data: None,
+        }
+    }
+}
+
+/// The id a test is known by: `id`, else the slug of its name (§4.7).
+pub fn test_id(test: &ir::Test) -> String {
+    match &test.id {
+        Some(id) => id.clone(),
+        None => mcpr_compiler::names::slug(&test.name),
+    }
+}

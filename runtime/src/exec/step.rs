@@ -1,0 +1,370 @@
+//! One step: its deadline, the action, then the checks of its outcome (expected error,
+//! assertions, snapshots, duration), captures and exports.
+
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
+
+use mcpr_compiler::ir::{self, Assert, NativeAction, Phase, Status, Step, StepKind};
+use serde_json::{Map, Value, json};
+
+use crate::codes::RunCode;
+use crate::transcript::Direction;
+
+use super::StepRunner;
+use super::assert::{Mismatch, check_assertion, check_error, show};
+use super::last_response::{LastResponse, TextView};
+use super::result::{StepResult, StepStatus};
+use super::values::{self};
+use super::{Reply, StepFail, fail, step_method, step_name};
+
+impl StepRunner<'_> {
+    pub(super) async fn run(&mut self, step: &Step) -> StepResult {
+        let name = step_name(step);
+        let started = Instant::now();
+        self.reply = None;
+        let outcome = self.run_inner(step, &name).await;
+        let (response, error) = self.reply.take().unwrap_or((None, None));
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let (status, failure) = match outcome {
+            Ok(()) => (StepStatus::Passed, None),
+            Err(f) => {
+                let mut failure = *f.failure;
+                if matches!(failure.code, RunCode::Timeout | RunCode::NoNotification) {
+                    failure.message = format!("step “{name}” timed out: {}", failure.message);
+                }
+                failure.step = Some(name.clone());
+                failure.location = step.source.clone();
+                failure.flow = step.flow.clone();
+                if failure.last_message.is_none() {
+                    failure.last_message = self.client.session().last_message().map(|m| {
+                        let dir = match m.direction {
+                            Direction::Sent => "sent",
+                            Direction::Received => "received",
+                        };
+                        format!("({dir}, {}) {}", m.kind, m.text)
+                    });
+                }
+                if let Some(status) = self.client.session().exit_status() {
+                    failure.exit_status.get_or_insert(status);
+                    let tail = self.client.session().stderr_tail();
+                    if failure.stderr_tail.is_none() && !tail.is_empty() {
+                        failure.stderr_tail = Some(tail);
+                    }
+                }
+                let broke = f.broke || self.client.session().exit_status().is_some();
+                (
+                    if broke {
+                        StepStatus::Errored
+                    } else {
+                        StepStatus::Failed
+                    },
+                    Some(failure),
+                )
+            }
+        };
+        StepResult {
+            name,
+            method: step_method(step),
+            phase: step.phase.unwrap_or(Phase::Test),
+            status,
+            duration_ms,
+            source: step.source.clone(),
+            failure,
+            response,
+            error,
+            output: self.output.take(),
+        }
+    }
+
+    pub(super) fn timeout_of(&self, step: &Step) -> Duration {
+        let native = match &step.kind {
+            StepKind::Native(n) => n.timeout_ms(),
+            _ => None,
+        };
+        step.timeout_ms
+            .or(native)
+            .map_or(self.default_timeout, Duration::from_millis)
+    }
+
+    pub(super) async fn run_inner(&mut self, step: &Step, name: &str) -> Result<(), StepFail> {
+        if let StepKind::Set(set) = &step.kind {
+            let args = match &set.arguments {
+                Some(a) => self
+                    .vars
+                    .interpolate(&Value::Object(a.clone()))
+                    .map_err(|e| fail(RunCode::UnresolvedVariable, e))?,
+                None => Value::Object(Map::new()),
+            };
+            let args = args.as_object().cloned().unwrap_or_default();
+            let v = values::builtin(&set.function, &args).map_err(|e| {
+                let code = if e.starts_with("unknown function") {
+                    RunCode::UnknownFunction
+                } else {
+                    RunCode::FunctionFailed
+                };
+                fail(code, format!("{}: {e}", set.function))
+            })?;
+            self.vars.set(set.variable.clone(), v);
+            return Ok(());
+        }
+        let timeout = self.timeout_of(step);
+        let started = Instant::now();
+        let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
+        let native = match &step.kind {
+            StepKind::Native(n) => Some(n.action()),
+            _ => None,
+        };
+        // The request has its own deadline; this guard names the step if anything else hangs.
+        let guard = timeout + Duration::from_secs(2);
+        let reply = match tokio::time::timeout(guard, self.perform(step, timeout)).await {
+            // Waiting for a notification while expecting an error: nothing may arrive.
+            Ok(Err(f))
+                if native == Some(NativeAction::AwaitNotification)
+                    && expects_error
+                    && matches!(f.failure.code, RunCode::Timeout | RunCode::NoNotification) =>
+            {
+                return Ok(());
+            }
+            Ok(Ok(reply)) if native == Some(NativeAction::AwaitNotification) && expects_error => {
+                return Err(StepFail::from(Mismatch {
+                    code: RunCode::Assertion,
+                    message: "expected no notification, but one arrived".into(),
+                    expected: Some("no matching notification before the deadline".into()),
+                    actual: Some(show(&reply.value())),
+                }));
+            }
+            // A request that ran out of time while an error is expected: the expected
+            // error, worded as mcp-tester's Go client words it.
+            Ok(Err(f))
+                if expects_error
+                    && f.failure.code == RunCode::Timeout
+                    && !matches!(native, Some(NativeAction::Check)) =>
+            {
+                let message = format!("context deadline exceeded ({})", f.failure.message);
+                self.last = Some(LastResponse {
+                    value: json!({"code": null, "message": message}),
+                    text: TextView::Given(message.clone()),
+                    error: Some(json!({"code": null, "message": message})),
+                    is_error: false,
+                });
+                return Ok(());
+            }
+            Ok(Ok(reply)) => reply,
+            Ok(Err(f)) => return Err(f),
+            Err(_) => {
+                return Err(fail(
+                    RunCode::StepTimeout,
+                    format!(
+                        "step “{name}” did not finish within {}",
+                        crate::error::fmt_duration(guard)
+                    ),
+                ));
+            }
+        };
+        let elapsed = started.elapsed();
+        if self.record {
+            self.reply = Some(match &reply {
+                Reply::Rpc(_) => (None, Some(reply.value())),
+                _ => (Some(reply.value()), None),
+            });
+        }
+        let reads_only = matches!(
+            native,
+            Some(
+                NativeAction::Check
+                    | NativeAction::SaveText
+                    | NativeAction::Echo
+                    | NativeAction::Prompt
+                    | NativeAction::QueueAnswer
+                    | NativeAction::ConfigureClient
+            )
+        );
+        if !reads_only {
+            self.last = Some(LastResponse::of(step_method(step), &reply));
+        }
+        if native == Some(NativeAction::Check) && expects_error {
+            // A check under `expect_error` must fail; its failure becomes the last response.
+            let mut inner = step.assert.clone().unwrap_or_default();
+            inner.status = None;
+            let a = self.interpolated_assert(&inner)?;
+            let value = reply.value();
+            let failed = a
+                .json
+                .iter()
+                .flat_map(|j| j.as_slice())
+                .find_map(|assertion| check_assertion(&value, assertion).err());
+            return match failed {
+                Some(m) => {
+                    let message = format!("assertion failed: {}", m.message);
+                    self.last = Some(LastResponse {
+                        value: json!({"code": null, "message": message}),
+                        text: TextView::Given(message.clone()),
+                        error: Some(json!({"code": null, "message": message})),
+                        is_error: false,
+                    });
+                    Ok(())
+                }
+                None => Err(StepFail::from(Mismatch {
+                    code: RunCode::Assertion,
+                    message: "expected the check to fail, but it held".into(),
+                    expected: Some("a failing check".into()),
+                    actual: Some(show(&value)),
+                })),
+            };
+        }
+        let assert = match &step.assert {
+            Some(a) => Some(self.interpolated_assert(a)?),
+            None => None,
+        };
+        let expect_error = assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
+        match reply.as_error() {
+            None if expect_error => {
+                return Err(StepFail::from(Mismatch {
+                    code: RunCode::Assertion,
+                    message: "expected an MCP error, but the request succeeded".into(),
+                    expected: Some("an error (a JSON-RPC error or a result with isError)".into()),
+                    actual: Some(show(&reply.value())),
+                }));
+            }
+            Some(err) if !expect_error => {
+                let (code, what) = match &reply {
+                    Reply::ToolError(_) => {
+                        (RunCode::ToolError, "the tool reported an error (isError)")
+                    }
+                    _ => (
+                        RunCode::RpcError,
+                        "the server answered with a JSON-RPC error",
+                    ),
+                };
+                return Err(fail(
+                    code,
+                    match err.code {
+                        Some(c) => format!("{what}: {c} {}", err.message),
+                        None => format!("{what}: {}", err.message),
+                    },
+                ));
+            }
+            Some(err) => {
+                if let Some(want) = assert.as_ref().and_then(|a| a.error.as_ref()) {
+                    check_error(&err, want)?;
+                }
+            }
+            None => {}
+        }
+        let value = reply.value_ref();
+        let value: &Value = &value;
+        if let Some(a) = &assert {
+            for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
+                check_assertion(value, assertion)?;
+                if let Some(snap) = &assertion.snapshot {
+                    self.check_snapshot(value, assertion.path.as_deref(), snap)?;
+                }
+            }
+            if let Some(max) = a.max_duration_ms
+                && elapsed > Duration::from_millis(max)
+            {
+                return Err(fail(
+                    RunCode::TooSlow,
+                    format!(
+                        "step took {} ms, more than the allowed {max} ms",
+                        elapsed.as_millis()
+                    ),
+                ));
+            }
+        }
+        for (var, path) in step.capture.iter().flat_map(|c| c.iter()) {
+            match values::lookup(value, path).map_err(|e| fail(RunCode::Capture, e))? {
+                Some(v) => self.vars.set(var.to_string(), v.clone()),
+                None => {
+                    return Err(fail(
+                        RunCode::Capture,
+                        format!("cannot save {path} as {var:?}: it is absent in the result"),
+                    ));
+                }
+            }
+        }
+        for (key, export) in step.export.iter().flat_map(|e| e.iter()) {
+            match values::lookup(value, &export.path).map_err(|e| fail(RunCode::Export, e))? {
+                Some(v) => {
+                    self.outputs.insert(key.to_string(), v.clone());
+                }
+                None => {
+                    return Err(fail(
+                        RunCode::Export,
+                        format!(
+                            "cannot export {} as {key:?}: it is absent in the result",
+                            export.path
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_snapshot(
+        &self,
+        value: &Value,
+        path: Option<&str>,
+        snap: &ir::SnapshotAssertion,
+    ) -> Result<(), StepFail> {
+        let path = path.unwrap_or("$");
+        let at = values::lookup(value, path)
+            .map_err(|e| fail(RunCode::Assertion, e))?
+            .cloned()
+            .ok_or_else(|| {
+                fail(
+                    RunCode::SnapshotMissing,
+                    format!("snapshot {:?}: {path} is absent in the result", snap.name),
+                )
+            })?;
+        let Some(store) = &self.snapshots else {
+            return Err(fail(
+                RunCode::SnapshotStore,
+                format!("snapshot {:?}: no snapshot store in this run", snap.name),
+            ));
+        };
+        let key = format!("{}.{}", self.test_id, snap.name);
+        let ignore = snap.ignore.clone().unwrap_or_default();
+        let mut store = store.lock().map_err(|_| {
+            fail(
+                RunCode::SnapshotStore,
+                "the snapshot store is unusable after a panic",
+            )
+        })?;
+        store.check(&key, &at, &ignore).map_err(StepFail::from)
+    }
+
+    pub(super) fn interpolated_assert<'a>(
+        &self,
+        a: &'a Assert,
+    ) -> Result<Cow<'a, Assert>, StepFail> {
+        if !values::mentions_template(a) {
+            // Nothing to fill in (the usual case): the expectation as written.
+            return Ok(Cow::Borrowed(a));
+        }
+        let raw = serde_json::to_value(a).map_err(|e| fail(RunCode::Assertion, e.to_string()))?;
+        let done = self
+            .vars
+            .interpolate(&raw)
+            .map_err(|e| fail(RunCode::Assertion, format!("in an expectation: {e}")))?;
+        serde_json::from_value(done).map(Cow::Owned).map_err(|e| {
+            fail(
+                RunCode::Assertion,
+                format!("an expectation is invalid after interpolation: {e}"),
+            )
+        })
+    }
+
+    pub(super) fn interp(&self, v: &Value) -> Result<Value, StepFail> {
+        self.vars
+            .interpolate(v)
+            .map_err(|e| fail(RunCode::UnresolvedVariable, e))
+    }
+
+    pub(super) fn interp_str(&self, s: &str) -> Result<String, StepFail> {
+        self.vars
+            .interpolate_text(s)
+            .map_err(|e| fail(RunCode::UnresolvedVariable, e))
+    }
+}

@@ -1,0 +1,180 @@
+//! What a test's session is made from: its target (with `${env.…}` and `${state.…}` filled
+//! in) and the client behaviour the suite declares.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mcpr_compiler::ir::{self};
+use serde_json::{Map, Value};
+
+use crate::client::Target;
+use crate::session::{ClientBehaviour, ElicitationAnswer, Root, SamplingAnswer};
+use crate::transport::http::HttpConfig;
+use crate::transport::stdio::StdioConfig;
+
+use super::values::Vars;
+
+/// Everything one test needs besides the IR.
+#[derive(Debug, Clone)]
+pub struct TestInput {
+    /// The server to run against (the suite target, a named server, or an override).
+    pub target: ir::Target,
+    /// Outputs of the dependencies: id → {key: value}.
+    pub deps: Map<String, Value>,
+    /// The loaded state (`${state.…}`), an object.
+    pub state: Value,
+    /// Deadline of the handshake.
+    pub connect_timeout: Duration,
+    /// The protocol version to speak; probed when `None`.
+    pub protocol: Option<String>,
+    /// The snapshot store, shared by the tests of a run (`None`: snapshot expectations fail).
+    pub snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// Keep each step's response and the session's messages in the result.
+    pub record: bool,
+}
+
+/// Turns an IR target into a runtime target, interpolating `${env.…}` and `${state.…}`.
+pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, String> {
+    let mut vars = Vars::new();
+    vars.set("state", state.clone());
+    let text = |s: &str| vars.interpolate_text(s);
+    Ok(match target {
+        ir::Target::Stdio(t) => {
+            let args = t
+                .args
+                .iter()
+                .flatten()
+                .map(|a| text(a))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut stdio = StdioConfig::new(text(&t.command)?, args);
+            if let Some(cwd) = &t.cwd {
+                stdio.cwd = Some(text(cwd)?.into());
+            }
+            if let Some(env) = &t.env {
+                for (k, v) in env.iter() {
+                    stdio.env.insert(k.to_string(), text(v)?);
+                }
+            }
+            Target::Stdio(stdio)
+        }
+        ir::Target::StreamableHttp(h) | ir::Target::Sse(h) => {
+            if h.oauth.is_some() {
+                return Err("`oauth` targets are not supported by this runner (no interactive login); use `Token from` or an Authorization header instead".into());
+            }
+            if h.token_from.is_some() {
+                return Err("the target's `tokenFrom` command has not been run (auth::resolve_credentials runs it before the tests)".into());
+            }
+            let mut http = HttpConfig::new(text(&h.url)?);
+            if let Some(headers) = &h.headers {
+                let mut map = BTreeMap::new();
+                for (k, v) in headers.iter() {
+                    map.insert(k.to_string(), text(v)?);
+                }
+                http.headers = map;
+            }
+            if matches!(target, ir::Target::Sse(_)) {
+                Target::Sse(http)
+            } else {
+                Target::Http(http)
+            }
+        }
+    })
+}
+
+/// The suite's `client` block as the session's client behaviour.
+///
+/// Without settings the client declares sampling (answering “deterministic response” from
+/// model `mcprigor-fixture`) and elicitation (answering `decline`) and no roots, as the
+/// reference runner does.
+pub fn client_behaviour(client: Option<&ir::ClientBehavior>) -> ClientBehaviour {
+    let mut b = ClientBehaviour {
+        sampling: Some(SamplingAnswer {
+            text: "deterministic response".into(),
+            model: "mcprigor-fixture".into(),
+            ..SamplingAnswer::default()
+        }),
+        elicitation: Some(ElicitationAnswer {
+            action: "decline".into(),
+            content: None,
+            url_mode: false,
+        }),
+        ..ClientBehaviour::default()
+    };
+    // The settings as JSON, as a `configure-client` step's are after interpolation.
+    if let Some(Ok(Value::Object(client))) = client.map(serde_json::to_value) {
+        apply_client_settings(&mut b, &client);
+    }
+    b
+}
+
+/// Applies `roots` / `sampling` / `elicitation` settings (the suite's `client` block or
+/// a `configure-client` step's `behavior`) over a behaviour; absent keys keep theirs.
+pub fn apply_client_settings(b: &mut ClientBehaviour, client: &Map<String, Value>) {
+    if let Some(Value::Bool(only)) = client.get("preparedAnswersOnly") {
+        b.prepared_answers_only = *only;
+    }
+    if let Some(Value::Object(ext)) = client.get("extensions") {
+        for (k, v) in ext {
+            b.extensions.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some(Value::Array(roots)) = client.get("roots") {
+        b.roots = Some(
+            roots
+                .iter()
+                .filter_map(|r| match r {
+                    Value::String(uri) => Some(Root {
+                        uri: uri.clone(),
+                        name: None,
+                    }),
+                    Value::Object(o) => Some(Root {
+                        uri: o.get("uri")?.as_str()?.to_string(),
+                        name: o.get("name").and_then(Value::as_str).map(str::to_string),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+        );
+    }
+    if let Some(s) = client.get("sampling") {
+        let mut answer = b.sampling.clone().unwrap_or_default();
+        match s {
+            Value::String(text) => answer.text = text.clone(),
+            Value::Object(o) => {
+                if let Some(t) = o
+                    .get("text")
+                    .or_else(|| o.get("response"))
+                    .and_then(Value::as_str)
+                {
+                    answer.text = t.to_string();
+                }
+                if let Some(m) = o.get("model").and_then(Value::as_str) {
+                    answer.model = m.to_string();
+                }
+            }
+            _ => {}
+        }
+        b.sampling = Some(answer);
+    }
+    if let Some(e) = client.get("elicitation") {
+        let mut answer = ElicitationAnswer {
+            action: "accept".into(),
+            content: None,
+            url_mode: false,
+        };
+        match e {
+            Value::String(action) => {
+                answer.action = action.clone();
+                answer.content = None;
+            }
+            Value::Object(o) => {
+                if let Some(a) = o.get("action").and_then(Value::as_str) {
+                    answer.action = a.to_string();
+                }
+                answer.content = o.get("content").cloned();
+            }
+            _ => {}
+        }
+        b.elicitation = Some(answer);
+    }
+}

@@ -1,0 +1,229 @@
+//! Tool calls as tasks, `task-wait` polling, and the tasks capability declared for the
+//! task actions.
+
+use std::time::{Duration, Instant};
+
+use mcpr_compiler::ir::NativeStep;
+use serde_json::Value;
+
+use crate::client::{CallOptions, Client};
+use crate::codes::RunCode;
+use crate::error::{Error, ErrorKind};
+use crate::protocol::RpcError;
+
+use super::values::as_text;
+use super::{Reply, StepFail, fail};
+use crate::session::Session;
+use mcpr_compiler::ir::{TaskMode, ToolStep};
+
+/// Runs a tool step that has legacy settings; `task` is the last task seen, updated by task
+/// calls.
+pub(super) async fn call_tool(
+    client: &Client,
+    t: &ToolStep,
+    name: &str,
+    arguments: Value,
+    opts: &CallOptions,
+    timeout: Duration,
+    task: &mut Option<Value>,
+) -> Result<Reply, StepFail> {
+    let Some(mode) = t.task else {
+        return match client.call_tool(name, arguments, opts).await {
+            Ok(call) if call.is_error => Ok(Reply::ToolError(call.result)),
+            Ok(call) => Ok(Reply::Ok(call.result)),
+            Err(e) => match e.rpc_error() {
+                Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                None => Err(super::broke(e)),
+            },
+        };
+    };
+    // The tasks extension is declared for task commands only.
+    let _tasks = TasksDeclared::new(client.session());
+    let mut copts = opts.clone();
+    copts.task_ttl = Some(None);
+    let started = client.call_tool(name, arguments, &copts).await;
+    let call = match started {
+        Ok(c) => c,
+        Err(e) => {
+            return match e.rpc_error() {
+                Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                None => Err(super::broke(e)),
+            };
+        }
+    };
+    if !call.is_task {
+        return Err(fail(
+            RunCode::NoTaskHandle,
+            format!(
+                "tool {name:?} answered directly instead of with a task handle (does the server support the tasks extension for this tool?)"
+            ),
+        ));
+    }
+    let handle = call.result.get("task").unwrap_or(&call.result).clone();
+    *task = Some(handle.clone());
+    let Some(id) = handle
+        .get("taskId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
+        return Err(fail(RunCode::NoTaskHandle, "the task handle has no taskId"));
+    };
+    match mode {
+        TaskMode::Start => Ok(Reply::Ok(handle)),
+        TaskMode::Run => {
+            let end = client
+                .task_run_to_end(&id, timeout)
+                .await
+                .map_err(task_error)?;
+            let end_task = end.get("task").unwrap_or(&end).clone();
+            *task = Some(end_task.clone());
+            Ok(task_reply(&end_task))
+        }
+    }
+}
+
+/// Declares the tasks extension (2026: with every request) while it lives, as mcp-tester
+/// does for its task commands only; plain tool calls stay synchronous.
+pub(super) struct TasksDeclared<'a> {
+    session: &'a Session,
+    before: bool,
+}
+
+impl<'a> TasksDeclared<'a> {
+    /// Turns the declaration on.
+    pub fn new(session: &'a Session) -> TasksDeclared<'a> {
+        let mut b = session.behaviour();
+        let before = b.tasks;
+        if !before {
+            b.tasks = true;
+            session.set_behaviour(b);
+        }
+        TasksDeclared { session, before }
+    }
+}
+
+impl Drop for TasksDeclared<'_> {
+    fn drop(&mut self) {
+        if !self.before {
+            let mut b = self.session.behaviour();
+            b.tasks = false;
+            self.session.set_behaviour(b);
+        }
+    }
+}
+
+/// A final task as a reply: `completed` gives the tool result, `failed` a JSON-RPC error,
+/// anything else the task itself.
+pub(super) fn task_reply(task: &Value) -> Reply {
+    match task.get("status").and_then(Value::as_str) {
+        Some("completed") => {
+            let result = task.get("result").cloned().unwrap_or_else(|| task.clone());
+            if result.get("isError") == Some(&Value::Bool(true)) {
+                Reply::ToolError(result)
+            } else {
+                Reply::Ok(result)
+            }
+        }
+        Some("failed") => {
+            let e = task.get("error");
+            Reply::Rpc(RpcError {
+                code: e
+                    .and_then(|e| e.get("code"))
+                    .and_then(Value::as_i64)
+                    .unwrap_or(-32603),
+                message: e
+                    .and_then(|e| e.get("message"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("the task failed")
+                    .to_string(),
+                data: e.and_then(|e| e.get("data")).cloned(),
+            })
+        }
+        _ => Reply::Ok(task.clone()),
+    }
+}
+
+pub(super) fn task_error(e: Error) -> StepFail {
+    match &e.kind {
+        ErrorKind::Timeout { .. } => fail(RunCode::Timeout, e.kind.to_string()),
+        _ => super::broke(e),
+    }
+}
+
+/// `task-wait`: polls `tasks/get` until the task reaches `status` (or, without it, a final
+/// status), answering its input requests with the queued answers.
+pub(super) async fn task_wait(
+    client: &Client,
+    n: &NativeStep,
+    id: &str,
+    timeout: Duration,
+    task: &mut Option<Value>,
+) -> Result<Reply, StepFail> {
+    let _tasks = TasksDeclared::new(client.session());
+    let deadline = Instant::now() + timeout;
+    let want = n.status();
+    loop {
+        let r = match client.task_get(id).await {
+            Ok(r) => r,
+            Err(e) => {
+                return match e.rpc_error() {
+                    Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                    None => Err(super::broke(e)),
+                };
+            }
+        };
+        let t = r.get("task").unwrap_or(&r).clone();
+        *task = Some(t.clone());
+        let status = t
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let last = matches!(status.as_str(), "completed" | "failed" | "cancelled");
+        match want {
+            Some(w) if w == status => return Ok(Reply::Ok(t)),
+            None if last => return Ok(task_reply(&t)),
+            Some(w) if last => {
+                return Err(fail(
+                    RunCode::TaskStatus,
+                    format!("task {id} ended with status {status}, never reaching {w}"),
+                ));
+            }
+            _ => {}
+        }
+        if status == "input_required" && want != Some("input_required") {
+            // Let the client answer through tasks/update, then keep polling.
+            let rest = deadline.saturating_duration_since(Instant::now());
+            let end = client.task_run_to_end(id, rest).await.map_err(task_error)?;
+            let t = end.get("task").unwrap_or(&end).clone();
+            *task = Some(t.clone());
+            return match want {
+                None => Ok(task_reply(&t)),
+                Some(w) if t.get("status").and_then(Value::as_str) == Some(w) => Ok(Reply::Ok(t)),
+                Some(w) => Err(fail(
+                    RunCode::TaskStatus,
+                    format!(
+                        "task {id} ended with status {}, never reaching {w}",
+                        t.get("status").map(as_text).unwrap_or_default()
+                    ),
+                )),
+            };
+        }
+        if Instant::now() >= deadline {
+            return Err(fail(
+                RunCode::Timeout,
+                format!(
+                    "task {id} is still {status} after {}",
+                    crate::error::fmt_duration(timeout)
+                ),
+            ));
+        }
+        let poll = t
+            .get("pollInterval")
+            .or_else(|| t.get("pollIntervalMs"))
+            .and_then(Value::as_u64)
+            .unwrap_or(100)
+            .clamp(10, 1000);
+        tokio::time::sleep(Duration::from_millis(poll)).await;
+    }
+}
