@@ -36,6 +36,17 @@ pub(super) enum TextView {
 }
 
 impl LastResponse {
+    /// A last response that is an error with only a message (a failed check, a request
+    /// that ran out of time), as mcp-tester's client reports one.
+    pub(super) fn error(message: String) -> LastResponse {
+        LastResponse {
+            value: json!({"code": null, "message": message}),
+            text: TextView::Given(message.clone()),
+            error: Some(json!({"code": null, "message": message})),
+            is_error: false,
+        }
+    }
+
     /// The response of a step whose request was `method`.
     pub fn of(method: String, reply: &Reply) -> LastResponse {
         match reply {

@@ -5,14 +5,14 @@ use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use mcpr_compiler::ir::{self, Assert, NativeAction, Phase, Status, Step, StepKind};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::codes::RunCode;
 use crate::transcript::Direction;
 
 use super::StepRunner;
 use super::assert::{Mismatch, check_assertion, check_error, show};
-use super::last_response::{LastResponse, TextView};
+use super::last_response::LastResponse;
 use super::result::{StepResult, StepStatus};
 use super::values::{self};
 use super::{Reply, StepFail, fail, step_method, step_name};
@@ -86,84 +86,115 @@ impl StepRunner<'_> {
             .map_or(self.default_timeout, Duration::from_millis)
     }
 
+    /// Runs a step's action and checks what it got back.
     pub(super) async fn run_inner(&mut self, step: &Step, name: &str) -> Result<(), StepFail> {
         if let StepKind::Set(set) = &step.kind {
-            let args = match &set.arguments {
-                Some(a) => self
-                    .vars
-                    .interpolate(&Value::Object(a.clone()))
-                    .map_err(|e| fail(RunCode::UnresolvedVariable, e))?,
-                None => Value::Object(Map::new()),
-            };
-            let args = args.as_object().cloned().unwrap_or_default();
-            let v = values::builtin(&set.function, &args).map_err(|e| {
-                let code = if e.starts_with("unknown function") {
-                    RunCode::UnknownFunction
-                } else {
-                    RunCode::FunctionFailed
-                };
-                fail(code, format!("{}: {e}", set.function))
-            })?;
-            self.vars.set(set.variable.clone(), v);
-            return Ok(());
+            return self.run_set(set);
         }
-        let timeout = self.timeout_of(step);
-        let started = Instant::now();
-        let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
         let native = match &step.kind {
             StepKind::Native(n) => Some(n.action()),
             _ => None,
         };
-        // The request has its own deadline; this guard names the step if anything else hangs.
+        let started = Instant::now();
+        let Some(reply) = self.act(step, name, native).await? else {
+            return Ok(());
+        };
+        let elapsed = started.elapsed();
+        self.keep_reply(step, native, &reply);
+        let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
+        if native == Some(NativeAction::Check) && expects_error {
+            return self.check_must_fail(step, &reply);
+        }
+        let assert = match &step.assert {
+            Some(a) => Some(self.interpolated_assert(a)?),
+            None => None,
+        };
+        check_error_expectation(assert.as_deref(), &reply)?;
+        let value = reply.value_ref();
+        if let Some(a) = &assert {
+            self.check_assertions(a, &value, elapsed)?;
+        }
+        self.capture_and_export(step, &value)
+    }
+
+    /// A `set` step: a utility function's result into a variable.
+    fn run_set(&mut self, set: &ir::SetStep) -> Result<(), StepFail> {
+        let args = match &set.arguments {
+            Some(a) => self
+                .vars
+                .interpolate(&Value::Object(a.clone()))
+                .map_err(|e| fail(RunCode::UnresolvedVariable, e))?,
+            None => Value::Object(Map::new()),
+        };
+        let args = args.as_object().cloned().unwrap_or_default();
+        let v = values::builtin(&set.function, &args).map_err(|e| {
+            let code = if e.starts_with("unknown function") {
+                RunCode::UnknownFunction
+            } else {
+                RunCode::FunctionFailed
+            };
+            fail(code, format!("{}: {e}", set.function))
+        })?;
+        self.vars.set(set.variable.clone(), v);
+        Ok(())
+    }
+
+    /// Performs the step's action within its deadline (plus a guard that names the step if
+    /// anything else hangs). `None` when the outcome settled the step already: nothing
+    /// arrived where nothing may, or a request ran out of time where an error is expected.
+    async fn act(
+        &mut self,
+        step: &Step,
+        name: &str,
+        native: Option<NativeAction>,
+    ) -> Result<Option<Reply>, StepFail> {
+        let timeout = self.timeout_of(step);
+        let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
+        let waits = native == Some(NativeAction::AwaitNotification);
         let guard = timeout + Duration::from_secs(2);
-        let reply = match tokio::time::timeout(guard, self.perform(step, timeout)).await {
+        match tokio::time::timeout(guard, self.perform(step, timeout)).await {
             // Waiting for a notification while expecting an error: nothing may arrive.
             Ok(Err(f))
-                if native == Some(NativeAction::AwaitNotification)
+                if waits
                     && expects_error
                     && matches!(f.failure.code, RunCode::Timeout | RunCode::NoNotification) =>
             {
-                return Ok(());
+                Ok(None)
             }
-            Ok(Ok(reply)) if native == Some(NativeAction::AwaitNotification) && expects_error => {
-                return Err(StepFail::from(Mismatch {
-                    code: RunCode::Assertion,
-                    message: "expected no notification, but one arrived".into(),
-                    expected: Some("no matching notification before the deadline".into()),
-                    actual: Some(show(&reply.value())),
-                }));
-            }
+            Ok(Ok(reply)) if waits && expects_error => Err(StepFail::from(Mismatch {
+                code: RunCode::Assertion,
+                message: "expected no notification, but one arrived".into(),
+                expected: Some("no matching notification before the deadline".into()),
+                actual: Some(show(&reply.value())),
+            })),
             // A request that ran out of time while an error is expected: the expected
             // error, worded as mcp-tester's Go client words it.
             Ok(Err(f))
                 if expects_error
                     && f.failure.code == RunCode::Timeout
-                    && !matches!(native, Some(NativeAction::Check)) =>
+                    && native != Some(NativeAction::Check) =>
             {
                 let message = format!("context deadline exceeded ({})", f.failure.message);
-                self.last = Some(LastResponse {
-                    value: json!({"code": null, "message": message}),
-                    text: TextView::Given(message.clone()),
-                    error: Some(json!({"code": null, "message": message})),
-                    is_error: false,
-                });
-                return Ok(());
+                self.last = Some(LastResponse::error(message));
+                Ok(None)
             }
-            Ok(Ok(reply)) => reply,
-            Ok(Err(f)) => return Err(f),
-            Err(_) => {
-                return Err(fail(
-                    RunCode::StepTimeout,
-                    format!(
-                        "step “{name}” did not finish within {}",
-                        crate::error::fmt_duration(guard)
-                    ),
-                ));
-            }
-        };
-        let elapsed = started.elapsed();
+            Ok(Ok(reply)) => Ok(Some(reply)),
+            Ok(Err(f)) => Err(f),
+            Err(_) => Err(fail(
+                RunCode::StepTimeout,
+                format!(
+                    "step “{name}” did not finish within {}",
+                    crate::error::fmt_duration(guard)
+                ),
+            )),
+        }
+    }
+
+    /// Keeps what the step got back: in the result when the run records responses, and as
+    /// the last response unless the step only read or prepared things.
+    fn keep_reply(&mut self, step: &Step, native: Option<NativeAction>, reply: &Reply) {
         if self.record {
-            self.reply = Some(match &reply {
+            self.reply = Some(match reply {
                 Reply::Rpc(_) => (None, Some(reply.value())),
                 _ => (Some(reply.value()), None),
             });
@@ -180,98 +211,67 @@ impl StepRunner<'_> {
             )
         );
         if !reads_only {
-            self.last = Some(LastResponse::of(step_method(step), &reply));
+            self.last = Some(LastResponse::of(step_method(step), reply));
         }
-        if native == Some(NativeAction::Check) && expects_error {
-            // A check under `expect_error` must fail; its failure becomes the last response.
-            let mut inner = step.assert.clone().unwrap_or_default();
-            inner.status = None;
-            let a = self.interpolated_assert(&inner)?;
-            let value = reply.value();
-            let failed = a
-                .json
-                .iter()
-                .flat_map(|j| j.as_slice())
-                .find_map(|assertion| check_assertion(&value, assertion).err());
-            return match failed {
-                Some(m) => {
-                    let message = format!("assertion failed: {}", m.message);
-                    self.last = Some(LastResponse {
-                        value: json!({"code": null, "message": message}),
-                        text: TextView::Given(message.clone()),
-                        error: Some(json!({"code": null, "message": message})),
-                        is_error: false,
-                    });
-                    Ok(())
-                }
-                None => Err(StepFail::from(Mismatch {
-                    code: RunCode::Assertion,
-                    message: "expected the check to fail, but it held".into(),
-                    expected: Some("a failing check".into()),
-                    actual: Some(show(&value)),
-                })),
-            };
+    }
+
+    /// A `check` under `expect_error` must fail; its failure becomes the last response.
+    fn check_must_fail(&mut self, step: &Step, reply: &Reply) -> Result<(), StepFail> {
+        let mut inner = step.assert.clone().unwrap_or_default();
+        inner.status = None;
+        let a = self.interpolated_assert(&inner)?;
+        let value = reply.value();
+        let failed = a
+            .json
+            .iter()
+            .flat_map(|j| j.as_slice())
+            .find_map(|assertion| check_assertion(&value, assertion).err());
+        match failed {
+            Some(m) => {
+                self.last = Some(LastResponse::error(format!(
+                    "assertion failed: {}",
+                    m.message
+                )));
+                Ok(())
+            }
+            None => Err(StepFail::from(Mismatch {
+                code: RunCode::Assertion,
+                message: "expected the check to fail, but it held".into(),
+                expected: Some("a failing check".into()),
+                actual: Some(show(&value)),
+            })),
         }
-        let assert = match &step.assert {
-            Some(a) => Some(self.interpolated_assert(a)?),
-            None => None,
-        };
-        let expect_error = assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
-        match reply.as_error() {
-            None if expect_error => {
-                return Err(StepFail::from(Mismatch {
-                    code: RunCode::Assertion,
-                    message: "expected an MCP error, but the request succeeded".into(),
-                    expected: Some("an error (a JSON-RPC error or a result with isError)".into()),
-                    actual: Some(show(&reply.value())),
-                }));
-            }
-            Some(err) if !expect_error => {
-                let (code, what) = match &reply {
-                    Reply::ToolError(_) => {
-                        (RunCode::ToolError, "the tool reported an error (isError)")
-                    }
-                    _ => (
-                        RunCode::RpcError,
-                        "the server answered with a JSON-RPC error",
-                    ),
-                };
-                return Err(fail(
-                    code,
-                    match err.code {
-                        Some(c) => format!("{what}: {c} {}", err.message),
-                        None => format!("{what}: {}", err.message),
-                    },
-                ));
-            }
-            Some(err) => {
-                if let Some(want) = assert.as_ref().and_then(|a| a.error.as_ref()) {
-                    check_error(&err, want)?;
-                }
-            }
-            None => {}
-        }
-        let value = reply.value_ref();
-        let value: &Value = &value;
-        if let Some(a) = &assert {
-            for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
-                check_assertion(value, assertion)?;
-                if let Some(snap) = &assertion.snapshot {
-                    self.check_snapshot(value, assertion.path.as_deref(), snap)?;
-                }
-            }
-            if let Some(max) = a.max_duration_ms
-                && elapsed > Duration::from_millis(max)
-            {
-                return Err(fail(
-                    RunCode::TooSlow,
-                    format!(
-                        "step took {} ms, more than the allowed {max} ms",
-                        elapsed.as_millis()
-                    ),
-                ));
+    }
+
+    /// The JSON assertions (with their snapshots) and the duration limit.
+    fn check_assertions(
+        &self,
+        a: &Assert,
+        value: &Value,
+        elapsed: Duration,
+    ) -> Result<(), StepFail> {
+        for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
+            check_assertion(value, assertion)?;
+            if let Some(snap) = &assertion.snapshot {
+                self.check_snapshot(value, assertion.path.as_deref(), snap)?;
             }
         }
+        if let Some(max) = a.max_duration_ms
+            && elapsed > Duration::from_millis(max)
+        {
+            return Err(fail(
+                RunCode::TooSlow,
+                format!(
+                    "step took {} ms, more than the allowed {max} ms",
+                    elapsed.as_millis()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Saves `capture` paths into variables and `export` paths into the test's outputs.
+    fn capture_and_export(&mut self, step: &Step, value: &Value) -> Result<(), StepFail> {
         for (var, path) in step.capture.iter().flat_map(|c| c.iter()) {
             match values::lookup(value, path).map_err(|e| fail(RunCode::Capture, e))? {
                 Some(v) => self.vars.set(var.to_string(), v.clone()),
@@ -366,5 +366,39 @@ impl StepRunner<'_> {
         self.vars
             .interpolate_text(s)
             .map_err(|e| fail(RunCode::UnresolvedVariable, e))
+    }
+}
+
+/// Whether the reply is an error exactly when one is expected, and the one expected.
+fn check_error_expectation(assert: Option<&Assert>, reply: &Reply) -> Result<(), StepFail> {
+    let expect_error = assert.and_then(|a| a.status) == Some(Status::Error);
+    match reply.as_error() {
+        None if expect_error => Err(StepFail::from(Mismatch {
+            code: RunCode::Assertion,
+            message: "expected an MCP error, but the request succeeded".into(),
+            expected: Some("an error (a JSON-RPC error or a result with isError)".into()),
+            actual: Some(show(&reply.value())),
+        })),
+        Some(err) if !expect_error => {
+            let (code, what) = match reply {
+                Reply::ToolError(_) => (RunCode::ToolError, "the tool reported an error (isError)"),
+                _ => (
+                    RunCode::RpcError,
+                    "the server answered with a JSON-RPC error",
+                ),
+            };
+            Err(fail(
+                code,
+                match err.code {
+                    Some(c) => format!("{what}: {c} {}", err.message),
+                    None => format!("{what}: {}", err.message),
+                },
+            ))
+        }
+        Some(err) => match assert.and_then(|a| a.error.as_ref()) {
+            Some(want) => Ok(check_error(&err, want)?),
+            None => Ok(()),
+        },
+        None => Ok(()),
     }
 }
