@@ -1,0 +1,300 @@
+//! Running a planned suite: tests start when their producers have finished (up to `jobs`
+//! at once, each on a thread of its own), blocked and skipped tests are decided without a
+//! session, and finished tests are handed to the reporters in report order, redacted.
+
+use std::sync::Arc;
+
+use mcpr_compiler::ir::{Suite, Target};
+use serde_json::Value;
+use tokio::task::JoinSet;
+
+use super::plan::{Plan, Planned, deps_value, skip_reason};
+use super::{Event, PlanError, RunOptions, plan_error};
+use crate::codes::RunCode;
+use crate::exec::secrets::Redactor;
+use crate::exec::{self, Failure, Outcome, TestInput, TestResult};
+
+/// The state of a suite's run while its tests are under way.
+pub(super) struct Dispatch<'o> {
+    suite: Arc<Suite>,
+    tests: Arc<Vec<Planned>>,
+    plan: Plan,
+    opts: &'o RunOptions,
+    default_target: Target,
+    /// Masks secrets (suite values, sensitive exports as they appear) in what is reported.
+    redactor: Redactor,
+    /// Per test, the names of its sensitive exports.
+    sensitive: Vec<Vec<String>>,
+    /// Results as they came (for dependencies), and as reported (redacted).
+    results: Vec<Option<TestResult>>,
+    shown: Vec<Option<TestResult>>,
+    started: Vec<bool>,
+    running: JoinSet<(usize, TestResult)>,
+    /// The threads of started tests: each closes its session after handing over its result.
+    closing: Vec<std::thread::JoinHandle<()>>,
+    /// How many tests of the report order were reported.
+    emitted: usize,
+    /// `--fail-fast` saw a failure: no further test starts.
+    stop: bool,
+}
+
+impl<'o> Dispatch<'o> {
+    pub(super) fn new(
+        suite: Arc<Suite>,
+        mut plan: Plan,
+        opts: &'o RunOptions,
+        default_target: Target,
+    ) -> Dispatch<'o> {
+        let n = plan.tests.len();
+        let sensitive = plan
+            .tests
+            .iter()
+            .map(|t| {
+                t.test
+                    .steps
+                    .iter()
+                    .flat_map(|s| s.export.iter().flat_map(|e| e.iter()))
+                    .filter(|(_, e)| e.sensitive == Some(true))
+                    .map(|(k, _)| k.to_string())
+                    .collect()
+            })
+            .collect();
+        let tests = Arc::new(std::mem::take(&mut plan.tests));
+        Dispatch {
+            redactor: Redactor::for_suite(&suite),
+            suite,
+            tests,
+            plan,
+            opts,
+            default_target,
+            sensitive,
+            results: vec![None; n],
+            shown: vec![None; n],
+            started: vec![false; n],
+            running: JoinSet::new(),
+            closing: Vec::new(),
+            emitted: 0,
+            stop: false,
+        }
+    }
+
+    /// Runs every selected test; hands back the reported results in report order, and the
+    /// planned tests they belong to (same indexes as the plan).
+    pub(super) async fn run(
+        mut self,
+        on_event: &mut (dyn FnMut(&Event) + Send),
+    ) -> Result<(Vec<(usize, TestResult)>, Arc<Vec<Planned>>), PlanError> {
+        loop {
+            self.start_ready();
+            self.emit_finished(on_event);
+            match self.running.join_next().await {
+                Some(Ok((i, mut r))) => {
+                    r.id = self.tests[i].id.clone();
+                    r.data = self.tests[i].test.data.clone().map(Value::Object);
+                    if self.opts.fail_fast && matches!(r.status, Outcome::Failed | Outcome::Errored)
+                    {
+                        self.stop = true;
+                    }
+                    self.results[i] = Some(r);
+                }
+                Some(Err(e)) => {
+                    return Err(plan_error(
+                        RunCode::Internal,
+                        format!("a test task ended abnormally: {e}"),
+                    ));
+                }
+                None if self.emitted >= self.plan.order.len() => break,
+                None => {}
+            }
+        }
+        // Every server is ended before the run returns, so none is orphaned.
+        let closing = std::mem::take(&mut self.closing);
+        let _ = tokio::task::spawn_blocking(move || {
+            for h in closing {
+                let _ = h.join();
+            }
+        })
+        .await;
+        let shown = self
+            .plan
+            .order
+            .iter()
+            .filter_map(|&i| self.shown[i].take().map(|r| (i, r)))
+            .collect();
+        Ok((shown, self.tests))
+    }
+
+    /// Decides every waiting test whose producers have all finished, in report order:
+    /// blocked or skipped at once, or started while fewer than `jobs` run.
+    fn start_ready(&mut self) {
+        let mut progressed = true;
+        while progressed {
+            progressed = false;
+            for k in 0..self.plan.order.len() {
+                let i = self.plan.order[k];
+                if self.started[i] || !self.producers_done(i) {
+                    continue;
+                }
+                if let Some(mut r) = self.decided_without_session(i) {
+                    r.data = self.tests[i].test.data.clone().map(Value::Object);
+                    self.started[i] = true;
+                    self.results[i] = Some(r);
+                    progressed = true;
+                    continue;
+                }
+                if self.running.len() >= self.opts.jobs.max(1) {
+                    continue;
+                }
+                self.started[i] = true;
+                self.launch(i);
+                progressed = true;
+            }
+        }
+    }
+
+    /// Whether every selected producer of test `i` has a result.
+    fn producers_done(&self, i: usize) -> bool {
+        self.plan.edges[i]
+            .iter()
+            .all(|p| !self.plan.selected[*p] || self.results[*p].is_some())
+    }
+
+    /// A test that needs no session: blocked (a producer did not pass or was not
+    /// selected), skipped, or not started after `--fail-fast`.
+    fn decided_without_session(&self, i: usize) -> Option<TestResult> {
+        let t = &self.tests[i];
+        let producers = &self.plan.edges[i];
+        let id_of = |p: &usize| self.tests[*p].id.as_str();
+        let not_passed: Vec<&str> = producers
+            .iter()
+            .filter(|p| {
+                !self.plan.selected[**p]
+                    || self.results[**p]
+                        .as_ref()
+                        .is_some_and(|r| r.status != Outcome::Passed)
+            })
+            .map(id_of)
+            .collect();
+        let (status, failure) = if !not_passed.is_empty() {
+            let unselected: Vec<&str> = producers
+                .iter()
+                .filter(|p| !self.plan.selected[**p])
+                .map(id_of)
+                .collect();
+            let mut msg = format!("dependencies did not pass: {}", not_passed.join(", "));
+            if !unselected.is_empty() {
+                msg.push_str(&format!(" (not selected: {})", unselected.join(", ")));
+            }
+            (Outcome::Blocked, Failure::new(RunCode::Blocked, msg))
+        } else if let Some(reason) = skip_reason(&t.test) {
+            (Outcome::Skipped, Failure::new(RunCode::Skip, reason))
+        } else if self.stop {
+            let why = "not run: --fail-fast stopped the run after a failure";
+            (Outcome::Skipped, Failure::new(RunCode::FailFast, why))
+        } else {
+            return None;
+        };
+        Some(TestResult::not_run(&t.id, &t.test.name, status, failure))
+    }
+
+    /// Starts test `i` on a thread of its own.
+    fn launch(&mut self, i: usize) {
+        let t = &self.tests[i];
+        let target = match &t.test.server {
+            Some(name) => self
+                .suite
+                .servers
+                .as_ref()
+                .and_then(|s| s.get(name))
+                .cloned()
+                .unwrap_or_else(|| self.default_target.clone()),
+            None => self.default_target.clone(),
+        };
+        let input = TestInput {
+            target,
+            deps: deps_value(&self.tests, &self.results, t),
+            state: self.opts.state.clone(),
+            connect_timeout: self.opts.connect_timeout,
+            protocol: self.opts.protocol.clone(),
+            snapshots: self.opts.snapshots.clone(),
+            record: self.opts.transcript,
+        };
+        let (id, name) = (t.id.clone(), t.test.name.clone());
+        match spawn_test(Arc::clone(&self.suite), Arc::clone(&self.tests), i, input) {
+            Ok((thread, result)) => {
+                self.closing.push(thread);
+                self.running.spawn(async move {
+                    let r = result.await.unwrap_or_else(|_| {
+                        let why = "the test's thread ended without a result (a bug in mcpr: please report it)";
+                        let failure = Failure::new(RunCode::Internal, why);
+                        TestResult::not_run(&id, &name, Outcome::Errored, failure)
+                    });
+                    (i, r)
+                });
+            }
+            Err(e) => {
+                let why = format!("cannot start a thread for the test: {e}");
+                let failure = Failure::new(RunCode::Internal, why);
+                self.results[i] = Some(TestResult::not_run(&id, &name, Outcome::Errored, failure));
+            }
+        }
+    }
+
+    /// Reports what is finished, in report order, with its secrets masked (a sensitive
+    /// export joins the secrets as soon as its test finishes).
+    fn emit_finished(&mut self, on_event: &mut (dyn FnMut(&Event) + Send)) {
+        while self.emitted < self.plan.order.len() {
+            let i = self.plan.order[self.emitted];
+            let Some(r) = &self.results[i] else {
+                break;
+            };
+            for k in &self.sensitive[i] {
+                if let Some(v) = r.outputs.get(k) {
+                    self.redactor.add(&exec::values::as_text(v));
+                }
+            }
+            let people = self.redactor.result(r, &self.sensitive[i]);
+            on_event(&Event::TestFinished(Box::new(people.clone())));
+            self.shown[i] = Some(people);
+            self.emitted += 1;
+        }
+    }
+}
+
+/// Runs one test on a thread of its own, with a single-threaded runtime: the session's
+/// reader, writer and the steps then never wake each other across threads, which costs more
+/// than the call itself against a fast server. The result arrives on the receiver as soon as
+/// the test ends; the thread then closes the session and ends.
+pub(super) fn spawn_test(
+    suite: Arc<Suite>,
+    tests: Arc<Vec<Planned>>,
+    i: usize,
+    input: TestInput,
+) -> std::io::Result<(
+    std::thread::JoinHandle<()>,
+    tokio::sync::oneshot::Receiver<TestResult>,
+)> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let thread = std::thread::Builder::new()
+        .name(format!("mcpr-test-{i}"))
+        .spawn(move || {
+            // The test runs as a task of the runtime, not as `block_on`'s own future: when
+            // the session's reader wakes a task, the scheduler runs it at once, where waking
+            // the `block_on` future would first turn the I/O driver (one more system call
+            // for every message).
+            let test = async move {
+                let (r, client) = exec::run_test_open(&suite, &tests[i].test, input).await;
+                let _ = tx.send(r);
+                // Off the critical path: the next test need not wait for the shutdown.
+                if let Some(c) = client {
+                    c.close().await;
+                }
+            };
+            // A panic in the test drops `tx`: the caller reports the missing result.
+            let _ = rt.block_on(rt.spawn(test));
+        })?;
+    Ok((thread, rx))
+}

@@ -1,0 +1,296 @@
+//! The scheduler: which tests run, in which order, how many at once, and what their
+//! dependencies hand them (mcp-test-language-1.md §4.6–§4.8).
+//!
+//! Tests are ordered depth-first by the dependency graph (dependencies first, otherwise
+//! source order); that order is also the order of every report, whatever the parallelism.
+//! Independent tests run at the same time, up to `jobs`, each in its own session. A test
+//! whose dependency did not pass is `blocked` and never opens a session.
+//!
+//! [`plan`] makes the plan (rows expanded, ids and dependencies checked, the selection);
+//! [`dispatch`] runs it; this module holds the settings and results, and the suite's
+//! outputs.
+
+mod dispatch;
+mod plan;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcpr_compiler::ir::{self, Suite};
+use mcpr_compiler::names::slug;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::codes::RunCode;
+use crate::data::{DataOptions, SuiteRows};
+use crate::exec::{Outcome, TestResult};
+
+pub use plan::glob_match;
+
+/// How to run a suite.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Most tests running at once (at least 1).
+    pub jobs: usize,
+    /// Only tests whose name (glob, `*` wildcard, case-insensitive, whole name) or id match.
+    pub filter: Option<String>,
+    /// With `filter`: do not pull in the dependencies of the selected tests.
+    pub no_deps: bool,
+    /// Stop starting tests after the first one that did not pass.
+    pub fail_fast: bool,
+    /// Replaces the suite's default target (tests naming a `server` keep theirs).
+    pub target: Option<ir::Target>,
+    /// Deadline of each session's handshake.
+    pub connect_timeout: Duration,
+    /// The protocol version every session speaks (`--protocol`); probed when `None`.
+    pub protocol: Option<String>,
+    /// Loaded state for `${state.…}` (an object).
+    pub state: Value,
+    /// Run only shard `K` of `N` (1-based): whole dependency components, dealt round-robin
+    /// in source order, so every machine of a split CI run gets a deterministic share.
+    pub shard: Option<(usize, usize)>,
+    /// The snapshot store of the run (save it afterwards with `SnapshotStore::save`).
+    pub snapshots: Option<Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// Keep each step's response and each session's messages in the results.
+    pub transcript: bool,
+    /// Where data files are, what data sources may do, and `--max-rows`.
+    pub data: DataOptions,
+    /// Rows loaded beforehand with [`crate::data::load_suite`] (so the caller can render data
+    /// errors itself); loaded by [`run_suite`] when absent.
+    pub rows: Option<Arc<SuiteRows>>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            jobs: std::thread::available_parallelism().map_or(1, usize::from),
+            filter: None,
+            no_deps: false,
+            fail_fast: false,
+            target: None,
+            connect_timeout: Duration::from_secs(30),
+            protocol: None,
+            state: json!({}),
+            shard: None,
+            snapshots: None,
+            transcript: false,
+            data: DataOptions::default(),
+            rows: None,
+        }
+    }
+}
+
+/// A problem with the suite that stops it before any test runs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct PlanError {
+    /// `MCP-DEP-001` duplicate id, `MCP-DEP-002` cycle, `MCP-DEP-004` unknown dependency,
+    /// `MCP-CONFIG-002` unknown named server or unusable data, `MCP-CONFIG-004` no server
+    /// at all (a legacy script run without `--server`/`--url`/`--profile`).
+    pub code: RunCode,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn plan_error(code: RunCode, message: impl Into<String>) -> PlanError {
+    PlanError {
+        code,
+        message: message.into(),
+    }
+}
+
+/// What happens during a run, for reporters. `TestFinished` events arrive in report order.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The run begins: suite name and number of tests that will be reported.
+    RunStarted {
+        /// Suite name.
+        suite: String,
+        /// Tests in the report.
+        tests: usize,
+        /// In a parity run, the compare target the suite runs against.
+        target: Option<String>,
+    },
+    /// A test ended (or was skipped or blocked), in report order.
+    TestFinished(Box<TestResult>),
+}
+
+/// Counts per outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Passed tests.
+    pub passed: usize,
+    /// Failed tests.
+    pub failed: usize,
+    /// Errored tests (the server or the environment broke).
+    pub errored: usize,
+    /// Skipped tests.
+    pub skipped: usize,
+    /// Blocked tests.
+    pub blocked: usize,
+}
+
+impl Summary {
+    /// The counts of several runs together, and their milliseconds in all.
+    pub fn of_runs(runs: &[RunResult]) -> (Summary, u64) {
+        let mut total = Summary::default();
+        let mut ms = 0;
+        for r in runs {
+            total.passed += r.summary.passed;
+            total.failed += r.summary.failed;
+            total.errored += r.summary.errored;
+            total.skipped += r.summary.skipped;
+            total.blocked += r.summary.blocked;
+            ms += r.duration_ms;
+        }
+        (total, ms)
+    }
+
+    /// Whether no test failed, errored or was blocked.
+    pub fn passed(&self) -> bool {
+        self.failed + self.errored + self.blocked == 0
+    }
+}
+
+/// How a whole run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// No test failed, errored or was blocked.
+    Passed,
+    /// Some test failed, errored or was blocked.
+    Failed,
+}
+
+/// The result of a whole run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// Suite name.
+    pub suite_name: String,
+    /// Passed when no test failed, errored or was blocked.
+    pub status: RunStatus,
+    /// Milliseconds for the whole run.
+    pub duration_ms: u64,
+    /// Every test in report order.
+    pub tests: Vec<TestResult>,
+    /// Outputs of every test: `ID.KEY` → value.
+    pub outputs: Map<String, Value>,
+    /// Counts per outcome.
+    pub summary: Summary,
+    /// Latency budgets evaluated after the run (filled in by the caller that keeps history).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<crate::budget::BudgetResult>,
+    /// Tests that took markedly longer than they used to (with `--fail-on-regression`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub regressions: Vec<crate::budget::Regression>,
+}
+
+impl RunResult {
+    /// Counts per outcome of a list of results.
+    pub fn summarise(tests: &[TestResult]) -> Summary {
+        let mut s = Summary::default();
+        for t in tests {
+            match t.status {
+                Outcome::Passed => s.passed += 1,
+                Outcome::Failed => s.failed += 1,
+                Outcome::Errored => s.errored += 1,
+                Outcome::Skipped => s.skipped += 1,
+                Outcome::Blocked => s.blocked += 1,
+            }
+        }
+        s
+    }
+}
+
+/// Runs a suite and calls `on_event` as it goes; `TestFinished` events come in report
+/// order. Returns every result in that order.
+pub async fn run_suite(
+    suite: Arc<Suite>,
+    opts: RunOptions,
+    on_event: &mut (dyn FnMut(&Event) + Send),
+) -> Result<RunResult, PlanError> {
+    let started = Instant::now();
+    let rows = match &opts.rows {
+        Some(r) => Arc::clone(r),
+        None => Arc::new(
+            crate::data::load_suite(&suite, &opts.data)
+                .await
+                .map_err(|e| plan_error(e.run_code(), e.to_string()))?,
+        ),
+    };
+    let plan = plan::Plan::make(&suite, &rows, &opts)?;
+    let default_target = opts
+        .target
+        .clone()
+        .or_else(|| suite.target.clone())
+        .expect("Plan::make checks that there is a target");
+    let suite_name = suite
+        .name
+        .clone()
+        .unwrap_or_else(|| "MCP test suite".into());
+    on_event(&Event::RunStarted {
+        suite: suite_name.clone(),
+        tests: plan.order.len(),
+        target: None,
+    });
+    let dispatch = dispatch::Dispatch::new(Arc::clone(&suite), plan, &opts, default_target);
+    let (shown, planned) = dispatch.run(on_event).await?;
+    let outputs = suite_outputs(&shown, &planned);
+    let tests: Vec<TestResult> = shown.into_iter().map(|(_, r)| r).collect();
+    let summary = RunResult::summarise(&tests);
+    Ok(RunResult {
+        suite_name,
+        status: if summary.passed() {
+            RunStatus::Passed
+        } else {
+            RunStatus::Failed
+        },
+        duration_ms: started.elapsed().as_millis() as u64,
+        tests,
+        outputs,
+        summary,
+        budgets: Vec::new(),
+        regressions: Vec::new(),
+    })
+}
+
+/// The outputs of a suite's tests, `ID.KEY`; a data-driven test's rows also publish each
+/// key as a list in row order under the logical test's slug.
+fn suite_outputs(shown: &[(usize, TestResult)], planned: &[plan::Planned]) -> Map<String, Value> {
+    let mut outputs = Map::new();
+    let mut by_logical: BTreeMap<String, Vec<&TestResult>> = BTreeMap::new();
+    for (i, r) in shown {
+        for (k, v) in &r.outputs {
+            outputs.insert(format!("{}.{k}", r.id), v.clone());
+        }
+        if planned[*i].test.data.is_some() {
+            by_logical
+                .entry(slug(&planned[*i].logical))
+                .or_default()
+                .push(r);
+        }
+    }
+    for (logical, rs) in by_logical {
+        if rs.len() < 2 {
+            continue;
+        }
+        let mut keys: Vec<&String> = Vec::new();
+        for r in &rs {
+            for k in r.outputs.keys() {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        for k in keys {
+            let list: Vec<Value> = rs
+                .iter()
+                .map(|r| r.outputs.get(k).cloned().unwrap_or(Value::Null))
+                .collect();
+            outputs.insert(format!("{logical}.{k}"), Value::Array(list));
+        }
+    }
+    outputs
+}

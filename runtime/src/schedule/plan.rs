@@ -1,0 +1,421 @@
+//! Planning a suite's run: each test and data row as a planned test, ids and dependencies
+//! checked, the report order (depth-first by the dependency graph, otherwise source order),
+//! the selection (`--test`, `--shard`), and what a test's dependencies hand it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use mcpr_compiler::ir::{Skip, Suite, Test};
+use mcpr_compiler::names::slug;
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde_json::{Map, Value, json};
+
+use super::{PlanError, RunOptions, plan_error};
+use crate::codes::RunCode;
+use crate::data::SuiteRows;
+use crate::exec::{TestResult, test_id};
+
+/// A suite's run as planned: its tests, their order, who produces for whom, and which run.
+pub(super) struct Plan {
+    /// Every planned test (data rows expanded), in source order.
+    pub(super) tests: Vec<Planned>,
+    /// The report order of the selected tests (indexes into `tests`).
+    pub(super) order: Vec<usize>,
+    /// Each test's producers (indexes into `tests`).
+    pub(super) edges: Vec<Vec<usize>>,
+    /// Whether each test was selected.
+    pub(super) selected: Vec<bool>,
+}
+
+impl Plan {
+    /// Plans `suite` with its loaded rows: a problem that stops the run before any test
+    /// (a duplicate id, a cycle, an unknown dependency, a bad shard, an undeclared server,
+    /// no server at all) is a [`PlanError`].
+    pub(super) fn make(
+        suite: &Suite,
+        rows: &SuiteRows,
+        opts: &RunOptions,
+    ) -> Result<Plan, PlanError> {
+        let tests = expand(suite, rows)?;
+        let (order, edges) = plan(&tests)?;
+        let mut selected = select(&tests, &edges, opts);
+        if let Some((k, n)) = opts.shard {
+            if n == 0 || k == 0 || k > n {
+                return Err(plan_error(
+                    RunCode::BadShard,
+                    format!("shard {k}/{n}: K must be between 1 and N"),
+                ));
+            }
+            for (i, c) in components(&edges).into_iter().enumerate() {
+                if c % n != k - 1 {
+                    selected[i] = false;
+                }
+            }
+        }
+        for t in &tests {
+            if let Some(name) = &t.test.server
+                && suite.servers.as_ref().is_none_or(|s| s.get(name).is_none())
+            {
+                return Err(plan_error(
+                    RunCode::UnknownServerOrRows,
+                    format!(
+                        "test {:?} names server {name:?}, which the suite does not declare",
+                        t.test.name
+                    ),
+                ));
+            }
+        }
+        if suite.target.is_none() && opts.target.is_none() {
+            return Err(plan_error(
+                RunCode::NoServer,
+                "the suite names no server (a legacy .mcp script never does, nor a suite that says `Server from the command line`); give one with --server CMD, --url URL or --profile NAME",
+            ));
+        }
+        let order = order.into_iter().filter(|i| selected[*i]).collect();
+        Ok(Plan {
+            tests,
+            order,
+            edges,
+            selected,
+        })
+    }
+}
+
+/// One runnable test after data rows are expanded.
+#[derive(Debug, Clone)]
+pub(super) struct Planned {
+    /// The test (a data row's copy names the row and has `${row.…}`).
+    pub(super) test: Test,
+    /// Its id (`ID.ROW` for a row).
+    pub(super) id: String,
+    /// The logical test a row belongs to (its name otherwise).
+    pub(super) logical: String,
+    /// The dependency names it lists.
+    pub(super) deps: Vec<String>,
+}
+
+/// Whole-name, case-insensitive glob match with `*` as the only wildcard.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.to_lowercase().chars().collect();
+    let t: Vec<char> = text.to_lowercase().chars().collect();
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// One planned test per test, and per data row of a data-driven test: id `ID.ROW` and name
+/// `NAME [ROW]`, where ROW is the row's `caseId`, else its `id`, else its 1-based number;
+/// `${row.…}` reads the row, and `data` records where it came from.
+pub(super) fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, PlanError> {
+    let mut out = Vec::new();
+    for (index, test) in suite.tests.iter().enumerate() {
+        let id = test_id(test);
+        let logical = test
+            .logical_name
+            .clone()
+            .unwrap_or_else(|| test.name.clone());
+        let deps = test.depends_on.clone().unwrap_or_default();
+        if test.for_each.is_none() {
+            out.push(Planned {
+                test: test.clone(),
+                id,
+                logical,
+                deps,
+            });
+            continue;
+        }
+        let Some(set) = rows.by_test.get(index).cloned().flatten() else {
+            return Err(plan_error(
+                RunCode::UnknownServerOrRows,
+                format!("test {:?}: its data rows were not loaded", test.name),
+            ));
+        };
+        for (i, row) in set.rows.iter().enumerate() {
+            let row_id = ["caseId", "id"]
+                .iter()
+                .find_map(|k| match row.get(*k) {
+                    Some(Value::Null) | None => None,
+                    Some(v) => Some(crate::data::coerce::as_text(v)),
+                })
+                .unwrap_or_else(|| (i + 1).to_string());
+            let mut t = test.clone();
+            t.for_each = None;
+            t.name = format!("{} [{row_id}]", test.name);
+            t.id = Some(format!("{id}.{row_id}"));
+            t.logical_name = Some(logical.clone());
+            let mut vars = t.variables.take().unwrap_or_default();
+            vars.insert("row".into(), Value::Object(row.clone()));
+            t.variables = Some(vars);
+            let mut data = Map::new();
+            data.insert("source".into(), Value::String(set.source.clone()));
+            data.insert("row".into(), json!(i + 1));
+            data.insert("id".into(), Value::String(row_id.clone()));
+            data.insert("fingerprint".into(), Value::String(set.fingerprint.clone()));
+            t.data = Some(data);
+            out.push(Planned {
+                id: format!("{id}.{row_id}"),
+                test: t,
+                logical: logical.clone(),
+                deps: deps.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Indexes of the tests a dependency name refers to: equal id, or rows of a logical test.
+pub(super) fn producers(tests: &[Planned], dep: &str) -> Vec<usize> {
+    tests
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            t.id == dep
+                || slug(&t.logical) == dep
+                || t.id.strip_prefix(dep).is_some_and(|r| r.starts_with('.'))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Checks ids and dependencies and returns the report order (indexes into `tests`) and
+/// each test's producers.
+pub(super) fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), PlanError> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        if let Some(j) = seen.insert(&t.id, i) {
+            return Err(plan_error(
+                RunCode::DuplicateId,
+                format!(
+                    "tests {:?} and {:?} have the same id {:?}",
+                    tests[j].test.name, t.test.name, t.id
+                ),
+            ));
+        }
+    }
+    let mut edges: Vec<Vec<usize>> = Vec::with_capacity(tests.len());
+    let mut graph: DiGraph<usize, ()> = DiGraph::new();
+    let nodes: Vec<NodeIndex> = (0..tests.len()).map(|i| graph.add_node(i)).collect();
+    for (i, t) in tests.iter().enumerate() {
+        let mut mine = Vec::new();
+        for dep in &t.deps {
+            let found = producers(tests, dep);
+            if found.is_empty() {
+                return Err(plan_error(
+                    RunCode::UnknownDependency,
+                    format!(
+                        "test {:?} depends on {dep:?}, which no test has as its id",
+                        t.test.name
+                    ),
+                ));
+            }
+            for p in found {
+                if !mine.contains(&p) {
+                    mine.push(p);
+                    graph.add_edge(nodes[p], nodes[i], ());
+                }
+            }
+        }
+        edges.push(mine);
+    }
+    if petgraph::algo::toposort(&graph, None).is_err() {
+        let cycle: Vec<String> = petgraph::algo::tarjan_scc(&graph)
+            .into_iter()
+            .find(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
+            .map(|scc| {
+                let mut ids: Vec<usize> = scc.iter().map(|n| graph[*n]).collect();
+                ids.sort_unstable();
+                ids.into_iter().map(|i| tests[i].id.clone()).collect()
+            })
+            .unwrap_or_default();
+        return Err(plan_error(
+            RunCode::DependencyCycle,
+            format!("the dependencies form a cycle: {}", cycle.join(" → ")),
+        ));
+    }
+    // Depth-first: dependencies before dependants, otherwise source order.
+    let mut order = Vec::with_capacity(tests.len());
+    let mut placed = vec![false; tests.len()];
+    fn visit(i: usize, edges: &[Vec<usize>], placed: &mut [bool], order: &mut Vec<usize>) {
+        if placed[i] {
+            return;
+        }
+        placed[i] = true;
+        for &p in &edges[i] {
+            visit(p, edges, placed, order);
+        }
+        order.push(i);
+    }
+    for i in 0..tests.len() {
+        visit(i, &edges, &mut placed, &mut order);
+    }
+    Ok((order, edges))
+}
+
+/// Which tests a filter selects, with their dependencies unless `no_deps`.
+pub(super) fn select(tests: &[Planned], edges: &[Vec<usize>], opts: &RunOptions) -> Vec<bool> {
+    let Some(pattern) = &opts.filter else {
+        return vec![true; tests.len()];
+    };
+    let mut selected: Vec<bool> = tests
+        .iter()
+        .map(|t| {
+            glob_match(pattern, &t.test.name)
+                || glob_match(pattern, &t.logical)
+                || glob_match(pattern, &t.id)
+        })
+        .collect();
+    if !opts.no_deps {
+        let mut stack: Vec<usize> = (0..tests.len()).filter(|i| selected[*i]).collect();
+        while let Some(i) = stack.pop() {
+            for &p in &edges[i] {
+                if !selected[p] {
+                    selected[p] = true;
+                    stack.push(p);
+                }
+            }
+        }
+    }
+    selected
+}
+
+/// For each test, the index of its dependency component (components numbered in order of
+/// their first test).
+pub(super) fn components(edges: &[Vec<usize>]) -> Vec<usize> {
+    let n = edges.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for (i, ps) in edges.iter().enumerate() {
+        for &p in ps {
+            let (a, b) = (find(&mut parent, i), find(&mut parent, p));
+            if a != b {
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut number: HashMap<usize, usize> = HashMap::new();
+    (0..n)
+        .map(|i| {
+            let root = find(&mut parent, i);
+            let next = number.len();
+            *number.entry(root).or_insert(next)
+        })
+        .collect()
+}
+
+/// `deps` variable of a test: for each dependency name, its producer's outputs, or for
+/// several producers (rows) each key as a list in row order.
+pub(super) fn deps_value(
+    tests: &[Planned],
+    results: &[Option<TestResult>],
+    t: &Planned,
+) -> Map<String, Value> {
+    let mut deps = Map::new();
+    for dep in &t.deps {
+        let found: Vec<&TestResult> = producers(tests, dep)
+            .into_iter()
+            .filter_map(|p| results[p].as_ref())
+            .collect();
+        let value = if found.len() == 1 {
+            Value::Object(found[0].outputs.clone())
+        } else {
+            let mut keys: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+            for r in &found {
+                for (k, v) in &r.outputs {
+                    keys.entry(k.clone()).or_default().push(v.clone());
+                }
+            }
+            Value::Object(
+                keys.into_iter()
+                    .map(|(k, v)| (k, Value::Array(v)))
+                    .collect(),
+            )
+        };
+        deps.insert(dep.clone(), value);
+    }
+    deps
+}
+
+pub(super) fn skip_reason(test: &Test) -> Option<String> {
+    match &test.skip {
+        Some(Skip::Flag(true)) => Some("skipped".into()),
+        Some(Skip::Reason(r)) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(name: &str, id: &str, deps: &[&str]) -> Planned {
+        let test: Test = serde_json::from_value(json!({
+            "name": name, "id": id, "dependsOn": deps,
+            "steps": [{"tool": {"name": "echo"}}]
+        }))
+        .unwrap();
+        Planned {
+            test,
+            id: id.into(),
+            logical: name.into(),
+            deps: deps.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn order_is_depth_first_and_cycles_are_named() {
+        let tests = vec![t("C", "c", &["b"]), t("A", "a", &[]), t("B", "b", &["a"])];
+        let (order, _) = plan(&tests).unwrap();
+        assert_eq!(order, vec![1, 2, 0]);
+        let cyc = vec![t("A", "a", &["b"]), t("B", "b", &["a"]), t("D", "d", &[])];
+        let e = plan(&cyc).unwrap_err();
+        assert_eq!(e.code, RunCode::DependencyCycle);
+        assert!(e.message.contains("a → b"), "{}", e.message);
+        assert_eq!(
+            plan(&[t("A", "a", &["zz"])]).unwrap_err().code,
+            RunCode::UnknownDependency
+        );
+        assert_eq!(
+            plan(&[t("A", "a", &[]), t("B", "a", &[])])
+                .unwrap_err()
+                .code,
+            RunCode::DuplicateId
+        );
+    }
+
+    #[test]
+    fn shards_keep_components_whole() {
+        let edges = vec![vec![], vec![], vec![0], vec![2], vec![1], vec![]];
+        assert_eq!(components(&edges), vec![0, 1, 0, 0, 1, 2]);
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("add*", "Addition"));
+        assert!(glob_match("*tion", "Addition"));
+        assert!(!glob_match("add", "Addition"));
+        assert!(glob_match("a*d*n", "Addition"));
+    }
+}
