@@ -5,9 +5,11 @@
 pub mod codes;
 pub mod problem;
 pub mod render;
+mod wording;
 
 pub use codes::{Code, Severity};
 pub use problem::{Problem, Surface};
+pub use wording::Wording;
 
 use crate::source::Span;
 use serde::Serialize;

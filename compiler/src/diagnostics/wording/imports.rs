@@ -1,0 +1,86 @@
+//! Wording of the problems of codes 3xx: imports.
+
+use super::*;
+
+pub(super) fn import_cycle(chain: &[String]) -> Wording {
+    w(
+        Code::ImportCycle,
+        "this import closes a cycle",
+        format!("These imports form a cycle: {}.", chain.join(" → ")),
+        Some("move the shared flows into a file that imports neither of the others".into()),
+    )
+}
+
+pub(super) fn import_unreadable(path: &str, reason: &str) -> Wording {
+    w(
+        Code::ImportUnreadable,
+        "cannot read this file",
+        format!("The imported file `{path}` cannot be read: {reason}."),
+        Some("check the path; it is relative to the folder of the importing file".into()),
+    )
+}
+
+pub(super) fn import_too_deep(limit: &usize) -> Wording {
+    w(
+        Code::ImportTooDeep,
+        format!("import nested {limit} levels deep"),
+        format!(
+            "Imports may be nested at most {} levels deep; this import is number {limit} in a chain.",
+            limit - 1
+        ),
+        Some("import the flows you need directly instead of through a chain of files".into()),
+    )
+}
+
+pub(super) fn absolute_import(path: &str) -> Wording {
+    w(
+        Code::AbsoluteImport,
+        "absolute path",
+        format!(
+            "`{path}` is an absolute path; imports are relative to the importing file so a suite can move as a whole."
+        ),
+        Some("write the path relative to this file, e.g. `./shared/flows.mcpr`".into()),
+    )
+}
+
+pub(super) fn import_too_large(path: &str, bytes: &usize) -> Wording {
+    w(
+        Code::ImportTooLarge,
+        "file larger than 1 MiB",
+        format!(
+            "The imported file `{path}` has {bytes} bytes; an imported file may have at most 1 MiB (1048576 bytes)."
+        ),
+        Some("split the flows into several smaller files".into()),
+    )
+}
+
+pub(super) fn too_many_imports(limit: &usize) -> Wording {
+    w(
+        Code::TooManyImports,
+        format!("import number {}", limit + 1),
+        format!("A suite may import at most {limit} different files."),
+        Some("gather related flows into fewer files".into()),
+    )
+}
+
+pub(super) fn import_outside_folder(path: &str) -> Wording {
+    w(
+        Code::ImportOutsideFolder,
+        "outside the suite's folder",
+        format!(
+            "`{path}` resolves outside the folder of the file being checked; imports must stay inside it (symbolic links are followed before comparing)."
+        ),
+        Some("move the imported file into the suite's folder or a subfolder".into()),
+    )
+}
+
+pub(super) fn unknown_std_library(name: &str) -> Wording {
+    w(
+        Code::UnknownStdLibrary,
+        "unknown standard library",
+        format!(
+            "`std:{name}` is not a standard flow library of this version of mcpr; `std:` names are reserved for libraries shipped with mcpr."
+        ),
+        Some("import a file by its relative path instead, e.g. `./flows.mcpr`".into()),
+    )
+}

@@ -1,0 +1,69 @@
+//! Wording of the problems of codes 9xx: warnings.
+
+use super::*;
+
+pub(super) fn unused_flow(name: &str) -> Wording {
+    w(
+        Code::UnusedFlow,
+        "never used",
+        format!("No test of this file uses the flow \"{name}\", directly or through another flow."),
+        Some(
+            "use it with `Use flow`, remove it, or move it into a file that other suites import"
+                .into(),
+        ),
+    )
+}
+
+pub(super) fn unread_saved_variable(name: &str) -> Wording {
+    w(
+        Code::UnreadSavedVariable,
+        "never read",
+        format!("`{name}` is saved here but no later line of the test reads `${{{name}}}`."),
+        Some("use the variable, or remove the line".into()),
+    )
+}
+
+pub(super) fn unread_variable(name: &str) -> Wording {
+    w(
+        Code::UnreadVariable,
+        "never read",
+        format!("The variable `{name}` is declared but no line of the test reads `${{{name}}}`."),
+        Some("use the variable, or remove the entry".into()),
+    )
+}
+
+pub(super) fn unknown_budget_test(
+    name: &str,
+    suggestion: &Option<String>,
+    surface: &Surface,
+) -> Wording {
+    w(
+        Code::UnknownBudgetTest,
+        "no test with this name",
+        format!(
+            "No test of this file is named \"{name}\", so this latency budget never measures anything."
+        ),
+        Some(match suggestion {
+            Some(s) => format!("did you mean \"{s}\"?"),
+            None if *surface == Surface::Yaml => {
+                "name a test exactly as its `name` does, or write `test: \"*\"` for every test"
+                    .into()
+            }
+            None => {
+                "name a test exactly as its `Test:` line does, or write `Budget:` for every test"
+                    .into()
+            }
+        }),
+    )
+}
+
+pub(super) fn unused_export(name: &str, test: &str) -> Wording {
+    w(
+        Code::UnusedExport,
+        "no test reads this output",
+        format!(
+            "No test reads `${{deps.{test}.{name}}}`, so this export only reaches state files."
+        ),
+        Some("remove the export, or read it from a test that depends on this one".into()),
+    )
+}

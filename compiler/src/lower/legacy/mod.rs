@@ -1,0 +1,370 @@
+//! Lowering of legacy `.mcp` scripts (mcp-tester's scripting language, seed 000) into the
+//! Suite IR: one script is one test whose steps are its commands, in order. A failing command
+//! does not stop the script (`continueOnFailure`), and the test fails if any command failed.
+//!
+//! Script variables hold text, as in mcp-tester: `$name` becomes `${name}` in a template,
+//! `set_var` saves text (`save-text`), and the checks of `assert_*` compare text. Commands that
+//! check "the last response" become `check` steps without `params`; the runtime keeps the
+//! response of the last command that talked to the server (docs/legacy-mcp.md).
+
+mod actions;
+mod checks;
+mod client;
+mod commands;
+mod lex;
+mod words;
+
+use serde_json::{Map, json};
+
+use crate::SourceMap;
+use crate::diagnostics::problem::HeredocProblem;
+use crate::diagnostics::{Diagnostic, Problem};
+use crate::ir::{self, Assert, SourceLocation, Status, Step, StepKind, Suite, Test};
+use crate::names::{edit_distance, slug};
+use crate::source::Span;
+
+use commands::Command;
+use lex::{LexError, Line, Word};
+use words::parse_ms;
+
+/// What a number must look like for `assert_number` (a decimal with optional sign, fraction
+/// and exponent, as Go's `ParseFloat` accepts for ordinary numbers).
+pub const NUMBER_PATTERN: &str = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$";
+
+/// Default wait of `wait_notification`, in milliseconds.
+const DEFAULT_NOTIFICATION_WAIT_MS: u64 = 5000;
+
+/// Longest timeout or duration accepted (10 minutes), as for every step deadline.
+const MAX_MS: u64 = 600_000;
+
+/// The statuses a task can have.
+const TASK_STATUSES: [&str; 5] = [
+    "working",
+    "input_required",
+    "completed",
+    "failed",
+    "cancelled",
+];
+
+/// The action of a command and the checks of a `check` step.
+type Lowered = (StepKind, Option<Assert>);
+
+/// Every command name, prefixes included (for suggestions and editors).
+pub fn command_names() -> impl Iterator<Item = &'static str> {
+    Command::ALL
+        .iter()
+        .map(|c| c.name())
+        .chain(["expect_error", "timeout"])
+}
+
+/// Lowers the script `entry` of `map`. The suite is `None` when there are errors.
+pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>) {
+    let file = map.get(entry);
+    let lexed = lex::lex(file.text());
+    let mut l = Legacy {
+        map,
+        entry,
+        diags: Vec::new(),
+        set: Vec::new(),
+        roots: Vec::new(),
+        last_sender: None,
+        dollar: false,
+    };
+    for e in &lexed.errors {
+        let (problem, span) = match e {
+            LexError::UnterminatedQuote { quote, span } => {
+                (Problem::LegacyUnterminatedQuote { quote: *quote }, *span)
+            }
+            LexError::HeredocMarker { span } => (
+                Problem::LegacyBadHeredoc {
+                    reason: HeredocProblem::NoMarker,
+                },
+                *span,
+            ),
+            LexError::HeredocNotLast { span } => (
+                Problem::LegacyBadHeredoc {
+                    reason: HeredocProblem::NotLast,
+                },
+                *span,
+            ),
+            LexError::HeredocUnterminated { marker, span } => (
+                Problem::LegacyBadHeredoc {
+                    reason: HeredocProblem::Unterminated {
+                        marker: marker.clone(),
+                    },
+                },
+                *span,
+            ),
+        };
+        l.report(problem, span);
+    }
+    let mut steps = Vec::new();
+    for line in &lexed.lines {
+        if let Some(step) = l.line(line) {
+            steps.push(step);
+        }
+    }
+    if lexed.lines.is_empty() && lexed.errors.is_empty() {
+        l.report(Problem::LegacyEmptyScript, Span::at(0));
+    }
+    let mut diags = l.diags;
+    crate::diagnostics::sort(&mut diags);
+    if diags.iter().any(Diagnostic::is_error) || steps.is_empty() {
+        return (None, diags);
+    }
+    let name = script_name(file.path());
+    let mut test = Test::new(name.clone(), steps);
+    test.id = Some(slug(&name));
+    test.continue_on_failure = Some(true);
+    if l.dollar {
+        let mut vars = Map::new();
+        vars.insert("$".into(), json!("$"));
+        test.variables = Some(vars);
+    }
+    let mut suite = Suite::without_target(vec![test]);
+    suite.name = Some(name);
+    let mut ext = Map::new();
+    ext.insert(
+        "io.modelcontextprotocol/ui".into(),
+        json!({"mimeTypes": ["text/html;profile=mcp-app"]}),
+    );
+    suite.client = Some(ir::ClientBehavior {
+        prepared_answers_only: Some(true),
+        extensions: Some(ext),
+        ..Default::default()
+    });
+    (Some(suite), diags)
+}
+
+/// The file name without folders and without `.mcp`.
+fn script_name(path: &str) -> String {
+    let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    match base.rsplit_once('.') {
+        Some((stem, ext)) if ext.eq_ignore_ascii_case("mcp") && !stem.is_empty() => stem.into(),
+        _ => base.into(),
+    }
+}
+
+fn is_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The prefixes written before a command.
+struct Prefixes<'w> {
+    /// `expect_error`.
+    expect_error: Option<&'w Word>,
+    /// `timeout MS`: the milliseconds and the `timeout` word.
+    timeout: Option<(u64, &'w Word)>,
+}
+
+struct Legacy<'a> {
+    map: &'a SourceMap,
+    entry: usize,
+    diags: Vec<Diagnostic>,
+    /// Variables set so far by `set_var` / `input_var`.
+    set: Vec<String>,
+    /// Roots offered so far by `add_root`.
+    roots: Vec<ir::Root>,
+    /// The last command that talked to the server.
+    last_sender: Option<Command>,
+    /// Whether some template needs the `$` variable (a literal `${` in the script).
+    dollar: bool,
+}
+
+impl Legacy<'_> {
+    fn report(&mut self, problem: Problem, span: Span) {
+        self.diags.push(Diagnostic::new(problem, self.entry, span));
+    }
+
+    fn bad(&mut self, command: &'static str, span: Span, reason: String, help: String) {
+        self.report(
+            Problem::LegacyBadArgument {
+                command,
+                reason,
+                help,
+            },
+            span,
+        );
+    }
+
+    fn location(&self, span: Span) -> SourceLocation {
+        let file = self.map.get(self.entry);
+        let p = file.position(span.start as usize);
+        SourceLocation::new(file.path(), p.line, p.column)
+    }
+
+    /// The step of one script line, or `None` after reporting why there is none.
+    fn line(&mut self, line: &Line) -> Option<Step> {
+        let (prefixes, words) = self.prefixes(&line.words)?;
+        let (head, args) = words.split_first()?;
+        let command = self.command_word(head)?;
+        let spec = command.spec();
+        self.check_prefixes(command, &prefixes)?;
+        self.check_count(command, head, args)?;
+        self.check_vars(args);
+        let (kind, assert) = self.command(command, args)?;
+        let mut step = Step::new(kind);
+        step.name = Some(line.text.clone());
+        step.source = Some(self.location(line.span));
+        step.timeout_ms = prefixes.timeout.map(|(ms, _)| ms);
+        step.assert = assert;
+        if prefixes.expect_error.is_some() {
+            step.assert.get_or_insert_with(Assert::default).status = Some(Status::Error);
+        }
+        if spec.sends {
+            self.last_sender = Some(command);
+        }
+        Some(step)
+    }
+
+    /// Reads the prefixes (`expect_error`, `timeout MS`) before the command of a line and
+    /// returns them with the words from the command on.
+    fn prefixes<'w>(&mut self, mut words: &'w [Word]) -> Option<(Prefixes<'w>, &'w [Word])> {
+        let mut found = Prefixes {
+            expect_error: None,
+            timeout: None,
+        };
+        // The prefix read last, reported when no command follows.
+        let mut last = None;
+        while let Some(first) = words.first() {
+            let text = if first.heredoc {
+                String::new()
+            } else {
+                first.text()
+            };
+            if text == "expect_error" {
+                found.expect_error = Some(first);
+                words = &words[1..];
+                last = Some(("expect_error", first.span));
+            } else if text == "timeout" {
+                let Some(value) = words.get(1) else {
+                    self.misplaced("timeout", None, first.span);
+                    return None;
+                };
+                let ms = match parse_ms(&value.text(), true) {
+                    Some(ms) if !value.has_vars() => ms,
+                    _ => {
+                        self.report(
+                            Problem::LegacyBadTimeout {
+                                text: value.raw.clone(),
+                                what: "timeout in milliseconds",
+                            },
+                            value.span,
+                        );
+                        return None;
+                    }
+                };
+                found.timeout = Some((ms, first));
+                words = &words[2..];
+                last = Some(("timeout", first.span));
+            } else {
+                return Some((found, words));
+            }
+        }
+        if let Some((prefix, span)) = last {
+            self.misplaced(prefix, None, span);
+        }
+        None
+    }
+
+    /// The command a line's first word names, or a diagnostic with the nearest command.
+    fn command_word(&mut self, head: &Word) -> Option<Command> {
+        let name = head.text();
+        let command = Command::parse(&name);
+        if command.is_none() {
+            let suggestion = command_names()
+                .map(|c| (edit_distance(c, &name.to_lowercase()), c))
+                .filter(|(d, c)| *d <= (c.len() / 3).max(2))
+                .min_by_key(|(d, _)| *d)
+                .map(|(_, c)| c);
+            self.report(
+                Problem::LegacyUnknownCommand {
+                    word: head.raw.clone(),
+                    suggestion,
+                },
+                head.span,
+            );
+        }
+        command
+    }
+
+    /// Prefixes need a command that talks to the server, but `expect_error` on a check
+    /// expects the check to fail (mcp-tester's own scripts do this).
+    fn check_prefixes(&mut self, command: Command, prefixes: &Prefixes<'_>) -> Option<()> {
+        if command.spec().sends {
+            return Some(());
+        }
+        let inverts = command.name().starts_with("assert_");
+        for (prefix, w) in [
+            ("expect_error", prefixes.expect_error.filter(|_| !inverts)),
+            ("timeout", prefixes.timeout.map(|(_, w)| w)),
+        ] {
+            if let Some(w) = w {
+                self.misplaced(prefix, Some(command), w.span);
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// Reports a wrong number of arguments, at the extra ones when there are too many.
+    fn check_count(&mut self, command: Command, head: &Word, args: &[Word]) -> Option<()> {
+        let spec = command.spec();
+        let too_many = spec.max.is_some_and(|m| args.len() > m);
+        if args.len() >= spec.min && !too_many {
+            return Some(());
+        }
+        let span = match spec.max {
+            Some(max) if too_many => args[max].span.cover(args[args.len() - 1].span),
+            _ => head.span,
+        };
+        self.report(
+            Problem::LegacyArgumentCount {
+                command: spec.name,
+                usage: spec.usage,
+                given: args.len(),
+            },
+            span,
+        );
+        None
+    }
+
+    fn misplaced(&mut self, prefix: &'static str, command: Option<Command>, span: Span) {
+        self.report(
+            Problem::LegacyMisplacedPrefix {
+                prefix,
+                command: command.map(|c| c.name().to_string()),
+            },
+            span,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_ms("500", true), Some(500));
+        assert_eq!(parse_ms("2s", true), None);
+        assert_eq!(parse_ms("2s", false), Some(2000));
+        assert_eq!(parse_ms("1.5s", false), Some(1500));
+        assert_eq!(parse_ms("250ms", false), Some(250));
+        assert_eq!(parse_ms("1m", false), Some(60_000));
+        assert_eq!(parse_ms("0", true), None);
+        assert_eq!(parse_ms("11m", false), None);
+        assert_eq!(parse_ms("2h", false), None);
+        assert_eq!(parse_ms(".5s", false), None);
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(script_name("tests/01_simple.mcp"), "01_simple");
+        assert_eq!(slug("01_simple"), "01-simple");
+    }
+}

@@ -1,0 +1,276 @@
+//! Expectations and modifiers attached to the step before them, and the references a step
+//! or line reads.
+
+use super::*;
+
+/// Every reference in the templates of a step (what it sends and what it expects).
+pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
+    match &step.kind {
+        StepKind::Tool(t) => {
+            values::refs(&t.name).for_each(|(_, r)| f(r));
+            if let Some(a) = &t.arguments {
+                a.values().for_each(|v| values::each_ref(v, f));
+            }
+        }
+        StepKind::Request(r) => {
+            if let Some(p) = &r.params {
+                values::each_ref(p, f);
+            }
+        }
+        StepKind::Set(s) => {
+            if let Some(a) = &s.arguments {
+                a.values().for_each(|v| values::each_ref(v, f));
+            }
+        }
+        StepKind::Native(n) => {
+            for s in [n.uri(), n.task_id()].into_iter().flatten() {
+                values::refs(s).for_each(|(_, r)| f(r));
+            }
+            if let Some(p) = n.params() {
+                values::each_ref(p, f);
+            }
+            if let Some(b) = n.behavior() {
+                b.each_string(&mut |s| values::refs(s).for_each(|(_, r)| f(r)));
+            }
+        }
+    }
+    let Some(a) = &step.assert else { return };
+    if let Some(e) = &a.error {
+        for s in [&e.message, &e.matches].into_iter().flatten() {
+            values::refs(s).for_each(|(_, r)| f(r));
+        }
+    }
+    for x in a.json.as_ref().map_or(&[][..], |j| j.as_slice()) {
+        for v in [&x.equals, &x.not_equals, &x.contains]
+            .into_iter()
+            .flatten()
+        {
+            values::each_ref(v, f);
+        }
+        if let Some(m) = &x.matches {
+            values::refs(m).for_each(|(_, r)| f(r));
+        }
+        if let Some(schema) = &x.schema {
+            schema.values().for_each(|v| values::each_ref(v, f));
+        }
+        if let Some(snap) = &x.snapshot {
+            values::refs(&snap.name).for_each(|(_, r)| f(r));
+        }
+    }
+}
+
+/// Records `${deps.…}` references written on a line or in its block, with exact spans.
+pub(super) fn collect_deps_refs(l: &Lower<'_>, b: &mut TestBuilder, node: &Node, file: usize) {
+    let mut span = node.span;
+    if let Some(y) = &node.yaml {
+        span = span.cover(y.span);
+    }
+    // Most lines read no dependency: one byte search instead of collecting references.
+    if !l.map.get(file).text()[span.range()].contains("${deps.") {
+        return;
+    }
+    for (inner, span) in node_refs(l.map, node, file) {
+        if inner.starts_with("deps.") {
+            b.deps_refs.push((inner.to_string(), file, span));
+        }
+    }
+}
+
+pub(super) fn assert(step: &mut Step) -> &mut Assert {
+    step.assert.get_or_insert_with(Assert::default)
+}
+
+pub(super) fn assertion(path: String) -> Assertion {
+    Assertion {
+        path: Some(path),
+        ..Default::default()
+    }
+}
+
+/// Applies an expectation or modifier to step `i`.
+pub(super) fn attach(
+    l: &mut Lower<'_>,
+    b: &mut TestBuilder,
+    i: usize,
+    node: &Node,
+    scope: &Scope<'_>,
+) {
+    let file = scope.file;
+    let entry = l.entry;
+    let step = &mut b.steps[i];
+    let mut json_check: Option<Assertion> = None;
+    match &node.stmt {
+        Stmt::ExpectSuccess => assert(step).status = Some(Status::Success),
+        Stmt::ExpectError => assert(step).status = Some(Status::Error),
+        Stmt::ExpectErrorCode { code } => {
+            let a = assert(step);
+            a.status = Some(Status::Error);
+            if let Some(c) = code.value {
+                a.error.get_or_insert_with(ErrorExpectation::default).code = Some(c);
+            }
+        }
+        Stmt::ExpectErrorMessage { compare, value } => {
+            let a = assert(step);
+            a.status = Some(Status::Error);
+            let e = a.error.get_or_insert_with(ErrorExpectation::default);
+            let v = scope.rename_str(&value.value);
+            match compare {
+                Compare::Matches => e.matches = Some(v),
+                // `contains` is a substring test: a regex that matches the text literally.
+                Compare::Contains => e.matches = Some(values::regex_escape(&v)),
+                _ => e.message = Some(v),
+            }
+        }
+        Stmt::ExpectFinishWithin { duration } => {
+            if let Some(ms) = duration.ms {
+                assert(step).max_duration_ms = Some(ms);
+            }
+        }
+        Stmt::ExpectValue {
+            path,
+            compare,
+            value,
+        } => {
+            let Some(p) = l.path(file, path) else { return };
+            let step = &mut b.steps[i];
+            let mut a = assertion(p);
+            let typed = || {
+                let mut v = values::typed(&value.value);
+                scope.rename_value(&mut v);
+                v
+            };
+            match compare {
+                Compare::Equals => a.equals = Some(typed()),
+                Compare::NotEquals => a.not_equals = Some(typed()),
+                Compare::Contains => a.contains = Some(typed()),
+                // A regular expression is text, never typed.
+                _ => a.matches = Some(scope.rename_str(&value.value)),
+            }
+            push_json(step, a);
+            return;
+        }
+        Stmt::ExpectExists { path } => {
+            json_check = l.path(file, path).map(|p| Assertion {
+                exists: Some(true),
+                ..assertion(p)
+            })
+        }
+        Stmt::ExpectLength { path, count, .. } => {
+            if let Some(n) = count.value.and_then(|n| u64::try_from(n).ok()) {
+                json_check = l.path(file, path).map(|p| Assertion {
+                    length: Some(n),
+                    ..assertion(p)
+                })
+            }
+        }
+        Stmt::ExpectType { path, kind } => {
+            let k = match kind {
+                ValueType::String => JsonType::String,
+                ValueType::Number => JsonType::Number,
+                ValueType::Boolean => JsonType::Boolean,
+                ValueType::Object => JsonType::Object,
+                ValueType::Array => JsonType::Array,
+                ValueType::Null => JsonType::Null,
+                // `date` and `json` are column types; the parser keeps them out of `is a`.
+                ValueType::Date | ValueType::Json => JsonType::String,
+            };
+            json_check = l.path(file, path).map(|p| Assertion {
+                kind: Some(k),
+                ..assertion(p)
+            })
+        }
+        Stmt::ExpectMatchesSchema { path } => {
+            if let Some(schema) = block_map(node) {
+                let mut v = Value::Object(schema);
+                scope.rename_value(&mut v);
+                if let (Some(p), Value::Object(schema)) = (l.path(file, path), v) {
+                    json_check = Some(Assertion {
+                        schema: Some(schema),
+                        ..assertion(p)
+                    });
+                }
+            }
+        }
+        Stmt::ExpectSnapshot {
+            path,
+            name,
+            ignoring,
+        } => {
+            let mut ignore = Vec::new();
+            for p in ignoring {
+                if let Some(p) = l.path(file, p) {
+                    push_unique(&mut ignore, p);
+                }
+            }
+            json_check = l.path(file, path).map(|p| Assertion {
+                snapshot: Some(SnapshotAssertion {
+                    name: scope.rename_str(&name.value),
+                    ignore: (!ignore.is_empty()).then_some(ignore),
+                }),
+                ..assertion(p)
+            })
+        }
+        Stmt::Save { path, variable } => {
+            if let Some(p) = l.path(file, path) {
+                let step = &mut b.steps[i];
+                step.capture
+                    .get_or_insert_with(OrderedMap::new)
+                    .insert(variable.value.clone(), p);
+                if scope.frames.is_empty() && file == entry {
+                    b.saves.push((variable.value.clone(), variable.span, i));
+                }
+            }
+            return;
+        }
+        Stmt::Export {
+            path,
+            name,
+            aggregate,
+            sensitive,
+        } => {
+            if let Some(p) = l.path(file, path) {
+                let step = &mut b.steps[i];
+                step.export.get_or_insert_with(OrderedMap::new).insert(
+                    name.value.clone(),
+                    Export {
+                        path: p,
+                        aggregate: Some(match aggregate {
+                            None => ir::Aggregate::Single,
+                            Some(crate::syntax::Aggregate::List) => ir::Aggregate::List,
+                            Some(crate::syntax::Aggregate::Map) => ir::Aggregate::Map,
+                        }),
+                        sensitive: sensitive.then_some(true),
+                    },
+                );
+                if file == entry {
+                    b.exports.push((name.value.clone(), name.span));
+                }
+            }
+            return;
+        }
+        Stmt::WaitUpTo { duration } => {
+            if let Some(ms) = duration.ms {
+                match &mut step.kind {
+                    StepKind::Native(n) => *n.timeout_ms_mut() = Some(ms),
+                    _ => step.timeout_ms = Some(ms),
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(a) = json_check {
+        push_json(&mut b.steps[i], a);
+    }
+}
+
+pub(super) fn push_json(step: &mut Step, a: Assertion) {
+    let assert = step.assert.get_or_insert_with(Assert::default);
+    match &mut assert.json {
+        Some(JsonAssertions::List(list)) => list.push(a),
+        Some(JsonAssertions::One(one)) => {
+            let first = std::mem::take(one.as_mut());
+            assert.json = Some(JsonAssertions::List(vec![first, a]));
+        }
+        None => assert.json = Some(JsonAssertions::List(vec![a])),
+    }
+}

@@ -1,0 +1,367 @@
+//! The body of a test or flow: sections, actions and the steps they become.
+
+use super::*;
+
+/// The step name for quoted subjects: `Call tool “add”`.
+pub(super) fn named(verb: &str, subject: &str) -> String {
+    let mut s = String::with_capacity(verb.len() + subject.len() + 7);
+    s.push_str(verb);
+    s.push_str(" \u{201c}");
+    s.push_str(subject);
+    s.push('\u{201d}');
+    s
+}
+
+/// A step made by an action line: its kind, its name and its `always`.
+type Action = (StepKind, String, Option<bool>);
+
+/// Walks a test or flow body, appending steps.
+pub fn body<'f>(
+    l: &mut Lower<'_>,
+    flows: &'f Flows<'_>,
+    b: &mut TestBuilder,
+    nodes: &[Node],
+    scope: &Scope<'f>,
+    functions_declared: bool,
+) {
+    let file = scope.file;
+    for node in nodes {
+        collect_deps_refs(l, b, node, file);
+        let phase = b.phase;
+        match &node.stmt {
+            Stmt::Setup | Stmt::Steps | Stmt::Cleanup => {
+                b.phase = match node.stmt {
+                    Stmt::Setup => Phase::Setup,
+                    Stmt::Cleanup => Phase::Cleanup,
+                    _ => Phase::Test,
+                };
+                b.current = None;
+            }
+            Stmt::SetUsing { .. } => set_using(l, b, node, scope, functions_declared),
+            Stmt::UseFlow { name, .. } => {
+                flows::expand(l, flows, b, node, name, scope, functions_declared);
+            }
+            Stmt::RunStep => run_step_block(l, b, node, scope),
+            // Expectations and modifiers attach to the current step.
+            _ if node.stmt.decl_kind() == crate::syntax::DeclKind::Expectation
+                || node.stmt.decl_kind() == crate::syntax::DeclKind::Modifier =>
+            {
+                if let Some(i) = b.current {
+                    attach(l, b, i, node, scope);
+                }
+            }
+            _ => {
+                let cleanup = phase == Phase::Cleanup;
+                let made = request_action(node, scope, cleanup)
+                    .or_else(|| native_action(node, scope, cleanup));
+                if let Some((kind, name, always)) = made {
+                    let mut s = Step::new(kind);
+                    s.name = Some(name);
+                    s.phase = Some(phase);
+                    s.always = always;
+                    s.source = Some(l.location(file, node.span));
+                    s.flow = scope.frames.clone();
+                    b.current = Some(b.steps.len());
+                    b.steps.push(s);
+                }
+            }
+        }
+    }
+}
+
+/// The node's `with:` block with the scope's variable names.
+fn scoped_block(node: &Node, scope: &Scope<'_>) -> Option<Map<String, Value>> {
+    block_map(node).map(|m| scope.rename_map(m))
+}
+
+/// The step of a line that calls the server with a request: tools, resources, prompts and
+/// `Send`.
+fn request_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action> {
+    let block = || scoped_block(node, scope);
+    Some(match &node.stmt {
+        Stmt::CallTool { name, .. } => (
+            StepKind::Tool(ToolStep {
+                arguments: block(),
+                ..ToolStep::new(scope.rename_str(&name.value))
+            }),
+            named("Call tool", &name.value),
+            Some(cleanup),
+        ),
+        Stmt::CallToolWithProgress {
+            name, cancel_after, ..
+        } => {
+            let n = NativeStep::Request(ir::RequestAction {
+                method: Some("tools/call".into()),
+                params: Some(json!({
+                    "name": scope.rename_str(&name.value),
+                    "arguments": Value::Object(block().unwrap_or_default()),
+                })),
+                progress: Some(true),
+                cancel_after_ms: cancel_after.as_ref().and_then(|d| d.ms),
+                timeout_ms: None,
+            });
+            (
+                StepKind::native(n),
+                format!("{} with progress", named("Call tool", &name.value)),
+                None,
+            )
+        }
+        Stmt::ReadResource { uri } => (
+            StepKind::Request(RequestStep {
+                method: "resources/read".into(),
+                params: Some(json!({ "uri": scope.rename_str(&uri.value) })),
+            }),
+            named("Read resource", &uri.value),
+            Some(cleanup),
+        ),
+        Stmt::GetPrompt { name, .. } => (
+            StepKind::Request(RequestStep {
+                method: "prompts/get".into(),
+                params: Some(json!({
+                    "name": scope.rename_str(&name.value),
+                    "arguments": Value::Object(block().unwrap_or_default()),
+                })),
+            }),
+            named("Get prompt", &name.value),
+            Some(cleanup),
+        ),
+        Stmt::Send { method, .. } => (
+            StepKind::Request(RequestStep {
+                method: method.value.clone(),
+                params: block().map(Value::Object),
+            }),
+            format!("Send {}", method.value),
+            Some(cleanup),
+        ),
+        _ => return None,
+    })
+}
+
+/// The step of a line that becomes a native action: subscriptions, notifications, logging,
+/// lists, tasks and the client's answers.
+fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action> {
+    let block = || scoped_block(node, scope);
+    Some(match &node.stmt {
+        Stmt::Subscribe { uri } | Stmt::Unsubscribe { uri } => {
+            let sub = matches!(node.stmt, Stmt::Subscribe { .. });
+            let members = ir::ResourceAction {
+                uri: Some(scope.rename_str(&uri.value)),
+                timeout_ms: None,
+            };
+            let n = if sub {
+                NativeStep::Subscribe(members)
+            } else {
+                NativeStep::Unsubscribe(members)
+            };
+            if sub {
+                (StepKind::native(n), named("Subscribe to", &uri.value), None)
+            } else {
+                (
+                    StepKind::native(n),
+                    named("Unsubscribe from", &uri.value),
+                    Some(cleanup),
+                )
+            }
+        }
+        Stmt::WaitForNotification { method, within } => {
+            let n = NativeStep::AwaitNotification(ir::AwaitNotificationAction {
+                method: Some(method.value.clone()),
+                params: None,
+                timeout_ms: Some(within.as_ref().and_then(|d| d.ms).unwrap_or(5000)),
+            });
+            (
+                StepKind::native(n),
+                named("Wait for notification", &method.value),
+                Some(cleanup),
+            )
+        }
+        Stmt::SetLogLevel { level } => {
+            let n = NativeStep::SetLogLevel(ir::LogLevelAction {
+                level: Some(level.value.clone()),
+                timeout_ms: None,
+            });
+            (
+                StepKind::native(n),
+                format!("Set log level to {}", level.value),
+                None,
+            )
+        }
+        Stmt::ListAll { what } => {
+            let (method, field, noun) = match what {
+                ListKind::Tools => ("tools/list", "tools", "tools"),
+                ListKind::Resources => ("resources/list", "resources", "resources"),
+                ListKind::Prompts => ("prompts/list", "prompts", "prompts"),
+                ListKind::ResourceTemplates => (
+                    "resources/templates/list",
+                    "resourceTemplates",
+                    "resource templates",
+                ),
+            };
+            let n = NativeStep::ListAll(ir::ListAllAction {
+                method: Some(method.into()),
+                params: None,
+                field: Some(field.into()),
+                timeout_ms: None,
+            });
+            (StepKind::native(n), format!("List all {noun}"), None)
+        }
+        Stmt::GetTask { task } | Stmt::CancelTask { task } => {
+            let get = matches!(node.stmt, Stmt::GetTask { .. });
+            let members = ir::TaskAction {
+                params: None,
+                task_id: Some(scope.rename_str(&task.value)),
+                timeout_ms: None,
+            };
+            let n = if get {
+                NativeStep::TaskGet(members)
+            } else {
+                NativeStep::TaskCancel(members)
+            };
+            let verb = if get { "Get task" } else { "Cancel task" };
+            (StepKind::native(n), named(verb, &task.value), None)
+        }
+        Stmt::ListTasks => (
+            StepKind::native(NativeStep::new(NativeAction::TaskList)),
+            "List tasks".into(),
+            None,
+        ),
+        Stmt::RespondToElicitation { action, .. } => {
+            let a = action.value.to_ascii_lowercase();
+            let answer = ir::ScriptedElicitation {
+                action: Some(a.clone()),
+                content: block().map(Value::Object),
+            };
+            let n = configure_client(ir::ClientBehavior {
+                elicitation: Some(ir::ElicitationAnswer::Scripted(answer)),
+                ..Default::default()
+            });
+            (
+                StepKind::native(n),
+                format!("Respond to elicitation with {a}"),
+                None,
+            )
+        }
+        Stmt::RespondToSampling { text } => {
+            let answer = ir::ScriptedSampling {
+                model: Some("mcprigor-scripted".into()),
+                text: Some(scope.rename_str(&text.value)),
+                response: None,
+            };
+            let n = configure_client(ir::ClientBehavior {
+                sampling: Some(ir::SamplingAnswer::Scripted(answer)),
+                ..Default::default()
+            });
+            (
+                StepKind::native(n),
+                "Respond to sampling with a scripted message".into(),
+                None,
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// `Set "v" using "f" with:`: a `set` step, which no expectation attaches to.
+fn set_using(
+    l: &mut Lower<'_>,
+    b: &mut TestBuilder,
+    node: &Node,
+    scope: &Scope<'_>,
+    functions_declared: bool,
+) {
+    let file = scope.file;
+    let phase = b.phase;
+    let cleanup = phase == Phase::Cleanup;
+    let Stmt::SetUsing {
+        variable, function, ..
+    } = &node.stmt
+    else {
+        return;
+    };
+    if !functions_declared && !BUILT_IN_FUNCTIONS.contains(&function.value.as_str()) {
+        l.report(
+            Problem::UnknownFunction {
+                name: function.value.clone(),
+                suggestion: closest(&function.value, BUILT_IN_FUNCTIONS.iter().copied()),
+                surface: l.surface,
+            },
+            file,
+            function.span,
+        );
+    }
+    let mut s = Step::new(StepKind::Set(SetStep {
+        variable: variable.value.clone(),
+        function: function.value.clone(),
+        arguments: scoped_block(node, scope),
+    }));
+    s.name = Some(format!(
+        "{} using {}",
+        named("Set", &variable.value),
+        function.value
+    ));
+    s.phase = Some(phase);
+    s.always = Some(cleanup);
+    s.source = Some(l.location(file, node.span));
+    s.flow = scope.frames.clone();
+    if scope.frames.is_empty() && file == l.entry {
+        b.saves
+            .push((variable.value.clone(), variable.span, b.steps.len()));
+    }
+    b.steps.push(s);
+    b.current = None;
+}
+
+/// `Run step with:`: the block is a step of the suite model.
+fn run_step_block(l: &mut Lower<'_>, b: &mut TestBuilder, node: &Node, scope: &Scope<'_>) {
+    let file = scope.file;
+    let phase = b.phase;
+    // Invalid YAML or a block that is no mapping was reported by the parser.
+    if let Some(block) = scoped_block(node, scope) {
+        match run_step(block, phase) {
+            Ok(mut s) => {
+                s.source = Some(l.location(file, node.span));
+                s.flow = scope.frames.clone();
+                if let StepKind::Set(set) = &s.kind
+                    && scope.frames.is_empty()
+                    && file == l.entry
+                {
+                    b.saves
+                        .push((set.variable.clone(), node.span, b.steps.len()));
+                }
+                b.current = Some(b.steps.len());
+                b.steps.push(s);
+            }
+            Err(reason) => {
+                let at = block_first_line(l, file, node);
+                l.report(Problem::BadStepSettings { reason }, file, at);
+                b.current = None;
+            }
+        }
+    }
+}
+
+/// The step of a `Run step with:` block: the suite model's step, in the current section's
+/// phase unless the block names one (`phase: null` leaves it unset).
+pub(super) fn run_step(block: Map<String, Value>, phase: Phase) -> Result<Step, String> {
+    for reserved in ["source", "flow"] {
+        if block.contains_key(reserved) {
+            return Err(format!(
+                "`{reserved}` is written by mcpr itself and cannot be set"
+            ));
+        }
+    }
+    let phase_given = block.contains_key("phase");
+    let mut step: Step = serde_json::from_value(Value::Object(block)).map_err(|e| e.to_string())?;
+    if !phase_given {
+        step.phase = Some(phase);
+    }
+    Ok(step)
+}
+
+/// A `configure-client` step setting `behavior`.
+pub(super) fn configure_client(behavior: ir::ClientBehavior) -> NativeStep {
+    NativeStep::ConfigureClient(ir::ConfigureClientAction {
+        behavior: Some(behavior),
+        timeout_ms: None,
+    })
+}

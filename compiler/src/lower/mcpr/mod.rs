@@ -1,0 +1,411 @@
+//! `.mcpr` → Suite IR: document settings, targets, tests and their steps.
+//!
+//! The located tree is walked once per block. Flows are expanded where they are used
+//! (`flows.rs`), data declarations become `dataSources` and `forEach` (`data.rs`), and the
+//! dependency graph is checked once every test is known (`deps.rs`).
+
+use super::Lower;
+use super::data;
+use super::deps::{self, BuiltTest};
+use super::flows::{self, Flows, Scope};
+use super::values::{self, normalise_path};
+use crate::diagnostics::Problem;
+use crate::ir::{
+    self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, JsonAssertions, JsonType,
+    NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Phase, RequestStep, SetStep,
+    SnapshotAssertion, SourceLocation, Status, Step, StepKind, Suite, Target, Test, ToolStep,
+};
+use crate::names::closest;
+use crate::source::Span;
+use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
+use serde_json::{Map, Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+
+mod attach;
+mod body;
+mod settings;
+mod test;
+
+pub use attach::step_refs;
+use attach::*;
+pub use body::body;
+use settings::*;
+pub use test::TestBuilder;
+use test::*;
+
+/// The utility functions every runtime provides (§3.8).
+pub const BUILT_IN_FUNCTIONS: &[&str] = &[
+    "lowercase",
+    "uppercase",
+    "trim",
+    "join",
+    "replace",
+    "length",
+    "number",
+    "text",
+    "json",
+    "round",
+    "urlEncode",
+    "base64",
+    "hash",
+];
+
+/// Namespaces every body may read: the environment, data rows, dependency outputs, state.
+pub const NAMESPACES: &[&str] = &["env", "row", "deps", "state"];
+
+/// Where a target came from, so `Server options:` also reach the named entry it copies.
+#[derive(Clone)]
+enum Link {
+    None,
+    Server(String),
+    Compare(String),
+}
+
+/// Document-level state collected in source order.
+struct Settings {
+    name: Option<String>,
+    target: Option<(Target, Link)>,
+    /// `Server from the command line` is in force (no later `Server:` or `MCP URL:`): the
+    /// suite names no default server.
+    target_from_command_line: bool,
+    servers: OrderedMap<Target>,
+    servers_at: Vec<(usize, Span)>,
+    targets: OrderedMap<Target>,
+    targets_at: Vec<(usize, Span)>,
+    defaults: Option<ir::Defaults>,
+    budgets: Vec<ir::Budget>,
+    budget_names: Vec<(String, Span)>,
+    redact: Option<Vec<String>>,
+    snapshots: Option<ir::Snapshots>,
+    client: Option<ir::ClientBehavior>,
+    functions: Option<Vec<String>>,
+    /// `Extensions:` settings other than the functions (kept in `functions`).
+    extensions: Option<ir::Extensions>,
+}
+
+/// Lowers the entry document (with the imported files' flows) to a suite.
+pub fn lower(
+    l: &mut Lower<'_>,
+    doc: &Document,
+    imported: &[(usize, &Document)],
+    threads: usize,
+) -> Option<Suite> {
+    let entry = l.entry;
+    let mut settings = Settings {
+        name: None,
+        target: None,
+        target_from_command_line: false,
+        servers: OrderedMap::new(),
+        servers_at: Vec::new(),
+        targets: OrderedMap::new(),
+        targets_at: Vec::new(),
+        defaults: None,
+        budgets: Vec::new(),
+        budget_names: Vec::new(),
+        redact: None,
+        snapshots: None,
+        client: None,
+        functions: None,
+        extensions: None,
+    };
+    for node in &doc.nodes {
+        document_setting(l, &mut settings, node);
+    }
+    for (kind, at) in [
+        ("named server", &settings.servers_at),
+        ("compare target", &settings.targets_at),
+    ] {
+        if at.len() == 1 {
+            l.report(Problem::SingleTarget { kind }, at[0].0, at[0].1);
+        }
+    }
+
+    let flows = Flows::collect(l, doc, imported);
+    let sources = data::sources(l, doc);
+
+    let test_nodes: Vec<(&Node, &Text)> = doc
+        .nodes
+        .iter()
+        .filter_map(|node| match &node.stmt {
+            Stmt::TestHeader { name } => Some((node, name)),
+            _ => None,
+        })
+        .collect();
+    let mut tests = lower_tests(l, &settings, &flows, &sources, &test_nodes, threads);
+    let has_flows = doc
+        .nodes
+        .iter()
+        .any(|n| matches!(n.stmt, Stmt::FlowHeader { .. }));
+    if !tests.is_empty() {
+        flows.report_unused(l);
+    }
+    deps::check(l, &mut tests);
+    for (name, span) in &settings.budget_names {
+        let known = tests.iter().any(|t| {
+            t.test.name == *name
+                || (t.test.for_each.is_some() && name.starts_with(&format!("{} [", t.test.name)))
+        });
+        if !known {
+            let suggestion = closest(name, tests.iter().map(|t| t.test.name.as_str()));
+            l.report(
+                Problem::UnknownBudgetTest {
+                    name: name.clone(),
+                    suggestion,
+                    surface: l.surface,
+                },
+                entry,
+                *span,
+            );
+        }
+    }
+
+    if tests.is_empty() {
+        if !has_flows {
+            let span = doc.nodes.first().map_or(Span::at(0), |n| n.span);
+            l.report(Problem::NoTests, entry, span);
+        }
+        return None;
+    }
+    let tests: Vec<Test> = tests.into_iter().map(|t| t.test).collect();
+    let mut suite = match settings.target.take() {
+        // The server comes from `mcpr run --server/--url/--profile` (a named server declared
+        // after the line is no default either).
+        _ if settings.target_from_command_line => Suite::without_target(tests),
+        Some((target, _)) => Suite::new(target, tests),
+        None => {
+            if let Some((_, name)) = test_nodes.first() {
+                l.report(Problem::NoTarget, entry, name.span);
+            }
+            return None;
+        }
+    };
+    suite.name = settings.name;
+    suite.targets = (!settings.targets.is_empty()).then_some(settings.targets);
+    suite.servers = (!settings.servers.is_empty()).then_some(settings.servers);
+    suite.defaults = settings.defaults;
+    suite.budgets = (!settings.budgets.is_empty()).then_some(settings.budgets);
+    suite.redact = settings.redact;
+    suite.snapshots = settings.snapshots;
+    suite.client = settings.client;
+    suite.extensions = match (settings.functions, settings.extensions) {
+        (None, None) => None,
+        (functions, other) => Some(ir::Extensions {
+            functions,
+            ..other.unwrap_or_default()
+        }),
+    };
+    suite.data_sources = (!sources.is_empty()).then(|| {
+        sources
+            .iter()
+            .map(|(k, s)| (k.to_string(), s.clone()))
+            .collect()
+    });
+    Some(suite)
+}
+
+/// Lowers every test, on `threads` threads for a large file: the tests are cut into runs of
+/// neighbours, each run lowered with its own diagnostics list, and the lists joined in
+/// order, so the result is the same for every `threads`.
+fn lower_tests(
+    l: &mut Lower<'_>,
+    settings: &Settings,
+    flows: &Flows<'_>,
+    sources: &OrderedMap<ir::DataSource>,
+    nodes: &[(&Node, &Text)],
+    threads: usize,
+) -> Vec<BuiltTest> {
+    let run = |l: &mut Lower<'_>, part: &[(&Node, &Text)]| -> Vec<BuiltTest> {
+        part.iter()
+            .map(|(node, name)| test(l, settings, flows, sources, node, name))
+            .collect()
+    };
+    if threads < 2 || nodes.len() < 2 {
+        return run(l, nodes);
+    }
+    let per = nodes.len().div_ceil(threads);
+    let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
+    // Each run lowers into a context of its own: same file and settings, own diagnostics.
+    let own = move || Lower {
+        map,
+        entry,
+        options,
+        diags: Vec::new(),
+        surface,
+    };
+    let parts: Vec<(Vec<BuiltTest>, Vec<crate::diagnostics::Diagnostic>)> =
+        std::thread::scope(|scope| {
+            let mut chunks = nodes.chunks(per);
+            let first = chunks.next().unwrap_or_default();
+            let handles: Vec<_> = chunks
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut l = own();
+                        let built = run(&mut l, part);
+                        (built, l.diags)
+                    })
+                })
+                .collect();
+            let mut l = own();
+            let mut parts = vec![(run(&mut l, first), l.diags)];
+            for h in handles {
+                parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            parts
+        });
+    let mut tests = Vec::with_capacity(nodes.len());
+    for (built, diags) in parts {
+        tests.extend(built);
+        l.diags.extend(diags);
+    }
+    tests
+}
+
+/// Pushes `item` unless it is already there.
+fn push_unique(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// A target from a `Named server` / `Compare target` connection text.
+fn connection(text: &str) -> Target {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let unq = values::split_command(t);
+    if lower.starts_with("http://")
+        || lower.starts_with("https://")
+        || lower.starts_with("\"http")
+        || lower.starts_with("'http")
+    {
+        Target::http(unq.into_iter().next().unwrap_or_default())
+    } else {
+        command_target(t)
+    }
+}
+
+fn command_target(text: &str) -> Target {
+    let mut words = values::split_command(text).into_iter();
+    let command = words.next().unwrap_or_default();
+    Target::stdio(command, words.collect())
+}
+
+/// The YAML block of a node when it is a mapping (anything else was reported by the parser).
+pub fn block_map(node: &Node) -> Option<Map<String, Value>> {
+    block_ref(node).cloned()
+}
+
+/// The node's YAML block when it is a mapping, borrowed.
+pub fn block_ref(node: &Node) -> Option<&Map<String, Value>> {
+    match node.yaml.as_ref()?.value.as_ref()? {
+        Value::Object(m) => Some(m),
+        _ => None,
+    }
+}
+
+/// The span of the first line of a node's YAML block (the node's line when it has none).
+pub fn block_first_line(l: &Lower<'_>, file: usize, node: &Node) -> Span {
+    let Some(y) = &node.yaml else {
+        return node.span;
+    };
+    let text = &l.map.get(file).text()[y.span.range()];
+    let lead = text.len() - text.trim_start().len();
+    let start = y.span.start as usize + lead;
+    let first = text.trim_start();
+    let end = start + first.find('\n').unwrap_or(first.trim_end().len());
+    Span::new(start, end)
+}
+
+/// Every `${…}` written on a node's line or in its block: the inside and its exact span.
+pub fn node_refs<'m>(map: &'m crate::SourceMap, node: &Node, file: usize) -> Vec<(&'m str, Span)> {
+    let mut span = node.span;
+    if let Some(y) = &node.yaml {
+        span = span.cover(y.span);
+    }
+    let text = &map.get(file).text()[span.range()];
+    if !values::has_open(text) {
+        return Vec::new();
+    }
+    // A `Run step with:` block's `name` is display text, not a template: only references
+    // in the step's other members count.
+    let mut templates: Option<BTreeSet<String>> = None;
+    if node.stmt == Stmt::RunStep
+        && let Some(Value::Object(block)) = node.yaml.as_ref().and_then(|y| y.value.as_ref())
+    {
+        let mut rest = block.clone();
+        rest.shift_remove("name");
+        let mut set = BTreeSet::new();
+        values::each_ref(&Value::Object(rest), &mut |r| {
+            set.insert(r.to_string());
+        });
+        templates = Some(set);
+    }
+    values::refs(text)
+        .filter(|(_, inner)| !inner.trim().is_empty())
+        .filter(|(_, inner)| templates.as_ref().is_none_or(|t| t.contains(*inner)))
+        .map(|(at, inner)| {
+            let start = span.start as usize + at;
+            (inner, Span::new(start, start + inner.len() + 3))
+        })
+        .collect()
+}
+
+impl Lower<'_> {
+    /// The location of a byte offset, for a step's `source`.
+    pub fn location(&self, file: usize, span: Span) -> SourceLocation {
+        let f = self.map.get(file);
+        let p = f.position(span.start as usize);
+        SourceLocation::new(f.path(), p.line, p.column)
+    }
+
+    /// Normalises and checks an author's path; reports MCPLANG415 when it is malformed.
+    pub fn path(&mut self, file: usize, text: &Text) -> Option<String> {
+        let p = normalise_path(&text.value);
+        match values::check_path(&p) {
+            Ok(()) => Some(p),
+            Err(reason) => {
+                self.report(Problem::BadResultPath { path: p, reason }, file, text.span);
+                None
+            }
+        }
+    }
+
+    /// The span of `key:` inside a node's YAML block (the node's line when not found).
+    pub fn key_span(&self, file: usize, node: &Node, key: &str) -> Span {
+        let Some(y) = &node.yaml else {
+            return node.span;
+        };
+        let text = &self.map.get(file).text()[y.span.range()];
+        let mut offset = 0;
+        let mut indent = usize::MAX;
+        for line in text.split_inclusive('\n') {
+            let trimmed = line.trim_start_matches(' ');
+            let lead = line.len() - trimmed.len();
+            if !trimmed.trim().is_empty() && !trimmed.starts_with('#') {
+                indent = indent.min(lead);
+                if lead == indent {
+                    let k = trimmed
+                        .strip_prefix(key)
+                        .or_else(|| {
+                            trimmed
+                                .strip_prefix('"')
+                                .and_then(|t| t.strip_prefix(key))
+                                .and_then(|t| t.strip_prefix('"'))
+                        })
+                        .or_else(|| {
+                            trimmed
+                                .strip_prefix('\'')
+                                .and_then(|t| t.strip_prefix(key))
+                                .and_then(|t| t.strip_prefix('\''))
+                        });
+                    if k.is_some_and(|r| r.starts_with(':')) {
+                        let start = y.span.start as usize + offset + lead;
+                        let len = trimmed.find(':').unwrap_or(key.len());
+                        return Span::new(start, start + len);
+                    }
+                }
+            }
+            offset += line.len();
+        }
+        node.span
+    }
+}

@@ -1,0 +1,321 @@
+//! Document settings: the suite name, its servers and their options, defaults, budgets,
+//! snapshots, the client behaviour and extensions.
+
+use super::*;
+
+pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
+    let file = l.entry;
+    match &node.stmt {
+        Stmt::Suite { name } => s.name = Some(name.value.clone()),
+        Stmt::Server { command } if !command.value.trim().is_empty() => {
+            s.target = Some((command_target(&command.value), Link::None));
+            s.target_from_command_line = false;
+        }
+        Stmt::McpUrl { url } => {
+            s.target = Some((Target::http(url.value.trim()), Link::None));
+            s.target_from_command_line = false;
+        }
+        Stmt::ServerFromCommandLine => {
+            s.target = None;
+            s.target_from_command_line = true;
+        }
+        Stmt::NamedServer {
+            name,
+            connection: c,
+        } => {
+            s.servers.insert(name.value.clone(), connection(&c.value));
+            s.servers_at.push((file, name.span));
+            if s.target.is_none() {
+                s.target = Some((connection(&c.value), Link::Server(name.value.clone())));
+            }
+        }
+        Stmt::CompareTarget {
+            name,
+            connection: c,
+        } => {
+            s.targets.insert(name.value.clone(), connection(&c.value));
+            s.targets_at.push((file, name.span));
+            if s.target.is_none() {
+                s.target = Some((connection(&c.value), Link::Compare(name.value.clone())));
+            }
+        }
+        Stmt::ServerOptions => {
+            let Some(block) = block_map(node) else { return };
+            let Some((target, link)) = s.target.as_mut() else {
+                l.report(Problem::OptionsBeforeTarget, file, node.span);
+                return;
+            };
+            apply_options(l, target, &block, node);
+            let linked = match link.clone() {
+                Link::None => None,
+                Link::Server(n) => s.servers.get_mut(&n),
+                Link::Compare(n) => s.targets.get_mut(&n),
+            };
+            if let Some(t) = linked {
+                *t = target.clone();
+            }
+        }
+        Stmt::ServerOptionsFor { name } | Stmt::TargetOptionsFor { name } => {
+            let servers = matches!(node.stmt, Stmt::ServerOptionsFor { .. });
+            let Some(block) = block_map(node) else { return };
+            let map = if servers {
+                &mut s.servers
+            } else {
+                &mut s.targets
+            };
+            let known: Vec<String> = map.keys().map(str::to_string).collect();
+            let Some(entry) = map.get_mut(&name.value) else {
+                let kind = if servers {
+                    "named server"
+                } else {
+                    "compare target"
+                };
+                l.report(
+                    Problem::OptionsForUndeclared {
+                        kind,
+                        name: name.value.clone(),
+                        known,
+                    },
+                    file,
+                    name.span,
+                );
+                return;
+            };
+            apply_options(l, entry, &block, node);
+            let updated = entry.clone();
+            if let Some((t, link)) = s.target.as_mut() {
+                let same = match link {
+                    Link::Server(n) => servers && *n == name.value,
+                    Link::Compare(n) => !servers && *n == name.value,
+                    Link::None => false,
+                };
+                if same {
+                    *t = updated;
+                }
+            }
+        }
+        Stmt::DefaultTimeout { duration } => {
+            if let Some(ms) = duration.ms {
+                s.defaults = Some(ir::Defaults {
+                    timeout_ms: Some(ms),
+                });
+            }
+        }
+        Stmt::Budget(b) => {
+            let (Some(p), Some(max)) = (b.percentile.value, b.max.ms) else {
+                return;
+            };
+            if let Some(t) = &b.test {
+                s.budget_names.push((t.value.clone(), t.span));
+            }
+            s.budgets.push(ir::Budget {
+                test: b.test.as_ref().map_or("*".into(), |t| t.value.clone()),
+                percentile: p.clamp(0, u32::MAX as i64) as u32,
+                max_ms: max,
+                window: b
+                    .window
+                    .as_ref()
+                    .and_then(|w| w.value)
+                    .map(|w| w.clamp(0, u32::MAX as i64) as u32),
+            });
+        }
+        Stmt::Redact { items } => {
+            let list = s.redact.get_or_insert_with(Vec::new);
+            for i in items.iter().filter(|i| !i.value.is_empty()) {
+                push_unique(list, i.value.clone());
+            }
+        }
+        Stmt::Snapshots { file: f } => {
+            s.snapshots.get_or_insert_with(Default::default).file = Some(f.value.clone());
+        }
+        Stmt::IgnoreSnapshotPaths { paths } => {
+            let snap = s.snapshots.get_or_insert_with(Default::default);
+            let list = snap.ignore.get_or_insert_with(Vec::new);
+            for p in paths {
+                if let Some(path) = l.path(file, p) {
+                    push_unique(list, path);
+                }
+            }
+        }
+        Stmt::ClientBehavior => {
+            let Some(block) = block_map(node) else { return };
+            match serde_json::from_value::<ir::ClientBehavior>(Value::Object(block)) {
+                // A later block sets again what it names and keeps the rest.
+                Ok(b) => s.client.get_or_insert_with(Default::default).merge(b),
+                Err(e) => {
+                    let at = block_first_line(l, file, node);
+                    l.report(
+                        Problem::BadClientBehavior {
+                            reason: e.to_string(),
+                        },
+                        file,
+                        at,
+                    );
+                }
+            }
+        }
+        Stmt::Extensions => {
+            let Some(block) = block_map(node) else { return };
+            match serde_json::from_value::<ir::Extensions>(Value::Object(block)) {
+                Ok(ext) => {
+                    // `Functions:` lines and `functions:` here add to one list.
+                    if let Some(f) = &ext.functions {
+                        let list = s.functions.get_or_insert_with(Vec::new);
+                        for p in f {
+                            push_unique(list, p.clone());
+                        }
+                    }
+                    let e = s.extensions.get_or_insert_with(Default::default);
+                    if ext.permissions.is_some() {
+                        e.permissions = ext.permissions;
+                    }
+                    if ext.allowlist.is_some() {
+                        e.allowlist = ext.allowlist;
+                    }
+                    if ext.unsafe_legacy.is_some() {
+                        e.unsafe_legacy = ext.unsafe_legacy;
+                    }
+                }
+                Err(e) => {
+                    let at = block_first_line(l, file, node);
+                    l.report(
+                        Problem::BadExtensions {
+                            reason: e.to_string(),
+                        },
+                        file,
+                        at,
+                    );
+                }
+            }
+        }
+        Stmt::Functions { paths } => {
+            let list = s.functions.get_or_insert_with(Vec::new);
+            for p in paths.iter().filter(|p| !p.value.is_empty()) {
+                push_unique(list, p.value.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A scalar option value as text.
+pub(super) fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+pub(super) fn string_map(v: &Value) -> Result<OrderedMap<String>, String> {
+    let Value::Object(m) = v else {
+        return Err("must hold `name: value` lines".into());
+    };
+    let mut out = OrderedMap::new();
+    for (k, v) in m {
+        let Some(t) = scalar_text(v) else {
+            return Err(format!("has a value for `{k}` that is not text"));
+        };
+        out.insert(k.clone(), t);
+    }
+    Ok(out)
+}
+
+pub(super) fn oauth(v: &Value) -> Result<OAuth, String> {
+    match v {
+        Value::Bool(true) => Ok(OAuth::Enabled(true)),
+        Value::Object(m) => {
+            let mut s = OAuthSettings::default();
+            for (k, v) in m {
+                match k.as_str() {
+                    "clientId" | "client id" | "client_id" => s.client_id = scalar_text(v),
+                    "clientSecret" | "client secret" | "client_secret" => {
+                        s.client_secret = scalar_text(v)
+                    }
+                    "scope" | "scopes" => {
+                        s.scope = match v {
+                            Value::Array(items) => Some(
+                                items
+                                    .iter()
+                                    .filter_map(scalar_text)
+                                    .collect::<Vec<_>>()
+                                    .join(" "),
+                            ),
+                            other => scalar_text(other),
+                        }
+                    }
+                    other => return Err(format!("has an unknown setting `{other}`")),
+                }
+            }
+            Ok(OAuth::Settings(s))
+        }
+        _ => Err("must be `true` or a block with clientId, clientSecret and scope".into()),
+    }
+}
+
+/// Applies a `Server options` block to one target; every key must fit its transport.
+pub(super) fn apply_options(
+    l: &mut Lower<'_>,
+    target: &mut Target,
+    block: &Map<String, Value>,
+    node: &Node,
+) {
+    let file = l.entry;
+    for (key, value) in block {
+        let at = l.key_span(file, node, key);
+        let result: Result<(), String> = match target {
+            Target::Stdio(t) => match key.as_str() {
+                "cwd" => scalar_text(value)
+                    .map(|c| t.cwd = Some(c))
+                    .ok_or_else(|| "must be a folder path".to_string()),
+                "env" => string_map(value).map(|m| t.env = Some(m)),
+                "headers" | "Token from" | "token from" | "tokenFrom" | "OAuth" | "oauth"
+                | "Auth" | "auth" | "transport" => {
+                    Err("applies to HTTP servers, not to a server started as a command".into())
+                }
+                _ => Err("is not a server option".into()),
+            },
+            Target::StreamableHttp(_) | Target::Sse(_) if key == "transport" => {
+                match value.as_str() {
+                    Some("sse") => {
+                        if let Target::StreamableHttp(h) = target {
+                            *target = Target::Sse(h.clone());
+                        }
+                        Ok(())
+                    }
+                    Some("streamable-http") => {
+                        if let Target::Sse(h) = target {
+                            *target = Target::StreamableHttp(h.clone());
+                        }
+                        Ok(())
+                    }
+                    _ => Err("must be `streamable-http` or `sse`".into()),
+                }
+            }
+            Target::StreamableHttp(t) | Target::Sse(t) => http_option(t, key, value),
+        };
+        if let Err(reason) = result {
+            l.report(
+                Problem::BadServerOption {
+                    key: key.clone(),
+                    reason,
+                },
+                file,
+                at,
+            );
+        }
+    }
+}
+
+pub(super) fn http_option(t: &mut HttpTarget, key: &str, value: &Value) -> Result<(), String> {
+    match key {
+        "headers" => string_map(value).map(|m| t.headers = Some(m)),
+        "Token from" | "token from" | "tokenFrom" => scalar_text(value)
+            .map(|c| t.token_from = Some(c))
+            .ok_or_else(|| "must be a command".to_string()),
+        "OAuth" | "oauth" | "Auth" | "auth" => oauth(value).map(|o| t.oauth = Some(o)),
+        "cwd" | "env" => Err("applies to servers started as a command, not to HTTP servers".into()),
+        _ => Err("is not a server option".into()),
+    }
+}

@@ -1,0 +1,318 @@
+//! What follows a statement line: YAML blocks, YAML row lists and inline tables.
+
+use super::recognise::opener_usage;
+use super::tree::*;
+use super::{Line, LineKind, Parser};
+use crate::diagnostics::Problem;
+use crate::diagnostics::problem::TableProblem;
+use crate::source::Span;
+
+impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
+    /// Takes the lines indented deeper than `opener` (trailing blank lines stay), returning
+    /// their range of line indexes.
+    pub(super) fn take_block(&mut self, opener: &Line) -> (usize, usize) {
+        let start = self.pos;
+        let mut end = start;
+        let mut last_text = start;
+        while end < self.lines.len() {
+            let l = &self.lines[end];
+            if l.kind != LineKind::Blank {
+                if l.indent <= opener.indent {
+                    break;
+                }
+                last_text = end + 1;
+            }
+            end += 1;
+        }
+        let end = last_text.max(start);
+        self.pos = end;
+        (start, end)
+    }
+
+    /// Collects and parses the YAML block after an opener line.
+    pub(super) fn yaml_block(&mut self, opener: &Line, node: &Node) -> Option<YamlBlock> {
+        let (start, end) = self.take_block(opener);
+        if start == end {
+            if node.stmt.allows_empty_block() {
+                return Some(YamlBlock {
+                    span: Span::at(opener.span.end as usize),
+                    value: Some(serde_json::json!({})),
+                });
+            }
+            let usage = opener_usage(&node.stmt);
+            self.report(Problem::MissingBlock { opener: usage }, node.span);
+            return None;
+        }
+        self.parse_yaml_lines(start, end, opener.indent + 2, node.span)
+    }
+
+    /// Parses lines `start..end` as one YAML mapping, removing `strip` leading
+    /// spaces per line; maps YAML errors back to file positions.
+    pub(super) fn parse_yaml_lines(
+        &mut self,
+        start: usize,
+        end: usize,
+        strip: u32,
+        owner: Span,
+    ) -> Option<YamlBlock> {
+        let src = self.file.text();
+        let mut text = std::mem::take(&mut self.yaml_text);
+        text.clear();
+        let mut removed = Vec::with_capacity(end - start);
+        for l in &self.lines[start..end] {
+            let line = &src[l.span.range()];
+            let cut = strip.min(l.lead) as usize;
+            let cut = if l.kind == LineKind::Blank {
+                line.len().min(cut)
+            } else {
+                cut
+            };
+            removed.push(cut);
+            text.push_str(&line[cut..]);
+            text.push('\n');
+        }
+        let first = self.lines[start].span.start as usize;
+        let last = self.lines[end - 1].span.end as usize;
+        let span = Span::new(first, last);
+        let _ = owner;
+        let parsed = crate::yaml::parse(&text);
+        self.yaml_text = text;
+        match parsed {
+            Ok(value) => {
+                if value.is_object() {
+                    return Some(YamlBlock {
+                        span,
+                        value: Some(value),
+                    });
+                }
+                let found = match &value {
+                    serde_json::Value::Array(_) => "a list",
+                    serde_json::Value::Null => "empty",
+                    _ => "a single value",
+                };
+                let body = Span::new(self.lines[start].trimmed.start as usize, last);
+                self.report(Problem::BlockNotMapping { found }, body);
+                Some(YamlBlock { span, value: None })
+            }
+            Err(e) => {
+                let at = self.yaml_position(start, end, &removed, e.line, e.column);
+                // A line with odd indentation already has its diagnostic; the
+                // YAML error it causes would report the same line twice.
+                let culprit = self.file.line_index(at.start as usize);
+                let odd = culprit
+                    .checked_sub(self.base)
+                    .and_then(|i| self.lines.get(i))
+                    .is_some_and(|l| l.indent % 2 == 1);
+                if !odd {
+                    self.report(Problem::Yaml { message: e.message }, at);
+                }
+                Some(YamlBlock { span, value: None })
+            }
+        }
+    }
+
+    /// Maps a YAML (line, character column) inside a block to a file span.
+    pub(super) fn yaml_position(
+        &self,
+        start: usize,
+        end: usize,
+        removed: &[usize],
+        line: u32,
+        column: u32,
+    ) -> Span {
+        let idx = (line.max(1) as usize - 1).min(end - start - 1);
+        let l = &self.lines[start + idx];
+        let src = self.file.text();
+        let line_text = &src[l.span.range()];
+        let mut byte = l.span.start as usize + removed[idx];
+        let chars_in = column.saturating_sub(1) as usize;
+        for (n, (i, _)) in line_text[removed[idx]..].char_indices().enumerate() {
+            byte = l.span.start as usize + removed[idx] + i;
+            if n == chars_in {
+                break;
+            }
+            byte = l.span.end as usize;
+        }
+        let byte = byte.min(l.span.end as usize);
+        let next = src[byte..l.span.end as usize]
+            .chars()
+            .next()
+            .map_or(0, char::len_utf8);
+        Span::new(byte, byte + next)
+    }
+
+    /// Whether the rows after `For each row:` are a YAML list (`- column: value`) instead
+    /// of a table: the next non-blank line is indented deeper and starts with `-`.
+    pub(super) fn rows_in_yaml(&self, opener: &Line) -> bool {
+        self.lines[self.pos..]
+            .iter()
+            .find(|l| l.kind != LineKind::Blank)
+            .is_some_and(|l| {
+                let t = self.text(l.trimmed);
+                l.kind == LineKind::Text
+                    && l.indent > opener.indent
+                    && (t == "-" || t.starts_with("- "))
+            })
+    }
+
+    /// The YAML list of rows after `For each row:`: every item a non-empty mapping.
+    pub(super) fn yaml_rows(&mut self, opener: &Line) -> Option<YamlBlock> {
+        let (start, end) = self.take_block(opener);
+        let src = self.file.text();
+        let mut text = std::mem::take(&mut self.yaml_text);
+        text.clear();
+        let mut removed = Vec::with_capacity(end - start);
+        for l in &self.lines[start..end] {
+            let line = &src[l.span.range()];
+            let cut = ((opener.indent + 2).min(l.lead) as usize).min(line.len());
+            removed.push(cut);
+            text.push_str(&line[cut..]);
+            text.push('\n');
+        }
+        let span = Span::new(
+            self.lines[start].span.start as usize,
+            self.lines[end - 1].span.end as usize,
+        );
+        match crate::yaml::parse(&text) {
+            Ok(serde_json::Value::Array(rows))
+                if !rows.is_empty()
+                    && rows
+                        .iter()
+                        .all(|r| r.as_object().is_some_and(|m| !m.is_empty())) =>
+            {
+                Some(YamlBlock {
+                    span,
+                    value: Some(serde_json::Value::Array(rows)),
+                })
+            }
+            Ok(_) => {
+                let body = Span::new(self.lines[start].trimmed.start as usize, span.end as usize);
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::RowsNotMappings,
+                    },
+                    body,
+                );
+                Some(YamlBlock { span, value: None })
+            }
+            Err(e) => {
+                let at = self.yaml_position(start, end, &removed, e.line, e.column);
+                self.report(Problem::Yaml { message: e.message }, at);
+                Some(YamlBlock { span, value: None })
+            }
+        }
+    }
+
+    /// Collects the inline table after `For each row:`.
+    pub(super) fn table(&mut self, opener: &Line) -> Option<Table> {
+        let mut rows: Vec<(Span, Vec<Cell>)> = Vec::new();
+        let mut ok = true;
+        while self.pos < self.lines.len() {
+            let l = self.lines[self.pos].clone();
+            if l.kind != LineKind::Text || !self.text(l.trimmed).starts_with('|') {
+                break;
+            }
+            self.pos += 1;
+            let text = self.text(l.trimmed);
+            if text.len() < 2 || !text.ends_with('|') {
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::NotDelimited,
+                    },
+                    l.trimmed,
+                );
+                ok = false;
+                continue;
+            }
+            if is_separator(text) {
+                continue;
+            }
+            let base = l.trimmed.start as usize + 1;
+            let inner = &text[1..text.len() - 1];
+            let mut cells = Vec::new();
+            let mut from = 0;
+            for piece in inner.split('|') {
+                let lead = piece.len() - piece.trim_start().len();
+                let t = piece.trim();
+                let a = base + from + lead;
+                cells.push(Cell {
+                    text: t.to_string(),
+                    span: Span::new(a, a + t.len()),
+                });
+                from += piece.len() + 1;
+            }
+            rows.push((l.trimmed, cells));
+        }
+        if rows.is_empty() {
+            if ok {
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::Missing,
+                    },
+                    opener.trimmed,
+                );
+            }
+            return None;
+        }
+        let span = Span::new(
+            rows[0].0.start as usize,
+            rows[rows.len() - 1].0.end as usize,
+        );
+        let (hspan, header) = rows.remove(0);
+        let _ = hspan;
+        for (i, c) in header.iter().enumerate() {
+            let dup = header[..i].iter().any(|p| p.text == c.text);
+            if c.text.is_empty() || dup {
+                let sp = if c.text.is_empty() {
+                    Span::at(c.span.start as usize)
+                } else {
+                    c.span
+                };
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::BadColumnName {
+                            name: c.text.clone(),
+                        },
+                    },
+                    sp,
+                );
+            }
+        }
+        if rows.is_empty() && ok {
+            self.report(
+                Problem::MalformedTable {
+                    problem: TableProblem::NoRows,
+                },
+                span,
+            );
+        }
+        for (sp, cells) in &rows {
+            if cells.len() != header.len() {
+                self.report(
+                    Problem::MalformedTable {
+                        problem: TableProblem::Ragged {
+                            expected: header.len(),
+                            found: cells.len(),
+                        },
+                    },
+                    *sp,
+                );
+            }
+        }
+        Some(Table {
+            header,
+            rows: rows.into_iter().map(|(_, c)| c).collect(),
+            span,
+        })
+    }
+}
+
+/// A Markdown separator row such as `|---|:--:|`.
+fn is_separator(text: &str) -> bool {
+    let inner = text.trim_matches('|');
+    !inner.is_empty()
+        && inner.split('|').all(|c| {
+            let c = c.trim();
+            !c.is_empty() && c.trim_matches(':').chars().all(|ch| ch == '-') && c.contains('-')
+        })
+}

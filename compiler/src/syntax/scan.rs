@@ -1,0 +1,134 @@
+//! The first pass over the lines of a file: indentation, tabs, comments, `${…}` references.
+
+use super::{Line, LineKind};
+use crate::diagnostics::{Diagnostic, Problem};
+use crate::source::{SourceFile, Span};
+
+/// First pass: indentation, tabs, comments, references, version header.
+pub(super) fn scan_lines(
+    file: &SourceFile,
+    file_id: usize,
+    range: std::ops::Range<usize>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Line> {
+    let src = file.text();
+    let mut out = Vec::with_capacity(range.len());
+    for i in range {
+        let span = file.line_span(i);
+        let mut text = &src[span.range()];
+        let mut start = span.start as usize;
+        if i == 0 && text.starts_with('\u{feff}') {
+            text = &text[3..];
+            start += 3;
+        }
+        // Tabs are reported (MCPLANG101) but still count as indentation, so a
+        // tab-indented line stays in its block instead of cascading errors.
+        let lead = text
+            .bytes()
+            .take_while(|&b| b == b' ' || b == b'\t')
+            .count();
+        let tabs = text[..lead].bytes().filter(|&b| b == b'\t').count();
+        let indent = lead + tabs;
+        let body = &text[lead..];
+        // Most lines start and end with an ASCII character that is not a space: no
+        // Unicode-aware trimming needed then.
+        let plain = |b: Option<&u8>| b.is_some_and(|&b| b < 0x80 && !(b as char).is_whitespace());
+        let from = if plain(body.as_bytes().first()) {
+            body
+        } else {
+            body.trim_start_matches(char::is_whitespace)
+        };
+        let content = if plain(from.as_bytes().last()) {
+            from
+        } else {
+            from.trim_end_matches(char::is_whitespace)
+        };
+        let tstart = start + lead + (body.len() - from.len());
+        let trimmed = Span::new(tstart, tstart + content.len());
+        let kind = if trimmed.is_empty() {
+            LineKind::Blank
+        } else if src.as_bytes()[tstart] == b'#' {
+            LineKind::Comment
+        } else {
+            LineKind::Text
+        };
+        // Tabs: one diagnostic per line, at the first tab.
+        let tab = crate::bytes::find_byte(text.as_bytes(), b'\t');
+        if let Some(t) = tab {
+            diags.push(Diagnostic::new(
+                Problem::Tab,
+                file_id,
+                Span::new(start + t, start + t + 1),
+            ));
+        }
+        let tab_in_indent = tab.is_some_and(|t| text[..t].bytes().all(|b| b == b' '));
+        if kind != LineKind::Blank && indent % 2 == 1 && !tab_in_indent {
+            diags.push(Diagnostic::new(
+                Problem::OddIndentation {
+                    spaces: indent as u32,
+                },
+                file_id,
+                Span::new(start, start + 1),
+            ));
+        }
+        if kind == LineKind::Text {
+            check_references(&src[trimmed.range()], tstart, file_id, diags);
+        }
+        out.push(Line {
+            span,
+            indent: indent as u32,
+            lead: lead as u32,
+            trimmed,
+            kind,
+            tokens: 0..0,
+        });
+    }
+    out
+}
+
+/// Byte offset of the first `${` at or after `from`. A byte search for `$` (memchr) then a
+/// look at the next byte: much cheaper than a substring search, which sets up a two-way
+/// searcher on every call, on the short strings templates are.
+pub fn find_open(s: &str, from: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = from;
+    while i < bytes.len() {
+        let at = crate::bytes::find_from(s, i, b'$')?;
+        if bytes.get(at + 1) == Some(&b'{') {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
+/// Whether a string holds a `${` (a template with at least one reference, or an unclosed one).
+pub fn has_open(s: &str) -> bool {
+    find_open(s, 0).is_some()
+}
+
+/// Reports `${` without `}` and empty `${}` on one line (first problem only).
+fn check_references(text: &str, base: usize, file_id: usize, diags: &mut Vec<Diagnostic>) {
+    let mut from = 0;
+    while let Some(at) = find_open(text, from) {
+        match crate::bytes::find_byte(&text.as_bytes()[at + 2..], b'}') {
+            None => {
+                diags.push(Diagnostic::new(
+                    Problem::BadReference { unclosed: true },
+                    file_id,
+                    Span::new(base + at, base + text.len()),
+                ));
+                return;
+            }
+            Some(0) => {
+                diags.push(Diagnostic::new(
+                    Problem::BadReference { unclosed: false },
+                    file_id,
+                    Span::new(base + at, base + at + 3),
+                ));
+                return;
+            }
+            Some(close) => from = at + 2 + close + 1,
+        }
+    }
+}
