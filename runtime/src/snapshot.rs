@@ -150,10 +150,7 @@ impl SnapshotStore {
             .collect();
         let doc = json!({"schemaVersion": 1, "snapshots": snapshots});
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, text)
-            .and_then(|()| std::fs::rename(&tmp, &self.path))
-            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
+        crate::files::write_atomic(&self.path, text.as_bytes(), crate::files::Access::Shared)?;
         Ok(true)
     }
 }
