@@ -204,53 +204,6 @@ pub fn rename(value: &mut Value, f: &dyn Fn(&str, &mut String) -> bool) {
     }
 }
 
-/// Splits a server command line into words (§1.8): whitespace separates words outside
-/// quotes, a quoted run keeps its spaces, and a word that both starts and ends with the same
-/// quote loses that pair. A quote inside a word is kept.
-pub fn split_command(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let mut any = false;
-    for c in line.chars() {
-        match quote {
-            Some(q) => {
-                word.push(c);
-                if c == q {
-                    quote = None;
-                }
-            }
-            None if c.is_whitespace() => {
-                if any {
-                    words.push(std::mem::take(&mut word));
-                    any = false;
-                }
-            }
-            None => {
-                if c == '"' || c == '\'' {
-                    quote = Some(c);
-                }
-                word.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        words.push(word);
-    }
-    words
-        .into_iter()
-        .map(|w| {
-            let b = w.as_bytes();
-            if b.len() >= 2 && (b[0] == b'"' || b[0] == b'\'') && b[b.len() - 1] == b[0] {
-                w[1..w.len() - 1].to_string()
-            } else {
-                w
-            }
-        })
-        .collect()
-}
-
 /// Escapes a text so that a regular expression matches it literally.
 pub fn regex_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 4);
@@ -388,21 +341,6 @@ mod tests {
             }
             assert_eq!(typed(text), full, "{text}");
         }
-    }
-
-    #[test]
-    fn commands_split_into_words() {
-        assert_eq!(
-            split_command(r#"node dist/server.js --mode "fast start" --x="a b" 'q'"#),
-            [
-                "node",
-                "dist/server.js",
-                "--mode",
-                "fast start",
-                "--x=\"a b\"",
-                "q"
-            ]
-        );
     }
 
     #[test]

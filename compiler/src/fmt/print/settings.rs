@@ -69,21 +69,29 @@ pub(super) fn string_map(map: &OrderedMap<String>) -> Value {
     )
 }
 
-/// A command line whose words `split_command` gives back: plain words as they are, words
-/// with spaces or quotes in quotes.
+/// A command line whose words [`crate::command_line::split`] gives back: plain words as
+/// they are; a word with a double quote (and no single quote) in single quotes; others in
+/// double quotes, with `\"`, `\\`, `\$` and `` \` `` escaped.
 pub(super) fn command_line<'a>(words: impl Iterator<Item = &'a str>) -> String {
     words
         .map(|w| {
             let plain = !w.is_empty()
-                && !w.contains(char::is_whitespace)
-                && !w.contains(['"', '\''])
-                && !w.contains('\n');
+                && !w.starts_with('~')
+                && !w.contains(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '\\'));
             if plain {
                 w.to_string()
-            } else if !w.contains('"') {
-                format!("\"{w}\"")
-            } else {
+            } else if w.contains('"') && !w.contains('\'') {
                 format!("'{w}'")
+            } else {
+                let mut out = String::from("\"");
+                for c in w.chars() {
+                    if matches!(c, '"' | '\\' | '$' | '`') {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+                out.push('"');
+                out
             }
         })
         .collect::<Vec<_>>()

@@ -267,26 +267,50 @@ fn push_unique(list: &mut Vec<String>, item: String) {
     }
 }
 
-/// A target from a `Named server` / `Compare target` connection text.
-fn connection(text: &str) -> Target {
-    let t = text.trim();
+/// A target from a `Named server` / `Compare target` connection text: a URL, or a command
+/// line.
+fn connection(l: &mut Lower<'_>, file: usize, text: &Text) -> Target {
+    let t = text.value.trim();
     let lower = t.to_ascii_lowercase();
-    let unq = values::split_command(t);
     if lower.starts_with("http://")
         || lower.starts_with("https://")
         || lower.starts_with("\"http")
         || lower.starts_with("'http")
     {
-        Target::http(unq.into_iter().next().unwrap_or_default())
+        let words = command_words(l, file, text);
+        Target::http(words.into_iter().next().unwrap_or_default())
     } else {
-        command_target(t)
+        command_target(l, file, text)
     }
 }
 
-fn command_target(text: &str) -> Target {
-    let mut words = values::split_command(text).into_iter();
+/// A stdio target from a command line (`Server:`), split by the one word rule of
+/// [`crate::command_line`].
+fn command_target(l: &mut Lower<'_>, file: usize, text: &Text) -> Target {
+    let mut words = command_words(l, file, text).into_iter();
     let command = words.next().unwrap_or_default();
     Target::stdio(command, words.collect())
+}
+
+/// The words of a command line; a quote that is never closed is `MCPLANG104` at the quote
+/// (the words before it are kept, so the rest of the file is still checked).
+fn command_words(l: &mut Lower<'_>, file: usize, text: &Text) -> Vec<String> {
+    match crate::command_line::split(&text.value) {
+        Ok(words) => words,
+        Err(e) => {
+            // The text is the line's own (unquoted) slice: the quote is at its offset.
+            let source = &l.map.get(file).text()[text.span.range()];
+            let span = if source == text.value {
+                let at = text.span.start as usize + e.at;
+                Span::new(at, at + e.quote.len_utf8())
+            } else {
+                text.span
+            };
+            l.report(Problem::UnclosedQuote { quote: e.quote }, file, span);
+            let before = text.value[..e.at].to_string();
+            crate::command_line::split(&before).unwrap_or_default()
+        }
+    }
 }
 
 /// The YAML block of a node when it is a mapping (anything else was reported by the parser).

@@ -8,7 +8,7 @@ pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node)
     match &node.stmt {
         Stmt::Suite { name } => s.name = Some(name.value.clone()),
         Stmt::Server { command } if !command.value.trim().is_empty() => {
-            s.target = Some((command_target(&command.value), Link::None));
+            s.target = Some((command_target(l, file, command), Link::None));
             s.target_from_command_line = false;
         }
         Stmt::McpUrl { url } => {
@@ -23,20 +23,22 @@ pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node)
             name,
             connection: c,
         } => {
-            s.servers.insert(name.value.clone(), connection(&c.value));
+            let target = connection(l, file, c);
+            s.servers.insert(name.value.clone(), target.clone());
             s.servers_at.push((file, name.span));
             if s.target.is_none() {
-                s.target = Some((connection(&c.value), Link::Server(name.value.clone())));
+                s.target = Some((target, Link::Server(name.value.clone())));
             }
         }
         Stmt::CompareTarget {
             name,
             connection: c,
         } => {
-            s.targets.insert(name.value.clone(), connection(&c.value));
+            let target = connection(l, file, c);
+            s.targets.insert(name.value.clone(), target.clone());
             s.targets_at.push((file, name.span));
             if s.target.is_none() {
-                s.target = Some((connection(&c.value), Link::Compare(name.value.clone())));
+                s.target = Some((target, Link::Compare(name.value.clone())));
             }
         }
         Stmt::ServerOptions => {
