@@ -70,52 +70,75 @@ fn conformance_suites_have_their_expected_outcomes() {
     let mut checked = 0;
     for file in files {
         let source = std::fs::read_to_string(&file).unwrap();
-        let expected = expectations(&source);
-        let json = tmp.path().join("report.json");
-        let rel = file.strip_prefix(root()).unwrap();
-        let out = mcpr()
-            .arg("run")
-            .arg(rel)
-            .args(["--server", &server, "--jobs", "4", "--json"])
-            .arg(&json)
-            .output()
-            .unwrap();
-        let any_bad = expected
-            .iter()
-            .any(|(_, s, _)| s == "failed" || s == "blocked");
-        assert_eq!(
-            out.status.code(),
-            Some(if any_bad { 1 } else { 0 }),
-            "{}: {}",
-            rel.display(),
-            text(&out)
-        );
-        let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let tests = report["suites"][0]["tests"].as_array().unwrap();
-        assert_eq!(tests.len(), expected.len(), "{}", rel.display());
-        for (name, status, code) in &expected {
-            let t = tests
-                .iter()
-                .find(|t| t["name"] == name.as_str())
-                .unwrap_or_else(|| panic!("{}: no result for {name:?}", rel.display()));
-            assert_eq!(
-                t["status"],
-                status.as_str(),
-                "{}: {name}: {t:#}",
-                rel.display()
-            );
-            if let Some(code) = code {
-                assert_eq!(
-                    t["failure"]["code"],
-                    code.as_str(),
-                    "{}: {name}: {t:#}",
-                    rel.display()
-                );
-            }
-            checked += 1;
+        // `# eras: V1 V2` runs the suite once per pinned protocol version, with the same
+        // expected outcomes each time.
+        let eras: Vec<Option<String>> = match source.lines().find_map(|l| l.strip_prefix("# eras:"))
+        {
+            Some(list) => list
+                .split_whitespace()
+                .map(|v| Some(v.to_string()))
+                .collect(),
+            None => vec![None],
+        };
+        for era in eras {
+            checked += check_suite(&server, &file, &source, era.as_deref(), tmp.path());
         }
     }
     assert!(checked >= 35, "only {checked} tests checked");
+}
+
+/// Runs one conformance suite (pinned to `era` when given) and checks every test's outcome
+/// against its `# expect:` line; returns how many tests were checked.
+fn check_suite(server: &str, file: &Path, source: &str, era: Option<&str>, tmp: &Path) -> usize {
+    let mut checked = 0;
+    let expected = expectations(source);
+    let json = tmp.join("report.json");
+    let rel = file.strip_prefix(root()).unwrap();
+    let out = mcpr()
+        .arg("run")
+        .arg(rel)
+        .args(["--server", server, "--jobs", "4"])
+        .args(era.map(|v| vec!["--protocol", v]).unwrap_or_default())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let any_bad = expected
+        .iter()
+        .any(|(_, s, _)| s == "failed" || s == "blocked");
+    assert_eq!(
+        out.status.code(),
+        Some(if any_bad { 1 } else { 0 }),
+        "{} ({}): {}",
+        rel.display(),
+        era.unwrap_or("probed"),
+        text(&out)
+    );
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let tests = report["suites"][0]["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), expected.len(), "{}", rel.display());
+    for (name, status, code) in &expected {
+        let t = tests
+            .iter()
+            .find(|t| t["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("{}: no result for {name:?}", rel.display()));
+        assert_eq!(
+            t["status"],
+            status.as_str(),
+            "{}: {name}: {t:#}",
+            rel.display()
+        );
+        if let Some(code) = code {
+            assert_eq!(
+                t["failure"]["code"],
+                code.as_str(),
+                "{}: {name}: {t:#}",
+                rel.display()
+            );
+        }
+        checked += 1;
+    }
+    checked
 }
 
 #[test]

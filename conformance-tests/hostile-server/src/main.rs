@@ -9,7 +9,9 @@
 //! sloppy-modern (speaks 2026-07-28 but leaves out resultType, caching hints and
 //! subscription ids, and logs unasked), late-modern (answers the first `server/discover`
 //! only after a second, then serves 2026-07-28 alone: `initialize` gets -32022),
-//! endless-input (speaks 2026-07-28 and answers every `tools/call` with `input_required`).
+//! endless-input (speaks 2026-07-28 and answers every `tools/call` with `input_required`),
+//! tasks-2025 (2025-11-25 tasks done by the book: a task-augmented `tools/call` answers a
+//! task, `tasks/get` gives its status only, `tasks/result` the tool's result).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -28,6 +30,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MODES: &[&str] = &[
+    "tasks-2025",
     "garbage",
     "partial-exit",
     "crash-mid-call",
@@ -265,6 +268,7 @@ async fn main() {
 
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut answered_calls = 0u64;
+    let mut task_text = String::new();
     let mut discovers = 0u32;
     while let Ok(Some(line)) = lines.next_line().await {
         let Ok(msg) = serde_json::from_str::<Value>(&line) else {
@@ -301,6 +305,30 @@ async fn main() {
                     json!({"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": {"name": "late", "version": "0"}, "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "late", "version": "0"}}}),
                 )
             }
+            "initialize" if mode == "tasks-2025" => result(
+                &id,
+                json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}, "serverInfo": {"name": "tasks-2025", "version": "0"}}),
+            ),
+            "tools/call" if mode == "tasks-2025" && params.get("task").is_some() => {
+                let text = params
+                    .get("arguments")
+                    .and_then(|a| a.get("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                task_text = format!("done: {text}");
+                result(
+                    &id,
+                    json!({"task": {"taskId": "task-1", "status": "working", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000, "pollInterval": 10}}),
+                )
+            }
+            "tasks/get" if mode == "tasks-2025" => result(
+                &id,
+                json!({"taskId": "task-1", "status": "completed", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:01Z", "ttl": 60000}),
+            ),
+            "tasks/result" if mode == "tasks-2025" => result(
+                &id,
+                json!({"content": [{"type": "text", "text": task_text}], "isError": false, "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "task-1"}}}),
+            ),
             "initialize" => {
                 let requested = params
                     .get("protocolVersion")

@@ -453,6 +453,17 @@ impl Reference {
                         }
                     }
                 } else {
+                    // A server may ask only a client that declared roots (as the SDKs do).
+                    let declared = context
+                        .client_capabilities()
+                        .is_some_and(|c| c.roots.is_some());
+                    if !declared {
+                        return Err(ErrorData::new(
+                            ErrorCode(-32021),
+                            "the client did not declare the roots capability",
+                            Some(json!({"requiredCapabilities": {"roots": {}}})),
+                        ));
+                    }
                     let r = context.peer.list_roots().await.map_err(|e| {
                         ErrorData::internal_error(format!("roots/list failed: {e}"), None)
                     })?;
@@ -952,6 +963,48 @@ impl ServerHandler for Reference {
             entry.status_message = Some("cancelled by the client".into());
         }
         Ok(())
+    }
+
+    /// `tasks/result` (2025-11-25 only): waits until the task ends and answers what the
+    /// original request would have (the tool result, or the error of a failed task).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "tasks/result" || is_modern(&context) {
+            let what = format!("Method not found: {}", request.method);
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, what, None));
+        }
+        let id = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("taskId"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        loop {
+            let entry = self
+                .state
+                .lock()
+                .expect("state lock")
+                .tasks
+                .get(&id)
+                .cloned()
+                .ok_or_else(|| ErrorData::invalid_params(format!("unknown task {id}"), None))?;
+            match entry.status.as_str() {
+                "completed" => {
+                    return Ok(CustomResult::new(
+                        entry.result.unwrap_or_else(|| json!({"content": []})),
+                    ));
+                }
+                "failed" => return Err(ErrorData::internal_error("the task failed", None)),
+                "cancelled" => {
+                    return Err(ErrorData::invalid_params("the task was cancelled", None));
+                }
+                _ => tokio::time::sleep(Duration::from_millis(10)).await,
+            }
+        }
     }
 
     async fn list_skills(

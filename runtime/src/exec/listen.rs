@@ -1,5 +1,7 @@
-//! The 2026 `subscriptions/listen` stream of a test: opened for notification waits and
-//! subscriptions, with every URI subscribed so far.
+//! The 2026 `subscriptions/listen` stream of a test: list changes and resource updates
+//! arrive only on it, so it opens when the session starts, for every list the server marks
+//! `listChanged` (as mcp-tester does), and is opened again with the resource URIs a test
+//! subscribes to or unsubscribes from.
 
 use serde_json::{Value, json};
 
@@ -9,12 +11,43 @@ use crate::error::Error;
 /// The `subscriptions/listen` stream of a 2026 session and the resource URIs it covers.
 pub(super) type Listen = Option<(crate::client::Subscription, Vec<String>)>;
 
-/// 2026 has no `resources/subscribe`: (re)opens the test's listen stream with every list
-/// change and the resource URIs subscribed so far plus `uri`.
+/// What a (re)opened stream should cover besides what it covered before.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Change {
+    /// Nothing more: list changes (and the URIs subscribed so far).
+    None,
+    /// Also updates of this resource.
+    Subscribe(String),
+    /// No longer updates of this resource.
+    Unsubscribe(String),
+    /// Also this notification method (a wait for a list the server does not mark).
+    Method(String),
+}
+
+/// The list-change filter members of a listen request, by list.
+const LISTS: [(&str, &str); 3] = [
+    ("tools", "toolsListChanged"),
+    ("prompts", "promptsListChanged"),
+    ("resources", "resourcesListChanged"),
+];
+
+/// Opens the stream at the start of a 2026 session when the server marks a list
+/// `listChanged`; a refusal is left for the step that needs the stream to report.
+pub(super) async fn open_at_start(client: &Client, current: &mut Listen) {
+    let marked = LISTS
+        .iter()
+        .any(|(list, _)| client.server_has(&[list, "listChanged"]));
+    if marked {
+        let _ = listen(client, current, Change::None).await;
+    }
+}
+
+/// (Re)opens the test's listen stream (2026 has no `resources/subscribe`): every list the
+/// server marks `listChanged`, the resource URIs subscribed so far, and `change`.
 pub(super) async fn listen(
     client: &Client,
     current: &mut Listen,
-    uri: Option<String>,
+    change: Change,
 ) -> Result<Value, Error> {
     let mut uris = match current.take() {
         Some((sub, uris)) => {
@@ -23,20 +56,27 @@ pub(super) async fn listen(
         }
         None => Vec::new(),
     };
-    if let Some(u) = uri
-        && !uris.contains(&u)
-    {
-        uris.push(u);
+    match &change {
+        Change::Subscribe(u) if !uris.contains(u) => uris.push(u.clone()),
+        Change::Unsubscribe(u) => uris.retain(|x| x != u),
+        _ => {}
     }
-    let mut filter = json!({
-        "toolsListChanged": true,
-        "promptsListChanged": true,
-        "resourcesListChanged": true,
-    });
+    let mut filter = serde_json::Map::new();
+    for (list, member) in LISTS {
+        let asked = matches!(&change, Change::Method(m)
+            if m == &format!("notifications/{list}/list_changed"));
+        if asked || client.server_has(&[list, "listChanged"]) {
+            filter.insert(member.into(), json!(true));
+        }
+    }
     if !uris.is_empty() {
-        filter["resourceSubscriptions"] = json!(uris);
+        filter.insert("resourceSubscriptions".into(), json!(uris));
     }
-    let sub = client.listen(filter, None).await?;
+    if filter.is_empty() {
+        // Nothing left to listen to (the last resource was unsubscribed).
+        return Ok(json!({"acknowledged": {}}));
+    }
+    let sub = client.listen(Value::Object(filter), None).await?;
     let acknowledged = sub.acknowledged.clone();
     *current = Some((sub, uris));
     Ok(json!({"acknowledged": acknowledged}))

@@ -186,10 +186,18 @@ pub async fn run_test_open(
             return (result, None);
         }
     };
+    let mut behaviour = client_behaviour(suite.client.as_ref());
+    let later = LaterDeclarations::of(test);
+    if later.roots && behaviour.roots.is_none() {
+        // Roots given by a later step (`add_root`) are answered from then on; the
+        // handshake era needs the capability declared in `initialize`.
+        behaviour.roots = Some(Vec::new());
+    }
     let config = SessionConfig {
         request_timeout: default_timeout,
         connect_timeout: input.connect_timeout,
-        behaviour: client_behaviour(suite.client.as_ref()),
+        behaviour,
+        handshake_tasks: later.tasks,
         protocol: match &input.protocol {
             Some(v) => ProtocolChoice::Pinned(v.clone()),
             None => ProtocolChoice::Auto,
@@ -237,6 +245,11 @@ pub async fn run_test_open(
         output: None,
         listen: None,
     };
+    if client.session().era() == crate::protocol::Era::Modern {
+        // List changes come only on a listen stream: it stands before the first step, so a
+        // change a step causes is not sent before anyone listens.
+        listen::open_at_start(&client, &mut runner.listen).await;
+    }
     let keep_going = test.continue_on_failure == Some(true);
     let mut failed = false;
     let mut stopped = false;
@@ -271,6 +284,11 @@ pub async fn run_test_open(
         }
         result.steps.push(sr);
     }
+    if let Some((sub, _)) = runner.listen.take() {
+        // The stream ends with the test, so the server need not hold it open until the
+        // session is closed.
+        let _ = client.stop_listen(sub);
+    }
     result.outputs = runner.outputs;
     result.duration_ms = started.elapsed().as_millis() as u64;
     if input.record {
@@ -278,6 +296,39 @@ pub async fn run_test_open(
         result.transcript = Some(TestTranscript { entries, dropped });
     }
     (result, Some(client))
+}
+
+/// Capabilities a test's steps turn on after the handshake (task steps, roots configured by
+/// a step), which the handshake era must declare in `initialize`.
+#[derive(Debug, Default, Clone, Copy)]
+struct LaterDeclarations {
+    tasks: bool,
+    roots: bool,
+}
+
+impl LaterDeclarations {
+    fn of(test: &ir::Test) -> LaterDeclarations {
+        let mut d = LaterDeclarations::default();
+        for step in &test.steps {
+            match &step.kind {
+                StepKind::Tool(t) if t.task.is_some() => d.tasks = true,
+                StepKind::Native(n) => match n.as_ref() {
+                    ir::NativeStep::TaskGet(_)
+                    | ir::NativeStep::TaskList(_)
+                    | ir::NativeStep::TaskCancel(_)
+                    | ir::NativeStep::TaskWait(_) => d.tasks = true,
+                    ir::NativeStep::ConfigureClient(c)
+                        if c.behavior.as_ref().is_some_and(|b| b.roots.is_some()) =>
+                    {
+                        d.roots = true
+                    }
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+        d
+    }
 }
 
 fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<Failure> {

@@ -14,7 +14,7 @@ use super::StepRunner;
 use super::answers::{prompt, queue_answer};
 use super::extensions::{apps_verify, skills_list, skills_verify};
 use super::last_response::{check_subject, save_text};
-use super::listen::{listen, needs_listen};
+use super::listen::{Change, listen, needs_listen};
 use super::target::apply_client_settings;
 use super::tasks::{TasksDeclared, task_wait};
 use super::{Reply, StepFail, fail, from_result};
@@ -53,7 +53,7 @@ impl StepRunner<'_> {
                     && self.listen.is_none()
                     && needs_listen(&method)
                 {
-                    listen(c, &mut self.listen, None).await?;
+                    listen(c, &mut self.listen, Change::Method(method.clone())).await?;
                 }
                 let filter: Vec<Match> = match &params {
                     Some(Value::Object(o)) => {
@@ -74,14 +74,20 @@ impl StepRunner<'_> {
                 let uri = need(n.uri(), "uri")?;
                 if c.session().era() == crate::protocol::Era::Modern {
                     // 2026 removed resources/subscribe: the listen stream carries the URI.
-                    from_result(listen(c, &mut self.listen, Some(uri)).await)?
+                    from_result(listen(c, &mut self.listen, Change::Subscribe(uri)).await)?
                 } else {
                     from_result(c.subscribe(&uri).await.map(|()| json!({})))?
                 }
             }
             NativeAction::Unsubscribe => {
                 let uri = need(n.uri(), "uri")?;
-                from_result(c.unsubscribe(&uri).await.map(|()| json!({})))?
+                if c.session().era() == crate::protocol::Era::Modern {
+                    // 2026: the listen stream is opened again without the URI.
+                    let change = Change::Unsubscribe(uri);
+                    from_result(listen(c, &mut self.listen, change).await)?
+                } else {
+                    from_result(c.unsubscribe(&uri).await.map(|()| json!({})))?
+                }
             }
             NativeAction::SetLogLevel => {
                 let level = need(n.level(), "level")?;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::client::{CallOptions, Client};
 use crate::codes::RunCode;
 use crate::error::{Error, ErrorKind};
-use crate::protocol::RpcError;
+use crate::protocol::{Era, RpcError};
 
 use super::values::as_text;
 use super::{Reply, StepFail, fail};
@@ -77,7 +77,7 @@ pub(super) async fn call_tool(
                 .map_err(task_error)?;
             let end_task = end.get("task").unwrap_or(&end).clone();
             *task = Some(end_task.clone());
-            Ok(task_reply(&end_task))
+            outcome(client, &id, &end_task, timeout).await
         }
     }
 }
@@ -109,6 +109,36 @@ impl Drop for TasksDeclared<'_> {
             b.tasks = false;
             self.session.set_behaviour(b);
         }
+    }
+}
+
+/// What a task that has ended came to, as the request it stands for would have answered
+/// ("result as with call_tool"): in the handshake era the outcome is fetched with
+/// `tasks/result` (the tool's result, or the JSON-RPC error); the 2026 revision carries it
+/// in the final task, and so may a server without `tasks/result` ([`task_reply`]).
+pub(super) async fn outcome(
+    client: &Client,
+    id: &str,
+    task: &Value,
+    timeout: Duration,
+) -> Result<Reply, StepFail> {
+    let ended = matches!(
+        task.get("status").and_then(Value::as_str),
+        Some("completed" | "failed")
+    );
+    if !ended || client.session().era() != Era::Legacy {
+        return Ok(task_reply(task));
+    }
+    match client.task_result(id, Some(timeout)).await {
+        Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+            Ok(Reply::ToolError(result))
+        }
+        Ok(result) => Ok(Reply::Ok(result)),
+        Err(e) if crate::client::is_method_not_found(&e) => Ok(task_reply(task)),
+        Err(e) => match e.rpc_error() {
+            Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+            None => Err(task_error(e)),
+        },
     }
 }
 
@@ -182,7 +212,7 @@ pub(super) async fn task_wait(
         let last = matches!(status.as_str(), "completed" | "failed" | "cancelled");
         match want {
             Some(w) if w == status => return Ok(Reply::Ok(t)),
-            None if last => return Ok(task_reply(&t)),
+            None if last => return outcome(client, id, &t, timeout).await,
             Some(w) if last => {
                 return Err(fail(
                     RunCode::TaskStatus,
@@ -198,7 +228,7 @@ pub(super) async fn task_wait(
             let t = end.get("task").unwrap_or(&end).clone();
             *task = Some(t.clone());
             return match want {
-                None => Ok(task_reply(&t)),
+                None => outcome(client, id, &t, rest).await,
                 Some(w) if t.get("status").and_then(Value::as_str) == Some(w) => Ok(Reply::Ok(t)),
                 Some(w) => Err(fail(
                     RunCode::TaskStatus,

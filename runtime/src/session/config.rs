@@ -44,6 +44,11 @@ pub struct SessionConfig {
     pub max_inbox: usize,
     /// Most messages kept in the transcript (older ones are dropped and counted).
     pub transcript_limit: usize,
+    /// Declare the tasks capability in `initialize` although the behaviour does not declare
+    /// it yet: in the handshake era what `initialize` declares stays declared, so a test
+    /// whose task steps turn tasks on later must declare them up front (2026 declares with
+    /// every request and needs no such thing).
+    pub handshake_tasks: bool,
     /// Called with every transcript entry as it is recorded (live reporting).
     pub observer: Option<Observer>,
     /// Over stdio, on a runtime with one thread (as `mcpr run` runs each test), a wait
@@ -89,6 +94,7 @@ impl Default for SessionConfig {
             strict: true,
             max_inbox: 50_000,
             transcript_limit: 100_000,
+            handshake_tasks: false,
             observer: None,
             foreground_reads: true,
         }

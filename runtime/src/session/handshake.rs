@@ -87,7 +87,8 @@ impl Session {
         pinned: bool,
         timeout: Duration,
     ) -> Result<ServerFacts, Error> {
-        let behaviour = self.inner.behaviour.lock().expect("behaviour lock").clone();
+        let mut behaviour = self.inner.behaviour.lock().expect("behaviour lock").clone();
+        behaviour.tasks |= self.config.handshake_tasks;
         let params = json!({
             "protocolVersion": requested,
             "capabilities": behaviour.capabilities(Era::Legacy),
