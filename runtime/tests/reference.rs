@@ -287,7 +287,7 @@ async fn a_declined_capability_gets_an_error_answer() {
     cfg.behaviour.roots = None;
     let c = ok(Client::connect(reference(), cfg).await);
     let e = c
-        .call_tool("roots", json!({}), &CallOptions::default())
+        .call_tool("roots", json!({"force": true}), &CallOptions::default())
         .await
         .unwrap_err();
     assert_eq!(e.code(), "MCP-RPC-001", "{e}");

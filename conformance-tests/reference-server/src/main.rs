@@ -132,7 +132,7 @@ fn tools(conflict: bool) -> Vec<Value> {
                "inputSchema": obj(json!({"steps": {"type": "integer", "minimum": 0}, "delayMs": {"type": "integer", "minimum": 0}}), &["steps"])}),
         json!({"name": "sample", "description": "Asks the client to sample a message.", "inputSchema": obj(json!({"prompt": {"type": "string"}}), &[])}),
         json!({"name": "elicit", "description": "Asks the client for a name (form elicitation).", "inputSchema": obj(json!({"message": {"type": "string"}}), &[])}),
-        json!({"name": "roots", "description": "Asks the client for its roots.", "inputSchema": obj(json!({}), &[])}),
+        json!({"name": "roots", "description": "Asks the client for its roots.", "inputSchema": obj(json!({"force": {"type": "boolean", "description": "Ask even a client that did not declare roots."}}), &[])}),
         json!({"name": "notify", "description": "Emits a notification on demand: kind tools | prompts | resources | updated (with uri).",
                "inputSchema": obj(json!({"kind": {"type": "string", "enum": ["tools", "prompts", "resources", "updated"]}, "uri": {"type": "string"}}), &["kind"])}),
         json!({"name": "log", "description": "Emits a log message at `level`.",
@@ -453,11 +453,12 @@ impl Reference {
                         }
                     }
                 } else {
-                    // A server may ask only a client that declared roots (as the SDKs do).
+                    // A server may ask only a client that declared roots (as the SDKs do);
+                    // `force: true` asks anyway, to see the client refuse.
                     let declared = context
                         .client_capabilities()
                         .is_some_and(|c| c.roots.is_some());
-                    if !declared {
+                    if !declared && args.get("force") != Some(&json!(true)) {
                         return Err(ErrorData::new(
                             ErrorCode(-32021),
                             "the client did not declare the roots capability",
