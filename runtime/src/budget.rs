@@ -2,11 +2,15 @@
 //!
 //! Every run appends one line to a history file (JSON Lines, default
 //! `.mcpr/history.jsonl` in the working folder): the suite's path, when it ran, and each
-//! test's id, name, outcome and duration. After a run, each of the suite's `budgets` takes the
-//! durations of the passed runs of its test (`*`: every test of the current run), newest
-//! first, up to its window (default 20) — the current run counted once — and compares the
-//! nearest-rank percentile with its limit. Fewer than `min(3, window)` samples leave a budget
-//! pending: a verdict on one or two measurements would be noise.
+//! test's id, name, outcome, duration and the latency of each of its calls to the server.
+//! After a run, each of the suite's `budgets` ("p95 500 ms over 20 calls") takes the
+//! latencies of the calls of the passed runs of its test (`*`: every test of the current
+//! run), newest first, up to its window (default 20 calls) — the current run counted once —
+//! and compares the nearest-rank percentile with its limit. A call is a step that talks to the
+//! server (a tool call, a read, a request, a native request or wait); starting the server,
+//! the handshake and local steps (`Set`, `echo`, checks) are not part of it. Fewer than
+//! `min(3, window)` samples leave a budget pending: a verdict on one or two measurements
+//! would be noise.
 //!
 //! `--fail-on-regression` compares each passed test with its own history: with at least five
 //! earlier passed samples (window 50) a duration over `max(1.5 × median, median + 50 ms)` is a
@@ -57,6 +61,10 @@ pub struct TestRecord {
     pub status: String,
     /// Milliseconds.
     pub duration_ms: u64,
+    /// Milliseconds of each call to the server, in order (absent in lines written before
+    /// calls were recorded: those give budgets no samples).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls_ms: Vec<u64>,
 }
 
 impl RunRecord {
@@ -77,6 +85,7 @@ impl RunRecord {
                     name: t.name.clone(),
                     status: t.status.as_str().to_string(),
                     duration_ms: t.duration_ms,
+                    calls_ms: t.call_durations(),
                 })
                 .collect(),
         }
@@ -124,14 +133,24 @@ impl History {
 
     /// Durations of the passed runs of test `name` of `suite`, newest first.
     fn samples(&self, suite: &str, name: &str) -> Vec<u64> {
+        self.passed(suite, name).map(|t| t.duration_ms).collect()
+    }
+
+    /// Latencies of the calls of the passed runs of test `name` of `suite`, newest first.
+    fn call_samples(&self, suite: &str, name: &str) -> Vec<u64> {
+        self.passed(suite, name)
+            .flat_map(|t| t.calls_ms.iter().rev().copied())
+            .collect()
+    }
+
+    /// The passed runs of test `name` of `suite`, newest first.
+    fn passed<'h>(&'h self, suite: &'h str, name: &'h str) -> impl Iterator<Item = &'h TestRecord> {
         self.runs
             .iter()
             .rev()
-            .filter(|r| r.suite == suite)
+            .filter(move |r| r.suite == suite)
             .flat_map(|r| r.tests.iter())
-            .filter(|t| t.name == name && t.status == "passed")
-            .map(|t| t.duration_ms)
-            .collect()
+            .filter(move |t| t.name == name && t.status == "passed")
     }
 }
 
@@ -232,9 +251,9 @@ pub fn evaluate(
             let mut samples: Vec<u64> = current
                 .iter()
                 .filter(|t| t.name == name && t.status == Outcome::Passed)
-                .map(|t| t.duration_ms)
+                .flat_map(|t| t.call_durations().into_iter().rev())
                 .collect();
-            samples.extend(history.samples(suite, name));
+            samples.extend(history.call_samples(suite, name));
             samples.truncate(window);
             let (measured_ms, verdict) = if samples.len() < needed {
                 (None, Verdict::Pending)
@@ -312,13 +331,29 @@ mod tests {
     use super::*;
     use serde_json::Map;
 
+    fn step(method: &str, ms: u64) -> crate::exec::StepResult {
+        crate::exec::StepResult {
+            name: method.into(),
+            method: method.into(),
+            phase: mcpr_compiler::ir::Phase::Test,
+            status: crate::exec::StepStatus::Passed,
+            duration_ms: ms,
+            source: None,
+            failure: None,
+            response: None,
+            error: None,
+            output: None,
+        }
+    }
+
+    /// A test of one call of `ms`.
     fn result(name: &str, status: Outcome, ms: u64) -> TestResult {
         TestResult {
             id: name.to_lowercase(),
             name: name.into(),
             status,
             duration_ms: ms,
-            steps: Vec::new(),
+            steps: vec![step("tools/call", ms)],
             outputs: Map::new(),
             failure: None,
             protocol_version: None,
@@ -409,6 +444,36 @@ mod tests {
             &History::default(),
         );
         assert_eq!((r[0].needed, r[0].verdict), (1, Verdict::Within));
+    }
+
+    #[test]
+    fn budgets_measure_the_calls_not_the_test() {
+        // A slow server start (2.9 s of a 3 s test) and local steps are not call latency.
+        let mut t = result("Search", Outcome::Passed, 40);
+        t.duration_ms = 3000;
+        t.steps.push(step("utility/lowercase", 900));
+        t.steps.push(step("native/echo", 900));
+        t.steps.push(step("resources/read", 60));
+        t.steps.push(step("native/await-notification", 50));
+        assert_eq!(t.call_durations(), [40, 60, 50]);
+        let r = evaluate(
+            &[budget("Search", 95, 100, None)],
+            "s",
+            std::slice::from_ref(&t),
+            &History::default(),
+        );
+        assert_eq!((r[0].samples, r[0].measured_ms), (3, Some(60)));
+        assert_eq!(r[0].verdict, Verdict::Within);
+        // The history keeps the calls; a line written before calls were kept has none.
+        let line = serde_json::to_string(&RunRecord::new("s", &[t])).unwrap();
+        assert!(line.contains("\"callsMs\":[40,60,50]"), "{line}");
+        let old: RunRecord = serde_json::from_str(
+            r#"{"version":1,"suite":"s","finishedAt":0,"tests":[{"id":"a","name":"A","status":"passed","durationMs":5}]}"#,
+        )
+        .unwrap();
+        let h = History::from_runs(vec![old]);
+        let r = evaluate(&[budget("A", 50, 10, Some(1))], "s", &[], &h);
+        assert_eq!(r[0].samples, 0);
     }
 
     #[test]

@@ -149,6 +149,20 @@ pub struct StepResult {
     pub output: Option<String>,
 }
 
+impl StepResult {
+    /// Whether the step talked to the server (a request, a tool call, a native request,
+    /// list or wait), as opposed to a local step.
+    pub fn is_call(&self) -> bool {
+        match self.method.strip_prefix("native/") {
+            Some(action) => !matches!(
+                action,
+                "echo" | "prompt" | "queue-answer" | "check" | "save-text" | "configure-client"
+            ),
+            None => !self.method.starts_with("utility/"),
+        }
+    }
+}
+
 /// The result of one test.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -191,6 +205,16 @@ pub struct TestTranscript {
 }
 
 impl TestResult {
+    /// Milliseconds of each step that talked to the server, in order (what a latency
+    /// budget measures; local steps such as `Set`, `echo` and checks are left out).
+    pub fn call_durations(&self) -> Vec<u64> {
+        self.steps
+            .iter()
+            .filter(|s| s.is_call())
+            .map(|s| s.duration_ms)
+            .collect()
+    }
+
     /// A test that did not run (skipped or blocked).
     pub fn not_run(id: &str, name: &str, status: Outcome, failure: Failure) -> TestResult {
         TestResult {
