@@ -25,7 +25,7 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         target: s.target.clone().expect("a target"),
         deps: serde_json::Map::new(),
         state: json!({}),
-        connect_timeout: Duration::from_secs(20),
+        connect_timeout: Some(Duration::from_secs(20)),
         protocol: protocol.map(str::to_string),
         snapshots: None,
         record: true,

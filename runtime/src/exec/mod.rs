@@ -195,7 +195,7 @@ pub async fn run_test_open(
     }
     let config = SessionConfig {
         request_timeout: default_timeout,
-        connect_timeout: input.connect_timeout,
+        connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
         behaviour,
         handshake_tasks: later.tasks,
         protocol: match &input.protocol {

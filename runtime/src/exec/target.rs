@@ -23,8 +23,10 @@ pub struct TestInput {
     pub deps: Map<String, Value>,
     /// The loaded state (`${state.…}`), an object.
     pub state: Value,
-    /// Deadline of the handshake.
-    pub connect_timeout: Duration,
+    /// Deadline of the handshake; `None`: the test's default step timeout (the suite's
+    /// `Default timeout`, else [`super::DEFAULT_TIMEOUT`]), so a server that hangs in
+    /// `initialize` costs what a hanging call costs.
+    pub connect_timeout: Option<Duration>,
     /// The protocol version to speak; probed when `None`.
     pub protocol: Option<String>,
     /// The snapshot store, shared by the tests of a run (`None`: snapshot expectations fail).

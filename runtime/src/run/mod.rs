@@ -187,7 +187,6 @@ fn run_options(
         target,
         transcript: req.transcript,
         shard: req.shard,
-        connect_timeout: Duration::from_secs(30),
         ..RunOptions::default()
     };
     if let Some(j) = req.jobs {

@@ -42,7 +42,7 @@ pub struct RunOptions {
     /// Replaces the suite's default target (tests naming a `server` keep theirs).
     pub target: Option<ir::Target>,
     /// Deadline of each session's handshake.
-    pub connect_timeout: Duration,
+    pub connect_timeout: Option<Duration>,
     /// The protocol version every session speaks (`--protocol`); probed when `None`.
     pub protocol: Option<String>,
     /// Loaded state for `${state.…}` (an object).
@@ -69,7 +69,7 @@ impl Default for RunOptions {
             no_deps: false,
             fail_fast: false,
             target: None,
-            connect_timeout: Duration::from_secs(30),
+            connect_timeout: None,
             protocol: None,
             state: json!({}),
             shard: None,
