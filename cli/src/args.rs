@@ -279,6 +279,10 @@ pub struct RunArgs {
     /// Most rows one data source may give after its pipeline.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_rows: u64,
+    /// Most bytes each session keeps waiting: notifications not yet taken, lines the server
+    /// has not read (default 64 MiB); past it the test errors with MCP-PROTOCOL-012.
+    #[arg(long, value_name = "BYTES")]
+    pub max_session_buffer: Option<usize>,
 }
 
 /// `mcpr parity`: exit 0 when every test behaves alike on every target, 1 when some test

@@ -122,6 +122,16 @@ pub enum ErrorKind {
         /// The inbox limit.
         limit: usize,
     },
+    /// The session would keep more bytes than its budget.
+    #[error(
+        "MCP server sent more than the session keeps: {what} passed the budget of {limit} bytes (--max-session-buffer)"
+    )]
+    BufferBudget {
+        /// The budget in bytes.
+        limit: usize,
+        /// What filled it.
+        what: &'static str,
+    },
     /// A rule of the protocol version in use was broken (recorded as a violation; the
     /// session goes on).
     #[error("{what}: {reason}")]
@@ -268,6 +278,7 @@ impl ErrorKind {
             ErrorKind::RepeatedCursor { .. } => RunCode::RepeatedCursor,
             ErrorKind::StructuredContent { .. } => RunCode::StructuredContent,
             ErrorKind::NotificationFlood { .. } => RunCode::NotificationFlood,
+            ErrorKind::BufferBudget { .. } => RunCode::BufferBudget,
             ErrorKind::InputRequired { .. } => RunCode::InputRequired,
             ErrorKind::Conformance { .. } => RunCode::Conformance,
             ErrorKind::Rpc { .. } => RunCode::RpcError,

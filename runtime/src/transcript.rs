@@ -127,6 +127,8 @@ pub struct Transcript {
     /// A block given back by dropped entries, reused before a new one is allocated.
     spare: Option<Vec<u8>>,
     limit: usize,
+    /// Most bytes of message text kept; the oldest entries go first.
+    max_bytes: usize,
     next_seq: u64,
     /// The wall-clock time at the start: an entry's wall time is this plus its `at`, one
     /// clock read per message, and wall times never run backwards within a session.
@@ -141,9 +143,26 @@ impl Transcript {
             blocks: VecDeque::new(),
             spare: None,
             limit: limit.max(1),
+            max_bytes: usize::MAX,
             next_seq: 0,
             started_wall: SystemTime::now(),
         }
+    }
+
+    /// The same transcript keeping at most `max_bytes` of message text (at least the newest
+    /// entry is kept, whatever its size).
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> Transcript {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Bytes of text from the oldest kept entry to the end.
+    fn kept_bytes(&self) -> u64 {
+        let end = self
+            .blocks
+            .back()
+            .map_or(0, |b| b.base + b.bytes.len() as u64);
+        self.records.front().map_or(0, |r| end - r.start)
     }
 
     /// Appends an entry; `text` is the line as it went over the wire (UTF-8 where the
@@ -180,6 +199,10 @@ impl Transcript {
             kind,
         });
         self.next_seq += 1;
+        while self.records.len() > 1 && self.kept_bytes() > self.max_bytes as u64 {
+            self.records.pop_front();
+            self.release_blocks();
+        }
     }
 
     /// The block the next `need` bytes go to: the last one when they fit, else a new one.
@@ -272,6 +295,34 @@ impl Transcript {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_bound_drops_the_oldest_entries() {
+        let mut t = Transcript::new(1000).with_max_bytes(250_000);
+        let big = vec![b'x'; 100_000];
+        for _ in 0..5 {
+            t.push(
+                Duration::ZERO,
+                Direction::Received,
+                MessageKind::Notification,
+                None,
+                &big,
+            );
+        }
+        assert_eq!(t.entries().len(), 2, "two of 100 kB fit in 250 kB");
+        assert_eq!(t.dropped(), 3);
+        // One entry larger than the bound is still kept: it is the newest.
+        let huge = vec![b'y'; 400_000];
+        t.push(
+            Duration::ZERO,
+            Direction::Received,
+            MessageKind::Response,
+            None,
+            &huge,
+        );
+        assert_eq!(t.entries().len(), 1);
+        assert_eq!(t.entries()[0].text.len(), 400_000);
+    }
 
     #[test]
     fn keeps_newest() {

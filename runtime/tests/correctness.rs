@@ -29,6 +29,7 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         protocol: protocol.map(str::to_string),
         snapshots: None,
         record: true,
+        max_buffered_bytes: 64 << 20,
     };
     run_test(s, &s.tests[0], input).await
 }

@@ -32,6 +32,7 @@ async fn run_one(tests: Value) -> TestResult {
         protocol: None,
         snapshots: None,
         record: false,
+        max_buffered_bytes: 64 << 20,
     };
     run_test(&s, &s.tests[0], input).await
 }
@@ -183,6 +184,7 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         protocol: None,
         snapshots: None,
         record: false,
+        max_buffered_bytes: 64 << 20,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Errored);
@@ -210,6 +212,7 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         protocol: None,
         snapshots: None,
         record: false,
+        max_buffered_bytes: 64 << 20,
     };
     run_test(s, &s.tests[0], input).await
 }
@@ -338,6 +341,7 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
         protocol: None,
         snapshots: None,
         record: false,
+        max_buffered_bytes: 64 << 20,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");

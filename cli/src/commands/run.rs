@@ -116,5 +116,6 @@ fn request(args: &RunArgs) -> Result<RunRequest, String> {
             fail_on_regression: args.fail_on_regression,
         },
         transcript: args.transcript,
+        max_session_buffer: args.max_session_buffer,
     })
 }

@@ -10,7 +10,11 @@
 //! subscription ids, and logs unasked), late-modern (answers the first `server/discover`
 //! only after a second, then serves 2026-07-28 alone: `initialize` gets -32022),
 //! endless-input (speaks 2026-07-28 and answers every `tools/call` with `input_required`),
-//! tasks-2025 (2025-11-25 tasks done by the book: a task-augmented `tools/call` answers a
+//! hang-initialize (reads, never answers the handshake), notification-hog (300
+//! notifications of 1 MiB before answering `tools/call`), setsid-exit (starts a `setsid`
+//! `sleep` that holds its stdout and exits on `tools/call`), setsid-orphan (a `setsid` `sleep`
+//! outside its group, stdio closed), ignore-sigterm-in-call (on `tools/call`, ignores SIGTERM
+//! and never answers), tasks-2025 (2025-11-25 tasks done by the book: a task-augmented `tools/call` answers a
 //! task, `tasks/get` gives its status only, `tasks/result` the tool's result).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
@@ -30,6 +34,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MODES: &[&str] = &[
+    "hang-initialize",
+    "notification-hog",
+    "setsid-exit",
+    "setsid-orphan",
+    "ignore-sigterm-in-call",
+    "http-sse-hog",
     "tasks-2025",
     "garbage",
     "partial-exit",
@@ -255,6 +265,21 @@ async fn main() {
                 }
             });
         }
+        "setsid-exit" | "setsid-orphan" => {
+            // A descendant in a session (and group) of its own, which the group kill misses;
+            // with setsid-exit it keeps our stdout (and so the client's pipe) open.
+            let mut cmd = std::process::Command::new("setsid");
+            cmd.args(["sleep", "300"]);
+            if mode == "setsid-orphan" {
+                cmd.stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+            }
+            match cmd.spawn() {
+                Ok(c) => eprintln!("hostile: setsid grandchild {}", c.id()),
+                Err(e) => eprintln!("hostile: could not spawn setsid: {e}"),
+            }
+        }
         "orphan" => {
             // A grandchild in our process group that outlives us.
             let child = std::process::Command::new("sleep").arg("300").spawn();
@@ -284,7 +309,10 @@ async fn main() {
         let Some(id) = msg.get("id").cloned() else {
             continue;
         };
-        if mode == "never-answer" {
+        if mode == "never-answer"
+            || (mode == "hang-initialize"
+                && matches!(method.as_str(), "initialize" | "server/discover"))
+        {
             continue;
         }
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
@@ -382,6 +410,28 @@ async fn main() {
                     "partial-exit" => {
                         out.raw(br#"{"jsonrpc":"2.0","id":"#).await;
                         std::process::exit(0);
+                    }
+                    "setsid-exit" => std::process::exit(0),
+                    "ignore-sigterm-in-call" => {
+                        let mut term = tokio::signal::unix::signal(
+                            tokio::signal::unix::SignalKind::terminate(),
+                        )
+                        .expect("SIGTERM handler");
+                        eprintln!("hostile: in tools/call, ignoring SIGTERM from now on");
+                        loop {
+                            term.recv().await;
+                            eprintln!("hostile: ignoring SIGTERM during a call");
+                        }
+                    }
+                    "notification-hog" => {
+                        let big = "x".repeat(1 << 20);
+                        for i in 0..300 {
+                            out.line(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": {"chunk": i, "text": big}}})).await;
+                        }
+                        result(
+                            &id,
+                            json!({"content": [{"type": "text", "text": "after the hog"}]}),
+                        )
                     }
                     "crash-mid-call" => {
                         eprintln!(
@@ -614,6 +664,22 @@ async fn serve_http(fault: &str) {
                                 return;
                             }
                         }
+                        return;
+                    }
+                    "sse-hog" => {
+                        let headr = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+                        if sock.write_all(headr.as_bytes()).await.is_err() {
+                            return;
+                        }
+                        let big = "x".repeat(1 << 20);
+                        for i in 0..300u32 {
+                            let event = format!("event: message\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":{{\"chunk\":{i},\"text\":\"{big}\"}}}}}}\n\n");
+                            if sock.write_all(event.as_bytes()).await.is_err() {
+                                return;
+                            }
+                        }
+                        let end = format!("event: message\ndata: {}\n\n", result(&id, json!({"content": []})));
+                        let _ = sock.write_all(end.as_bytes()).await;
                         return;
                     }
                     "sse-flood" => {

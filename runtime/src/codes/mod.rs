@@ -236,6 +236,7 @@ registry! {
     NotificationFlood = "MCP-PROTOCOL-009", Errored, "The server flooded the session with notifications", [];
     InputRequired = "MCP-PROTOCOL-010", Failed, "A multi round-trip request did not converge", [];
     Conformance = "MCP-PROTOCOL-011", Violation, "A rule of the protocol version in use was broken", [];
+    BufferBudget = "MCP-PROTOCOL-012", Errored, "The session's byte budget was exceeded", [];
     // Answers.
     RpcError = "MCP-RPC-001", Failed, "The server answered with a JSON-RPC error", [];
     ToolError = "MCP-TOOL-001", Failed, "The tool reported an error (isError)", [];

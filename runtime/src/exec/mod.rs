@@ -112,6 +112,7 @@ fn session_broke(kind: &ErrorKind) -> bool {
             | ErrorKind::Unauthorized { .. }
             | ErrorKind::SessionExpired { .. }
             | ErrorKind::NotificationFlood { .. }
+            | ErrorKind::BufferBudget { .. }
     )
 }
 
@@ -198,6 +199,7 @@ pub async fn run_test_open(
         connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
         behaviour,
         handshake_tasks: later.tasks,
+        max_buffered_bytes: input.max_buffered_bytes,
         protocol: match &input.protocol {
             Some(v) => ProtocolChoice::Pinned(v.clone()),
             None => ProtocolChoice::Auto,

@@ -33,6 +33,8 @@ pub struct TestInput {
     pub snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
     /// Keep each step's response and the session's messages in the result.
     pub record: bool,
+    /// Most bytes the session keeps waiting (`SessionConfig::max_buffered_bytes`).
+    pub max_buffered_bytes: usize,
 }
 
 /// Turns an IR target into a runtime target, interpolating `${env.…}` and `${state.…}`.

@@ -17,7 +17,6 @@ mod suite;
 mod target;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use mcpr_compiler::ir::Suite;
 
@@ -132,6 +131,8 @@ pub struct RunRequest {
     pub history: HistorySettings,
     /// Keep each step's response and each session's messages in the results.
     pub transcript: bool,
+    /// Most bytes each session keeps waiting (default 64 MiB).
+    pub max_session_buffer: Option<usize>,
 }
 
 /// Why a run stopped before it could report.
@@ -187,6 +188,9 @@ fn run_options(
         target,
         transcript: req.transcript,
         shard: req.shard,
+        max_buffered_bytes: req
+            .max_session_buffer
+            .unwrap_or(crate::session::config::DEFAULT_BUFFER_BYTES),
         ..RunOptions::default()
     };
     if let Some(j) = req.jobs {

@@ -218,6 +218,7 @@ impl<'o> Dispatch<'o> {
             protocol: self.opts.protocol.clone(),
             snapshots: self.opts.snapshots.clone(),
             record: self.opts.transcript,
+            max_buffered_bytes: self.opts.max_buffered_bytes,
         };
         let (id, name) = (t.id.clone(), t.test.name.clone());
         match spawn_test(Arc::clone(&self.suite), Arc::clone(&self.tests), i, input) {

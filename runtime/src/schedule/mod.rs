@@ -41,6 +41,8 @@ pub struct RunOptions {
     pub fail_fast: bool,
     /// Replaces the suite's default target (tests naming a `server` keep theirs).
     pub target: Option<ir::Target>,
+    /// Most bytes each session keeps waiting (`--max-session-buffer`).
+    pub max_buffered_bytes: usize,
     /// Deadline of each session's handshake.
     pub connect_timeout: Option<Duration>,
     /// The protocol version every session speaks (`--protocol`); probed when `None`.
@@ -70,6 +72,7 @@ impl Default for RunOptions {
             fail_fast: false,
             target: None,
             connect_timeout: None,
+            max_buffered_bytes: crate::session::config::DEFAULT_BUFFER_BYTES,
             protocol: None,
             state: json!({}),
             shard: None,

@@ -20,6 +20,9 @@ pub enum ProtocolChoice {
     Pinned(String),
 }
 
+/// Default of [`SessionConfig::max_buffered_bytes`]: 64 MiB.
+pub const DEFAULT_BUFFER_BYTES: usize = 64 * 1024 * 1024;
+
 /// Settings of a session.
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
@@ -42,6 +45,10 @@ pub struct SessionConfig {
     pub strict: bool,
     /// Most notifications waiting in the inbox before the session counts as flooded.
     pub max_inbox: usize,
+    /// Most bytes the session keeps for the test: notifications waiting to be taken, lines
+    /// waiting for the server to read them, and the transcript. Past it the session stops
+    /// with `MCP-PROTOCOL-012` (the transcript drops its oldest entries instead).
+    pub max_buffered_bytes: usize,
     /// Most messages kept in the transcript (older ones are dropped and counted).
     pub transcript_limit: usize,
     /// Declare the tasks capability in `initialize` although the behaviour does not declare
@@ -93,6 +100,7 @@ impl Default for SessionConfig {
             client_info: ClientInfo::default(),
             strict: true,
             max_inbox: 50_000,
+            max_buffered_bytes: DEFAULT_BUFFER_BYTES,
             transcript_limit: 100_000,
             handshake_tasks: false,
             observer: None,

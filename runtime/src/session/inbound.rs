@@ -34,6 +34,12 @@ impl HttpSink for SessionSink {
         }
     }
 
+    fn on_too_large(&self, limit: usize) {
+        if let Some(inner) = self.0.upgrade() {
+            inner.on_too_large(limit);
+        }
+    }
+
     fn on_request_failed(&self, id: i64, failure: HttpFailure) {
         if let Some(inner) = self.0.upgrade() {
             inner.fail_pending(id, failure);
@@ -218,7 +224,8 @@ impl Inner {
                 error,
             } => self.on_response(&mut st, id, Err(error)),
             Incoming::Notification { method, params } => {
-                self.on_notification(&mut st, method, params)
+                let size = text.map_or_else(|| params.to_string().len(), str::len);
+                self.on_notification(&mut st, method, params, size)
             }
             Incoming::Request { id, method, params } => {
                 self.on_server_request(st, id, method, params)
@@ -296,7 +303,13 @@ impl Inner {
     }
 
     #[inline(never)]
-    pub(super) fn on_notification(&self, st: &mut State, method: String, params: Value) {
+    pub(super) fn on_notification(
+        &self,
+        st: &mut State,
+        method: String,
+        params: Value,
+        size: usize,
+    ) {
         let modern = self.envelope.lock().map(|e| e.is_some()).unwrap_or(false);
         if modern {
             let log_requested = st.pending.slots().any(|p| p.log_level);
@@ -315,7 +328,24 @@ impl Inner {
             method,
             params,
             at_ms: self.elapsed_ms(),
+            size,
         });
+        st.inbox_bytes += size;
+        if st.inbox_bytes > self.max_buffered_bytes {
+            // Everything a session keeps has a bound in bytes too: a server that sends large
+            // notifications nobody takes must not take the runner's memory with it.
+            let kind = ErrorKind::BufferBudget {
+                limit: self.max_buffered_bytes,
+                what: "notifications waiting to be taken",
+            };
+            self.record_violation(st, &kind, true);
+            while st.inbox_bytes > self.max_buffered_bytes / 2 {
+                let Some(old) = st.inbox.pop_front() else {
+                    break;
+                };
+                st.inbox_bytes -= old.size;
+            }
+        }
         if st.inbox.len() > self.max_inbox {
             if self.strict {
                 self.record_violation(
@@ -326,7 +356,9 @@ impl Inner {
                     true,
                 );
             }
-            st.inbox.pop_front();
+            if let Some(old) = st.inbox.pop_front() {
+                st.inbox_bytes -= old.size;
+            }
         }
         self.inbox_changed.notify_waiters();
     }
@@ -376,9 +408,38 @@ impl Inner {
     }
 }
 
-pub(super) async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
+/// How long stdout may stay open after the server exited before it counts as ended: a
+/// descendant that outlived the server may hold the pipe open forever.
+const ORPHANED_PIPE_GRACE: Duration = Duration::from_millis(500);
+
+/// The next frame of the server's stdout; once the server has exited, the end of the stream
+/// at the latest [`ORPHANED_PIPE_GRACE`] later.
+async fn next_frame(
+    reader: &mut LineReader,
+    handle: Option<&ProcessHandle>,
+    exited_at: &mut Option<tokio::time::Instant>,
+) -> Frame {
+    let Some(handle) = handle else {
+        return reader.next().await;
+    };
     loop {
-        match reader.next().await {
+        match *exited_at {
+            None => tokio::select! {
+                frame = reader.next() => return frame,
+                () = handle.exited() => *exited_at = Some(tokio::time::Instant::now()),
+            },
+            Some(at) => tokio::select! {
+                frame = reader.next() => return frame,
+                () = tokio::time::sleep_until(at + ORPHANED_PIPE_GRACE) => return Frame::Eof,
+            },
+        }
+    }
+}
+
+pub(super) async fn read_loop(inner: Arc<Inner>, mut reader: LineReader) {
+    let mut exited_at = None;
+    loop {
+        match next_frame(&mut reader, inner.handle.as_ref(), &mut exited_at).await {
             Frame::PartialAtEof(bytes) => {
                 if let Some(h) = &inner.handle {
                     h.wait_exit(Duration::from_secs(1)).await;

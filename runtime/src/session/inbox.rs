@@ -17,6 +17,9 @@ pub struct Notification {
     pub params: Value,
     /// Milliseconds since the session started.
     pub at_ms: u64,
+    /// Bytes of the message as it arrived (what the session's byte budget counts).
+    #[serde(skip)]
+    pub size: usize,
 }
 
 /// A scalar match at a path of a notification's params.
@@ -101,9 +104,15 @@ impl Session {
                     .iter()
                     .position(|n| n.method == method && filter.iter().all(|m| m.matches(&n.params)))
                 {
-                    return Ok(st.inbox.remove(i).expect("index found above"));
+                    let taken = st.inbox.remove(i).expect("index found above");
+                    st.inbox_bytes -= taken.size;
+                    return Ok(taken);
                 }
-                let dead = st.eof || matches!(st.fatal, Some(ErrorKind::NotificationFlood { .. }));
+                let dead = st.eof
+                    || matches!(
+                        st.fatal,
+                        Some(ErrorKind::NotificationFlood { .. } | ErrorKind::BufferBudget { .. })
+                    );
                 if dead && let Some(fatal) = st.fatal.clone() {
                     drop(st);
                     return Err(self.inner.error(fatal));
@@ -142,6 +151,7 @@ impl Session {
         let (taken, kept): (VecDeque<_>, VecDeque<_>) =
             st.inbox.drain(..).partition(|n| n.method == method);
         st.inbox = kept;
+        st.inbox_bytes = st.inbox.iter().map(|n| n.size).sum();
         taken.into_iter().collect()
     }
 }

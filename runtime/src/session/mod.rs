@@ -82,12 +82,14 @@ impl Session {
     pub async fn start(stdio: StdioConfig, config: SessionConfig) -> Result<Session, Error> {
         let mut process = StdioProcess::spawn(&stdio)?;
         let writer = match process.stdin.take() {
-            Some(stdin) => Some(StdinWriter::new(stdin).map_err(|e| {
-                Error::new(ErrorKind::Spawn {
-                    command: stdio.display(),
-                    reason: format!("cannot write to its stdin: {e}"),
-                })
-            })?),
+            Some(stdin) => Some(StdinWriter::new(stdin, config.max_buffered_bytes).map_err(
+                |e| {
+                    Error::new(ErrorKind::Spawn {
+                        command: stdio.display(),
+                        reason: format!("cannot write to its stdin: {e}"),
+                    })
+                },
+            )?),
             None => None,
         };
         let inner = Inner::new(

@@ -68,6 +68,10 @@ impl Inner {
             Some(writer) => writer.send(&line).map_err(|f| match f {
                 WriteFailure::Closed => ErrorKind::Closed,
                 WriteFailure::Failed(reason) => ErrorKind::Write { reason },
+                WriteFailure::Budget { limit } => ErrorKind::BufferBudget {
+                    limit,
+                    what: "lines the server has not read from its stdin",
+                },
             }),
             None => Err(ErrorKind::Closed),
         };

@@ -29,6 +29,8 @@ pub(super) struct State {
     // than the search.
     pub(super) cancelled: BTreeSet<i64>,
     pub(super) inbox: VecDeque<Notification>,
+    /// Bytes of the notifications in the inbox.
+    pub(super) inbox_bytes: usize,
     pub(super) violations: Vec<Violation>,
     pub(super) fatal: Option<ErrorKind>,
     pub(super) server_requests: Vec<ServerRequest>,
@@ -52,6 +54,8 @@ pub(super) struct Inner {
     pub(super) request_headers: Mutex<HashMap<i64, Vec<(String, String)>>>,
     pub(super) strict: bool,
     pub(super) max_inbox: usize,
+    /// Most bytes of messages the session keeps waiting (see [`SessionConfig`]).
+    pub(super) max_buffered_bytes: usize,
     pub(super) batching: Mutex<bool>,
     pub(super) max_message_bytes: usize,
     /// Held while an expired HTTP session is initialized again.
@@ -93,11 +97,13 @@ impl Inner {
                 pending: Pending::default(),
                 cancelled: BTreeSet::new(),
                 inbox: VecDeque::new(),
+                inbox_bytes: 0,
                 violations: Vec::new(),
                 fatal: None,
                 server_requests: Vec::new(),
                 progress: HashMap::new(),
-                transcript: Transcript::new(config.transcript_limit),
+                transcript: Transcript::new(config.transcript_limit)
+                    .with_max_bytes(config.max_buffered_bytes / 4),
                 queued: HashMap::new(),
                 eof: false,
             }),
@@ -111,6 +117,7 @@ impl Inner {
             request_headers: Mutex::new(HashMap::new()),
             strict: config.strict,
             max_inbox: config.max_inbox,
+            max_buffered_bytes: config.max_buffered_bytes,
             batching: Mutex::new(false),
             max_message_bytes,
             renewing: tokio::sync::Mutex::new(()),

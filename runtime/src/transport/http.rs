@@ -83,6 +83,8 @@ pub trait HttpSink: Send + Sync + 'static {
     fn on_message(&self, value: Value, text: String);
     /// Text that is not JSON, where a JSON-RPC message was due.
     fn on_garbage(&self, text: String, why: String);
+    /// A message (an SSE event) over the size limit, discarded.
+    fn on_too_large(&self, limit: usize);
     /// A request that will get no answer (ignored when it was answered already).
     fn on_request_failed(&self, id: i64, failure: HttpFailure);
     /// A notification or response the server refused.
@@ -399,10 +401,8 @@ impl HttpWire {
                         }
                     }
                     Err(SseTooLarge) => {
-                        sink.on_garbage(
-                            String::new(),
-                            format!("an SSE event over {} bytes", self.config.max_message_bytes),
-                        );
+                        // The same failure as an oversized line on stdio.
+                        sink.on_too_large(self.config.max_message_bytes);
                         return end(&parser);
                     }
                 },

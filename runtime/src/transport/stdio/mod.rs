@@ -10,6 +10,7 @@
 //! One file per part: `process` (the child's group, stderr tail, shutdown), `writer`
 //! (stdin), `framing` (stdout lines), `foreground` (reading answers on the waiting thread).
 
+mod descendants;
 mod foreground;
 mod framing;
 mod process;
@@ -116,10 +117,12 @@ impl StdioProcess {
                 withheld: Vec::new(),
             }
         };
+        let mark = descendants::next_mark();
         let mut cmd = Command::new(&config.command);
         cmd.args(&config.args)
             .env_clear()
             .envs(&env.vars)
+            .env(descendants::SESSION_MARK, &mark)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -194,6 +197,7 @@ impl StdioProcess {
                 stderr: stderr_tail,
                 stderr_closed: closed_rx,
                 started: Instant::now(),
+                mark,
             },
             withheld_env: env.withheld,
         })

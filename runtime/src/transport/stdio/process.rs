@@ -11,6 +11,7 @@ use nix::unistd::Pid;
 use tokio::sync::watch;
 
 use super::STDERR_TAIL_BYTES;
+use super::descendants;
 
 pub(super) fn registry() -> &'static Mutex<BTreeSet<i32>> {
     static LIVE: OnceLock<Mutex<BTreeSet<i32>>> = OnceLock::new();
@@ -67,6 +68,8 @@ pub struct ProcessHandle {
     pub(super) stderr: Arc<Mutex<StderrTail>>,
     pub(super) stderr_closed: watch::Receiver<bool>,
     pub(super) started: Instant,
+    /// The session's mark in the environment of the server and its descendants.
+    pub(super) mark: String,
 }
 
 /// How far the shutdown had to go.
@@ -153,6 +156,12 @@ impl ProcessHandle {
         )
     }
 
+    /// Waits until the process has exited (however long that takes).
+    pub async fn exited(&self) {
+        let mut rx = self.exit.clone();
+        let _ = rx.wait_for(Option::is_some).await;
+    }
+
     /// Waits until the server's stderr is closed (all of it is in the tail) or `limit`
     /// passes; true when it closed.
     pub async fn wait_stderr_closed(&self, limit: Duration) -> bool {
@@ -192,8 +201,9 @@ impl ProcessHandle {
                 }
             }
         }
-        let mut ended_stragglers = false;
-        if self.group_alive() {
+        // Descendants that left the group, re-parented to mcpr, carry the session's mark.
+        let mut ended_stragglers = descendants::end_strays(&self.mark, self.pid, grace).await;
+        if group_left(self.pid) {
             ended_stragglers = true;
             self.signal_group(Signal::SIGTERM);
             if !wait_group_gone(self.pid, grace).await {
@@ -224,7 +234,7 @@ impl ProcessHandle {
 pub(super) async fn wait_group_gone(pgid: i32, limit: Duration) -> bool {
     let deadline = Instant::now() + limit;
     loop {
-        if !group_alive(pgid) {
+        if !group_left(pgid) {
             return true;
         }
         if Instant::now() >= deadline {
@@ -232,6 +242,24 @@ pub(super) async fn wait_group_gone(pgid: i32, limit: Duration) -> bool {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// Whether any process is left in group `pgid`, after reaping the members that ended as
+/// mcpr's children (re-parented when the server exited). A signal 0 to the group asks the
+/// kernel; nothing scans `/proc`.
+fn group_left(pgid: i32) -> bool {
+    if pgid <= 0 {
+        return false;
+    }
+    for pid in descendants::children(std::process::id()) {
+        let p = Pid::from_raw(pid);
+        if nix::unistd::getpgid(Some(p)).is_ok_and(|g| g.as_raw() == pgid)
+            && !descendants::alive(pid)
+        {
+            let _ = nix::sys::wait::waitpid(p, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+        }
+    }
+    killpg(Pid::from_raw(pgid), None).is_ok()
 }
 
 /// True while a live (non-zombie) process belongs to process group `pgid`.

@@ -23,6 +23,10 @@ pub(super) struct OpenStdin {
     pub(super) direct: std::fs::File,
     /// Lines handed to the task and not yet written: a direct write must wait for them.
     pub(super) queued: Arc<std::sync::atomic::AtomicUsize>,
+    /// Bytes of those lines.
+    pub(super) queued_bytes: Arc<std::sync::atomic::AtomicUsize>,
+    /// Most bytes that may wait for the server to read them.
+    pub(super) max_queued_bytes: usize,
 }
 
 /// The reason given when the server no longer reads its stdin.
@@ -35,17 +39,36 @@ pub enum WriteFailure {
     Closed,
     /// The server's stdin is gone, or the write failed.
     Failed(String),
+    /// The server has not read so much of what was written that the writer's byte budget
+    /// would be passed.
+    Budget {
+        /// The budget in bytes.
+        limit: usize,
+    },
 }
 
 impl StdinWriter {
-    /// Takes the child's stdin; starts the writing task on the current runtime.
-    pub fn new(stdin: ChildStdin) -> std::io::Result<StdinWriter> {
+    /// Takes the child's stdin; starts the writing task on the current runtime. At most
+    /// `max_queued_bytes` may wait for a server that does not read.
+    pub fn new(stdin: ChildStdin, max_queued_bytes: usize) -> std::io::Result<StdinWriter> {
         let direct = nonblocking_duplicate(&stdin)?;
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let queued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        tokio::spawn(write_queued(stdin, rx, queued.clone()));
+        let queued_bytes = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        tokio::spawn(write_queued(
+            stdin,
+            rx,
+            queued.clone(),
+            queued_bytes.clone(),
+        ));
         Ok(StdinWriter {
-            open: Mutex::new(Some(OpenStdin { tx, direct, queued })),
+            open: Mutex::new(Some(OpenStdin {
+                tx,
+                direct,
+                queued,
+                queued_bytes,
+                max_queued_bytes,
+            })),
         })
     }
 
@@ -76,9 +99,17 @@ impl StdinWriter {
                 return Ok(());
             }
         }
+        let rest = line.len() - written;
+        if open.queued_bytes.load(Acquire) + rest > open.max_queued_bytes {
+            return Err(WriteFailure::Budget {
+                limit: open.max_queued_bytes,
+            });
+        }
         open.queued.fetch_add(1, AcqRel);
+        open.queued_bytes.fetch_add(rest, AcqRel);
         open.tx.send(line[written..].to_vec()).map_err(|_| {
             open.queued.fetch_sub(1, AcqRel);
+            open.queued_bytes.fetch_sub(rest, AcqRel);
             WriteFailure::Failed(STDIN_CLOSED.into())
         })
     }
@@ -121,12 +152,14 @@ pub(super) async fn write_queued(
     mut stdin: ChildStdin,
     mut rx: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
     queued: Arc<std::sync::atomic::AtomicUsize>,
+    queued_bytes: Arc<std::sync::atomic::AtomicUsize>,
 ) {
     use std::sync::atomic::Ordering::AcqRel;
     use tokio::io::AsyncWriteExt;
     while let Some(chunk) = rx.recv().await {
         let ok = stdin.write_all(&chunk).await.is_ok() && stdin.flush().await.is_ok();
         queued.fetch_sub(1, AcqRel);
+        queued_bytes.fetch_sub(chunk.len(), AcqRel);
         if !ok {
             // The pipe is broken: later lines fail when they are sent (the direct write
             // sees the broken pipe; the channel is closed when this task ends).
@@ -187,7 +220,8 @@ mod tests {
             .kill_on_drop(true)
             .spawn()
             .expect("sh starts");
-        let writer = StdinWriter::new(child.stdin.take().expect("stdin")).expect("writer");
+        let writer =
+            StdinWriter::new(child.stdin.take().expect("stdin"), 64 << 20).expect("writer");
         let mut stdout = child.stdout.take().expect("stdout");
         let reading = tokio::spawn(async move {
             let mut all = Vec::new();
@@ -217,7 +251,8 @@ mod tests {
             .kill_on_drop(true)
             .spawn()
             .expect("sh starts");
-        let writer = StdinWriter::new(child.stdin.take().expect("stdin")).expect("writer");
+        let writer =
+            StdinWriter::new(child.stdin.take().expect("stdin"), 64 << 20).expect("writer");
         child.wait().await.expect("exits");
         // A process started at the same moment by another test may hold a copy of the
         // pipe's read end until it execs: the pipe then takes a line or two first.
