@@ -2,8 +2,11 @@
 
 use crate::args::ColorArg;
 use std::io::IsTerminal;
+use std::time::Duration;
 
+use mcpr_runtime::interrupt::{Interrupt, StopSignal};
 use mcpr_runtime::run::ExitClass;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 /// Exit code: every check passed.
 pub const OK: u8 = 0;
@@ -13,7 +16,7 @@ pub const TESTS_FAILED: u8 = 1;
 pub const USAGE: u8 = 2;
 /// Exit code: a server, transport or internal failure.
 pub const SERVER_FAILURE: u8 = 3;
-/// Exit code: interrupted (Ctrl-C).
+/// Exit code: interrupted (Ctrl-C); SIGTERM and SIGHUP give 143 and 129.
 pub const INTERRUPTED: u8 = 130;
 
 /// The exit code of an outcome's class.
@@ -27,28 +30,108 @@ pub fn exit_code(class: ExitClass) -> u8 {
     }
 }
 
-/// Runs `work` to its end on a multi-threaded runtime, unless Ctrl-C comes first: then every
-/// server process group the runtime started is ended and the exit code is `INTERRUPTED`.
-/// `Err` carries the exit code when the work did not finish.
+/// Runs `work` to its end on a multi-threaded runtime, unless SIGINT, SIGTERM or SIGHUP
+/// comes first: then every server process group the runtime started is ended and `Err`
+/// carries the signal's exit code (130, 143, 129).
 pub fn block_on_interruptible<F: Future>(work: F) -> Result<F::Output, u8> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+    let rt = runtime()?;
+    let outcome = rt.block_on(async {
+        let mut signals = Signals::install();
+        tokio::select! {
+            r = work => Ok(r),
+            s = signals.next() => Err(s),
+        }
+    });
+    outcome.map_err(|signal| {
+        mcpr_runtime::kill_all_process_groups();
+        eprintln!("interrupted ({})", signal.name());
+        rt.shutdown_timeout(SHUTDOWN_WAIT);
+        signal.exit_code()
+    })
+}
+
+/// Runs the work `start` makes with a stop request, to its end. The first SIGINT, SIGTERM
+/// or SIGHUP raises the request: the work ends its servers, marks what did not finish and
+/// writes its reports. A second signal, or no end within [`GRACE`], stops at once: every
+/// server is killed and `Err` carries the first signal's exit code.
+pub fn block_on_stoppable<F: Future>(start: impl FnOnce(Interrupt) -> F) -> Result<F::Output, u8> {
+    let rt = runtime()?;
+    let interrupt = Interrupt::new();
+    let work = start(interrupt.clone());
+    let outcome = rt.block_on(async {
+        let mut signals = Signals::install();
+        tokio::pin!(work);
+        let first = tokio::select! {
+            r = &mut work => return Ok(r),
+            s = signals.next() => s,
+        };
+        interrupt.raise(first);
+        eprintln!(
+            "{}: ending the servers and writing the reports (a second signal stops at once)",
+            first.name()
+        );
+        tokio::select! {
+            r = &mut work => Ok(r),
+            _ = signals.next() => Err(first),
+            _ = tokio::time::sleep(GRACE) => Err(first),
+        }
+    });
+    outcome.map_err(|signal| {
+        mcpr_runtime::kill_all_process_groups();
+        eprintln!("interrupted ({}): reports not written", signal.name());
+        rt.shutdown_timeout(SHUTDOWN_WAIT);
+        signal.exit_code()
+    })
+}
+
+/// How long a stopped run may take to write its reports before mcpr ends at once.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// How long the async runtime waits for its blocking threads after a stop.
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(1);
+
+fn runtime() -> Result<tokio::runtime::Runtime, u8> {
+    tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| {
             eprintln!("error: cannot start the async runtime: {e}");
             SERVER_FAILURE
-        })?;
-    let outcome = rt.block_on(async {
-        tokio::select! {
-            r = work => Some(r),
-            _ = tokio::signal::ctrl_c() => None,
+        })
+}
+
+/// The stop signals, listened to from the moment they are installed.
+struct Signals {
+    interrupt: Option<Signal>,
+    terminate: Option<Signal>,
+    hangup: Option<Signal>,
+}
+
+impl Signals {
+    fn install() -> Signals {
+        Signals {
+            interrupt: signal(SignalKind::interrupt()).ok(),
+            terminate: signal(SignalKind::terminate()).ok(),
+            hangup: signal(SignalKind::hangup()).ok(),
         }
-    });
-    outcome.ok_or_else(|| {
-        mcpr_runtime::kill_all_process_groups();
-        eprintln!("interrupted");
-        INTERRUPTED
-    })
+    }
+
+    /// The next stop signal.
+    async fn next(&mut self) -> StopSignal {
+        async fn on(s: &mut Option<Signal>) {
+            match s {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = on(&mut self.interrupt) => StopSignal::Interrupt,
+            _ = on(&mut self.terminate) => StopSignal::Terminate,
+            _ = on(&mut self.hangup) => StopSignal::Hangup,
+        }
+    }
 }
 
 /// Whether stdout gets colour: only on a terminal, never with `NO_COLOR`.

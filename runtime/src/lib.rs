@@ -22,6 +22,7 @@ pub mod error;
 pub mod exec;
 pub mod files;
 pub mod init;
+pub mod interrupt;
 pub mod lint;
 pub mod parity;
 pub mod protocol;

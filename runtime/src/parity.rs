@@ -355,6 +355,7 @@ mod tests {
             outputs: Map::new(),
             budgets: Vec::new(),
             regressions: Vec::new(),
+            interrupted: None,
         }
     }
 

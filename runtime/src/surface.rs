@@ -113,8 +113,11 @@ pub async fn fetch_with(opts: &AdhocOptions, behaviour: ClientBehaviour) -> Resu
     let client = Client::connect_to(opts.target(), config).await?;
     let listed = list(&client).await;
     let stdout_noise = stdout_noise(&client);
-    let stderr_tail = (!client.session().is_http()).then(|| client.session().stderr_tail());
     client.close().await;
+    let stderr_tail = match client.session().is_http() {
+        true => None,
+        false => Some(client.session().final_stderr_tail().await),
+    };
     Ok(Fetched {
         surface: listed?,
         stdout_noise,

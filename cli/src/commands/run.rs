@@ -27,7 +27,7 @@ pub fn run(args: RunArgs) -> u8 {
             color: args.color,
         });
     }
-    let req = match request(&args) {
+    let mut req = match request(&args) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -47,7 +47,10 @@ pub fn run(args: RunArgs) -> u8 {
     if let Some(path) = &args.junit {
         reporters.push(JunitFile::new(path.clone()));
     }
-    let outcome = output::block_on_interruptible(run::run(req, &mut reporters));
+    let outcome = output::block_on_stoppable(|interrupt| {
+        req.interrupt = Some(interrupt);
+        run::run(req, &mut reporters)
+    });
     drop(reporters);
     match outcome {
         Err(code) => code,
@@ -65,7 +68,13 @@ pub fn run(args: RunArgs) -> u8 {
             if let Some(gate) = &done.gate {
                 eprintln!("latency gate failed: {gate}");
             }
-            exit_code(done.exit)
+            match done.interrupted {
+                Some(signal) => {
+                    eprintln!("interrupted ({})", signal.name());
+                    signal.exit_code()
+                }
+                None => exit_code(done.exit),
+            }
         }
     }
 }
@@ -117,5 +126,6 @@ fn request(args: &RunArgs) -> Result<RunRequest, String> {
         },
         transcript: args.transcript,
         max_session_buffer: args.max_session_buffer,
+        interrupt: None,
     })
 }

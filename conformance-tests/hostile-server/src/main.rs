@@ -15,7 +15,9 @@
 //! `sleep` that holds its stdout and exits on `tools/call`), setsid-orphan (a `setsid` `sleep`
 //! outside its group, stdio closed), ignore-sigterm-in-call (on `tools/call`, ignores SIGTERM
 //! and never answers), tasks-2025 (2025-11-25 tasks done by the book: a task-augmented `tools/call` answers a
-//! task, `tasks/get` gives its status only, `tasks/result` the tool's result).
+//! task, `tasks/get` gives its status only, `tasks/result` the tool's result), lock-file PATH
+//! (holds PATH as a lock while it lives, as a server holding a port would: refuses to start
+//! when the file exists; after stdin closes it takes 300 ms to exit, then removes it).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -34,6 +36,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MODES: &[&str] = &[
+    "lock-file",
     "hang-initialize",
     "notification-hog",
     "setsid-exit",
@@ -278,6 +281,17 @@ async fn main() {
             match cmd.spawn() {
                 Ok(c) => eprintln!("hostile: setsid grandchild {}", c.id()),
                 Err(e) => eprintln!("hostile: could not spawn setsid: {e}"),
+            }
+        }
+        "lock-file" => {
+            let path = std::env::args().nth(2).unwrap_or_default();
+            if let Err(e) = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                eprintln!("hostile: lock {path} is held by another server: {e}");
+                std::process::exit(1);
             }
         }
         "orphan" => {
@@ -527,6 +541,11 @@ async fn main() {
         }
     }
     // stdin closed
+    if mode == "lock-file" {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let _ = std::fs::remove_file(std::env::args().nth(2).unwrap_or_default());
+        return;
+    }
     if mode == "ignore-sigterm" {
         eprintln!("hostile: stdin closed after {answered_calls} calls; staying alive anyway");
         loop {

@@ -276,6 +276,7 @@ registry! {
     ProtocolNotRequired = "MCP-REQ-002", Skipped, "The negotiated protocol version is not a required one", [];
     Skip = "MCP-SKIP-001", Skipped, "The test is marked to be skipped", [];
     FailFast = "MCP-FAILFAST-001", Skipped, "Not run: --fail-fast stopped the run", [];
+    Interrupted = "MCP-INTERRUPT-001", Skipped, "Not run or not finished: a signal stopped the run", [];
     DuplicateId = "MCP-DEP-001", Setup, "Two tests have the same id", [];
     DependencyCycle = "MCP-DEP-002", Setup, "The dependencies form a cycle", [];
     Blocked = "MCP-DEP-003", Blocked, "A dependency did not pass", [];

@@ -27,6 +27,7 @@ pub use target::TargetChoice;
 use crate::budget::Verdict;
 use crate::data::DataError;
 use crate::exec::Outcome;
+use crate::interrupt::{Interrupt, StopSignal};
 use crate::report::{Report, Reporter};
 use crate::schedule::{RunOptions, RunResult, RunStatus};
 use crate::state;
@@ -133,6 +134,9 @@ pub struct RunRequest {
     pub transcript: bool,
     /// Most bytes each session keeps waiting (default 64 MiB).
     pub max_session_buffer: Option<usize>,
+    /// Raised by a signal: the run ends its servers, marks what did not finish and still
+    /// writes its reports; no further suite starts.
+    pub interrupt: Option<Interrupt>,
 }
 
 /// Why a run stopped before it could report.
@@ -167,6 +171,9 @@ pub struct RunOutcome {
     pub exit: ExitClass,
     /// Why the latency gate failed, when it did (`N budget(s) exceeded, M regression(s)`).
     pub gate: Option<String>,
+    /// The signal that stopped the run, if one did (then `exit` is
+    /// [`ExitClass::Interrupted`] and the exit code is the signal's).
+    pub interrupted: Option<StopSignal>,
 }
 
 /// Parses `K/N` (1 ≤ K ≤ N) as a shard.
@@ -188,6 +195,7 @@ fn run_options(
         target,
         transcript: req.transcript,
         shard: req.shard,
+        interrupt: req.interrupt.clone(),
         max_buffered_bytes: req
             .max_session_buffer
             .unwrap_or(crate::session::config::DEFAULT_BUFFER_BYTES),
@@ -232,16 +240,33 @@ pub async fn run(req: RunRequest, reporter: &mut dyn Reporter) -> Result<RunOutc
     }
     let mut runner = suite::SuiteRunner::new(&req, opts, reporter);
     let mut runs = Vec::new();
+    let mut left = req.suites.len();
     for file in req.suites {
+        if let Some(signal) = req.interrupt.as_ref().and_then(Interrupt::raised) {
+            runner.note(&format!(
+                "note: {} and {} more suite(s) not started: the run got {}",
+                file.shown,
+                left - 1,
+                signal.name()
+            ));
+            break;
+        }
+        left -= 1;
         runs.push(runner.run(file).await?);
     }
     drop(runner);
+    let interrupted = req.interrupt.as_ref().and_then(Interrupt::raised);
     let finished = reporter.finish(Report::Run(&runs));
     if let Some(path) = &req.state_out {
         write_state(path, &first_suite, &first_target, &runs, reporter)?;
     }
     finished.map_err(RunError::Failure)?;
-    Ok(classify(runs))
+    let mut outcome = classify(runs);
+    if let Some(signal) = interrupted {
+        outcome.exit = ExitClass::Interrupted;
+        outcome.interrupted = Some(signal);
+    }
+    Ok(outcome)
 }
 
 /// Writes the state file when every suite passed; says so when it did not.
@@ -253,10 +278,11 @@ fn write_state(
     reporter: &mut dyn Reporter,
 ) -> Result<(), RunError> {
     if !runs.iter().all(|r| r.status == RunStatus::Passed) {
-        reporter.note(&format!(
-            "note: {} not written: the run did not pass",
-            path.display()
-        ));
+        let why = match runs.iter().find_map(|r| r.interrupted.as_deref()) {
+            Some(signal) => format!("the run got {signal}"),
+            None => "the run did not pass".to_string(),
+        };
+        reporter.note(&format!("note: {} not written: {why}", path.display()));
         return Ok(());
     }
     let mut outputs = serde_json::Map::new();
@@ -289,5 +315,10 @@ fn classify(runs: Vec<RunResult>) -> RunOutcome {
             _ => {}
         }
     }
-    RunOutcome { runs, exit, gate }
+    RunOutcome {
+        runs,
+        exit,
+        gate,
+        interrupted: None,
+    }
 }

@@ -124,6 +124,11 @@ impl<'r> SuiteRunner<'r> {
         Ok(run)
     }
 
+    /// A remark for the person running mcpr.
+    pub(super) fn note(&mut self, text: &str) {
+        self.reporter.note(text);
+    }
+
     /// The snapshot store of a suite: `--snapshot`, else the suite's `Snapshots:` file,
     /// else the default file.
     fn snapshot_store(&self, suite: &mcpr_compiler::ir::Suite) -> Result<SnapshotStore, RunError> {

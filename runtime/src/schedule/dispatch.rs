@@ -1,11 +1,19 @@
 //! Running a planned suite: tests start when their producers have finished (up to `jobs`
 //! at once, each on a thread of its own), blocked and skipped tests are decided without a
 //! session, and finished tests are handed to the reporters in report order, redacted.
+//!
+//! `jobs` bounds live servers, not only running tests: a test's thread counts until its
+//! session is closed and its server reaped, so a server holding a port or a lock file is
+//! gone before the next test starts. An [`Interrupt`] ends every server at once and marks
+//! the tests that did not finish.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use mcpr_compiler::ir::{Suite, Target};
 use serde_json::Value;
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::plan::{Plan, Planned, deps_value, skip_reason};
@@ -13,6 +21,20 @@ use super::{Event, PlanError, RunOptions, plan_error};
 use crate::codes::RunCode;
 use crate::exec::secrets::Redactor;
 use crate::exec::{self, Failure, Outcome, TestInput, TestResult};
+use crate::interrupt::{Interrupt, StopSignal};
+
+/// What a dispatched suite hands back: see [`Dispatch::run`].
+pub(super) type Dispatched = Result<
+    (
+        Vec<(usize, TestResult)>,
+        Arc<Vec<Planned>>,
+        Option<StopSignal>,
+    ),
+    PlanError,
+>;
+
+/// How long an interrupted run waits for its tests' threads to close their sessions.
+const INTERRUPT_CLOSE_WAIT: Duration = Duration::from_secs(5);
 
 /// The state of a suite's run while its tests are under way.
 pub(super) struct Dispatch<'o> {
@@ -32,6 +54,12 @@ pub(super) struct Dispatch<'o> {
     running: JoinSet<(usize, TestResult)>,
     /// The threads of started tests: each closes its session after handing over its result.
     closing: Vec<std::thread::JoinHandle<()>>,
+    /// Test threads not ended yet (their server may still be closing).
+    live: Arc<AtomicUsize>,
+    /// Told each time a test thread ends.
+    ended: Arc<Notify>,
+    /// The signal that stopped the run, once one did.
+    interrupted: Option<StopSignal>,
     /// How many tests of the report order were reported.
     emitted: usize,
     /// `--fail-fast` saw a failure: no further test starts.
@@ -73,55 +101,100 @@ impl<'o> Dispatch<'o> {
             started: vec![false; n],
             running: JoinSet::new(),
             closing: Vec::new(),
+            live: Arc::new(AtomicUsize::new(0)),
+            ended: Arc::new(Notify::new()),
+            interrupted: None,
             emitted: 0,
             stop: false,
         }
     }
 
-    /// Runs every selected test; hands back the reported results in report order, and the
-    /// planned tests they belong to (same indexes as the plan).
-    pub(super) async fn run(
-        mut self,
-        on_event: &mut (dyn FnMut(&Event) + Send),
-    ) -> Result<(Vec<(usize, TestResult)>, Arc<Vec<Planned>>), PlanError> {
+    /// Runs every selected test; hands back the reported results in report order, the
+    /// planned tests they belong to (same indexes as the plan), and the signal that stopped
+    /// the run, if one did.
+    pub(super) async fn run(mut self, on_event: &mut (dyn FnMut(&Event) + Send)) -> Dispatched {
+        let interrupt = self.opts.interrupt.clone();
+        let ended = Arc::clone(&self.ended);
         loop {
             self.start_ready();
             self.emit_finished(on_event);
-            match self.running.join_next().await {
-                Some(Ok((i, mut r))) => {
-                    r.id = self.tests[i].id.clone();
-                    r.data = self.tests[i].test.data.clone().map(Value::Object);
-                    if self.opts.fail_fast && matches!(r.status, Outcome::Failed | Outcome::Errored)
-                    {
-                        self.stop = true;
+            if self.emitted >= self.plan.order.len() {
+                break;
+            }
+            if self.running.is_empty() && self.live.load(Ordering::Acquire) == 0 {
+                return Err(plan_error(
+                    RunCode::Internal,
+                    "the scheduler has tests left but none can start (a bug in mcpr: please report it)",
+                ));
+            }
+            tokio::select! {
+                joined = self.running.join_next(), if !self.running.is_empty() => match joined {
+                    Some(Ok((i, mut r))) => {
+                        r.id = self.tests[i].id.clone();
+                        r.data = self.tests[i].test.data.clone().map(Value::Object);
+                        if self.opts.fail_fast
+                            && matches!(r.status, Outcome::Failed | Outcome::Errored)
+                        {
+                            self.stop = true;
+                        }
+                        self.results[i] = Some(r);
                     }
-                    self.results[i] = Some(r);
-                }
-                Some(Err(e)) => {
-                    return Err(plan_error(
-                        RunCode::Internal,
-                        format!("a test task ended abnormally: {e}"),
-                    ));
-                }
-                None if self.emitted >= self.plan.order.len() => break,
-                None => {}
+                    Some(Err(e)) => {
+                        return Err(plan_error(
+                            RunCode::Internal,
+                            format!("a test task ended abnormally: {e}"),
+                        ));
+                    }
+                    None => {}
+                },
+                _ = ended.notified() => {}
+                signal = raised(interrupt.as_ref()) => self.interrupt(signal),
             }
         }
         // Every server is ended before the run returns, so none is orphaned.
         let closing = std::mem::take(&mut self.closing);
-        let _ = tokio::task::spawn_blocking(move || {
+        let joined = tokio::task::spawn_blocking(move || {
             for h in closing {
                 let _ = h.join();
             }
-        })
-        .await;
+        });
+        if self.interrupted.is_some() {
+            // The servers are killed; a thread still in an HTTP exchange ends with the process.
+            let _ = tokio::time::timeout(INTERRUPT_CLOSE_WAIT, joined).await;
+        } else {
+            let _ = joined.await;
+        }
         let shown = self
             .plan
             .order
             .iter()
             .filter_map(|&i| self.shown[i].take().map(|r| (i, r)))
             .collect();
-        Ok((shown, self.tests))
+        Ok((shown, self.tests, self.interrupted))
+    }
+
+    /// Stops the run: every server is ended now, tests under way and tests not started are
+    /// marked interrupted, and what finished stays as it is.
+    fn interrupt(&mut self, signal: StopSignal) {
+        self.interrupted = Some(signal);
+        self.running.abort_all();
+        crate::transport::stdio::kill_all_process_groups();
+        for i in 0..self.tests.len() {
+            if !self.plan.selected[i] || self.results[i].is_some() {
+                continue;
+            }
+            let why = if self.started[i] {
+                format!("interrupted while running: the run got {}", signal.name())
+            } else {
+                format!("not run: the run got {}", signal.name())
+            };
+            let t = &self.tests[i];
+            let failure = Failure::new(RunCode::Interrupted, why);
+            let mut r = TestResult::not_run(&t.id, &t.test.name, Outcome::Skipped, failure);
+            r.data = t.test.data.clone().map(Value::Object);
+            self.started[i] = true;
+            self.results[i] = Some(r);
+        }
     }
 
     /// Decides every waiting test whose producers have all finished, in report order:
@@ -142,7 +215,7 @@ impl<'o> Dispatch<'o> {
                     progressed = true;
                     continue;
                 }
-                if self.running.len() >= self.opts.jobs.max(1) {
+                if self.live.load(Ordering::Acquire) >= self.opts.jobs.max(1) {
                     continue;
                 }
                 self.started[i] = true;
@@ -221,7 +294,14 @@ impl<'o> Dispatch<'o> {
             max_buffered_bytes: self.opts.max_buffered_bytes,
         };
         let (id, name) = (t.id.clone(), t.test.name.clone());
-        match spawn_test(Arc::clone(&self.suite), Arc::clone(&self.tests), i, input) {
+        let alive = LiveGuard::enter(&self.live, &self.ended);
+        match spawn_test(
+            Arc::clone(&self.suite),
+            Arc::clone(&self.tests),
+            i,
+            input,
+            alive,
+        ) {
             Ok((thread, result)) => {
                 self.closing.push(thread);
                 self.running.spawn(async move {
@@ -262,15 +342,48 @@ impl<'o> Dispatch<'o> {
     }
 }
 
+/// Waits for the stop request, or forever when there is none.
+async fn raised(interrupt: Option<&Interrupt>) -> StopSignal {
+    match interrupt {
+        Some(i) => i.wait().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// One live test thread: counted from its launch until it is dropped, at the very end of
+/// the thread (after its server is reaped), or at once when the thread cannot start.
+pub(super) struct LiveGuard {
+    live: Arc<AtomicUsize>,
+    ended: Arc<Notify>,
+}
+
+impl LiveGuard {
+    fn enter(live: &Arc<AtomicUsize>, ended: &Arc<Notify>) -> LiveGuard {
+        live.fetch_add(1, Ordering::AcqRel);
+        LiveGuard {
+            live: Arc::clone(live),
+            ended: Arc::clone(ended),
+        }
+    }
+}
+
+impl Drop for LiveGuard {
+    fn drop(&mut self) {
+        self.live.fetch_sub(1, Ordering::AcqRel);
+        self.ended.notify_one();
+    }
+}
+
 /// Runs one test on a thread of its own, with a single-threaded runtime: the session's
 /// reader, writer and the steps then never wake each other across threads, which costs more
 /// than the call itself against a fast server. The result arrives on the receiver as soon as
-/// the test ends; the thread then closes the session and ends.
+/// the test ends; the thread then closes the session, and `alive` is dropped as it ends.
 pub(super) fn spawn_test(
     suite: Arc<Suite>,
     tests: Arc<Vec<Planned>>,
     i: usize,
     input: TestInput,
+    alive: LiveGuard,
 ) -> std::io::Result<(
     std::thread::JoinHandle<()>,
     tokio::sync::oneshot::Receiver<TestResult>,
@@ -282,6 +395,7 @@ pub(super) fn spawn_test(
     let thread = std::thread::Builder::new()
         .name(format!("mcpr-test-{i}"))
         .spawn(move || {
+            let _alive = alive;
             // The test runs as a task of the runtime, not as `block_on`'s own future: when
             // the session's reader wakes a task, the scheduler runs it at once, where waking
             // the `block_on` future would first turn the I/O driver (one more system call

@@ -61,6 +61,9 @@ pub struct RunOptions {
     /// Rows loaded beforehand with [`crate::data::load_suite`] (so the caller can render data
     /// errors itself); loaded by [`run_suite`] when absent.
     pub rows: Option<Arc<SuiteRows>>,
+    /// Raised by a signal: every server is ended and the tests that did not finish are
+    /// marked interrupted (`MCP-INTERRUPT-001`).
+    pub interrupt: Option<crate::interrupt::Interrupt>,
 }
 
 impl Default for RunOptions {
@@ -80,6 +83,7 @@ impl Default for RunOptions {
             transcript: false,
             data: DataOptions::default(),
             rows: None,
+            interrupt: None,
         }
     }
 }
@@ -160,9 +164,9 @@ impl Summary {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
-    /// No test failed, errored or was blocked.
+    /// No test failed, errored or was blocked, and no signal stopped the run.
     Passed,
-    /// Some test failed, errored or was blocked.
+    /// Some test failed, errored or was blocked, or a signal stopped the run.
     Failed,
 }
 
@@ -188,6 +192,9 @@ pub struct RunResult {
     /// Tests that took markedly longer than they used to (with `--fail-on-regression`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub regressions: Vec<crate::budget::Regression>,
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`, `SIGHUP`), if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 impl RunResult {
@@ -239,13 +246,13 @@ pub async fn run_suite(
         target: None,
     });
     let dispatch = dispatch::Dispatch::new(Arc::clone(&suite), plan, &opts, default_target);
-    let (shown, planned) = dispatch.run(on_event).await?;
+    let (shown, planned, interrupted) = dispatch.run(on_event).await?;
     let outputs = suite_outputs(&shown, &planned);
     let tests: Vec<TestResult> = shown.into_iter().map(|(_, r)| r).collect();
     let summary = RunResult::summarise(&tests);
     Ok(RunResult {
         suite_name,
-        status: if summary.passed() {
+        status: if summary.passed() && interrupted.is_none() {
             RunStatus::Passed
         } else {
             RunStatus::Failed
@@ -256,6 +263,7 @@ pub async fn run_suite(
         summary,
         budgets: Vec::new(),
         regressions: Vec::new(),
+        interrupted: interrupted.map(|s| s.name().to_string()),
     })
 }
 

@@ -346,6 +346,15 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The server's stderr tail once the server is gone: after [`Session::close`], waits
+    /// (at most 500 ms) until the stream is drained, so the last lines are in it.
+    pub async fn final_stderr_tail(&self) -> String {
+        if let Some(h) = &self.inner.handle {
+            h.wait_stderr_closed(Duration::from_millis(500)).await;
+        }
+        self.stderr_tail()
+    }
+
     /// Bytes the server wrote on stderr in all.
     pub fn stderr_total(&self) -> u64 {
         self.inner

@@ -1,0 +1,196 @@
+//! `mcpr run` and the processes around it: SIGTERM, SIGHUP and SIGINT end every server and
+//! still write the reports of the tests that finished; `--jobs` bounds live servers, a
+//! closing one included. Real binaries, real signals.
+
+mod common;
+use common::{mcpr_in, reference_server, scratch};
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn hostile_server() -> PathBuf {
+    Path::new(&reference_server())
+        .with_file_name("mcpr-hostile-server")
+        .to_path_buf()
+}
+
+/// Three tests run one at a time: a quick one, one that sleeps 8 s, one after it.
+fn slow_suite() -> String {
+    format!(
+        "Suite: \"Signals\"\nServer: {}\n\nTest: \"Quick\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect it succeeds\n\nTest: \"Slow\"\n  Call tool \"slow\" with:\n    ms: 8000\n  Expect it succeeds\n\nTest: \"After\"\n  Call tool \"echo\" with:\n    text: bye\n  Expect it succeeds\n",
+        reference_server()
+    )
+}
+
+/// The processes `pid` started that are still its children.
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return out;
+    };
+    for t in tasks.flatten() {
+        if let Ok(text) = std::fs::read_to_string(t.path().join("children")) {
+            out.extend(
+                text.split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
+        }
+    }
+    out
+}
+
+/// Whether process `pid` is gone (or a zombie nobody reaped, which holds nothing).
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+fn wait_with_deadline(child: &mut Child, deadline: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            panic!("mcpr did not end within {deadline:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Starts the slow suite, waits until "Quick" is reported and "Slow" has its server,
+/// sends `signal`, and returns the exit status, the folder and the server's pid.
+fn interrupted_run(signal: &str) -> (ExitStatus, tempfile::TempDir, Vec<u32>, String) {
+    let dir = scratch(&[("signals.mcpr", &slow_suite())]);
+    let mut child = mcpr_in(dir.path())
+        .args(["run", "signals.mcpr", "--jobs", "1", "--no-history"])
+        .args(["--json", "report.json", "--junit", "report.xml"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = String::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains("Quick") {
+            break;
+        }
+    }
+    assert!(seen.contains("Quick"), "no line for Quick:\n{seen}");
+    // The slow test's server is up once mcpr has a child again.
+    let start = Instant::now();
+    let servers = loop {
+        let c = children(child.id());
+        if !c.is_empty() || start.elapsed() > Duration::from_secs(5) {
+            break c;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(!servers.is_empty(), "the slow test's server did not start");
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = wait_with_deadline(&mut child, Duration::from_secs(5));
+    for line in lines {
+        seen.push_str(&line.unwrap());
+        seen.push('\n');
+    }
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    (
+        status,
+        dir,
+        servers,
+        format!("stdout:\n{seen}\nstderr:\n{err}"),
+    )
+}
+
+fn report(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn sigterm_ends_the_servers_and_writes_the_reports() {
+    let (status, dir, servers, out) = interrupted_run("TERM");
+    assert_eq!(status.code(), Some(143), "{out}");
+    assert!(out.contains("SIGTERM"), "{out}");
+    for pid in &servers {
+        let start = Instant::now();
+        while !gone(*pid) && start.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(*pid), "server {pid} outlived the run");
+    }
+    let r = report(dir.path());
+    let suite = &r["suites"][0];
+    assert_eq!(suite["interrupted"], "SIGTERM", "{suite:#}");
+    let tests = suite["tests"].as_array().unwrap();
+    let by_name = |n: &str| tests.iter().find(|t| t["name"] == n).unwrap();
+    assert_eq!(by_name("Quick")["status"], "passed");
+    for (name, why) in [("Slow", "interrupted while running"), ("After", "not run")] {
+        let t = by_name(name);
+        assert_eq!(t["status"], "skipped", "{t:#}");
+        assert_eq!(t["failure"]["code"], "MCP-INTERRUPT-001", "{t:#}");
+        let message = t["failure"]["message"].as_str().unwrap();
+        assert!(message.starts_with(why), "{message}");
+    }
+    let junit = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    assert_eq!(junit.matches("<testcase").count(), 3, "{junit}");
+    assert!(junit.contains("MCP-INTERRUPT-001"), "{junit}");
+    // Written by rename: no temporary file is left beside the reports.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+}
+
+#[test]
+fn sighup_and_sigint_give_their_own_exit_codes() {
+    for (signal, code, name) in [("HUP", 129, "SIGHUP"), ("INT", 130, "SIGINT")] {
+        let (status, dir, _, out) = interrupted_run(signal);
+        assert_eq!(status.code(), Some(code), "{out}");
+        assert_eq!(report(dir.path())["suites"][0]["interrupted"], name);
+    }
+}
+
+/// Four tests whose servers each hold the same lock file while they live and take 300 ms
+/// to exit: at `--jobs 1` the next server may only start once the last one is gone.
+#[test]
+fn jobs_bound_live_servers_including_closing_ones() {
+    let dir = scratch(&[]);
+    let lock = dir.path().join("server.lock");
+    let mut suite = format!(
+        "Suite: \"Lock\"\nServer: {} lock-file {}\n",
+        hostile_server().display(),
+        lock.display()
+    );
+    for n in 1..=4 {
+        suite.push_str(&format!(
+            "\nTest: \"Echo {n}\"\n  Call tool \"echo\" with:\n    text: \"{n}\"\n  Expect it succeeds\n"
+        ));
+    }
+    std::fs::write(dir.path().join("lock.mcpr"), suite).unwrap();
+    let out = mcpr_in(dir.path())
+        .args(["run", "lock.mcpr", "--jobs", "1", "--no-history"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
+    assert!(!lock.exists(), "the last server did not remove its lock");
+}
