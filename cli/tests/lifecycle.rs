@@ -18,10 +18,10 @@ fn hostile_server() -> PathBuf {
         .to_path_buf()
 }
 
-/// Three tests run one at a time: a quick one, one that sleeps 8 s, one after it.
+/// Three tests run one at a time: a quick one, one that sleeps 30 s, one after it.
 fn slow_suite() -> String {
     format!(
-        "Suite: \"Signals\"\nServer: {}\n\nTest: \"Quick\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect it succeeds\n\nTest: \"Slow\"\n  Call tool \"slow\" with:\n    ms: 8000\n  Expect it succeeds\n\nTest: \"After\"\n  Call tool \"echo\" with:\n    text: bye\n  Expect it succeeds\n",
+        "Suite: \"Signals\"\nServer: {}\nDefault timeout: 60 seconds\n\nTest: \"Quick\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect it succeeds\n\nTest: \"Slow\"\n  Call tool \"slow\" with:\n    ms: 30000\n  Expect it succeeds\n\nTest: \"After\"\n  Call tool \"echo\" with:\n    text: bye\n  Expect it succeeds\n",
         reference_server()
     )
 }
@@ -93,7 +93,7 @@ fn interrupted_run(signal: &str) -> (ExitStatus, tempfile::TempDir, Vec<u32>, St
     let start = Instant::now();
     let servers = loop {
         let c = children(child.id());
-        if !c.is_empty() || start.elapsed() > Duration::from_secs(5) {
+        if !c.is_empty() || start.elapsed() > Duration::from_secs(15) {
             break c;
         }
         std::thread::sleep(Duration::from_millis(20));

@@ -235,3 +235,175 @@ fn no_secret_in_any_output_in_any_encoding() {
     let report = std::fs::read_to_string(dir.path().join("bad.json")).unwrap();
     assert!(report.contains("\"transcript\""), "{report}");
 }
+
+/// Credentials the suite never names, in the runner's environment: by name (a password, a
+/// JWT, a webhook, a personal access token) and by value alone (a token under a plain name,
+/// a URL with a password).
+const NAMELESS: &[(&str, &str)] = &[
+    (
+        "DATABASE_URL",
+        "postgres://app:Pg-pass-7781@db.internal:5432/app",
+    ),
+    ("DB_PASS", "db-pass-value-5521"),
+    ("MY_PASSWD", "my-passwd-value-9034"),
+    (
+        "CI_JOB_JWT",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjaS1qb2IifQ.c2lnbmF0dXJlLXBhcnQ",
+    ),
+    (
+        "SLACK_WEBHOOK_URL",
+        "https://hooks.slack.com/services/T0AAA/B0BBB/w3bh00kS3cretValue",
+    ),
+    ("GH_PAT", "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"),
+    ("BUILD_LABEL", "glpat-Zz9Yy8Xx7Ww6Vv5Uu4Tt"),
+];
+
+fn nameless_suite() -> String {
+    let server = reference_server();
+    let mut s = format!(
+        "Suite: \"Name-less secrets\"\n\
+         Named server \"plain\": {server}\n\
+         Named server \"inheriting\": {server}\n\
+         Server options for \"inheriting\":\n  inherit env: [DATABASE_URL, \"*_PASS\", MY_PASSWD, CI_JOB_JWT, SLACK_WEBHOOK_URL, GH_PAT, BUILD_LABEL]\n\
+         Snapshots: snaps.json\n\n"
+    );
+    for (name, _) in NAMELESS {
+        // The default server never sees them…
+        s.push_str(&format!(
+            "Test: \"Minimal {name}\"\n  On server \"plain\"\n  Call tool \"environment\" with:\n    name: {name}\n  Expect \"content[0].text\" contains \"\\\"value\\\":null\"\n\n"
+        ));
+        // …a server told to inherit them does, and every output masks them.
+        s.push_str(&format!(
+            "Test: \"Inherited {name}\"\n  On server \"inheriting\"\n  Call tool \"environment\" with:\n    name: {name}\n  Expect \"content[0].text\" matches snapshot \"{name}\"\n  Export \"content[0].text\" as \"seen\"\n\n"
+        ));
+        s.push_str(&format!(
+            "Test: \"Fails quoting {name}\"\n  On server \"inheriting\"\n  Call tool \"environment\" with:\n    name: {name}\n  Expect \"content[0].text\" equals \"nothing\"\n\n"
+        ));
+    }
+    s
+}
+
+#[test]
+fn nameless_credentials_stay_with_the_runner_and_out_of_every_output() {
+    let dir = scratch(&[("nameless.mcpr", &nameless_suite())]);
+    let mut cmd = common::mcpr_bin();
+    cmd.current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("GITHUB_ACTIONS", "true")
+        .args(["run", "nameless.mcpr", "--transcript"])
+        .args(["--json", "report.json", "--junit", "report.xml"]);
+    for (name, value) in NAMELESS {
+        cmd.env(name, value);
+    }
+    let out = cmd.output().unwrap();
+    let terminal = common::output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{terminal}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let suite = &report["suites"][0];
+    for t in suite["tests"].as_array().unwrap() {
+        let name = t["name"].as_str().unwrap();
+        let want = if name.starts_with("Fails") {
+            "failed"
+        } else {
+            "passed"
+        };
+        assert_eq!(t["status"], want, "{t:#}");
+    }
+    // The header and the report name what was withheld, names only.
+    let withheld: Vec<&str> = suite["withheldEnv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for (name, _) in NAMELESS {
+        assert!(withheld.contains(name), "{name} not named: {withheld:?}");
+        assert!(
+            terminal.contains(name),
+            "{name} not in the header:\n{terminal}"
+        );
+    }
+    assert!(terminal.contains("[REDACTED]"), "{terminal}");
+    let mut outputs = vec![("the terminal".to_string(), terminal)];
+    for file in [
+        "report.json",
+        "report.xml",
+        "snaps.json",
+        ".mcpr/history.jsonl",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(file))
+            .unwrap_or_else(|e| panic!("{file} was not written: {e}"));
+        outputs.push((file.to_string(), text));
+    }
+    for (what, text) in &outputs {
+        for (name, value) in NAMELESS {
+            let secret = match *name {
+                "DATABASE_URL" => "Pg-pass-7781",
+                "SLACK_WEBHOOK_URL" => "w3bh00kS3cretValue",
+                _ => value,
+            };
+            assert!(
+                !text.contains(secret),
+                "{what} shows {name}'s value:\n{text}"
+            );
+        }
+    }
+}
+
+/// A `sensitive` export written by `--state-out` keeps its real value for the next run,
+/// which sends it, while every printed form is masked.
+#[test]
+fn sensitive_exports_survive_the_state_file() {
+    const TOKEN: &str = "session-token-4471-real";
+    let server = reference_server();
+    let producer = format!(
+        "Suite: \"Login\"\nServer: {server}\n\nTest: \"Login\"\n  Id: login\n  Call tool \"echo\" with:\n    text: {TOKEN}\n  Export \"content[0].text\" as \"token\" sensitive\n"
+    );
+    let consumer = format!(
+        "Suite: \"Login\"\nServer: {server}\n\nTest: \"Use the token\"\n  Call tool \"echo\" with:\n    text: \"${{state.login.token}}\"\n  Expect \"content[0].text\" equals \"{TOKEN}\"\n"
+    );
+    let dir = scratch(&[("login.mcpr", &producer), ("use.mcpr", &consumer)]);
+    let first = mcpr(
+        dir.path(),
+        &["run", "login.mcpr", "--state-out", "state.json"],
+    );
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        common::output_text(&first)
+    );
+    let state = std::fs::read_to_string(dir.path().join("state.json")).unwrap();
+    assert!(
+        state.contains(TOKEN),
+        "the state file keeps the real value: {state}"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.path().join("state.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let second = mcpr(
+        dir.path(),
+        &[
+            "run",
+            "use.mcpr",
+            "--state-in",
+            "state.json",
+            "--json",
+            "use.json",
+            "--transcript",
+        ],
+    );
+    let text = common::output_text(&second);
+    // The server got the real value, not a placeholder.
+    assert_eq!(second.status.code(), Some(0), "{text}");
+    let report = std::fs::read_to_string(dir.path().join("use.json")).unwrap();
+    assert!(report.contains("[REDACTED]"), "{report}");
+    for (what, out) in [("the terminal", &text), ("the report", &report)] {
+        assert!(!out.contains(TOKEN), "{what} shows the token:\n{out}");
+    }
+}

@@ -1077,6 +1077,10 @@ fn full_stdio() -> StdioTarget {
         args: Some(vec!["s.js".into()]),
         cwd: Some(".".into()),
         env: Some(OrderedMap::from_iter([("A", "1".to_owned())])),
+        inherit_env: Some(ir::InheritEnv::Names(vec![
+            "NODE_OPTIONS".into(),
+            "AWS_*".into(),
+        ])),
     }
 }
 

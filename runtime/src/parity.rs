@@ -101,10 +101,16 @@ pub async fn run_parity(
         o.target = Some(target.clone());
         o.transcript = true;
         let mut forward = |e: &Event| match e {
-            Event::RunStarted { suite, tests, .. } => on_event(&Event::RunStarted {
+            Event::RunStarted {
+                suite,
+                tests,
+                withheld_env,
+                ..
+            } => on_event(&Event::RunStarted {
                 suite: suite.clone(),
                 tests: *tests,
                 target: Some(name.clone()),
+                withheld_env: withheld_env.clone(),
             }),
             other => on_event(other),
         };
@@ -356,6 +362,9 @@ mod tests {
             budgets: Vec::new(),
             regressions: Vec::new(),
             interrupted: None,
+            withheld_env: Vec::new(),
+            state_outputs: Map::new(),
+            sensitive_outputs: Vec::new(),
         }
     }
 

@@ -3,6 +3,11 @@
 //! (a temporary file in the same directory, owner-only permissions, then a rename) and
 //! carries fingerprints of the target and the suite and an integrity hash; reading it for a
 //! different target is refused unless forced.
+//!
+//! The file is the hand-over between runs, not a report: the values of `sensitive` exports
+//! are kept as they are (the next run must send the real value) and listed under
+//! `sensitive`, so the run that reads them masks them in everything it prints. Every other
+//! output is stored as reported, with the suite's secrets masked.
 
 use crate::codes::RunCode;
 use std::path::Path;
@@ -74,12 +79,23 @@ fn now_iso() -> String {
     )
 }
 
-/// Writes a state file for `outputs` (keys `TESTID.KEY`, already redacted).
+/// A state file as a run reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// The `state` variable: the outputs with their dotted keys expanded into objects.
+    pub state: Value,
+    /// The values of sensitive outputs, to be masked in everything the run prints.
+    pub secrets: Vec<String>,
+}
+
+/// Writes a state file for `outputs` (keys `TESTID.KEY`); the keys in `sensitive` hold
+/// real values of sensitive exports.
 pub fn write(
     path: &Path,
     suite: &Suite,
     target: &Target,
     outputs: &Map<String, Value>,
+    sensitive: &[String],
 ) -> Result<(), String> {
     let suite_value = serde_json::to_value(suite).map_err(|e| e.to_string())?;
     let mut state = json!({
@@ -88,6 +104,7 @@ pub fn write(
         "targetFingerprint": target_fingerprint(target),
         "suiteFingerprint": fingerprint(&suite_value),
         "outputs": outputs,
+        "sensitive": sensitive,
     });
     state["integrity"] = Value::String(fingerprint(&state));
     let text = serde_json::to_string_pretty(&state).map_err(|e| e.to_string())? + "\n";
@@ -95,9 +112,10 @@ pub fn write(
 }
 
 /// Reads a state file and returns the `state` variable: outputs with their dotted keys
-/// expanded into nested objects. `MCP-STATE-001` bad format, `MCP-STATE-002` integrity,
-/// `MCP-STATE-003` written for another target (unless `allow_other_target`).
-pub fn read(path: &Path, target: &Target, allow_other_target: bool) -> Result<Value, String> {
+/// expanded into nested objects, and the sensitive values. `MCP-STATE-001` bad format,
+/// `MCP-STATE-002` integrity, `MCP-STATE-003` written for another target (unless
+/// `allow_other_target`).
+pub fn read(path: &Path, target: &Target, allow_other_target: bool) -> Result<Loaded, String> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         format!(
             "{}: cannot read {}: {e}",
@@ -151,7 +169,27 @@ pub fn read(path: &Path, target: &Target, allow_other_target: bool) -> Result<Va
         }
         cur.insert(parts[parts.len() - 1].to_string(), value.clone());
     }
-    Ok(Value::Object(nested))
+    let mut secrets = Vec::new();
+    for key in state["sensitive"].as_array().into_iter().flatten() {
+        if let Some(v) = key.as_str().and_then(|k| state["outputs"].get(k)) {
+            collect_text(v, &mut secrets);
+        }
+    }
+    Ok(Loaded {
+        state: Value::Object(nested),
+        secrets,
+    })
+}
+
+/// Every string and number of a value, as text.
+fn collect_text(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Array(items) => items.iter().for_each(|i| collect_text(i, out)),
+        Value::Object(o) => o.values().for_each(|i| collect_text(i, out)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -167,14 +205,17 @@ mod tests {
         let suite = Suite::new(target.clone(), vec![]);
         let mut outputs = Map::new();
         outputs.insert("create-customer.customerId".into(), json!("C-1"));
-        write(&path, &suite, &target, &outputs).unwrap();
+        outputs.insert("login.token".into(), json!("tok-real-value"));
+        write(&path, &suite, &target, &outputs, &["login.token".into()]).unwrap();
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(
             std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600
         );
-        let state = read(&path, &target, false).unwrap();
-        assert_eq!(state["create-customer"]["customerId"], json!("C-1"));
+        let loaded = read(&path, &target, false).unwrap();
+        assert_eq!(loaded.state["create-customer"]["customerId"], json!("C-1"));
+        assert_eq!(loaded.state["login"]["token"], json!("tok-real-value"));
+        assert_eq!(loaded.secrets, vec!["tok-real-value".to_string()]);
         let other = Target::stdio("other", vec![]);
         assert!(
             read(&path, &other, false)

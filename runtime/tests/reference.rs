@@ -897,8 +897,8 @@ async fn cwd_env_and_the_observer() {
     let expected: Vec<String> = {
         let mut v: Vec<String> = mcpr_runtime::redact::runner_env()
             .into_iter()
+            .filter(|(k, v)| mcpr_runtime::redact::looks_like_credential_var(k, v))
             .map(|(k, _)| k)
-            .filter(|k| mcpr_runtime::redact::looks_like_credential(k))
             .collect();
         v.sort();
         v

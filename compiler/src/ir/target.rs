@@ -27,6 +27,7 @@ impl Target {
             args: Some(args),
             cwd: None,
             env: None,
+            inherit_env: None,
         })
     }
 
@@ -48,9 +49,24 @@ pub struct StdioTarget {
     /// Working directory of the process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
-    /// Environment variables laid over the parent environment.
+    /// Environment variables the server gets, besides the base set the runner always
+    /// passes (PATH, HOME, LANG, LC_*, TZ, TMPDIR, USER, LOGNAME, SHELL, TERM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<OrderedMap<String>>,
+    /// More of the runner's own environment to pass on: `true` for all of it, or a list of
+    /// names and `*` globs. Absent or `false`: the base set alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inherit_env: Option<InheritEnv>,
+}
+
+/// The `inheritEnv` setting of a server started as a command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum InheritEnv {
+    /// `true`: the runner's whole environment; `false`: the base set alone.
+    All(bool),
+    /// Names (`NODE_OPTIONS`) and globs (`AWS_*`) of variables to pass on.
+    Names(Vec<String>),
 }
 
 /// Settings of a server reached over HTTP.

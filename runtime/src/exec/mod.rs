@@ -18,7 +18,9 @@ mod tasks;
 pub mod values;
 
 pub use result::{Failure, Outcome, StepResult, StepStatus, TestResult, TestTranscript, test_id};
-pub use target::{TestInput, apply_client_settings, client_behaviour, runtime_target};
+pub use target::{
+    TestInput, apply_client_settings, client_behaviour, inherit_of, runtime_target, withheld_env,
+};
 
 use std::borrow::Cow;
 use std::time::{Duration, Instant};

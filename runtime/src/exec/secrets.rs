@@ -1,13 +1,15 @@
 //! Keeping secrets out of every report: the suite's `redact` values, the values given to a
 //! target in its environment and headers, the values of the runner's credential-like
-//! environment variables, and `sensitive` exports, in plain, URL-encoded and base64 forms.
+//! environment variables (by name or by value), and `sensitive` exports, in plain,
+//! URL-encoded and base64 forms; and any text shaped like a credential (a URL's password,
+//! a JWT, a well-known token prefix: `redact::credential_spans`), wherever it comes from.
 //! Dependency outputs reach consumers unredacted; only what people read is redacted.
 
 use base64::Engine as _;
 use serde_json::Value;
 
 use super::{Failure, TestResult};
-use crate::redact::looks_like_credential;
+use crate::redact::{credential_spans, looks_like_credential_var};
 
 /// What replaces a secret.
 pub const MASK: &str = "[REDACTED]";
@@ -54,7 +56,7 @@ impl Redactor {
             }
         }
         for (name, value) in crate::redact::runner_env() {
-            if looks_like_credential(&name) {
+            if looks_like_credential_var(&name, &value) {
                 r.add(&value);
             }
         }
@@ -105,7 +107,7 @@ impl Redactor {
         self.forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
     }
 
-    /// The text with every secret form masked.
+    /// The text with every secret form, and everything shaped like a credential, masked.
     pub fn text(&self, s: &str) -> String {
         let mut out = s.to_string();
         for f in &self.forms {
@@ -113,7 +115,19 @@ impl Redactor {
                 out = out.replace(f.as_str(), MASK);
             }
         }
-        out
+        let spans = credential_spans(&out);
+        if spans.is_empty() {
+            return out;
+        }
+        let mut masked = String::with_capacity(out.len());
+        let mut at = 0;
+        for r in spans {
+            masked.push_str(&out[at..r.start]);
+            masked.push_str(MASK);
+            at = r.end;
+        }
+        masked.push_str(&out[at..]);
+        masked
     }
 
     /// Masks every string leaf of a JSON value in place.
@@ -146,9 +160,6 @@ impl Redactor {
     /// `sensitive` replaced by the mask.
     pub fn result(&self, r: &TestResult, sensitive: &[String]) -> TestResult {
         let mut r = r.clone();
-        if self.forms.is_empty() && sensitive.is_empty() {
-            return r;
-        }
         if let Some(f) = &mut r.failure {
             self.failure(f);
         }

@@ -8,6 +8,7 @@ use mcpr_compiler::ir::{self};
 use serde_json::{Map, Value};
 
 use crate::client::Target;
+use crate::redact::Inherit;
 use crate::session::{ClientBehaviour, ElicitationAnswer, Root, SamplingAnswer};
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
@@ -37,6 +38,37 @@ pub struct TestInput {
     pub max_buffered_bytes: usize,
 }
 
+/// Which of the runner's variables a stdio target's server gets besides the base set.
+pub fn inherit_of(t: &ir::StdioTarget) -> Inherit {
+    match &t.inherit_env {
+        None | Some(ir::InheritEnv::All(false)) => Inherit::Base,
+        Some(ir::InheritEnv::All(true)) => Inherit::All,
+        Some(ir::InheritEnv::Names(n)) => Inherit::Names(n.clone()),
+    }
+}
+
+/// The names (never the values) of the runner's credential-like variables that the
+/// servers of `targets` do not get, sorted and without repeats.
+pub fn withheld_env<'t>(targets: impl IntoIterator<Item = &'t ir::Target>) -> Vec<String> {
+    let runner = crate::redact::runner_env();
+    let mut names: Vec<String> = Vec::new();
+    for t in targets {
+        if let ir::Target::Stdio(t) = t {
+            let explicit = t
+                .env
+                .iter()
+                .flat_map(|e| e.iter())
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            let env = crate::redact::server_env(runner.clone(), &explicit, &inherit_of(t));
+            names.extend(env.withheld);
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Turns an IR target into a runtime target, interpolating `${env.…}` and `${state.…}`.
 pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, String> {
     let mut vars = Vars::new();
@@ -59,6 +91,7 @@ pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, Stri
                     stdio.env.insert(k.to_string(), text(v)?);
                 }
             }
+            stdio.inherit = inherit_of(t);
             Target::Stdio(stdio)
         }
         ir::Target::StreamableHttp(h) | ir::Target::Sse(h) => {

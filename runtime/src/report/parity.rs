@@ -31,6 +31,7 @@ impl<W: Write + Send> Reporter for ParityTerminal<W> {
             suite,
             tests,
             target: Some(target),
+            ..
         } = event
         {
             let _ = writeln!(

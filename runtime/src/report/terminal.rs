@@ -55,12 +55,25 @@ impl<W: Write> Terminal<W> {
     /// the run).
     pub fn event(&mut self, e: &Event) {
         let _ = match e {
-            Event::RunStarted { suite, tests, .. } => writeln!(
+            Event::RunStarted {
+                suite,
+                tests,
+                withheld_env,
+                ..
+            } => writeln!(
                 self.out,
                 "{} {suite} ({tests} test{})",
                 paint(self.color, "1", "mcpr —"),
                 if *tests == 1 { "" } else { "s" }
-            ),
+            )
+            .and_then(|()| match withheld_env.is_empty() {
+                true => Ok(()),
+                false => writeln!(
+                    self.out,
+                    "  not passed to the server (they look like credentials; `inherit env` passes them): {}",
+                    withheld_env.join(", ")
+                ),
+            }),
             Event::TestFinished(t) => self.test(t),
         };
     }

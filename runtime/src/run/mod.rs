@@ -235,8 +235,10 @@ pub async fn run(req: RunRequest, reporter: &mut dyn Reporter) -> Result<RunOutc
     };
     let first_suite = first.suite.clone();
     if let Some(path) = &req.state_in {
-        opts.state = state::read(path, &first_target, req.allow_state_target_mismatch)
+        let loaded = state::read(path, &first_target, req.allow_state_target_mismatch)
             .map_err(RunError::Usage)?;
+        opts.state = loaded.state;
+        opts.secrets = loaded.secrets;
     }
     let mut runner = suite::SuiteRunner::new(&req, opts, reporter);
     let mut runs = Vec::new();
@@ -286,10 +288,12 @@ fn write_state(
         return Ok(());
     }
     let mut outputs = serde_json::Map::new();
+    let mut sensitive = Vec::new();
     for r in runs {
-        outputs.extend(r.outputs.clone());
+        outputs.extend(r.state_outputs.clone());
+        sensitive.extend(r.sensitive_outputs.iter().cloned());
     }
-    state::write(path, suite, target, &outputs).map_err(RunError::Failure)
+    state::write(path, suite, target, &outputs, &sensitive).map_err(RunError::Failure)
 }
 
 /// The exit class of finished runs: an errored test outranks a failed one, which

@@ -152,7 +152,9 @@ impl<'r> SuiteRunner<'r> {
         let mut store =
             SnapshotStore::load(&path, ignore, self.snapshots.update, self.snapshots.ci)
                 .map_err(RunError::Usage)?;
-        store.set_redactor(Redactor::for_suite(suite));
+        let mut redactor = Redactor::for_suite(suite);
+        self.opts.secrets.iter().for_each(|s| redactor.add(s));
+        store.set_redactor(redactor);
         Ok(store)
     }
 }

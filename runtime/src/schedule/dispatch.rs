@@ -23,15 +23,18 @@ use crate::exec::secrets::Redactor;
 use crate::exec::{self, Failure, Outcome, TestInput, TestResult};
 use crate::interrupt::{Interrupt, StopSignal};
 
-/// What a dispatched suite hands back: see [`Dispatch::run`].
-pub(super) type Dispatched = Result<
-    (
-        Vec<(usize, TestResult)>,
-        Arc<Vec<Planned>>,
-        Option<StopSignal>,
-    ),
-    PlanError,
->;
+/// What a dispatched suite hands back.
+pub(super) struct Dispatched {
+    /// The reported (redacted) results in report order, with their plan indexes.
+    pub(super) shown: Vec<(usize, TestResult)>,
+    /// Per reported test (same order), the real values of its `sensitive` exports: they go
+    /// to the state file, never to a report.
+    pub(super) secret_outputs: Vec<(usize, String, serde_json::Map<String, Value>)>,
+    /// The planned tests (same indexes as the plan).
+    pub(super) planned: Arc<Vec<Planned>>,
+    /// The signal that stopped the run, if one did.
+    pub(super) interrupted: Option<StopSignal>,
+}
 
 /// How long an interrupted run waits for its tests' threads to close their sessions.
 const INTERRUPT_CLOSE_WAIT: Duration = Duration::from_secs(5);
@@ -88,8 +91,10 @@ impl<'o> Dispatch<'o> {
             })
             .collect();
         let tests = Arc::new(std::mem::take(&mut plan.tests));
+        let mut redactor = Redactor::for_suite(&suite);
+        opts.secrets.iter().for_each(|s| redactor.add(s));
         Dispatch {
-            redactor: Redactor::for_suite(&suite),
+            redactor,
             suite,
             tests,
             plan,
@@ -112,7 +117,10 @@ impl<'o> Dispatch<'o> {
     /// Runs every selected test; hands back the reported results in report order, the
     /// planned tests they belong to (same indexes as the plan), and the signal that stopped
     /// the run, if one did.
-    pub(super) async fn run(mut self, on_event: &mut (dyn FnMut(&Event) + Send)) -> Dispatched {
+    pub(super) async fn run(
+        mut self,
+        on_event: &mut (dyn FnMut(&Event) + Send),
+    ) -> Result<Dispatched, PlanError> {
         let interrupt = self.opts.interrupt.clone();
         let ended = Arc::clone(&self.ended);
         loop {
@@ -170,7 +178,25 @@ impl<'o> Dispatch<'o> {
             .iter()
             .filter_map(|&i| self.shown[i].take().map(|r| (i, r)))
             .collect();
-        Ok((shown, self.tests, self.interrupted))
+        let secret_outputs = self
+            .plan
+            .order
+            .iter()
+            .filter_map(|&i| {
+                let r = self.results[i].as_ref()?;
+                let secret: serde_json::Map<String, Value> = self.sensitive[i]
+                    .iter()
+                    .filter_map(|k| Some((k.clone(), r.outputs.get(k)?.clone())))
+                    .collect();
+                (!secret.is_empty()).then(|| (i, r.id.clone(), secret))
+            })
+            .collect();
+        Ok(Dispatched {
+            shown,
+            secret_outputs,
+            planned: self.tests,
+            interrupted: self.interrupted,
+        })
     }
 
     /// Stops the run: every server is ended now, tests under way and tests not started are

@@ -49,6 +49,9 @@ pub struct RunOptions {
     pub protocol: Option<String>,
     /// Loaded state for `${state.…}` (an object).
     pub state: Value,
+    /// Values to mask in everything reported besides the suite's own secrets (the
+    /// sensitive values of the loaded state).
+    pub secrets: Vec<String>,
     /// Run only shard `K` of `N` (1-based): whole dependency components, dealt round-robin
     /// in source order, so every machine of a split CI run gets a deterministic share.
     pub shard: Option<(usize, usize)>,
@@ -78,6 +81,7 @@ impl Default for RunOptions {
             max_buffered_bytes: crate::session::config::DEFAULT_BUFFER_BYTES,
             protocol: None,
             state: json!({}),
+            secrets: Vec::new(),
             shard: None,
             snapshots: None,
             transcript: false,
@@ -118,6 +122,8 @@ pub enum Event {
         tests: usize,
         /// In a parity run, the compare target the suite runs against.
         target: Option<String>,
+        /// Names of the runner's credential-like variables the servers do not get.
+        withheld_env: Vec<String>,
     },
     /// A test ended (or was skipped or blocked), in report order.
     TestFinished(Box<TestResult>),
@@ -195,6 +201,17 @@ pub struct RunResult {
     /// The signal that stopped the run (`SIGINT`, `SIGTERM`, `SIGHUP`), if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
+    /// Names (never values) of the runner's credential-like variables the servers did not
+    /// get.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub withheld_env: Vec<String>,
+    /// What the state file keeps: `outputs` with the real values of `sensitive` exports
+    /// (never in a report).
+    #[serde(skip)]
+    pub state_outputs: Map<String, Value>,
+    /// The keys of `state_outputs` that hold sensitive values.
+    #[serde(skip)]
+    pub sensitive_outputs: Vec<String>,
 }
 
 impl RunResult {
@@ -240,14 +257,38 @@ pub async fn run_suite(
         .name
         .clone()
         .unwrap_or_else(|| "MCP test suite".into());
+    let mut targets = vec![&default_target];
+    targets.extend(suite.servers.iter().flat_map(|s| s.iter().map(|(_, t)| t)));
+    let withheld_env = crate::exec::withheld_env(targets);
     on_event(&Event::RunStarted {
         suite: suite_name.clone(),
         tests: plan.order.len(),
         target: None,
+        withheld_env: withheld_env.clone(),
     });
     let dispatch = dispatch::Dispatch::new(Arc::clone(&suite), plan, &opts, default_target);
-    let (shown, planned, interrupted) = dispatch.run(on_event).await?;
-    let outputs = suite_outputs(&shown, &planned);
+    let dispatch::Dispatched {
+        shown,
+        secret_outputs,
+        planned,
+        interrupted,
+    } = dispatch.run(on_event).await?;
+    let outputs = suite_outputs(
+        shown.iter().map(|(i, r)| (*i, r.id.as_str(), &r.outputs)),
+        &planned,
+    );
+    let mut state_outputs = outputs.clone();
+    state_outputs.extend(suite_outputs(
+        secret_outputs.iter().map(|(i, id, o)| (*i, id.as_str(), o)),
+        &planned,
+    ));
+    let sensitive_outputs = suite_outputs(
+        secret_outputs.iter().map(|(i, id, o)| (*i, id.as_str(), o)),
+        &planned,
+    )
+    .into_iter()
+    .map(|(k, _)| k)
+    .collect();
     let tests: Vec<TestResult> = shown.into_iter().map(|(_, r)| r).collect();
     let summary = RunResult::summarise(&tests);
     Ok(RunResult {
@@ -264,21 +305,28 @@ pub async fn run_suite(
         budgets: Vec::new(),
         regressions: Vec::new(),
         interrupted: interrupted.map(|s| s.name().to_string()),
+        withheld_env,
+        state_outputs,
+        sensitive_outputs,
     })
 }
 
-/// The outputs of a suite's tests, `ID.KEY`; a data-driven test's rows also publish each
-/// key as a list in row order under the logical test's slug.
-fn suite_outputs(shown: &[(usize, TestResult)], planned: &[plan::Planned]) -> Map<String, Value> {
+/// The outputs of a suite's tests (plan index, test id, the test's outputs), `ID.KEY`; a
+/// data-driven test's rows also publish each key as a list in row order under the logical
+/// test's slug.
+fn suite_outputs<'r>(
+    tests: impl Iterator<Item = (usize, &'r str, &'r Map<String, Value>)>,
+    planned: &[plan::Planned],
+) -> Map<String, Value> {
     let mut outputs = Map::new();
-    let mut by_logical: BTreeMap<String, Vec<&TestResult>> = BTreeMap::new();
-    for (i, r) in shown {
-        for (k, v) in &r.outputs {
-            outputs.insert(format!("{}.{k}", r.id), v.clone());
+    let mut by_logical: BTreeMap<String, Vec<&Map<String, Value>>> = BTreeMap::new();
+    for (i, id, r) in tests {
+        for (k, v) in r {
+            outputs.insert(format!("{id}.{k}"), v.clone());
         }
-        if planned[*i].test.data.is_some() {
+        if planned[i].test.data.is_some() {
             by_logical
-                .entry(slug(&planned[*i].logical))
+                .entry(slug(&planned[i].logical))
                 .or_default()
                 .push(r);
         }
@@ -289,7 +337,7 @@ fn suite_outputs(shown: &[(usize, TestResult)], planned: &[plan::Planned]) -> Ma
         }
         let mut keys: Vec<&String> = Vec::new();
         for r in &rs {
-            for k in r.outputs.keys() {
+            for k in r.keys() {
                 if !keys.contains(&k) {
                     keys.push(k);
                 }
@@ -298,7 +346,7 @@ fn suite_outputs(shown: &[(usize, TestResult)], planned: &[plan::Planned]) -> Ma
         for k in keys {
             let list: Vec<Value> = rs
                 .iter()
-                .map(|r| r.outputs.get(k).cloned().unwrap_or(Value::Null))
+                .map(|r| r.get(k).cloned().unwrap_or(Value::Null))
                 .collect();
             outputs.insert(format!("{logical}.{k}"), Value::Array(list));
         }

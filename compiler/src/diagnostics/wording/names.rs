@@ -305,7 +305,7 @@ pub(super) fn bad_server_option(key: &str, reason: &str) -> Wording {
         Code::BadServerOption,
         format!("`{key}` {reason}"),
         format!("In a server options block, `{key}` {reason}."),
-        Some("stdio servers take `cwd` and `env`; HTTP servers take `headers`, `Token from` and `OAuth`".into()),
+        Some("stdio servers take `cwd`, `env` and `inherit env`; HTTP servers take `headers`, `Token from` and `OAuth`".into()),
     )
 }
 

@@ -27,8 +27,8 @@ mod test;
 
 use crate::ir::{
     Aggregate, Assert, Assertion, ClientBehavior, DataSource, ElicitationAnswer, ErrorExpectation,
-    Export, ForEach, HttpTarget, JsonAssertions, JsonType, NativeAction, NativeStep, OAuth,
-    OrderedMap, Phase, RequestStep, SamplingAnswer, ScriptedSampling, SetStep, Skip, Status,
+    Export, ForEach, HttpTarget, InheritEnv, JsonAssertions, JsonType, NativeAction, NativeStep,
+    OAuth, OrderedMap, Phase, RequestStep, SamplingAnswer, ScriptedSampling, SetStep, Skip, Status,
     StdioTarget, Step, StepKind, Suite, Target, Test, ToolStep,
 };
 use crate::lower::values;

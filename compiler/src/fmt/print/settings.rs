@@ -11,6 +11,7 @@ pub(super) fn target_options(target: &Target) -> Map<String, Value> {
             args: _,
             cwd: _,
             env: _,
+            inherit_env: _,
         })
         | Target::StreamableHttp(HttpTarget {
             url: _,
@@ -28,6 +29,15 @@ pub(super) fn target_options(target: &Target) -> Map<String, Value> {
             }
             if let Some(env) = &t.env {
                 m.insert("env".into(), string_map(env));
+            }
+            match &t.inherit_env {
+                Some(InheritEnv::All(all)) => {
+                    m.insert("inherit env".into(), Value::Bool(*all));
+                }
+                Some(InheritEnv::Names(names)) => {
+                    m.insert("inherit env".into(), json!(names));
+                }
+                None => {}
             }
         }
         Target::StreamableHttp(h) | Target::Sse(h) => {

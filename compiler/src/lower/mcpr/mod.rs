@@ -11,9 +11,10 @@ use super::flows::{self, Flows, Scope};
 use super::values::{self, normalise_path};
 use crate::diagnostics::Problem;
 use crate::ir::{
-    self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, JsonAssertions, JsonType,
-    NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Phase, RequestStep, SetStep,
-    SnapshotAssertion, SourceLocation, Status, Step, StepKind, Suite, Target, Test, ToolStep,
+    self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, InheritEnv, JsonAssertions,
+    JsonType, NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Phase, RequestStep,
+    SetStep, SnapshotAssertion, SourceLocation, Status, Step, StepKind, Suite, Target, Test,
+    ToolStep,
 };
 use crate::names::closest;
 use crate::source::Span;

@@ -256,6 +256,26 @@ pub(super) fn oauth(v: &Value) -> Result<OAuth, String> {
     }
 }
 
+/// `inherit env: true`, `false`, or a list of variable names and `*` globs.
+fn inherit_env(value: &Value) -> Result<InheritEnv, String> {
+    const WANTED: &str = "must be `true`, `false` or a list of variable names (`*` globs allowed)";
+    match value {
+        Value::Bool(b) => Ok(InheritEnv::All(*b)),
+        Value::String(name) if !name.trim().is_empty() => {
+            Ok(InheritEnv::Names(vec![name.trim().to_string()]))
+        }
+        Value::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                Value::String(n) if !n.trim().is_empty() => Ok(n.trim().to_string()),
+                _ => Err(WANTED.to_string()),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(InheritEnv::Names),
+        _ => Err(WANTED.into()),
+    }
+}
+
 /// Applies a `Server options` block to one target; every key must fit its transport.
 pub(super) fn apply_options(
     l: &mut Lower<'_>,
@@ -272,6 +292,9 @@ pub(super) fn apply_options(
                     .map(|c| t.cwd = Some(c))
                     .ok_or_else(|| "must be a folder path".to_string()),
                 "env" => string_map(value).map(|m| t.env = Some(m)),
+                "inherit env" | "inheritEnv" | "inherit_env" => {
+                    inherit_env(value).map(|i| t.inherit_env = Some(i))
+                }
                 "headers" | "Token from" | "token from" | "tokenFrom" | "OAuth" | "oauth"
                 | "Auth" | "auth" | "transport" => {
                     Err("applies to HTTP servers, not to a server started as a command".into())
@@ -317,7 +340,9 @@ pub(super) fn http_option(t: &mut HttpTarget, key: &str, value: &Value) -> Resul
             .map(|c| t.token_from = Some(c))
             .ok_or_else(|| "must be a command".to_string()),
         "OAuth" | "oauth" | "Auth" | "auth" => oauth(value).map(|o| t.oauth = Some(o)),
-        "cwd" | "env" => Err("applies to servers started as a command, not to HTTP servers".into()),
+        "cwd" | "env" | "inherit env" | "inheritEnv" | "inherit_env" => {
+            Err("applies to servers started as a command, not to HTTP servers".into())
+        }
         _ => Err("is not a server option".into()),
     }
 }

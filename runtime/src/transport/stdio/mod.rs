@@ -54,14 +54,14 @@ pub struct StdioConfig {
     pub cwd: Option<PathBuf>,
     /// Variables set explicitly (these pass even when they look like credentials).
     pub env: BTreeMap<String, String>,
-    /// Inherit the runner's environment (minus credentials). On by default.
-    pub inherit_env: bool,
+    /// Which of the runner's variables pass besides the base set (`redact::BASE_VARS`).
+    pub inherit: redact::Inherit,
     /// Largest accepted stdout message, in bytes.
     pub max_message_bytes: usize,
 }
 
 impl StdioConfig {
-    /// A configuration with defaults: inherited environment, 16 MiB messages.
+    /// A configuration with defaults: the minimal environment, 16 MiB messages.
     pub fn new(
         command: impl Into<String>,
         args: impl IntoIterator<Item = impl Into<String>>,
@@ -71,7 +71,7 @@ impl StdioConfig {
             args: args.into_iter().map(Into::into).collect(),
             cwd: None,
             env: BTreeMap::new(),
-            inherit_env: true,
+            inherit: redact::Inherit::Base,
             max_message_bytes: 16 * 1024 * 1024,
         }
     }
@@ -109,14 +109,7 @@ pub struct StdioProcess {
 impl StdioProcess {
     /// Starts a server in its own process group.
     pub fn spawn(config: &StdioConfig) -> Result<StdioProcess, Error> {
-        let env = if config.inherit_env {
-            redact::server_env(redact::runner_env(), &config.env)
-        } else {
-            redact::ServerEnv {
-                vars: config.env.clone(),
-                withheld: Vec::new(),
-            }
-        };
+        let env = redact::server_env(redact::runner_env(), &config.env, &config.inherit);
         let mark = descendants::next_mark();
         let mut cmd = Command::new(&config.command);
         cmd.args(&config.args)
