@@ -194,3 +194,78 @@ fn jobs_bound_live_servers_including_closing_ones() {
     assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
     assert!(!lock.exists(), "the last server did not remove its lock");
 }
+
+/// A hostile HTTP server on a free port, killed when dropped.
+struct HttpHog {
+    child: Child,
+    url: String,
+}
+
+impl HttpHog {
+    fn start() -> HttpHog {
+        let mut child = Command::new(hostile_server())
+            .arg("http-sse-hog")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line.trim().rsplit(' ').next().unwrap().to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        HttpHog { child, url }
+    }
+}
+
+impl Drop for HttpHog {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Servers that flood the session with huge notifications (stdio) and huge SSE events
+/// (HTTP) meet the session's byte budget, even under a 1 GiB address-space limit, and a
+/// healthy test of the same run (`--jobs 2`) passes and is reported. Without the budget the
+/// runner grows until the allocator aborts and nothing is reported.
+#[test]
+fn flooding_servers_meet_the_byte_budget_under_a_memory_limit() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        panic!("prlimit (util-linux) is needed for the memory test");
+    }
+    let http = HttpHog::start();
+    let suite = format!(
+        "version: 1\nname: Memory\nservers:\n  stdio-hog:\n    transport: stdio\n    command: {hostile}\n    args: [notification-hog]\n  http-hog:\n    transport: streamable-http\n    url: {url}\n  healthy:\n    transport: stdio\n    command: {reference}\ndefaults:\n  timeoutMs: 20000\ntests:\n  - name: Flooded over stdio\n    server: stdio-hog\n    steps:\n      - tool: {{name: echo, arguments: {{text: x}}}}\n  - name: Flooded over HTTP\n    server: http-hog\n    steps:\n      - tool: {{name: echo, arguments: {{text: x}}}}\n  - name: Healthy\n    server: healthy\n    steps:\n      - tool: {{name: echo, arguments: {{text: fine}}}}\n",
+        hostile = hostile_server().display(),
+        url = http.url,
+        reference = reference_server(),
+    );
+    let dir = scratch(&[("memory.yaml", &suite)]);
+    let mcpr = env!("CARGO_BIN_EXE_mcpr");
+    let out = Command::new("prlimit")
+        .arg(format!("--as={}", 1024u64 << 20))
+        .arg(mcpr)
+        .args(["run", "memory.yaml", "--jobs", "2", "--no-history"])
+        .args(["--json", "report.json"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = common::output_text(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    let r = report(dir.path());
+    let tests = r["suites"][0]["tests"].as_array().unwrap();
+    let by_name = |n: &str| tests.iter().find(|t| t["name"] == n).unwrap();
+    assert_eq!(by_name("Healthy")["status"], "passed", "{text}");
+    for name in ["Flooded over stdio", "Flooded over HTTP"] {
+        let t = by_name(name);
+        assert_eq!(t["status"], "errored", "{t:#}");
+        let code = t["failure"]["code"].as_str().unwrap();
+        assert!(
+            code == "MCP-PROTOCOL-012" || code == "MCP-PROTOCOL-003",
+            "{name}: {t:#}"
+        );
+    }
+}

@@ -28,7 +28,9 @@ pub const CREDENTIAL_MARKERS: &[&str] = &[
     "PASSWD",
     "PASSPHRASE",
     "CREDENTIAL",
-    "AUTH",
+    "OAUTH",
+    "AUTH_",
+    "_AUTH",
     "APIKEY",
     "API_KEY",
     "PRIVATE",
@@ -250,6 +252,9 @@ mod tests {
             "aws_secret_access_key",
             "SIGNING_KEY",
             "SENTRY_DSN",
+            "GITHUB_AUTH",
+            "AUTH_HEADER",
+            "OAUTH_THING",
         ] {
             assert!(looks_like_credential(name), "{name}");
         }

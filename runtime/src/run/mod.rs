@@ -227,7 +227,8 @@ pub async fn run(req: RunRequest, reporter: &mut dyn Reporter) -> Result<RunOutc
     };
     let target = req.target.resolve().map_err(RunError::Usage)?;
     let mut opts = run_options(&req, target)?;
-    let Some(first_target) = opts.target.clone().or_else(|| first.suite.target.clone()) else {
+    let Some(first_target) = crate::schedule::default_target(&first.suite, opts.target.as_ref())
+    else {
         return Err(RunError::Usage(format!(
             "{} names no server (a .mcp script never does, nor a suite that says `Server from the command line`); pass --server CMD, --url URL or --profile NAME",
             first.shown

@@ -248,11 +248,10 @@ pub async fn run_suite(
         ),
     };
     let plan = plan::Plan::make(&suite, &rows, &opts)?;
-    let default_target = opts
-        .target
-        .clone()
-        .or_else(|| suite.target.clone())
-        .expect("Plan::make checks that there is a target");
+    // Without a default target every test names its server (Plan::make checks that).
+    let Some(default_target) = default_target(&suite, opts.target.as_ref()) else {
+        return Err(plan_error(RunCode::NoServer, "the suite names no server"));
+    };
     let suite_name = suite
         .name
         .clone()
@@ -309,6 +308,20 @@ pub async fn run_suite(
         state_outputs,
         sensitive_outputs,
     })
+}
+
+/// The server of tests that name none: the run's override, else the suite's `Server:`,
+/// else (when every test names its server) the first named server.
+pub fn default_target(suite: &Suite, run_override: Option<&ir::Target>) -> Option<ir::Target> {
+    run_override
+        .or(suite.target.as_ref())
+        .or_else(|| {
+            suite
+                .servers
+                .as_ref()
+                .and_then(|s| s.iter().next().map(|(_, t)| t))
+        })
+        .cloned()
 }
 
 /// The outputs of a suite's tests (plan index, test id, the test's outputs), `ID.KEY`; a

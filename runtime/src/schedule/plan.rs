@@ -64,7 +64,10 @@ impl Plan {
                 ));
             }
         }
-        if suite.target.is_none() && opts.target.is_none() {
+        let needs_default = order
+            .iter()
+            .any(|i| selected[*i] && tests[*i].test.server.is_none());
+        if needs_default && suite.target.is_none() && opts.target.is_none() {
             return Err(plan_error(
                 RunCode::NoServer,
                 "the suite names no server (a legacy .mcp script never does, nor a suite that says `Server from the command line`); give one with --server CMD, --url URL or --profile NAME",
