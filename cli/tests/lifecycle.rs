@@ -269,3 +269,81 @@ fn flooding_servers_meet_the_byte_budget_under_a_memory_limit() {
         );
     }
 }
+
+/// The processes whose environment holds `NAME=VALUE`.
+fn processes_with_env(name: &str, value: &str) -> Vec<u32> {
+    let needle = format!("{name}={value}");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == needle.as_bytes()) && !gone(pid) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Every hostile stdio mode in one run at `--jobs 2` next to a healthy server: each failure
+/// is named within its deadline (2 s) + 2 s, the healthy test passes and is reported, and
+/// no process of the run (a `setsid` grandchild included) is left.
+#[test]
+fn hostile_servers_are_named_in_time_and_a_healthy_test_still_passes() {
+    let run_mark = format!("lifecycle-{}", std::process::id());
+    let server = |mode: &str| {
+        format!(
+            "    transport: stdio\n    command: {}\n    args: [{mode}]\n    env: {{MCPR_TEST_RUN: {run_mark}}}\n",
+            hostile_server().display()
+        )
+    };
+    let suite = format!(
+        "version: 1\nname: Hostile\ndefaults:\n  timeoutMs: 2000\nservers:\n  hang:\n{}  exits:\n{}  orphans:\n{}  stubborn:\n{}  healthy:\n    transport: stdio\n    command: {}\ntests:\n{}",
+        server("hang-initialize"),
+        server("setsid-exit"),
+        server("setsid-orphan"),
+        server("ignore-sigterm-in-call"),
+        reference_server(),
+        ["hang", "exits", "orphans", "stubborn", "healthy"]
+            .iter()
+            .map(|s| format!(
+                "  - name: On {s}\n    server: {s}\n    steps:\n      - tool: {{name: echo, arguments: {{text: x}}}}\n"
+            ))
+            .collect::<String>()
+    );
+    let dir = scratch(&[("hostile.yaml", &suite)]);
+    let out = mcpr_in(dir.path())
+        .args(["run", "hostile.yaml", "--jobs", "2", "--no-history"])
+        .args(["--json", "report.json"])
+        .output()
+        .unwrap();
+    let text = common::output_text(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    let r = report(dir.path());
+    let tests = r["suites"][0]["tests"].as_array().unwrap();
+    let by_name = |n: &str| tests.iter().find(|t| t["name"] == n).unwrap();
+    for (name, status, codes) in [
+        (
+            "On hang",
+            "errored",
+            &["MCP-TIMEOUT-001", "MCP-INIT-001"][..],
+        ),
+        ("On exits", "errored", &["MCP-EXIT-001"][..]),
+        ("On orphans", "passed", &[][..]),
+        ("On stubborn", "failed", &["MCP-TIMEOUT-001"][..]),
+        ("On healthy", "passed", &[][..]),
+    ] {
+        let t = by_name(name);
+        assert_eq!(t["status"], status, "{t:#}\n{text}");
+        if let Some(code) = t["failure"]["code"].as_str() {
+            assert!(codes.contains(&code), "{name}: {t:#}");
+        }
+        let ms = t["durationMs"].as_u64().unwrap();
+        assert!(ms < 4_000, "{name} took {ms} ms to be named");
+    }
+    let left = processes_with_env("MCPR_TEST_RUN", &run_mark);
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}
