@@ -102,6 +102,14 @@ pub struct Assertion {
         skip_serializing_if = "Option::is_none"
     )]
     pub contains: Option<Value>,
+    /// Substring, element or subset the value must not contain (the negation of
+    /// `contains`; mcpr addition).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_contains: Option<Value>,
     /// Length of a string or array.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,

@@ -12,6 +12,7 @@ mod flows;
 pub mod imports;
 pub mod legacy;
 mod mcpr;
+mod validate;
 pub mod values;
 pub mod yaml;
 
@@ -165,6 +166,11 @@ fn compile_mcpr(
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let suite = mcpr::lower(&mut l, &parsed.document, &docs, threads);
+    if let Some(s) = &suite
+        && !l.diags.iter().any(Diagnostic::is_error)
+    {
+        validate::lowered(&mut l, s);
+    }
     finish(suite, l.diags, Some(parsed.document))
 }
 

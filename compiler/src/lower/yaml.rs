@@ -369,6 +369,22 @@ fn scalar_refs(text: &str, node: &Node, out: &mut Vec<(String, Span)>) {
 /// The checks `.mcpr` files get too, where they apply to a suite written as data.
 fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
     let file = l.entry;
+    // Regular expressions compile (ECMAScript), as in `.mcpr` files.
+    for (path, pattern) in super::validate::patterns(suite) {
+        if let Err(e) = crate::regexp::check_template(&pattern) {
+            let key = path.len() >= 2 && path[path.len() - 2] == "patternProperties";
+            let span = if key {
+                key_at(tree, &path)
+            } else {
+                value_at(tree, &path)
+            };
+            l.report(
+                Problem::BadPattern { reason: e.reason },
+                file,
+                span.unwrap_or(tree.span),
+            );
+        }
+    }
     let text = l.map.get(file).text();
     let servers: Vec<String> = suite
         .servers

@@ -194,8 +194,17 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             Some(show_opt(value)),
         ));
     }
+    if let Some(unwanted) = &a.not_contains
+        && value.is_some_and(|v| contains(v, unwanted))
+    {
+        return Err(Mismatch::new(
+            at("contains a value it must not contain"),
+            Some(format!("does not contain {}", show(unwanted))),
+            Some(show_opt(value)),
+        ));
+    }
     if let Some(pattern) = &a.matches {
-        let re = regex::Regex::new(pattern).map_err(|e| {
+        let re = mcpr_compiler::regexp::compile(pattern).map_err(|e| {
             Mismatch::new(
                 format!("invalid regular expression {pattern:?}: {e}"),
                 None,
@@ -362,7 +371,7 @@ pub fn check_error(err: &McpError, want: &ErrorExpectation) -> Result<(), Mismat
         ));
     }
     if let Some(pattern) = &want.matches {
-        let re = regex::Regex::new(pattern).map_err(|e| {
+        let re = mcpr_compiler::regexp::compile(pattern).map_err(|e| {
             Mismatch::new(
                 format!("invalid regular expression {pattern:?}: {e}"),
                 None,
@@ -419,12 +428,21 @@ mod tests {
         assert!(!ok(json!({"path": "$.l", "contains": {"a": 2}})));
         assert!(ok(json!({"path": "$.o", "contains": {"x": {"y": 1}}})));
         assert!(!ok(json!({"path": "$.o", "contains": {"x": {"y": 2}}})));
+        assert!(ok(json!({"path": "$.s", "notContains": "bye"})));
+        assert!(!ok(json!({"path": "$.s", "notContains": "lo wo"})));
+        assert!(ok(json!({"path": "$.l", "notContains": {"a": 2}})));
+        assert!(!ok(json!({"path": "$.l", "notContains": {"a": 1}})));
+        assert!(ok(json!({"path": "$.zz", "notContains": "x"})));
         assert!(ok(json!({"path": "$.l", "length": 2})));
         assert!(ok(json!({"path": "$.s", "length": 11})));
         assert!(!ok(json!({"path": "$.n", "length": 1})));
         assert!(ok(json!({"path": "$.o", "type": "object"})));
         assert!(!ok(json!({"path": "$.n", "type": "string"})));
         assert!(ok(json!({"path": "$.s", "matches": "^hel+o"})));
+        // ECMAScript: look-ahead and look-behind work.
+        assert!(ok(json!({"path": "$.s", "matches": "hello(?= world)"})));
+        assert!(ok(json!({"path": "$.s", "matches": "(?<=hello )world"})));
+        assert!(!ok(json!({"path": "$.s", "matches": "(?<!hello )world"})));
         assert!(!ok(json!({"path": "$.n", "matches": "2"})));
         assert!(ok(
             json!({"path": "$.o", "schema": {"type": "object", "required": ["x"]}})

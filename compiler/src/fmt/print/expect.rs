@@ -110,6 +110,11 @@ pub(super) fn assertion(x: &Assertion) -> Option<Vec<String>> {
             return None;
         }
         format!("contains {}", typed_text(v)?)
+    } else if let Some(v) = &x.not_contains {
+        if !one(&|p| p.not_contains = None) {
+            return None;
+        }
+        format!("does not contain {}", typed_text(v)?)
     } else if x.exists == Some(true) && one(&|p| p.exists = None) {
         "exists".into()
     } else if let Some(k) = x.kind {
