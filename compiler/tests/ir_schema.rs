@@ -1114,6 +1114,7 @@ fn full_assertion() -> Assertion {
         greater_than: Some(json!(0)),
         min_length: Some(0),
         max_length: Some(1),
+        source: Some(SourceLocation::new("a.mcpr", 5, 3)),
     }
 }
 

@@ -136,6 +136,10 @@ pub struct Assertion {
     /// Greatest length of a string (in characters) or array (mcpr addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<u64>,
+    /// Position of the `Expect` statement that produced the assertion, where a failure of it
+    /// is reported (mcpr addition; the step's own `source` is the action's line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<super::SourceLocation>,
 }
 
 /// The JSON kinds an assertion's `type` can name.

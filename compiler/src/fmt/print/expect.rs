@@ -90,6 +90,8 @@ pub(super) fn assertion(x: &Assertion) -> Option<Vec<String>> {
     let path = path_text(x.path.as_deref()?)?;
     let mut only = x.clone();
     only.path = None;
+    // Where the assertion was written is not printed: the printed line is its place.
+    only.source = None;
     let one = |f: &dyn Fn(&mut Assertion)| {
         let mut probe = only.clone();
         f(&mut probe);

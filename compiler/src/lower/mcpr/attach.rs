@@ -97,6 +97,8 @@ pub(super) fn attach(
 ) {
     let file = scope.file;
     let entry = l.entry;
+    // An assertion's failure is reported at its own `Expect` line.
+    let here = l.location(file, node.span);
     let step = &mut b.steps[i];
     let mut json_check: Option<Assertion> = None;
     match &node.stmt {
@@ -147,6 +149,7 @@ pub(super) fn attach(
                 // A regular expression is text, never typed.
                 _ => a.matches = Some(scope.rename_str(&value.value)),
             }
+            a.source = Some(here);
             push_json(step, a);
             return;
         }
@@ -277,7 +280,8 @@ pub(super) fn attach(
         }
         _ => {}
     }
-    if let Some(a) = json_check {
+    if let Some(mut a) = json_check {
+        a.source = Some(here);
         push_json(&mut b.steps[i], a);
     }
 }
