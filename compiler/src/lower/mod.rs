@@ -186,6 +186,12 @@ fn finish(
         diagnostics.retain(|d| d.code.number() < 900);
     }
     crate::diagnostics::sort(&mut diagnostics);
+    // The compiler always writes the IR's layout version, whichever format the suite came
+    // in (a YAML suite usually leaves it out).
+    let suite = suite.map(|mut s| {
+        s.ir_version.get_or_insert(crate::ir::IR_VERSION);
+        s
+    });
     Compiled {
         suite: if failed { None } else { suite },
         diagnostics,
