@@ -15,6 +15,7 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    output::exit_quietly_on_closed_output();
     let cli = args::Cli::parse();
     let code = match cli.command {
         args::Command::Check(a) => commands::check::run(a),

@@ -30,6 +30,38 @@ pub fn exit_code(class: ExitClass) -> u8 {
     }
 }
 
+/// Exit code when the reader of stdout or stderr went away (`mcpr … | head`): 128 + SIGPIPE,
+/// what a program killed by the signal reports to its shell.
+pub const OUTPUT_CLOSED: i32 = 141;
+
+/// Makes a write to a closed stdout or stderr end the process quietly. `print!` and
+/// `eprint!` panic when the pipe is closed (EPIPE); this hook turns that one panic into
+/// an exit with [`OUTPUT_CLOSED`] after ending every server process group the run started,
+/// and leaves every other panic to the default hook. Installed once, first thing in `main`.
+pub fn exit_quietly_on_closed_output() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if is_closed_output(text) {
+            mcpr_runtime::kill_all_process_groups();
+            std::process::exit(OUTPUT_CLOSED);
+        }
+        default(info);
+    }));
+}
+
+/// Whether a panic message is the standard library's for a write to a closed pipe.
+fn is_closed_output(message: &str) -> bool {
+    (message.starts_with("failed printing to stdout")
+        || message.starts_with("failed printing to stderr"))
+        && message.contains("Broken pipe")
+}
+
 /// Runs `work` to its end on a multi-threaded runtime, unless SIGINT, SIGTERM or SIGHUP
 /// comes first: then every server process group the runtime started is ended and `Err`
 /// carries the signal's exit code (130, 143, 129).

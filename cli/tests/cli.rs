@@ -287,3 +287,27 @@ fn schema_prints_the_published_schema() {
     assert_eq!(v["$id"], mcpr_compiler::ir::SCHEMA_ID);
     assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
 }
+
+/// `mcpr … | head`: a reader that closes the pipe early ends the command quietly with 141
+/// (128 + SIGPIPE), with no panic message, for printing commands and for the schema alike.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    for args in [
+        &["check", "conformance-tests/compiler/invalid"][..],
+        &["explain", "MCPLANG101"][..],
+        &["schema"][..],
+    ] {
+        // The read end is closed before the command starts: its first write meets EPIPE.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = mcpr()
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

@@ -163,8 +163,9 @@ fn failure_report_points_at_the_line_with_expected_and_actual() {
     );
     for needle in [
         "✗ contains on a string failed",
-        "at conformance-tests/runtime/assertions-fail.mcpr:30:3",
-        "30 |   Call tool \"echo\" with:",
+        // The failed expectation's own line, not the call above it.
+        "at conformance-tests/runtime/assertions-fail.mcpr:32:3",
+        "32 |   Expect \"content[0].text\" contains \"bye\"",
         "expected: contains \"bye\"",
         "actual:   \"hello\"",
         "last MCP message (received, response)",
@@ -620,7 +621,7 @@ fn a_failure_inside_a_flow_names_the_flow_call() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("at conformance-tests/runtime/assertions-fail.mcpr:112:3"),
+        stdout.contains("at conformance-tests/runtime/assertions-fail.mcpr:115:3"),
         "{stdout}"
     );
     assert!(

@@ -11,6 +11,7 @@ pub mod ir;
 pub mod lower;
 pub mod names;
 pub mod profiles;
+pub mod regexp;
 pub mod source;
 pub mod syntax;
 pub mod yaml;

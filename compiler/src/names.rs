@@ -25,10 +25,15 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// go to the earliest candidate.
 pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
     let lower = name.to_lowercase();
+    let len = name.chars().count();
+    let limit = |c: &str| (c.chars().count().max(len) / 3).max(2);
     candidates
         .into_iter()
+        // The distance is at least the difference in length: skip what cannot be close
+        // without comparing (a long name against many candidates stays linear).
+        .filter(|c| c.chars().count().abs_diff(len) <= limit(c))
         .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= (c.chars().count().max(name.chars().count()) / 3).max(2))
+        .filter(|(d, c)| *d <= limit(c))
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c.to_string())
 }

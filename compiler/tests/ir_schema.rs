@@ -808,8 +808,9 @@ fn the_schema_rejects_broken_documents_at_the_right_place() {
             vec!["/targets".into()],
         ),
         (
-            "a single named server",
-            |d| d["servers"] = json!({"a": {"transport": "stdio", "command": "node"}}),
+            // One named server is a composition with `target` (issue 16); none is not.
+            "no named server",
+            |d| d["servers"] = json!({}),
             vec!["/servers".into()],
         ),
         (
@@ -1109,6 +1110,7 @@ fn full_assertion() -> Assertion {
         exists: Some(true),
         kind: Some(JsonType::Number),
         contains: Some(json!(1)),
+        not_contains: Some(json!(3)),
         length: Some(1),
         matches: Some("1".into()),
         schema: Some(Map::from_iter([("type".to_owned(), json!("number"))])),
@@ -1116,6 +1118,7 @@ fn full_assertion() -> Assertion {
         greater_than: Some(json!(0)),
         min_length: Some(0),
         max_length: Some(1),
+        source: Some(SourceLocation::new("a.mcpr", 5, 3)),
     }
 }
 

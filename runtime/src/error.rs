@@ -1,6 +1,7 @@
 //! Named run-time failures. Every failure carries a stable `MCP-*` code, the last MCP message
 //! exchanged and, when the server died, its exit status and the tail of its stderr.
 
+use serde_json::Value;
 use std::time::Duration;
 
 use crate::codes::RunCode;
@@ -158,7 +159,7 @@ pub enum ErrorKind {
         text: String,
     },
     /// A notification wait that found nothing.
-    #[error("no {method:?} notification{} within {}; {}", match .filter { Some(f) => format!(" matching {f}"), None => String::new() }, fmt_duration(*after), describe_waiting(.waiting))]
+    #[error("no {method:?} notification{} within {}; {}", match .filter { Some(f) => format!(" matching {f}"), None => String::new() }, fmt_duration(*after), describe_waiting(.waiting, *.more))]
     WaitTimeout {
         /// The awaited method.
         method: String,
@@ -166,8 +167,11 @@ pub enum ErrorKind {
         filter: Option<String>,
         /// The wait's deadline.
         after: Duration,
-        /// Methods of the notifications that are waiting to be taken (method, count).
-        waiting: Vec<(String, usize)>,
+        /// The notifications that arrived and are waiting to be taken, oldest first (method
+        /// and params), at most [`ARRIVED_SHOWN`] of them.
+        waiting: Vec<(String, Value)>,
+        /// How many more arrived than `waiting` shows.
+        more: usize,
     },
     /// A multi round-trip request that did not converge.
     #[error("{method}: {reason}")]
@@ -304,21 +308,35 @@ impl ErrorKind {
     }
 }
 
-fn describe_waiting(waiting: &[(String, usize)]) -> String {
+/// Most notifications a wait timeout lists.
+pub const ARRIVED_SHOWN: usize = 5;
+
+/// Most characters of one notification's params in a wait timeout.
+const PARAMS_SHOWN: usize = 200;
+
+fn describe_waiting(waiting: &[(String, Value)], more: usize) -> String {
     if waiting.is_empty() {
-        return "no other notification is waiting to be taken".into();
+        return "no other notification arrived (none is waiting to be taken)".into();
     }
     let parts: Vec<String> = waiting
         .iter()
-        .map(|(m, n)| {
-            if *n == 1 {
+        .map(|(m, params)| {
+            if params.is_null() {
                 m.clone()
             } else {
-                format!("{m} ×{n}")
+                format!("{m} {}", shorten(&params.to_string(), PARAMS_SHOWN))
             }
         })
         .collect();
-    format!("waiting to be taken: {}", parts.join(", "))
+    let tail = if more > 0 {
+        format!("; and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "arrived and waiting to be taken: {}{tail}",
+        parts.join("; ")
+    )
 }
 
 /// Formats a duration the way failure messages show it (`300ms`, `2s`, `1.5s`).
@@ -503,10 +521,28 @@ mod tests {
             filter: Some("{\"data.echoed\":\"never\"}".into()),
             after: Duration::from_millis(300),
             waiting: vec![],
+            more: 0,
         };
         assert_eq!(
             k.to_string(),
-            "no \"notifications/message\" notification matching {\"data.echoed\":\"never\"} within 300ms; no other notification is waiting to be taken"
+            "no \"notifications/message\" notification matching {\"data.echoed\":\"never\"} within 300ms; no other notification arrived (none is waiting to be taken)"
+        );
+        let k = ErrorKind::WaitTimeout {
+            method: "notifications/progress".into(),
+            filter: Some("{\"data.status\":\"done\"}".into()),
+            after: Duration::from_secs(2),
+            waiting: vec![
+                (
+                    "notifications/progress".into(),
+                    serde_json::json!({"data": {"status": "running"}}),
+                ),
+                ("notifications/tools/list_changed".into(), Value::Null),
+            ],
+            more: 3,
+        };
+        assert_eq!(
+            k.to_string(),
+            "no \"notifications/progress\" notification matching {\"data.status\":\"done\"} within 2s; arrived and waiting to be taken: notifications/progress {\"data\":{\"status\":\"running\"}}; notifications/tools/list_changed; and 3 more"
         );
     }
 

@@ -346,3 +346,62 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");
 }
+
+/// A failed expectation is reported at its own `Expect` line, not at the action above it:
+/// the `.mcpr` compiler gives each assertion its position, the step keeps the action's.
+#[tokio::test]
+async fn a_failed_expectation_is_reported_at_its_own_expect_line() {
+    let r = run_one(json!([{
+        "name": "wrong sum",
+        "steps": [
+            {"name": "add", "tool": {"name": "add", "arguments": {"a": 1, "b": 1}},
+             "assert": {"json": [
+                 {"path": "$.structuredContent.sum", "equals": 2,
+                  "source": {"file": "suite.mcpr", "line": 8, "column": 3}},
+                 {"path": "$.structuredContent.sum", "equals": 3,
+                  "source": {"file": "suite.mcpr", "line": 9, "column": 3}},
+             ]},
+             "source": {"file": "suite.mcpr", "line": 7, "column": 3}},
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Failed);
+    let f = r.failure.as_ref().expect("failure");
+    assert_eq!(f.code, "MCP-ASSERT-001");
+    let at = f.location.as_ref().expect("a location");
+    assert_eq!((at.line, at.column), (9, 3), "{f:?}");
+    // The step still names the action's line.
+    assert_eq!(r.steps[0].source.as_ref().map(|s| s.line), Some(7));
+}
+
+/// The same through the compiler: the lowered assertion carries the `Expect` line.
+#[tokio::test]
+async fn compiled_expectations_carry_their_own_lines() {
+    let text = "Server: node s.js\n\nTest: \"t\"\n  Call tool \"add\" with:\n    a: 1\n    b: 1\n  Expect \"structuredContent.sum\" equals 2\n  Expect \"structuredContent.sum\" equals 3\n";
+    let mut map = mcpr_compiler::SourceMap::new();
+    let id = map.add(mcpr_compiler::source::SourceFile::new(
+        "suite.mcpr",
+        text.to_string(),
+    ));
+    let out = mcpr_compiler::lower::compile(
+        &mut map,
+        id,
+        &mcpr_compiler::lower::MemoryLoader::default(),
+        &mcpr_compiler::lower::Options::default(),
+    );
+    let suite = out.suite.expect("compiles");
+    let step = &suite.tests[0].steps[0];
+    assert_eq!(step.source.as_ref().map(|s| s.line), Some(4));
+    let lines: Vec<u32> = step
+        .assert
+        .as_ref()
+        .and_then(|a| a.json.as_ref())
+        .map(|j| {
+            j.as_slice()
+                .iter()
+                .filter_map(|a| a.source.as_ref().map(|s| s.line))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(lines, [7, 8]);
+}

@@ -505,7 +505,7 @@ async fn subscriptions_and_list_changed_in_each_era() {
     assert!(
         again
             .to_string()
-            .contains("no other notification is waiting to be taken"),
+            .contains("no other notification arrived (none is waiting to be taken)"),
         "{again}"
     );
     c.close().await;

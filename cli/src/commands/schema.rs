@@ -20,8 +20,10 @@ pub fn run() -> u8 {
         .and_then(|()| out.flush());
     match written {
         Ok(()) => output::OK,
-        // A closed pipe (`mcpr schema | head`) is the reader's choice, not a failure.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => output::OK,
+        // A closed pipe (`mcpr schema | head`): quiet, as every command (output.rs).
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            std::process::exit(output::OUTPUT_CLOSED)
+        }
         Err(e) => {
             eprintln!("error: cannot write the schema: {e}");
             output::USAGE

@@ -86,6 +86,7 @@ registry! {
     BadReference = 105, Error, "Malformed ${...} reference", "";
     BadDuration = 106, Error, "Invalid duration", "QA-LANG-001";
     BadNumber = 107, Error, "Invalid number", "QA-LANG-001";
+    BadPattern = 108, Error, "Invalid regular expression", "";
     // 2xx: structure
     DuplicateName = 201, Error, "Duplicate test, flow or data source name", "MCPLANG201";
     TestWithoutAction = 202, Error, "Test has no action", "MCPLANG202";

@@ -52,6 +52,21 @@ pub enum Problem {
         /// Largest allowed value.
         max: i64,
     },
+    /// A regular expression that does not compile (ECMAScript, [`crate::regexp`]).
+    BadPattern {
+        /// The engine's reason.
+        reason: String,
+    },
+    /// `""` where a statement needs a name, a URI, a method or a path.
+    EmptyName {
+        /// What belongs between the quotes.
+        what: &'static str,
+    },
+    /// `Expect "x" is a WORD` where the word is no JSON type.
+    NotAType {
+        /// The word as written.
+        found: String,
+    },
     /// Two tests, flows or data sources share a name.
     DuplicateName {
         /// "test", "flow" or "data source".

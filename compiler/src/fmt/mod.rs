@@ -40,12 +40,11 @@ pub fn suite_value(suite: &Suite) -> Value {
     serde_json::to_value(&s).unwrap_or(Value::Null)
 }
 
-/// Removes every step's source position and flow frames.
+/// Removes every step's and assertion's source position and the flow frames.
 pub fn strip_locations(suite: &mut Suite) {
     for t in &mut suite.tests {
         for step in &mut t.steps {
-            step.source = None;
-            step.flow.clear();
+            step.clear_locations();
         }
     }
 }

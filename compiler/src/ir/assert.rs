@@ -102,6 +102,14 @@ pub struct Assertion {
         skip_serializing_if = "Option::is_none"
     )]
     pub contains: Option<Value>,
+    /// Substring, element or subset the value must not contain (the negation of
+    /// `contains`; mcpr addition).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub not_contains: Option<Value>,
     /// Length of a string or array.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
@@ -128,6 +136,10 @@ pub struct Assertion {
     /// Greatest length of a string (in characters) or array (mcpr addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<u64>,
+    /// Position of the `Expect` statement that produced the assertion, where a failure of it
+    /// is reported (mcpr addition; the step's own `source` is the action's line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<super::SourceLocation>,
 }
 
 /// The JSON kinds an assertion's `type` can name.

@@ -38,6 +38,19 @@ pub struct Step {
 }
 
 impl Step {
+    /// Removes what only `.mcpr` sources supply: the step's and its assertions' positions
+    /// and the flow frames.
+    pub fn clear_locations(&mut self) {
+        self.source = None;
+        self.flow.clear();
+        if let Some(json) = self.assert.as_mut().and_then(|a| a.json.as_mut()) {
+            match json {
+                super::JsonAssertions::List(list) => list.iter_mut().for_each(|a| a.source = None),
+                super::JsonAssertions::One(one) => one.source = None,
+            }
+        }
+    }
+
     /// A step performing `kind` with every other setting left out.
     pub fn new(kind: StepKind) -> Self {
         Self {

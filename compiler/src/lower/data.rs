@@ -323,7 +323,7 @@ fn condition(l: &mut Lower<'_>, compare: Compare, value: &Text) -> Option<WhereC
             let re = unquote(&value.value).to_string();
             ops(&|o| o.matches = Some(re.clone()))
         }
-        Compare::GreaterThan | Compare::LessThan | Compare::Contains => {
+        Compare::GreaterThan | Compare::LessThan | Compare::Contains | Compare::NotContains => {
             let Value::Number(n) = values::typed(&value.value) else {
                 l.report(
                     Problem::NonNumericFilter {

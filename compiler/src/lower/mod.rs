@@ -12,6 +12,7 @@ mod flows;
 pub mod imports;
 pub mod legacy;
 mod mcpr;
+mod validate;
 pub mod values;
 pub mod yaml;
 
@@ -165,6 +166,11 @@ fn compile_mcpr(
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let suite = mcpr::lower(&mut l, &parsed.document, &docs, threads);
+    if let Some(s) = &suite
+        && !l.diags.iter().any(Diagnostic::is_error)
+    {
+        validate::lowered(&mut l, s);
+    }
     finish(suite, l.diags, Some(parsed.document))
 }
 
@@ -180,6 +186,12 @@ fn finish(
         diagnostics.retain(|d| d.code.number() < 900);
     }
     crate::diagnostics::sort(&mut diagnostics);
+    // The compiler always writes the IR's layout version, whichever format the suite came
+    // in (a YAML suite usually leaves it out).
+    let suite = suite.map(|mut s| {
+        s.ir_version.get_or_insert(crate::ir::IR_VERSION);
+        s
+    });
     Compiled {
         suite: if failed { None } else { suite },
         diagnostics,

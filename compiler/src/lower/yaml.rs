@@ -217,27 +217,10 @@ fn json_message(e: &serde_json::Error) -> String {
 
 /// The YAML parser's message, reworded where it speaks to programmers.
 fn yaml_message(message: &str) -> String {
-    if let Some(rest) = message.strip_prefix("duplicate mapping key: ") {
-        let key = rest
-            .split(", set DuplicateKeyPolicy")
-            .next()
-            .unwrap_or(rest);
-        return format!("the key `{key}` appears twice in the same mapping");
-    }
     if message.starts_with("multiple YAML documents") {
         return "a suite file holds one YAML document, but this `---` starts a second one".into();
     }
-    if let Some(rest) = message.strip_prefix("budget breached: ") {
-        if let Some(depth) = rest
-            .strip_prefix("Depth { depth: ")
-            .and_then(|r| r.strip_suffix(" }"))
-        {
-            let limit = depth.parse::<u64>().map_or(64, |d| d.saturating_sub(1));
-            return format!("values are nested more than {limit} levels deep here");
-        }
-        return format!("the document exceeds a reading limit ({rest})");
-    }
-    message.to_string()
+    crate::yaml::reword(message)
 }
 
 /// Where deserialising the IR failed: the first test or step that does not deserialise on
@@ -369,6 +352,22 @@ fn scalar_refs(text: &str, node: &Node, out: &mut Vec<(String, Span)>) {
 /// The checks `.mcpr` files get too, where they apply to a suite written as data.
 fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
     let file = l.entry;
+    // Regular expressions compile (ECMAScript), as in `.mcpr` files.
+    for (path, pattern) in super::validate::patterns(suite) {
+        if let Err(e) = crate::regexp::check_template(&pattern) {
+            let key = path.len() >= 2 && path[path.len() - 2] == "patternProperties";
+            let span = if key {
+                key_at(tree, &path)
+            } else {
+                value_at(tree, &path)
+            };
+            l.report(
+                Problem::BadPattern { reason: e.reason },
+                file,
+                span.unwrap_or(tree.span),
+            );
+        }
+    }
     let text = l.map.get(file).text();
     let servers: Vec<String> = suite
         .servers

@@ -4,7 +4,7 @@ use super::recognise::opener_usage;
 use super::tree::*;
 use super::{Line, LineKind, Parser};
 use crate::diagnostics::Problem;
-use crate::diagnostics::problem::TableProblem;
+use crate::diagnostics::problem::{AliasKind, TableProblem};
 use crate::source::Span;
 
 impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
@@ -75,6 +75,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let last = self.lines[end - 1].span.end as usize;
         let span = Span::new(first, last);
         let _ = owner;
+        if self.refuse_anchors(start, end, &removed, &text) {
+            self.yaml_text = text;
+            return Some(YamlBlock { span, value: None });
+        }
         let parsed = crate::yaml::parse(&text);
         self.yaml_text = text;
         match parsed {
@@ -109,6 +113,39 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 Some(YamlBlock { span, value: None })
             }
         }
+    }
+
+    /// Reports every anchor and alias of a block's YAML (MCPLANG606, as in YAML suites) and
+    /// says whether there was one: such a block is never parsed, so an alias is never
+    /// expanded (a few kilobytes of nested aliases would otherwise become gigabytes).
+    fn refuse_anchors(&mut self, start: usize, end: usize, removed: &[usize], text: &str) -> bool {
+        let found = crate::yaml::anchors(text);
+        for a in &found {
+            let at = |byte: usize| {
+                let before = &text[..byte];
+                let line = before.matches('\n').count() as u32 + 1;
+                let from = before.rfind('\n').map_or(0, |i| i + 1);
+                let column = before[from..].chars().count() as u32 + 1;
+                (line, column)
+            };
+            let (l0, c0) = at(a.span.start as usize);
+            let first = self.yaml_position(start, end, removed, l0, c0);
+            let chars = text[a.span.range()].chars().count() as u32;
+            let last = self.yaml_position(start, end, removed, l0, c0 + chars.max(1) - 1);
+            let what = if a.alias {
+                AliasKind::Alias
+            } else {
+                AliasKind::Anchor
+            };
+            self.report(
+                Problem::YamlAlias {
+                    what,
+                    name: a.name.clone(),
+                },
+                Span::new(first.start as usize, last.end.max(first.end) as usize),
+            );
+        }
+        !found.is_empty()
     }
 
     /// Maps a YAML (line, character column) inside a block to a file span.
@@ -173,6 +210,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             self.lines[start].span.start as usize,
             self.lines[end - 1].span.end as usize,
         );
+        if self.refuse_anchors(start, end, &removed, &text) {
+            return Some(YamlBlock { span, value: None });
+        }
         match crate::yaml::parse(&text) {
             Ok(serde_json::Value::Array(rows))
                 if !rows.is_empty()

@@ -92,6 +92,12 @@ fn body(block: &Node, test: Option<&Text>, file_id: usize, diags: &mut Vec<Diagn
                 }
                 iteration_seen = true;
             }
+            // A broken line may have been the action: what follows it is not reported
+            // as standing before one.
+            DeclKind::Error => {
+                has_action = true;
+                current = Some("step");
+            }
             DeclKind::Section => {
                 current = None;
                 cleared_by = "a section marker";

@@ -11,6 +11,7 @@ pub mod vocab;
 
 mod blocks;
 mod check;
+mod forms;
 mod recognise;
 mod scan;
 

@@ -92,6 +92,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         }
         if node.stmt.opens_yaml_block() {
             node.yaml = self.yaml_block(line, &node).map(Box::new);
+        } else if matches!(node.stmt, Stmt::Error) && opens_block(self.text(line.trimmed)) {
+            // A broken line that ends in `with:` still owns its block: its lines are not
+            // statements, and one mistake is reported once.
+            self.take_block(line);
         } else if matches!(node.stmt, Stmt::ForEachRow) {
             if self.rows_in_yaml(line) {
                 node.yaml = self.yaml_rows(line).map(Box::new);
@@ -138,6 +142,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             LineResult::Ok(stmt) => {
                 let node = simple(stmt, line);
                 self.check_values(&node.stmt);
+                self.check_meaning(&node.stmt, toks);
                 node
             }
             LineResult::Unknown => {
@@ -177,6 +182,18 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                         Span::at(line.trimmed.end as usize)
                     } else {
                         span
+                    };
+                    // `Expect it fails` is closest to `Expect it succeeds` but means the
+                    // opposite: point at the form that says it.
+                    let failing = ["fails", "fail", "failed", "errors"]
+                        .iter()
+                        .any(|w| self.text(span).eq_ignore_ascii_case(w));
+                    let (usage, expected) = if usage == "Expect it succeeds" && failing {
+                        let word = self.text(span);
+                        let said = format!("`{word}`: a failing call is expected with `an error`");
+                        ("Expect an error", said)
+                    } else {
+                        (usage, expected)
                     };
                     self.report(Problem::MalformedStatement { usage, expected }, caret);
                 }
@@ -425,6 +442,18 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     }
 }
 
+/// Whether a line's text ends in `with:` (any case, spaces before the colon allowed).
+fn opens_block(text: &str) -> bool {
+    let Some(head) = text.strip_suffix(':') else {
+        return false;
+    };
+    let head = head.trim_end();
+    head.len() >= 4
+        && head.is_char_boundary(head.len() - 4)
+        && head[head.len() - 4..].eq_ignore_ascii_case("with")
+        && head[..head.len() - 4].ends_with(char::is_whitespace)
+}
+
 /// A node for one line with no block or table.
 pub(super) fn simple(stmt: Stmt, line: &Line) -> Node {
     Node {
@@ -480,6 +509,7 @@ fn range_of(what: &str) -> Option<(i64, i64)> {
     match what {
         "percentile" => Some((1, 100)),
         "window size" => Some((1, 1000)),
+        "row count" => Some((1, i64::MAX)),
         _ => None,
     }
 }

@@ -496,7 +496,7 @@ statements! { src =>
     WaitForNotification {
         rule: wait_for_notification(),
         first: ["wait"],
-        usage: "Wait for notification \"METHOD\" within 5 seconds",
+        usage: "Wait for notification \"METHOD\" where \"PATH\" equals VALUE within 5 seconds",
         opens: [
             "wait for notification" => "Wait for notification \"METHOD\" within 5 seconds",
         ],

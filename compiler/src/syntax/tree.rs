@@ -76,6 +76,8 @@ pub enum Compare {
     NotEquals,
     /// `contains`
     Contains,
+    /// `does not contain`
+    NotContains,
     /// `matches`
     Matches,
     /// `is one of`
@@ -289,6 +291,10 @@ pub enum Stmt {
     },
     WaitForNotification {
         method: Text,
+        /// `where "PATH" equals VALUE` conditions on the params: (dot path, value as
+        /// written; a quoted value is text, an unquoted one is typed like YAML).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        filter: Vec<(Text, Text)>,
         within: Option<Duration>,
     },
     SetLogLevel {

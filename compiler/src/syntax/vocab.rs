@@ -23,7 +23,8 @@ pub fn suggest(line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
     let lower = line.to_lowercase();
     // Keep only the keyword-like prefix: stop at the first quote.
     let head = lower.split(['"', '\'']).next().unwrap_or("");
-    let words: Vec<&str> = head.split_whitespace().collect();
+    // No opening phrase is longer than a few words.
+    let words: Vec<&str> = head.split_whitespace().take(8).collect();
     let mut best: Option<(usize, usize, &'static str)> = None;
     for (phrase, usage) in openings(vocabulary) {
         let n = phrase.split(' ').count();
@@ -31,8 +32,13 @@ pub fn suggest(line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
             continue;
         }
         let candidate = words.iter().take(n).copied().collect::<Vec<_>>().join(" ");
-        let d = crate::names::edit_distance(&candidate, phrase);
         let limit = (phrase.len() / 3).max(1);
+        // The distance is at least the difference in length: a word of a megabyte is not
+        // compared character by character with every phrase (that took minutes).
+        if candidate.chars().count().abs_diff(phrase.chars().count()) > limit {
+            continue;
+        }
+        let d = crate::names::edit_distance(&candidate, phrase);
         if d <= limit && best.is_none_or(|(bd, bn, _)| d < bd || (d == bd && n > bn)) {
             best = Some((d, n, usage));
         }

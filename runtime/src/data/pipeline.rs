@@ -11,7 +11,7 @@ use crate::codes::RunCode;
 use std::collections::{HashMap, VecDeque};
 
 use mcpr_compiler::ir::{Column, DataSource, JoinKind, OrderedMap, WhereCondition};
-use regex::Regex;
+use mcpr_compiler::regexp::Pattern as Regex;
 use serde_json::Value;
 
 use super::coerce::{self, CellProblem, as_text, show_value, strict_equal, type_word};
@@ -28,7 +28,7 @@ enum Condition {
         equals: Option<Value>,
         not_equals: Option<Value>,
         one_of: Option<Vec<Value>>,
-        matches: Option<Regex>,
+        matches: Option<Box<Regex>>,
         greater_than: Option<f64>,
         less_than: Option<f64>,
     },
@@ -159,7 +159,7 @@ impl Spec {
                     not_equals: o.not_equals.clone(),
                     one_of: o.one_of.clone(),
                     matches: match &o.matches {
-                        Some(p) => Some(Regex::new(p).map_err(|e| {
+                        Some(p) => Some(Box::new(mcpr_compiler::regexp::compile(p).map_err(|e| {
                             DataError::new(
                                 RunCode::BadPattern,
                                 format!(
@@ -168,7 +168,7 @@ impl Spec {
                                 ),
                             )
                             .help("escape special characters with a backslash")
-                        })?),
+                        })?)),
                         None => None,
                     },
                     greater_than: o.greater_than.as_ref().map(number),

@@ -45,6 +45,31 @@ pub fn show(v: &Value) -> String {
     }
 }
 
+/// Items of an array a length mismatch shows.
+const ITEMS_SHOWN: usize = 3;
+
+/// A value whose length was wrong: an array as its first few items (each shortened) and how
+/// many more there are, not the whole array; anything else as [`show`].
+fn show_items(v: &Value) -> String {
+    let Value::Array(items) = v else {
+        return show(v);
+    };
+    if items.len() <= ITEMS_SHOWN && v.to_string().len() <= 100 {
+        return v.to_string();
+    }
+    let first: Vec<String> = items
+        .iter()
+        .take(ITEMS_SHOWN)
+        .map(|i| crate::error::shorten(&i.to_string(), 100))
+        .collect();
+    let more = items.len().saturating_sub(ITEMS_SHOWN);
+    if more == 0 {
+        format!("[{}]", first.join(", "))
+    } else {
+        format!("[{}, … and {more} more]", first.join(", "))
+    }
+}
+
 fn show_opt(v: Option<&Value>) -> String {
     v.map_or_else(|| "(absent)".to_string(), show)
 }
@@ -179,7 +204,7 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                 at(&format!("does not have length {n}")),
                 Some(format!("length {n}")),
                 Some(match (got, value) {
-                    (Some(g), Some(v)) => format!("length {g}: {}", show(v)),
+                    (Some(g), Some(v)) => format!("length {g}: {}", show_items(v)),
                     (_, v) => format!("no length (not a string or array): {}", show_opt(v)),
                 }),
             ));
@@ -194,8 +219,17 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             Some(show_opt(value)),
         ));
     }
+    if let Some(unwanted) = &a.not_contains
+        && value.is_some_and(|v| contains(v, unwanted))
+    {
+        return Err(Mismatch::new(
+            at("contains a value it must not contain"),
+            Some(format!("does not contain {}", show(unwanted))),
+            Some(show_opt(value)),
+        ));
+    }
     if let Some(pattern) = &a.matches {
-        let re = regex::Regex::new(pattern).map_err(|e| {
+        let re = mcpr_compiler::regexp::compile(pattern).map_err(|e| {
             Mismatch::new(
                 format!("invalid regular expression {pattern:?}: {e}"),
                 None,
@@ -257,7 +291,10 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                 return Err(Mismatch::new(
                     at(&format!("has length {g}, not {range}")),
                     Some(format!("length {range}")),
-                    Some(format!("length {g}: {}", show_opt(value))),
+                    Some(format!(
+                        "length {g}: {}",
+                        value.map_or_else(|| "(absent)".to_string(), show_items)
+                    )),
                 ));
             }
             None => {
@@ -362,7 +399,7 @@ pub fn check_error(err: &McpError, want: &ErrorExpectation) -> Result<(), Mismat
         ));
     }
     if let Some(pattern) = &want.matches {
-        let re = regex::Regex::new(pattern).map_err(|e| {
+        let re = mcpr_compiler::regexp::compile(pattern).map_err(|e| {
             Mismatch::new(
                 format!("invalid regular expression {pattern:?}: {e}"),
                 None,
@@ -382,6 +419,25 @@ pub fn check_error(err: &McpError, want: &ErrorExpectation) -> Result<(), Mismat
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_length_mismatch_shows_the_count_and_the_first_items() {
+        let long: Vec<Value> = (0..500)
+            .map(|i| json!({"name": format!("tool-{i}"), "description": "x".repeat(50)}))
+            .collect();
+        let r = json!({"tools": long});
+        let a: Assertion =
+            serde_json::from_value(json!({"path": "$.tools", "length": 14})).unwrap();
+        let m = check_assertion(&r, &a).unwrap_err();
+        let actual = m.actual.unwrap();
+        assert!(actual.starts_with("length 500: [{"), "{actual}");
+        assert!(actual.ends_with(", … and 497 more]"), "{actual}");
+        assert!(actual.len() < 400, "{} bytes: {actual}", actual.len());
+        let short = json!({"l": [1, 2]});
+        let a: Assertion = serde_json::from_value(json!({"path": "$.l", "length": 3})).unwrap();
+        let m = check_assertion(&short, &a).unwrap_err();
+        assert_eq!(m.actual.as_deref(), Some("length 2: [1,2]"));
+    }
+
     use super::*;
     use serde_json::json;
 
@@ -419,12 +475,21 @@ mod tests {
         assert!(!ok(json!({"path": "$.l", "contains": {"a": 2}})));
         assert!(ok(json!({"path": "$.o", "contains": {"x": {"y": 1}}})));
         assert!(!ok(json!({"path": "$.o", "contains": {"x": {"y": 2}}})));
+        assert!(ok(json!({"path": "$.s", "notContains": "bye"})));
+        assert!(!ok(json!({"path": "$.s", "notContains": "lo wo"})));
+        assert!(ok(json!({"path": "$.l", "notContains": {"a": 2}})));
+        assert!(!ok(json!({"path": "$.l", "notContains": {"a": 1}})));
+        assert!(ok(json!({"path": "$.zz", "notContains": "x"})));
         assert!(ok(json!({"path": "$.l", "length": 2})));
         assert!(ok(json!({"path": "$.s", "length": 11})));
         assert!(!ok(json!({"path": "$.n", "length": 1})));
         assert!(ok(json!({"path": "$.o", "type": "object"})));
         assert!(!ok(json!({"path": "$.n", "type": "string"})));
         assert!(ok(json!({"path": "$.s", "matches": "^hel+o"})));
+        // ECMAScript: look-ahead and look-behind work.
+        assert!(ok(json!({"path": "$.s", "matches": "hello(?= world)"})));
+        assert!(ok(json!({"path": "$.s", "matches": "(?<=hello )world"})));
+        assert!(!ok(json!({"path": "$.s", "matches": "(?<!hello )world"})));
         assert!(!ok(json!({"path": "$.n", "matches": "2"})));
         assert!(ok(
             json!({"path": "$.o", "schema": {"type": "object", "required": ["x"]}})

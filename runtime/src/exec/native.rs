@@ -245,7 +245,13 @@ impl StepRunner<'_> {
                 _ => break,
             }
         }
-        Ok(Reply::Ok(json!({"items": items, "pages": pages})))
+        // `items` and `pages` as the first implementation wrote them, and the list under its
+        // own name (`tools`, `resources`, …) as a single page has it.
+        let mut result = serde_json::Map::new();
+        result.insert(field.to_string(), Value::Array(items.clone()));
+        result.insert("items".into(), Value::Array(items));
+        result.insert("pages".into(), json!(pages));
+        Ok(Reply::Ok(Value::Object(result)))
     }
 
     pub(super) async fn request_with_extras(

@@ -33,7 +33,10 @@ impl StepRunner<'_> {
                     failure.message = format!("step “{name}” timed out: {}", failure.message);
                 }
                 failure.step = Some(name.clone());
-                failure.location = step.source.clone();
+                // An assertion's failure already names its `Expect` line.
+                if failure.location.is_none() {
+                    failure.location = step.source.clone();
+                }
                 failure.flow = step.flow.clone();
                 if failure.last_message.is_none() {
                     failure.last_message = self.client.session().last_message().map(|m| {
@@ -251,9 +254,17 @@ impl StepRunner<'_> {
         elapsed: Duration,
     ) -> Result<(), StepFail> {
         for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
-            check_assertion(value, assertion)?;
+            // A failed expectation is reported at its own `Expect` line when it has one.
+            let here = |mut f: StepFail| {
+                if f.failure.location.is_none() {
+                    f.failure.location = assertion.source.clone();
+                }
+                f
+            };
+            check_assertion(value, assertion).map_err(|m| here(m.into()))?;
             if let Some(snap) = &assertion.snapshot {
-                self.check_snapshot(value, assertion.path.as_deref(), snap)?;
+                self.check_snapshot(value, assertion.path.as_deref(), snap)
+                    .map_err(here)?;
             }
         }
         if let Some(max) = a.max_duration_ms

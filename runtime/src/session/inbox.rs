@@ -122,15 +122,22 @@ impl Session {
                 _ = &mut notified => {}
                 _ = tokio::time::sleep_until(deadline) => {
                     let st = self.inner.state.lock().expect("state lock");
-                    let mut waiting: Vec<(String, usize)> = Vec::new();
-                    for n in &st.inbox {
-                        match waiting.iter_mut().find(|(m, _)| *m == n.method) {
-                            Some((_, c)) => *c += 1,
-                            None => waiting.push((n.method.clone(), 1)),
-                        }
-                    }
+                    let shown = crate::error::ARRIVED_SHOWN;
+                    let waiting: Vec<(String, Value)> = st
+                        .inbox
+                        .iter()
+                        .take(shown)
+                        .map(|n| (n.method.clone(), n.params.clone()))
+                        .collect();
+                    let more = st.inbox.len().saturating_sub(shown);
                     drop(st);
-                    return Err(self.inner.error(ErrorKind::WaitTimeout { method: method.into(), filter: filter_text(filter), after: timeout, waiting }));
+                    return Err(self.inner.error(ErrorKind::WaitTimeout {
+                        method: method.into(),
+                        filter: filter_text(filter),
+                        after: timeout,
+                        waiting,
+                        more,
+                    }));
                 }
             }
         }

@@ -86,11 +86,34 @@ pub(super) fn number_out_of_range(
     min: &i64,
     max: &i64,
 ) -> Wording {
+    if *max == i64::MAX {
+        return w(
+            Code::BadNumber,
+            format!("must be at least {min}"),
+            format!("The {what} must be at least {min}, but it is {text}."),
+            Some(format!("write a {what} of {min} or more")),
+        );
+    }
     w(
         Code::BadNumber,
         format!("must be {min} to {max}"),
         format!("The {what} must be between {min} and {max}, but it is {text}."),
         Some(format!("write a {what} from {min} to {max}")),
+    )
+}
+
+pub(super) fn bad_pattern(reason: &str) -> Wording {
+    w(
+        Code::BadPattern,
+        "not a regular expression",
+        format!(
+            "This is not a regular expression mcpr can run: {reason}. Patterns are ECMAScript \
+             regular expressions (as in JSON Schema `pattern` and JavaScript with the `u` flag)."
+        ),
+        Some(
+            "escape characters that have a meaning in patterns with a backslash (`\\(`, `\\[`, `\\.`)"
+                .into(),
+        ),
     )
 }
 

@@ -193,12 +193,14 @@ pub(super) fn single_target(kind: &&'static str) -> Wording {
             "A parity run compares at least two servers, but the file declares one compare target."
                 .to_string()
         } else {
-            "A composition routes tests to at least two servers, but the file declares one named server.".to_string()
+            "A composition routes tests to at least two servers, but the file declares one named \
+             server and no default server."
+                .to_string()
         },
         Some(if *kind == "compare target" {
             "declare a second `Compare target`, or use `Server:` for a single server".into()
         } else {
-            "declare a second `Named server`, or use `Server:` for a single server".into()
+            "declare a default `Server:` beside it, or a second `Named server`".into()
         }),
     )
 }

@@ -217,3 +217,28 @@ pub(super) fn second_iteration() -> Wording {
         Some("remove one of them, or join the data in a `Data source:` block".into()),
     )
 }
+
+pub(super) fn not_a_type(found: &str) -> Wording {
+    w(
+        Code::MalformedStatement,
+        "not a JSON type",
+        format!(
+            "`is a …` checks the JSON type of a value, and `{found}` is not one: the types are \
+             string, number, boolean, object, array and null (`date` and `json` are column types \
+             of data sources)."
+        ),
+        Some(format!(
+            "write a JSON type such as `is a string`, or compare text with `equals \"a {found}\"`"
+        )),
+    )
+}
+
+pub(super) fn empty_name(what: &str) -> Wording {
+    let fix = format!("write the {what} between the quotes");
+    w(
+        Code::MalformedStatement,
+        format!("empty {what}"),
+        format!("The {what} between the quotes is empty; the statement needs one."),
+        Some(fix),
+    )
+}

@@ -90,6 +90,8 @@ pub(super) fn assertion(x: &Assertion) -> Option<Vec<String>> {
     let path = path_text(x.path.as_deref()?)?;
     let mut only = x.clone();
     only.path = None;
+    // Where the assertion was written is not printed: the printed line is its place.
+    only.source = None;
     let one = |f: &dyn Fn(&mut Assertion)| {
         let mut probe = only.clone();
         f(&mut probe);
@@ -110,6 +112,11 @@ pub(super) fn assertion(x: &Assertion) -> Option<Vec<String>> {
             return None;
         }
         format!("contains {}", typed_text(v)?)
+    } else if let Some(v) = &x.not_contains {
+        if !one(&|p| p.not_contains = None) {
+            return None;
+        }
+        format!("does not contain {}", typed_text(v)?)
     } else if x.exists == Some(true) && one(&|p| p.exists = None) {
         "exists".into()
     } else if let Some(k) = x.kind {

@@ -28,12 +28,35 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
         }
         NativeStep::AwaitNotification(a) => {
             let method = a.method.as_deref()?;
-            if name != named("Wait for notification", method) || a.params.is_some() {
+            let mut phrase_name = named("Wait for notification", method);
+            let mut conditions = String::new();
+            match &a.params {
+                None => {}
+                Some(Value::Object(m)) if !m.is_empty() => {
+                    for (i, (path, value)) in m.iter().enumerate() {
+                        let written = condition_value(value)?;
+                        let shown = match value {
+                            Value::String(t) => t.clone(),
+                            other => other.to_string(),
+                        };
+                        let and = if i == 0 { " where " } else { " and " };
+                        conditions.push_str(&format!("{and}{} equals {written}", qname(path)?));
+                        phrase_name.push_str(&format!(
+                            "{and}\u{201c}{path}\u{201d} equals \u{201c}{shown}\u{201d}"
+                        ));
+                    }
+                }
+                Some(_) => return None,
+            }
+            if name != phrase_name {
                 return None;
             }
             let within = duration(a.timeout_ms?)?;
             Some((
-                format!("Wait for notification {} within {within}", qname(method)?),
+                format!(
+                    "Wait for notification {}{conditions} within {within}",
+                    qname(method)?
+                ),
                 None,
                 cleanup,
             ))
@@ -161,6 +184,18 @@ pub(super) fn client_answer<'a>(behavior: &'a ClientBehavior, name: &str) -> Opt
                 None,
                 None,
             ))
+        }
+        _ => None,
+    }
+}
+
+/// A `where` value as one token that lowers back to `value`: text quoted, scalars as written.
+fn condition_value(value: &Value) -> Option<String> {
+    match value {
+        Value::String(t) => qname(t),
+        Value::Number(_) | Value::Bool(_) | Value::Null => {
+            let text = value.to_string();
+            (values::typed(&text) == *value).then_some(text)
         }
         _ => None,
     }

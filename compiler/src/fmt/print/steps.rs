@@ -6,8 +6,7 @@ use super::*;
 /// (its position, flow frames, and the phase when it is the section's).
 pub(super) fn run_step(step: &Step, section: Phase) -> Vec<String> {
     let mut copy = step.clone();
-    copy.source = None;
-    copy.flow = Vec::new();
+    copy.clear_locations();
     let mut m = match serde_json::to_value(&copy) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),

@@ -110,10 +110,17 @@ impl Legacy<'_> {
         let name = args.get(1).map(|w| self.template_of(&w.pieces));
         self.roots
             .push(ir::Root::Named(ir::NamedRoot { uri, name }));
-        // The behaviour replaces the whole list.
+        // The behaviour replaces the whole list. A line right after another `add_root`
+        // extends that one's step instead (see `root_added` in mod.rs): no copy then.
+        let roots = if self.roots_step {
+            Vec::new()
+        } else {
+            self.roots.clone()
+        };
+        self.root_added = true;
         let n = NativeStep::ConfigureClient(ir::ConfigureClientAction {
             behavior: Some(ir::ClientBehavior {
-                roots: Some(self.roots.clone()),
+                roots: Some(roots),
                 ..Default::default()
             }),
             timeout_ms: None,

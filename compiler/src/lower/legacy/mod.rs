@@ -19,7 +19,7 @@ use serde_json::{Map, json};
 use crate::SourceMap;
 use crate::diagnostics::problem::HeredocProblem;
 use crate::diagnostics::{Diagnostic, Problem};
-use crate::ir::{self, Assert, SourceLocation, Status, Step, StepKind, Suite, Test};
+use crate::ir::{self, Assert, NativeStep, SourceLocation, Status, Step, StepKind, Suite, Test};
 use crate::names::{edit_distance, slug};
 use crate::source::Span;
 
@@ -67,6 +67,8 @@ pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>
         diags: Vec::new(),
         set: Vec::new(),
         roots: Vec::new(),
+        root_added: false,
+        roots_step: false,
         last_sender: None,
         dollar: false,
     };
@@ -98,11 +100,26 @@ pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>
         };
         l.report(problem, span);
     }
-    let mut steps = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
     for line in &lexed.lines {
-        if let Some(step) = l.line(line) {
-            steps.push(step);
+        l.root_added = false;
+        let Some(step) = l.line(line) else {
+            l.roots_step = false;
+            continue;
+        };
+        if l.root_added && l.roots_step {
+            // A run of `add_root` lines is one step offering every root of the run.
+            if let Some(StepKind::Native(n)) = steps.last_mut().map(|s| &mut s.kind)
+                && let NativeStep::ConfigureClient(c) = n.as_mut()
+                && let Some(roots) = c.behavior.as_mut().and_then(|b| b.roots.as_mut())
+                && let Some(root) = l.roots.last()
+            {
+                roots.push(root.clone());
+            }
+            continue;
         }
+        l.roots_step = l.root_added;
+        steps.push(step);
     }
     if lexed.lines.is_empty() && lexed.errors.is_empty() {
         l.report(Problem::LegacyEmptyScript, Span::at(0));
@@ -169,6 +186,12 @@ struct Legacy<'a> {
     set: Vec<String>,
     /// Roots offered so far by `add_root`.
     roots: Vec<ir::Root>,
+    /// Set by `add_root` when it lowered a line: the loop then extends the previous step
+    /// when that was an `add_root` too (`roots_step`), so a run of N `add_root` lines costs
+    /// O(N), not N lists of up to N roots.
+    root_added: bool,
+    /// The last lowered step is an `add_root` one that later `add_root` lines extend.
+    roots_step: bool,
     /// The last command that talked to the server.
     last_sender: Option<Command>,
     /// Whether some template needs the `$` variable (a literal `${` in the script).
@@ -276,8 +299,13 @@ impl Legacy<'_> {
         let name = head.text();
         let command = Command::parse(&name);
         if command.is_none() {
+            let lower = name.to_lowercase();
+            let len = lower.chars().count();
+            // The distance is at least the difference in length: a megabyte-long word is
+            // not compared with every command.
             let suggestion = command_names()
-                .map(|c| (edit_distance(c, &name.to_lowercase()), c))
+                .filter(|c| c.len().abs_diff(len) <= (c.len() / 3).max(2))
+                .map(|c| (edit_distance(c, &lower), c))
                 .filter(|(d, c)| *d <= (c.len() / 3).max(2))
                 .min_by_key(|(d, _)| *d)
                 .map(|(_, c)| c);

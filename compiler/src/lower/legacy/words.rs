@@ -69,6 +69,7 @@ impl Legacy<'_> {
                     let suggestion = self
                         .set
                         .iter()
+                        .filter(|s| s.len().abs_diff(name.len()) <= (s.len() / 3).max(1))
                         .map(|s| (edit_distance(s, &name), s))
                         .filter(|(d, s)| *d <= (s.len() / 3).max(1))
                         .min_by_key(|(d, _)| *d)

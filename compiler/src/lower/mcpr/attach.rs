@@ -41,7 +41,7 @@ pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
         }
     }
     for x in a.json.as_ref().map_or(&[][..], |j| j.as_slice()) {
-        for v in [&x.equals, &x.not_equals, &x.contains]
+        for v in [&x.equals, &x.not_equals, &x.contains, &x.not_contains]
             .into_iter()
             .flatten()
         {
@@ -97,6 +97,8 @@ pub(super) fn attach(
 ) {
     let file = scope.file;
     let entry = l.entry;
+    // An assertion's failure is reported at its own `Expect` line.
+    let here = l.location(file, node.span);
     let step = &mut b.steps[i];
     let mut json_check: Option<Assertion> = None;
     match &node.stmt {
@@ -143,9 +145,11 @@ pub(super) fn attach(
                 Compare::Equals => a.equals = Some(typed()),
                 Compare::NotEquals => a.not_equals = Some(typed()),
                 Compare::Contains => a.contains = Some(typed()),
+                Compare::NotContains => a.not_contains = Some(typed()),
                 // A regular expression is text, never typed.
                 _ => a.matches = Some(scope.rename_str(&value.value)),
             }
+            a.source = Some(here);
             push_json(step, a);
             return;
         }
@@ -181,6 +185,24 @@ pub(super) fn attach(
         }
         Stmt::ExpectMatchesSchema { path } => {
             if let Some(schema) = block_map(node) {
+                let mut found = Vec::new();
+                super::super::validate::schema_patterns(&schema, &mut Vec::new(), &mut found);
+                for (_, pattern) in found {
+                    if let Err(e) = crate::regexp::check_template(&pattern) {
+                        // At the pattern as written in the block, when it is there verbatim.
+                        let at = node
+                            .yaml
+                            .as_ref()
+                            .and_then(|y| {
+                                let text = &l.map.get(file).text()[y.span.range()];
+                                let i = text.find(pattern.as_str())?;
+                                let start = y.span.start as usize + i;
+                                Some(Span::new(start, start + pattern.len()))
+                            })
+                            .unwrap_or(node.span);
+                        l.report(Problem::BadPattern { reason: e.reason }, file, at);
+                    }
+                }
                 let mut v = Value::Object(schema);
                 scope.rename_value(&mut v);
                 if let (Some(p), Value::Object(schema)) = (l.path(file, path), v) {
@@ -258,7 +280,8 @@ pub(super) fn attach(
         }
         _ => {}
     }
-    if let Some(a) = json_check {
+    if let Some(mut a) = json_check {
+        a.source = Some(here);
         push_json(&mut b.steps[i], a);
     }
 }

@@ -12,6 +12,11 @@ pub(super) fn named(verb: &str, subject: &str) -> String {
     s
 }
 
+/// `“subject”`: a quoted subject inside a step name.
+fn named_subject(subject: &str) -> String {
+    format!("\u{201c}{subject}\u{201d}")
+}
+
 /// A step made by an action line: its kind, its name and its `always`.
 type Action = (StepKind, String, Option<bool>);
 
@@ -163,17 +168,38 @@ fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action
                 )
             }
         }
-        Stmt::WaitForNotification { method, within } => {
+        Stmt::WaitForNotification {
+            method,
+            filter,
+            within,
+        } => {
+            // `where "a.b" equals V`: the params must hold V at the dot path.
+            let params = (!filter.is_empty()).then(|| {
+                let mut m = Map::new();
+                for (path, value) in filter {
+                    let mut v = if value.quoted {
+                        Value::String(value.value.clone())
+                    } else {
+                        values::typed(&value.value)
+                    };
+                    scope.rename_value(&mut v);
+                    m.insert(path.value.clone(), v);
+                }
+                Value::Object(m)
+            });
+            let mut name = named("Wait for notification", &method.value);
+            for (i, (path, value)) in filter.iter().enumerate() {
+                name.push_str(if i == 0 { " where " } else { " and " });
+                name.push_str(&named_subject(&path.value));
+                name.push_str(" equals ");
+                name.push_str(&named_subject(&value.value));
+            }
             let n = NativeStep::AwaitNotification(ir::AwaitNotificationAction {
                 method: Some(method.value.clone()),
-                params: None,
+                params,
                 timeout_ms: Some(within.as_ref().and_then(|d| d.ms).unwrap_or(5000)),
             });
-            (
-                StepKind::native(n),
-                named("Wait for notification", &method.value),
-                Some(cleanup),
-            )
+            (StepKind::native(n), name, Some(cleanup))
         }
         Stmt::SetLogLevel { level } => {
             let n = NativeStep::SetLogLevel(ir::LogLevelAction {

@@ -112,11 +112,15 @@ pub fn lower(
     for node in &doc.nodes {
         document_setting(l, &mut settings, node);
     }
+    // One named server beside a default server (`Server:`, `MCP URL:` or the command line's)
+    // is a composition of two; alone, it is the only server.
+    let named_is_default =
+        !settings.target_from_command_line && matches!(settings.target, Some((_, Link::Server(_))));
     for (kind, at) in [
         ("named server", &settings.servers_at),
         ("compare target", &settings.targets_at),
     ] {
-        if at.len() == 1 {
+        if at.len() == 1 && (kind == "compare target" || named_is_default) {
             l.report(Problem::SingleTarget { kind }, at[0].0, at[0].1);
         }
     }
@@ -160,8 +164,14 @@ pub fn lower(
         }
     }
 
+    // A test header that did not parse (`Test:` without a name) has its own diagnostic.
+    let text = l.map.get(entry).text();
+    let broken_header = doc.nodes.iter().any(|n| {
+        let head = text[n.span.range()].trim_start().to_ascii_lowercase();
+        matches!(n.stmt, Stmt::Error) && (head.starts_with("test") || head.starts_with("scenario"))
+    });
     if tests.is_empty() {
-        if !has_flows {
+        if !has_flows && !broken_header {
             let span = doc.nodes.first().map_or(Span::at(0), |n| n.span);
             l.report(Problem::NoTests, entry, span);
         }

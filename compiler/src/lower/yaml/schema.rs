@@ -82,6 +82,25 @@ pub fn check(tree: &Node, doc: &Value) -> Vec<Found> {
     out
 }
 
+/// Whether the document satisfies the schema (no words built).
+pub fn is_valid(doc: &Value) -> bool {
+    validator().is_valid(doc)
+}
+
+/// Every schema problem of the document with the path of the value it is about (the
+/// `.mcpr` check of a lowered suite locates them itself).
+pub fn problems_by_path(tree: &Node, doc: &Value) -> Vec<(Vec<String>, Problem)> {
+    let mut out = Vec::new();
+    for e in validator().iter_errors(doc) {
+        let segs = segments(e.instance_path().as_str());
+        let mut found = Vec::new();
+        explain(tree, &e, &mut found);
+        out.extend(found.into_iter().map(|f| (segs.clone(), f.problem)));
+    }
+    out.dedup();
+    out
+}
+
 /// The segments of a JSON pointer, unescaped.
 fn segments(pointer: &str) -> Vec<String> {
     pointer

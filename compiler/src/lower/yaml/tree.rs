@@ -11,7 +11,6 @@ use crate::source::Span;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::Spanned;
-use serde_saphyr::granit_parser::{self, Event};
 use std::fmt;
 
 /// One node of the tree.
@@ -172,46 +171,16 @@ fn only_comments(text: &str) -> bool {
     })
 }
 
-/// Every anchor and alias, found with the raw parser before the tree is built (up to the
-/// first syntax error, which the full read words).
+/// Every anchor and alias ([`crate::yaml::anchors`]), as read errors.
 fn scan_aliases(text: &str) -> Vec<ReadError> {
-    let mut opts = granit_parser::Options::default();
-    opts.emit_anchor_events = true;
-    opts.emit_unresolved_aliases = true;
-    let parser = granit_parser::Parser::new_from_str_with_options(text, opts);
-    let mut found = Vec::new();
-    for item in parser {
-        let Ok((event, span)) = item else {
-            break;
-        };
-        let alias = match event {
-            Event::Alias(_) | Event::UnresolvedAlias(_) => true,
-            Event::Anchor(_, _) => false,
-            _ => continue,
-        };
-        let token = match (span.start.byte_offset(), span.end.byte_offset()) {
-            (Some(a), Some(b)) if a <= b && b <= text.len() => Span::new(a, b),
-            _ => byte_span(text, span.start.index(), span.end.index()),
-        };
-        let name = text
-            .get(token.range())
-            .unwrap_or_default()
-            .trim_start_matches(['&', '*'])
-            .to_string();
-        found.push(ReadError::Alias {
-            alias,
-            name,
-            span: token,
-        });
-    }
-    found
-}
-
-/// Character indexes (what the parser counts) to a byte span of `text`.
-fn byte_span(text: &str, start_char: usize, end_char: usize) -> Span {
-    let start = char_to_byte(text, start_char);
-    let end = char_to_byte(text, end_char.max(start_char)).max(start);
-    Span::new(start, end)
+    crate::yaml::anchors(text)
+        .into_iter()
+        .map(|a| ReadError::Alias {
+            alias: a.alias,
+            name: a.name,
+            span: a.span,
+        })
+        .collect()
 }
 
 fn char_to_byte(text: &str, chars: usize) -> usize {

@@ -92,11 +92,26 @@ pub(crate) fn unsubscribe<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> 
 }
 
 pub(crate) fn wait_for_notification<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    // `where "data.status" equals "done" and "data.n" equals 3`: one token per value, so
+    // `within` can follow.
+    let value = choice((quoted(), word()));
+    let condition = quoted().then_ignore(kw("equals")).then(value);
+    let conditions = kw("where").ignore_then(
+        condition
+            .separated_by(kw("and"))
+            .at_least(1)
+            .collect::<Vec<_>>(),
+    );
     phrase("wait for notification")
         .ignore_then(quoted())
+        .then(conditions.or_not())
         .then(kw("within").ignore_then(duration()).or_not())
         .then_ignore(end())
-        .map(|(method, within)| Stmt::WaitForNotification { method, within })
+        .map(|((method, filter), within)| Stmt::WaitForNotification {
+            method,
+            filter: filter.unwrap_or_default(),
+            within,
+        })
         .boxed()
 }
 
@@ -280,6 +295,9 @@ pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, '
     let not_equal = phrase("does not equal")
         .ignore_then(rest(src))
         .map(|v| (Compare::NotEquals, v));
+    let not_contain = phrase("does not contain")
+        .ignore_then(rest(src))
+        .map(|v| (Compare::NotContains, v));
     let equals = kw("equals")
         .ignore_then(rest(src))
         .map(|v| (Compare::Equals, v));
@@ -289,7 +307,7 @@ pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, '
     let is_value = kw("is")
         .ignore_then(rest(src))
         .map(|v| (Compare::Equals, v));
-    let value = choice((not_equal, equals, contains, is_value));
+    let value = choice((not_equal, not_contain, equals, contains, is_value));
 
     let is_type = kw("is")
         .ignore_then(choice((kw("an"), kw("a"))))

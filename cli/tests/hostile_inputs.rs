@@ -1,0 +1,145 @@
+//! Hostile inputs (a CI job checking an untrusted pull request): `mcpr check` stays inside a
+//! memory and time ceiling on each of them. The built binary runs as a child; its peak
+//! resident memory is read from `/proc/<pid>/status` (`VmHWM`) while it runs, and it is
+//! killed, failing the test, the moment it passes the ceiling.
+
+mod common;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// Most resident memory `check` may use on any input here.
+const MEMORY_CEILING_KB: u64 = 200 * 1024;
+
+/// Most wall time `check` may take on any input here. The tests run the debug build, several
+/// times slower than a release, on a shared machine; the inputs that used to fail took tens of
+/// seconds (or gigabytes) there.
+const TIME_CEILING: Duration = Duration::from_secs(6);
+
+/// Peak resident memory of a running process, in kB (Linux).
+fn peak_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Runs `mcpr check FILE` in `dir` under the ceilings; returns its stdout and exit code.
+fn check_within_ceilings(dir: &Path, file: &str) -> (String, Option<i32>) {
+    // One at a time: each measurement is of `check` alone, not of the tests racing it.
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut child = common::mcpr_in(dir)
+        .args(["check", file])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mcpr starts");
+    let pid = child.id();
+    // Read stdout while the child runs: a full pipe would stall it.
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = stdout.read_to_string(&mut out);
+        out
+    });
+    let started = Instant::now();
+    let mut peak = 0;
+    let status = loop {
+        if let Some(kb) = peak_kb(pid) {
+            peak = peak.max(kb);
+        }
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if peak > MEMORY_CEILING_KB || started.elapsed() > TIME_CEILING {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{file}: check needed more than the ceiling ({peak} kB resident after {:?})",
+                started.elapsed()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (reader.join().expect("reader"), status.code())
+}
+
+/// Nested aliases: each level names the one before ten times, so the value has 10^depth
+/// leaves while the text stays a few hundred bytes per level.
+fn anchor_bomb(indent: &str, depth: usize) -> String {
+    let mut s = format!("{indent}l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..depth {
+        let refs = vec![format!("*l{}", i - 1); 10].join(", ");
+        s.push_str(&format!("{indent}l{i}: &l{i} [{refs}]\n"));
+    }
+    s
+}
+
+#[test]
+fn an_anchor_bomb_in_an_mcpr_block_is_refused_without_expanding() {
+    let body = anchor_bomb("    ", 12);
+    let text =
+        format!("Server: node server.js\n\nTest: \"Bomb\"\n  Call tool \"echo\" with:\n{body}");
+    let dir = common::scratch(&[("bomb.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "bomb.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("MCPLANG606"), "{out}");
+}
+
+#[test]
+fn an_anchor_bomb_in_a_yaml_suite_is_refused_without_expanding() {
+    let body = anchor_bomb("        ", 12);
+    let text = format!(
+        "version: 1\ntarget:\n  transport: stdio\n  command: node\ntests:\n  - name: Bomb\n    steps:\n      - tool: echo\n        arguments:\n{body}"
+    );
+    let dir = common::scratch(&[("bomb.yaml", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "bomb.yaml");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("MCPLANG606"), "{out}");
+}
+
+#[test]
+fn thousands_of_legacy_add_root_lines_lower_in_linear_space() {
+    // ~84 KB: once 3.9 GB, when each line's step carried every root so far.
+    let mut text = String::new();
+    for i in 0..4000 {
+        text.push_str(&format!("add_root file:///r/{i}\n"));
+    }
+    text.push_str("call_tool roots\n");
+    let dir = common::scratch(&[("roots.mcp", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "roots.mcp");
+    assert_eq!(code, Some(0), "{out}");
+}
+
+#[test]
+fn a_megabyte_on_one_line_of_a_test_body_checks_quickly() {
+    let long = "a".repeat(1 << 20);
+    let text = format!(
+        "Server: node server.js\n\nTest: \"Long\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect \"content[0].text\" equals \"{long}\"\n"
+    );
+    let dir = common::scratch(&[("long.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "long.mcpr");
+    assert_eq!(code, Some(0), "{out}");
+}
+
+#[test]
+fn a_megabyte_long_unknown_statement_is_reported_quickly() {
+    // Once 55 s: the did-you-mean compared the whole line with every opening phrase.
+    let long = "a".repeat(1 << 20);
+    let text = format!(
+        "Server: node server.js\n\nTest: \"Long\"\n  Call tool \"echo\"\n  Frobnicate {long}\n"
+    );
+    let dir = common::scratch(&[("long.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "long.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+}
+
+#[test]
+fn a_megabyte_long_legacy_command_is_reported_quickly() {
+    let text = format!("{}\n", "c".repeat(1 << 20));
+    let dir = common::scratch(&[("long.mcp", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "long.mcp");
+    assert_eq!(code, Some(2), "{out}");
+}

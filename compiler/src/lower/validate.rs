@@ -1,0 +1,175 @@
+//! What every surface's suite must satisfy, whatever it was written in: the suite schema
+//! (`docs/schema/suite.schema.json`) and regular expressions that compile. A YAML suite is
+//! checked against both with its located tree (`yaml.rs`); a `.mcpr` file's lowered suite is
+//! checked here the same way, so what `.mcpr` accepts, `mcpr convert` writes as YAML that
+//! `mcpr check` accepts too. Problems are located at the line of the step they concern.
+
+use super::Lower;
+use super::yaml::{schema, tree};
+use crate::diagnostics::Problem;
+use crate::ir::{JsonAssertions, Step, Suite, WhereCondition};
+use crate::source::Span;
+use serde_json::{Map, Value};
+
+/// Every regular expression of a suite, with its path in the suite document (`tests`, 0,
+/// `steps`, 1, `assert`, `json`, 0, `matches`).
+pub fn patterns(suite: &Suite) -> Vec<(Vec<String>, String)> {
+    let mut out = Vec::new();
+    for (i, t) in suite.tests.iter().enumerate() {
+        for (j, s) in t.steps.iter().enumerate() {
+            let at = vec!["tests".into(), i.to_string(), "steps".into(), j.to_string()];
+            step_patterns(s, &at, &mut out);
+        }
+    }
+    if let Some(sources) = &suite.data_sources {
+        for (name, ds) in sources.iter() {
+            for (column, c) in ds.filter.iter().flat_map(|f| f.iter()) {
+                if let WhereCondition::Operators(o) = c
+                    && let Some(p) = &o.matches
+                {
+                    let at = ["dataSources", name, "where", column, "matches"];
+                    out.push((at.iter().map(|s| s.to_string()).collect(), p.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn step_patterns(s: &Step, at: &[String], out: &mut Vec<(Vec<String>, String)>) {
+    let Some(a) = &s.assert else { return };
+    let with = |more: &[&str]| {
+        let mut p = at.to_vec();
+        p.push("assert".into());
+        p.extend(more.iter().map(|m| m.to_string()));
+        p
+    };
+    if let Some(m) = a.error.as_ref().and_then(|e| e.matches.as_ref()) {
+        out.push((with(&["error", "matches"]), m.clone()));
+    }
+    let (list, one) = match &a.json {
+        Some(JsonAssertions::List(l)) => (l.as_slice(), false),
+        Some(JsonAssertions::One(o)) => (std::slice::from_ref(o.as_ref()), true),
+        None => (&[][..], false),
+    };
+    for (k, x) in list.iter().enumerate() {
+        let k = k.to_string();
+        let base: Vec<&str> = if one {
+            vec!["json"]
+        } else {
+            vec!["json", k.as_str()]
+        };
+        if let Some(m) = &x.matches {
+            let mut p = base.clone();
+            p.push("matches");
+            out.push((with(&p), m.clone()));
+        }
+        if let Some(sc) = &x.schema {
+            let mut p = base.clone();
+            p.push("schema");
+            let mut found = Vec::new();
+            schema_patterns(sc, &mut Vec::new(), &mut found);
+            for (rest, pattern) in found {
+                let mut full = with(&p);
+                full.extend(rest);
+                out.push((full, pattern));
+            }
+        }
+    }
+}
+
+/// The `pattern` values and `patternProperties` keys of a JSON Schema, at any depth.
+pub(super) fn schema_patterns(
+    schema: &Map<String, Value>,
+    at: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, String)>,
+) {
+    for (key, value) in schema {
+        at.push(key.clone());
+        match (key.as_str(), value) {
+            ("pattern", Value::String(p)) => out.push((at.clone(), p.clone())),
+            ("patternProperties", Value::Object(props)) => {
+                for (p, sub) in props {
+                    at.push(p.clone());
+                    out.push((at.clone(), p.clone()));
+                    if let Value::Object(m) = sub {
+                        schema_patterns(m, at, out);
+                    }
+                    at.pop();
+                }
+            }
+            (_, Value::Object(m)) => schema_patterns(m, at, out),
+            (_, Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let Value::Object(m) = item {
+                        at.push(i.to_string());
+                        schema_patterns(m, at, out);
+                        at.pop();
+                    }
+                }
+            }
+            _ => {}
+        }
+        at.pop();
+    }
+}
+
+/// Checks a `.mcpr` file's lowered suite as a YAML suite is checked (schema, patterns).
+/// Runs when the file has no error so far: its own diagnostics come first.
+pub fn lowered(l: &mut Lower<'_>, suite: &Suite) {
+    for (path, pattern) in patterns(suite) {
+        if let Err(e) = crate::regexp::check_template(&pattern) {
+            let (file, span) = place(l, suite, &path);
+            l.report(Problem::BadPattern { reason: e.reason }, file, span);
+        }
+    }
+    let Ok(doc) = serde_json::to_value(suite) else {
+        return;
+    };
+    if schema::is_valid(&doc) {
+        return;
+    }
+    // Rare: build a located tree of the document to word each problem as YAML suites do.
+    let Ok(text) = serde_json::to_string(&doc) else {
+        return;
+    };
+    let Ok(tree) = tree::read(&text) else {
+        return;
+    };
+    for (path, problem) in schema::problems_by_path(&tree, &doc) {
+        let (file, span) = place(l, suite, &path);
+        l.report(problem, file, span);
+    }
+}
+
+/// Where in the user's files a path of the suite document is written: the line of the step
+/// it lies in, else the entry file's first line.
+fn place(l: &Lower<'_>, suite: &Suite, path: &[String]) -> (usize, Span) {
+    let step = match path {
+        [t, i, s, j, ..] if t == "tests" && s == "steps" => {
+            let i: usize = i.parse().unwrap_or(usize::MAX);
+            let j: usize = j.parse().unwrap_or(usize::MAX);
+            suite.tests.get(i).and_then(|t| t.steps.get(j))
+        }
+        _ => None,
+    };
+    if let Some(src) = step.and_then(|s| s.source.as_ref()) {
+        let found = l
+            .map
+            .files()
+            .iter()
+            .position(|f| f.path() == src.file)
+            .filter(|&id| (src.line as usize) <= l.map.get(id).line_count());
+        if let Some(id) = found {
+            let f = l.map.get(id);
+            let line = f.line_span(src.line.saturating_sub(1) as usize);
+            let text = &f.text()[line.range()];
+            let lead = text.len() - text.trim_start().len();
+            let start = line.start as usize + lead;
+            return (id, Span::new(start, start + text.trim().len()));
+        }
+    }
+    let entry = l.map.get(l.entry);
+    let first = entry.line_span(0);
+    (l.entry, Span::new(first.start as usize, first.end as usize))
+}

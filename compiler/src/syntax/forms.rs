@@ -1,0 +1,223 @@
+//! Checks of statements that parsed but would mean something other than what they say:
+//! `is a json` (a column type, not a JSON type), `required` after `one of`, a budget window
+//! counted in something other than calls, a `# comment` a typed value would drop, and
+//! regular expressions that do not compile. Each is a located error, never a silent
+//! reinterpretation.
+
+use super::Parser;
+use super::token::Tok;
+use super::tree::*;
+use crate::diagnostics::Problem;
+use crate::source::Span;
+use chumsky::span::SimpleSpan;
+
+/// Units a budget window may be counted in.
+const WINDOW_UNITS: &[&str] = &["call", "calls", "run", "runs", "sample", "samples"];
+
+impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
+    /// Reports what a parsed statement says but would not mean (see the module docs).
+    pub(super) fn check_meaning(&mut self, stmt: &Stmt, toks: &[(Tok<'_>, SimpleSpan)]) {
+        for (text, what) in quoted_names(stmt) {
+            if text.quoted && text.value.is_empty() {
+                self.report(Problem::EmptyName { what }, text.span);
+            }
+        }
+        match stmt {
+            Stmt::ExpectType {
+                kind: ValueType::Date | ValueType::Json,
+                ..
+            } => {
+                if let Some((_, sp)) = toks.last() {
+                    let at = Span::new(sp.start, sp.end);
+                    let found = self.text(at).to_string();
+                    self.report(Problem::NotAType { found }, at);
+                }
+            }
+            Stmt::ExpectValue {
+                path,
+                compare,
+                value,
+            } => match compare {
+                Compare::Matches => self.check_pattern(value),
+                Compare::Equals if self.written_with_is(path, value) => {
+                    if let Some(found) = article_word(&value.value) {
+                        self.report(Problem::NotAType { found }, value.span);
+                        return;
+                    }
+                    self.check_typed_comment(value);
+                }
+                _ => self.check_typed_comment(value),
+            },
+            Stmt::ExpectErrorMessage {
+                compare: Compare::Matches,
+                value,
+            } => self.check_pattern(value),
+            Stmt::KeepRowsWhere { compare, value, .. } => match compare {
+                // The filter's pattern loses one pair of outer quotes (lower/data.rs).
+                Compare::Matches => {
+                    self.check_pattern(&crate::syntax::grammar::unquote(&value.value, value.span))
+                }
+                _ => self.check_typed_comment(value),
+            },
+            Stmt::Column { one_of, .. } => {
+                if let Some(last) = one_of.last()
+                    && !last.value.starts_with(['"', '\''])
+                {
+                    let v = &last.value;
+                    let word = v.rsplit(char::is_whitespace).next().unwrap_or_default();
+                    if v.len() > word.len() && word.eq_ignore_ascii_case("required") {
+                        let end = last.span.end as usize;
+                        self.report(
+                            Problem::MalformedStatement {
+                                usage: "Column \"NAME\" is string required one of a, b",
+                                expected: "`required` before `one of` (after it, `required` \
+                                           would be part of the last value)"
+                                    .into(),
+                            },
+                            Span::new(end - word.len(), end),
+                        );
+                    }
+                }
+            }
+            Stmt::WaitForNotification { filter, .. } => {
+                for (_, value) in filter {
+                    if !value.quoted {
+                        self.check_typed_comment(value);
+                    }
+                }
+            }
+            Stmt::Budget(b) => {
+                if let Some(unit) = &b.window_unit
+                    && !WINDOW_UNITS
+                        .iter()
+                        .any(|u| unit.value.eq_ignore_ascii_case(u))
+                {
+                    self.report(
+                        Problem::MalformedStatement {
+                            usage: "Budget for \"TEST\": p95 500 ms over 20 calls",
+                            expected: format!(
+                                "expected `calls`, `runs` or `samples`, found `{}`",
+                                unit.value
+                            ),
+                        },
+                        unit.span,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `Expect "p" … value` was written with `is` (not `equals`) before the value.
+    fn written_with_is(&self, path: &Text, value: &Text) -> bool {
+        // The path's span is inside its quotes: skip the closing quote.
+        let from = path.span.end as usize + 1;
+        let to = value.span.start as usize;
+        from <= to && self.file.text()[from..to].trim().eq_ignore_ascii_case("is")
+    }
+
+    /// A regular expression written in a statement must compile (ECMAScript).
+    fn check_pattern(&mut self, value: &Text) {
+        if let Err(e) = crate::regexp::check_template(&value.value) {
+            self.report(Problem::BadPattern { reason: e.reason }, value.span);
+        }
+    }
+
+    /// A typed value is read as YAML, where ` #` starts a comment that would be dropped
+    /// silently; the language has no end-of-line comments, so it is an error there too.
+    fn check_typed_comment(&mut self, value: &Text) {
+        if let Some(at) = comment_start(&value.value) {
+            let start = value.span.start as usize + at;
+            self.report(
+                Problem::TrailingText { comment: true },
+                Span::new(start, value.span.end as usize),
+            );
+        }
+    }
+}
+
+/// The quoted names of a statement that must not be empty, with what each one is.
+fn quoted_names(stmt: &Stmt) -> Vec<(&Text, &'static str)> {
+    match stmt {
+        Stmt::CallTool { name, .. } | Stmt::CallToolWithProgress { name, .. } => {
+            vec![(name, "tool name")]
+        }
+        Stmt::GetPrompt { name, .. } => vec![(name, "prompt name")],
+        Stmt::UseFlow { name, .. } => vec![(name, "flow name")],
+        Stmt::Send { method, .. } => vec![(method, "method")],
+        Stmt::WaitForNotification { method, filter, .. } => {
+            let mut v = vec![(method, "method")];
+            v.extend(filter.iter().map(|(path, _)| (path, "params path")));
+            v
+        }
+        Stmt::ReadResource { uri } | Stmt::Subscribe { uri } | Stmt::Unsubscribe { uri } => {
+            vec![(uri, "resource URI")]
+        }
+        Stmt::GetTask { task } | Stmt::CancelTask { task } => vec![(task, "task id")],
+        Stmt::SetUsing {
+            variable, function, ..
+        } => vec![(variable, "variable name"), (function, "function name")],
+        // An empty result path is the whole result (`$`); an empty variable is nothing.
+        Stmt::Save { variable, .. } => vec![(variable, "variable name")],
+        Stmt::Export { name, .. } => vec![(name, "export name")],
+        Stmt::OnServer { name } => vec![(name, "server name")],
+        Stmt::FlowHeader { name } => vec![(name, "flow name")],
+        Stmt::TestHeader { name } => vec![(name, "test name")],
+        Stmt::DataSourceHeader { name } => vec![(name, "data source name")],
+        Stmt::ForEachRowIn { file, .. } => vec![(file, "file name")],
+        Stmt::ForEachRowFrom { source } => vec![(source, "data source name")],
+        Stmt::ImportFlows { path } => vec![(path, "file path")],
+        _ => Vec::new(),
+    }
+}
+
+/// `a json` / `an integer`: the single word after an article, when that is all the text.
+fn article_word(text: &str) -> Option<String> {
+    let mut words = text.split_whitespace();
+    let article = words.next()?;
+    let word = words.next()?;
+    let only = words.next().is_none();
+    let is_article = article.eq_ignore_ascii_case("a") || article.eq_ignore_ascii_case("an");
+    (is_article && only && word.chars().all(|c| c.is_alphanumeric() || c == '_'))
+        .then(|| word.to_string())
+}
+
+/// Byte offset of a `#` that YAML would read as the start of a comment: after a space or
+/// tab, outside quotes.
+pub(crate) fn comment_start(text: &str) -> Option<usize> {
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in text.char_indices() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && (i == 0 || prev == ' ' || prev == '\t') => return Some(i),
+            None => {}
+        }
+        prev = c;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comments_are_found_outside_quotes_only() {
+        assert_eq!(comment_start("5 # five"), Some(2));
+        assert_eq!(comment_start("\"a # b\""), None);
+        assert_eq!(comment_start("#fff"), Some(0));
+        assert_eq!(comment_start("a#b"), None);
+        assert_eq!(comment_start("[1, 'x #y'] # z"), Some(12));
+    }
+
+    #[test]
+    fn article_words() {
+        assert_eq!(article_word("a json").as_deref(), Some("json"));
+        assert_eq!(article_word("An integer").as_deref(), Some("integer"));
+        assert_eq!(article_word("a valid string"), None);
+        assert_eq!(article_word("done"), None);
+    }
+}
