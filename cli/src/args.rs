@@ -153,6 +153,16 @@ pub struct AdhocTarget {
     /// HTTP header `Name: value` (repeatable).
     #[arg(long)]
     pub header: Vec<String>,
+    /// Obtain tokens with the OAuth client (docs/oauth.md): discovery, registration, PKCE.
+    #[arg(long)]
+    pub oauth: bool,
+    /// An OAuth setting `key=value` of the suite's `oauth` block (clientId, clientSecret,
+    /// scope, grant, …; `${env.NAME}` for secrets); repeatable, implies --oauth.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub oauth_setting: Vec<String>,
+    /// Neither read nor write the OAuth token cache.
+    #[arg(long)]
+    pub no_token_cache: bool,
     /// Pin the protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.
     #[arg(long)]
     pub protocol: Option<String>,
@@ -255,6 +265,9 @@ pub struct RunArgs {
     /// Neither read nor append the run history (budgets then see this run alone).
     #[arg(long)]
     pub no_history: bool,
+    /// Neither read nor write the OAuth token cache (tokens live for this run only).
+    #[arg(long)]
+    pub no_token_cache: bool,
     /// Fail a passed test that took over max(1.5 × median, median + 50 ms) of its history.
     #[arg(long)]
     pub fail_on_regression: bool,

@@ -243,6 +243,29 @@ impl OAuthConfig {
     }
 }
 
+/// The IR's `oauth` from `key=value` pairs (`mcpr tools --oauth-setting …`; the keys of the
+/// suite's `oauth` block, `true`/`false` as switches); no pairs is `oauth: true`.
+pub fn oauth_from_pairs(pairs: &[String]) -> Result<ir::OAuth, String> {
+    if pairs.is_empty() {
+        return Ok(ir::OAuth::Enabled(true));
+    }
+    let mut m = serde_json::Map::new();
+    for p in pairs {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| format!("--oauth-setting `{p}` is not `key=value`"))?;
+        let v = match v {
+            "true" => serde_json::Value::Bool(true),
+            "false" => serde_json::Value::Bool(false),
+            _ => serde_json::Value::String(v.to_string()),
+        };
+        m.insert(k.trim().to_string(), v);
+    }
+    serde_json::from_value(serde_json::Value::Object(m))
+        .map(ir::OAuth::Settings)
+        .map_err(|e| format!("--oauth-setting: {e}"))
+}
+
 /// Where the token cache is: `MCPR_TOKEN_CACHE` (a folder, or `off`), else
 /// `$XDG_CACHE_HOME/mcpr/oauth`, else `~/.cache/mcpr/oauth`; `None` when it is off (by
 /// the variable or [`disable_token_cache`]).
