@@ -203,3 +203,40 @@ tests:
     assert_clean(&secrets, "the JSON report", &json);
     assert_clean(&secrets, "the JUnit report", &xml);
 }
+
+#[test]
+fn auth_check_reports_the_challenge_metadata_and_a_flow() {
+    let server = AuthServer::start(&[]);
+    let dir = common::scratch(&[]);
+    let out = mcpr(dir.path(), &["auth-check", &server.url]);
+    let text = common::output_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("401"), "{text}");
+    assert!(text.contains("S256"), "{text}");
+    let out = mcpr(
+        dir.path(),
+        &[
+            "auth-check",
+            &server.url,
+            "--oauth",
+            "--no-token-cache",
+            "--json",
+        ],
+    );
+    let text = common::output_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["tools"], 2, "{report}");
+    assert_eq!(report["token"]["scope"], "mcp", "{report}");
+    assert_clean(&server.secrets(), "mcpr auth-check", &text);
+    let gone = mcpr(
+        dir.path(),
+        &["auth-check", "http://127.0.0.1:9/mcp", "--timeout", "2"],
+    );
+    assert_eq!(
+        gone.status.code(),
+        Some(1),
+        "{}",
+        common::output_text(&gone)
+    );
+}

@@ -45,3 +45,11 @@ pub fn oauth_hook(
     let a = Authorizer::new(url, config).map_err(|e| e.to_string())?;
     Ok(Arc::new(a))
 }
+
+/// The OAuth settings of `key=value` pairs (see [`settings::oauth_from_pairs`]), their
+/// `${env.…}` filled in, checked.
+pub fn config_from_pairs(pairs: &[String]) -> Result<OAuthConfig, String> {
+    let oauth = settings::oauth_from_pairs(pairs)?;
+    let vars = crate::exec::values::Vars::new();
+    OAuthConfig::from_ir(&oauth, &|s: &str| vars.interpolate_text(s))
+}
