@@ -629,9 +629,9 @@ impl Authorizer {
             }
         };
         self.state().redirect_uri = Some(redirect_uri.clone());
-        let pkce = Pkce::new();
+        let pkce = Pkce::new().map_err(OAuthError::Settings)?;
         learn(&pkce.verifier);
-        let state = random_text(16);
+        let state = random_text(16).map_err(OAuthError::Settings)?;
         let mut url = Url::parse(&endpoint).map_err(|e| OAuthError::Discovery {
             server: self.server_url.clone(),
             reason: format!("the authorization_endpoint {endpoint:?} is not a URL: {e}"),

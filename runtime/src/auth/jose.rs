@@ -126,7 +126,7 @@ pub fn client_assertion(
             "iss": client_id,
             "sub": client_id,
             "aud": audience,
-            "jti": random_text(16),
+            "jti": random_text(16)?,
             "iat": iat,
             "exp": iat + 300,
         }),
@@ -152,7 +152,7 @@ pub fn dpop_proof(
         Err(_) => url.to_string(),
     };
     let mut claims = json!({
-        "jti": random_text(16),
+        "jti": random_text(16)?,
         "htm": method,
         "htu": htu,
         "iat": now(),

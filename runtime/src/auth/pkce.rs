@@ -6,13 +6,14 @@ use base64::Engine as _;
 use ring::rand::{SecureRandom, SystemRandom};
 use sha2::{Digest, Sha256};
 
-/// `n` random bytes, base64url without padding.
-pub fn random_text(n: usize) -> String {
+/// `n` random bytes, base64url without padding; `Err` when the operating system's
+/// random source fails (never zeros in their place).
+pub fn random_text(n: usize) -> Result<String, String> {
     let mut bytes = vec![0u8; n];
-    // The system source does not fail on the platforms mcpr runs on; if it did, the
-    // zero bytes would make the flow fail at the server, never silently succeed twice.
-    let _ = SystemRandom::new().fill(&mut bytes);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    SystemRandom::new()
+        .fill(&mut bytes)
+        .map_err(|_| "the operating system's random source failed".to_string())?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
 /// base64url (no padding) of the SHA-256 of `text`.
@@ -31,19 +32,13 @@ pub struct Pkce {
 
 impl Pkce {
     /// A fresh pair.
-    pub fn new() -> Pkce {
-        let verifier = random_text(32);
+    pub fn new() -> Result<Pkce, String> {
+        let verifier = random_text(32)?;
         let challenge = sha256_b64url(&verifier);
-        Pkce {
+        Ok(Pkce {
             verifier,
             challenge,
-        }
-    }
-}
-
-impl Default for Pkce {
-    fn default() -> Self {
-        Pkce::new()
+        })
     }
 }
 
@@ -66,7 +61,7 @@ mod tests {
             sha256_b64url("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
             "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
-        let p = Pkce::new();
+        let p = Pkce::new().unwrap();
         assert_eq!(p.verifier.len(), 43);
         assert!(
             p.verifier
@@ -74,7 +69,7 @@ mod tests {
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
         );
         assert_eq!(p.challenge, sha256_b64url(&p.verifier));
-        assert_ne!(Pkce::new().verifier, p.verifier);
+        assert_ne!(Pkce::new().unwrap().verifier, p.verifier);
         assert!(!format!("{p:?}").contains(&p.verifier));
     }
 }
