@@ -36,6 +36,16 @@ impl AuthServer {
 
     /// Every secret value the server issued or received.
     fn secrets(&self) -> Vec<String> {
+        self.events()
+            .iter()
+            .filter(|e| e["kind"] == "issued")
+            .flat_map(|e| e["values"].as_array().cloned().unwrap_or_default())
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// What the server saw (`/events`).
+    fn events(&self) -> Vec<Value> {
         use std::io::{Read, Write};
         let addr = self
             .url
@@ -50,13 +60,7 @@ impl AuthServer {
         let mut answer = String::new();
         conn.read_to_string(&mut answer).unwrap();
         let text = answer.split_once("\r\n\r\n").unwrap().1;
-        let events: Vec<Value> = serde_json::from_str(text).unwrap();
-        events
-            .iter()
-            .filter(|e| e["kind"] == "issued")
-            .flat_map(|e| e["values"].as_array().cloned().unwrap_or_default())
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect()
+        serde_json::from_str(text).unwrap()
     }
 }
 
@@ -101,21 +105,19 @@ fn adhoc_commands_authorize_with_pkce_and_with_client_credentials() {
         !dir.path().join("token-cache").exists(),
         "--no-token-cache wrote a cache"
     );
-    let out = mcpr(
-        dir.path(),
-        &[
-            "call",
-            "whoami",
-            "--url",
-            &server.url,
-            "--oauth-setting",
-            "grant=client_credentials",
-            "--oauth-setting",
-            "clientId=ci-bot",
-            "--oauth-setting",
-            "clientSecret=${env.CI_BOT_SECRET}",
-        ],
-    );
+    let call = [
+        "call",
+        "whoami",
+        "--url",
+        &server.url,
+        "--oauth-setting",
+        "grant=client_credentials",
+        "--oauth-setting",
+        "clientId=ci-bot",
+        "--oauth-setting",
+        "clientSecret=${env.CI_BOT_SECRET}",
+    ];
+    let out = mcpr(dir.path(), &call);
     let text = common::output_text(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("client ci-bot scope mcp"), "{text}");
@@ -131,6 +133,20 @@ fn adhoc_commands_authorize_with_pkce_and_with_client_credentials() {
     let mut secrets = server.secrets();
     secrets.push("s3cret-of-the-ci-bot".into());
     assert_clean(&secrets, "mcpr call", &text);
+    // A second run with the same settings takes the cached token: no token request.
+    let again = mcpr(dir.path(), &call);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        common::output_text(&again)
+    );
+    let grants = server
+        .events()
+        .iter()
+        .filter(|e| e["kind"] == "token" && e["grant"] == "client_credentials")
+        .count();
+    assert_eq!(grants, 1, "the cache was not used");
     let out = mcpr(
         dir.path(),
         &[
