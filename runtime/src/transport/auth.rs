@@ -12,14 +12,24 @@ use crate::error::ErrorKind;
 /// Most times one HTTP request is sent again after a refusal, whatever the hook says.
 pub const MAX_AUTH_ATTEMPTS: u32 = 5;
 
-/// What the hook adds to one request.
-#[derive(Debug, Clone, Default)]
+/// What the hook adds to one request (its `Debug` shows header names, never values).
+#[derive(Clone, Default)]
 pub struct Credentials {
     /// Headers to send (`Authorization`, `DPoP`).
     pub headers: Vec<(String, String)>,
     /// Which credentials these are: the hook's counter, handed back with a refusal so it
     /// can tell a refusal of old credentials from one of the newest.
     pub generation: u64,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("Credentials")
+            .field("headers", &names)
+            .field("generation", &self.generation)
+            .finish()
+    }
 }
 
 /// A response that refused a request's credentials.
@@ -63,5 +73,21 @@ pub trait HttpAuth: Send + Sync + std::fmt::Debug {
     /// The server accepted a request; `dpop_nonce` is its `DPoP-Nonce` header, if any.
     fn accepted(&self, dpop_nonce: Option<&str>) {
         let _ = dpop_nonce;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_debug_shows_no_value() {
+        let c = Credentials {
+            headers: vec![("Authorization".into(), "Bearer at_secret_value".into())],
+            generation: 3,
+        };
+        let shown = format!("{c:?}");
+        assert!(shown.contains("Authorization"), "{shown}");
+        assert!(!shown.contains("at_secret_value"), "{shown}");
     }
 }
