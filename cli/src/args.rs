@@ -25,6 +25,9 @@ pub enum Command {
     Call(CallArgs),
     /// Start a server, shake hands and ping it, with timings.
     Ping(PingArgs),
+    /// How a protected HTTP server behaves: its challenge, metadata and scopes, and with
+    /// OAuth settings a whole flow (docs/oauth.md).
+    AuthCheck(AuthCheckArgs),
     /// Run test suites (`.mcpr`, YAML/JSON suites, Suite IR `.json`) against their servers.
     Run(Box<RunArgs>),
     /// Run a suite against each of its compare targets and report where they differ.
@@ -153,6 +156,16 @@ pub struct AdhocTarget {
     /// HTTP header `Name: value` (repeatable).
     #[arg(long)]
     pub header: Vec<String>,
+    /// Obtain tokens with the OAuth client (docs/oauth.md): discovery, registration, PKCE.
+    #[arg(long)]
+    pub oauth: bool,
+    /// An OAuth setting `key=value` of the suite's `oauth` block (clientId, clientSecret,
+    /// scope, grant, …; `${env.NAME}` for secrets); repeatable, implies --oauth.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub oauth_setting: Vec<String>,
+    /// Neither read nor write the OAuth token cache.
+    #[arg(long)]
+    pub no_token_cache: bool,
     /// Pin the protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.
     #[arg(long)]
     pub protocol: Option<String>,
@@ -178,6 +191,32 @@ pub struct CallArgs {
     pub arguments: Option<String>,
     #[command(flatten)]
     pub target: AdhocTarget,
+}
+
+/// `mcpr auth-check URL`: exit 0 when nothing failed, 1 when a finding is a failure.
+#[derive(Debug, Args)]
+pub struct AuthCheckArgs {
+    /// The MCP endpoint.
+    pub url: String,
+    /// Also run the OAuth flow (with the defaults, or the --oauth-setting values) and list
+    /// the tools with the token.
+    #[arg(long)]
+    pub oauth: bool,
+    /// An OAuth setting `key=value` (as for `mcpr tools`); implies --oauth.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub oauth_setting: Vec<String>,
+    /// Neither read nor write the OAuth token cache.
+    #[arg(long)]
+    pub no_token_cache: bool,
+    /// The protocol version of the probe (default 2025-11-25).
+    #[arg(long)]
+    pub protocol: Option<String>,
+    /// Seconds for each request.
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -255,6 +294,9 @@ pub struct RunArgs {
     /// Neither read nor append the run history (budgets then see this run alone).
     #[arg(long)]
     pub no_history: bool,
+    /// Neither read nor write the OAuth token cache (tokens live for this run only).
+    #[arg(long)]
+    pub no_token_cache: bool,
     /// Fail a passed test that took over max(1.5 × median, median + 50 ms) of its history.
     #[arg(long)]
     pub fail_on_regression: bool,

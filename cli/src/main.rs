@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         args::Command::Tools(a) => commands::adhoc::tools(a),
         args::Command::Call(a) => commands::adhoc::call(a),
         args::Command::Ping(a) => commands::adhoc::ping(a),
+        args::Command::AuthCheck(a) => commands::auth_check::run(a),
         args::Command::Run(a) => commands::run::run(*a),
         args::Command::Parity(a) => commands::parity::parity(a),
         args::Command::Schema => commands::schema::run(),

@@ -12,12 +12,12 @@ use mcpr_compiler::ir::{
     self, Aggregate, Assert, Assertion, Budget, ClientBehavior, Column, ColumnType, DataSource,
     Defaults, ElicitationAnswer, ErrorExpectation, Export, Extensions, FlowFrame, ForEach,
     ForEachFile, ForEachRows, ForEachSource, FormatVersion, HttpTarget, IR_VERSION, JoinKind,
-    JsonAssertions, JsonType, NamedRoot, NativeAction, NativeStep, OAuth, OAuthSettings,
-    OrderedMap, Permission, Phase, Provider, RequestStep, Requirements, Root, SCHEMA_ID, Sample,
-    SampleEvery, SampleFirst, SampleLast, SampleRandom, SamplingAnswer, ScriptedElicitation,
-    ScriptedSampling, SetStep, Skip, SnapshotAssertion, Snapshots, SourceLocation, Status,
-    StdioTarget, Step, StepKind, Suite, Target, TaskMode, Test, ToolStep, WhereCondition,
-    WhereOperators,
+    JsonAssertions, JsonType, NamedRoot, NativeAction, NativeStep, OAuth, OAuthGrant, OAuthIdp,
+    OAuthSettings, OrderedMap, Permission, Phase, Provider, RequestStep, Requirements, Root,
+    SCHEMA_ID, Sample, SampleEvery, SampleFirst, SampleLast, SampleRandom, SamplingAnswer,
+    ScriptedElicitation, ScriptedSampling, SetStep, Skip, SnapshotAssertion, Snapshots,
+    SourceLocation, Status, StdioTarget, Step, StepKind, Suite, Target, TaskMode, Test,
+    TokenEndpointAuth, ToolStep, WhereCondition, WhereOperators,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -497,6 +497,7 @@ fn http_targets_and_parity_targets_round_trip() {
             client_id: Some("mcpr".into()),
             client_secret: Some("s3cret".into()),
             scope: Some("read write".into()),
+            ..OAuthSettings::default()
         }))
     );
 }
@@ -1085,11 +1086,32 @@ fn full_stdio() -> StdioTarget {
     }
 }
 
+fn full_idp() -> OAuthIdp {
+    OAuthIdp {
+        id_token: "eyJ.id.token".into(),
+        token_endpoint: Some("https://idp/token".into()),
+        issuer: Some("https://idp".into()),
+        client_id: Some("idp-client".into()),
+        client_secret: Some("idp-secret".into()),
+    }
+}
+
 fn full_oauth() -> OAuthSettings {
     OAuthSettings {
+        grant: Some(OAuthGrant::IdentityAssertion),
         client_id: Some("id".into()),
         client_secret: Some("secret".into()),
         scope: Some("a b".into()),
+        client_metadata_url: Some("https://app.example/client.json".into()),
+        token_endpoint_auth: Some(TokenEndpointAuth::ClientSecretPost),
+        private_key: Some("-----BEGIN PRIVATE KEY-----".into()),
+        assertion: Some("eyJ.assertion".into()),
+        refresh_token: Some("rt".into()),
+        redirect_uri: Some("http://127.0.0.1:8976/callback".into()),
+        dpop: Some(true),
+        offline_access: Some(false),
+        token_cache: Some(false),
+        idp: Some(full_idp()),
     }
 }
 
@@ -1532,6 +1554,11 @@ fn schema_properties_and_type_members_are_the_same() {
         c,
         "/$defs/httpTarget/properties/oauth/oneOf/1",
         &[full_oauth()],
+    );
+    check_in_step(
+        c,
+        "/$defs/httpTarget/properties/oauth/oneOf/1/properties/idp",
+        &[full_idp()],
     );
     check_in_step(c, "/$defs/test", &[full_test()]);
     check_in_step(c, "/$defs/test/properties/requires", &[full_requirements()]);

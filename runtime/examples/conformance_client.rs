@@ -8,11 +8,18 @@
 //! `MCP_CONFORMANCE_CONTEXT`. It grades what the server saw; this program does what a user
 //! of mcpr would ask for in that situation, through the same `Client` that `mcpr run` uses.
 //!
+//! For the `auth/*` scenarios the HTTP target gets the OAuth client of `mcpr run` (the
+//! settings a user would give: see `oauth_settings`); the harness grades the OAuth flow
+//! its authorization server and MCP server saw.
+//!
 //! Exit status: 0 when every step worked, 1 when one failed (the message on stderr), 2 for
 //! a usage error.
 
 use std::time::Duration;
 
+use mcpr_compiler::ir::OAuthGrant;
+use mcpr_runtime::auth::settings::IdpConfig;
+use mcpr_runtime::auth::{Authorizer, OAuthConfig};
 use mcpr_runtime::session::{
     ClientBehaviour, ElicitationAnswer, ProtocolChoice, Root, SamplingAnswer, SessionConfig,
 };
@@ -39,21 +46,60 @@ enum Plan {
     Exercise,
 }
 
-fn plan(scenario: &str) -> Result<Plan, String> {
-    if scenario.starts_with("auth/") {
-        return Err(format!(
-            "scenario {scenario}: mcpr sends a configured bearer token but does not run OAuth \
-             flows (discovery, registration, authorization)"
-        ));
-    }
-    Ok(match scenario {
+fn plan(scenario: &str) -> Plan {
+    match scenario {
         "initialize" => Plan::Connect,
         "json-schema-ref-no-deref" | "request-metadata" => Plan::ListTools,
         "json-schema-2020-12-preservation" => Plan::EchoSchema,
         "sep-2640-client-no-prefetch" => Plan::ListSkills,
         s if s.starts_with("sep-2640-client-verify-") => Plan::LoadSkills,
         _ => Plan::Exercise,
-    })
+    }
+}
+
+/// The client's own Client ID Metadata Document URL (the harness accepts it without
+/// fetching it): what a user of mcpr gives as `clientMetadataUrl`.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth settings a user of mcpr would give for an `auth/*` scenario: the client
+/// metadata URL, the pre-registered client the context names, and the grant the
+/// extension scenarios are about (client credentials, the enterprise identity assertion,
+/// a workload identity JWT). `None` for the other scenarios.
+fn oauth_settings(scenario: &str, context: &Value) -> Option<OAuthConfig> {
+    if !scenario.starts_with("auth/") {
+        return None;
+    }
+    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_string);
+    let mut c = OAuthConfig {
+        client_metadata_url: Some(CLIENT_METADATA_URL.into()),
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        token_cache: false,
+        timeout: Duration::from_secs(10),
+        ..OAuthConfig::default()
+    };
+    match scenario {
+        "auth/client-credentials-jwt" | "auth/client-credentials-basic" => {
+            c.grant = OAuthGrant::ClientCredentials;
+            c.private_key = text("private_key_pem");
+        }
+        "auth/enterprise-managed-authorization" => {
+            c.grant = OAuthGrant::IdentityAssertion;
+            c.idp = Some(IdpConfig {
+                id_token: text("idp_id_token").unwrap_or_default(),
+                token_endpoint: text("idp_token_endpoint"),
+                issuer: text("idp_issuer"),
+                client_id: text("idp_client_id"),
+                client_secret: None,
+            });
+        }
+        "auth/wif-jwt-bearer" => {
+            c.grant = OAuthGrant::JwtBearer;
+            c.assertion = text("valid_jwt");
+        }
+        _ => {}
+    }
+    Some(c)
 }
 
 /// Arguments for a tool made from its input schema: numbers 2, 3, …; booleans `true`;
@@ -179,11 +225,16 @@ async fn exercise(client: &Client, context: &Value) -> Result<(), String> {
 }
 
 async fn run(url: String, scenario: &str, version: Option<String>) -> Result<(), String> {
-    let plan = plan(scenario)?;
+    let plan = plan(scenario);
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
+    let mut http = HttpConfig::new(url.clone());
+    if let Some(oauth) = oauth_settings(scenario, &context) {
+        let auth = Authorizer::new(&url, oauth).map_err(|e| e.to_string())?;
+        http.auth = Some(std::sync::Arc::new(auth));
+    }
     let behaviour = ClientBehaviour {
         roots: Some(vec![Root {
             uri: "file:///tmp".into(),
@@ -204,7 +255,7 @@ async fn run(url: String, scenario: &str, version: Option<String>) -> Result<(),
         behaviour,
         ..SessionConfig::default()
     };
-    let client = Client::connect_http(HttpConfig::new(url), config)
+    let client = Client::connect_http(http, config)
         .await
         .map_err(|e| e.to_string())?;
     say(format!(

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 use crate::client::{CallOptions, Client, Target};
 use crate::error::{Error, ErrorKind};
 use crate::session::{ProtocolChoice, SessionConfig};
+use crate::transport::auth::HttpAuth;
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
 
@@ -34,6 +36,8 @@ pub struct AdhocOptions {
     pub url: Option<String>,
     /// Extra HTTP headers (`Authorization`, …) for `url`.
     pub headers: BTreeMap<String, String>,
+    /// The OAuth client of `url` (see [`AdhocOptions::with_oauth`]), if any.
+    pub auth: Option<Arc<dyn HttpAuth>>,
 }
 
 impl AdhocOptions {
@@ -51,7 +55,20 @@ impl AdhocOptions {
             timeout: Duration::from_secs(30),
             url: None,
             headers: BTreeMap::new(),
+            auth: None,
         }
+    }
+
+    /// Gives the HTTP `url` the OAuth client with `oauth` (the IR's `oauth` setting; its
+    /// texts may use `${env.…}`). The error says which setting is wrong.
+    pub fn with_oauth(&mut self, oauth: &mcpr_compiler::ir::OAuth) -> Result<(), String> {
+        let Some(url) = &self.url else {
+            return Err("OAuth needs an HTTP server (`--url`)".into());
+        };
+        let vars = crate::exec::values::Vars::new();
+        let text = |s: &str| vars.interpolate_text(s);
+        self.auth = Some(crate::auth::oauth_hook(oauth, url, &text)?);
+        Ok(())
     }
 
     /// Options for a Streamable HTTP endpoint with the default 30 s deadline.
@@ -72,6 +89,7 @@ impl AdhocOptions {
             Some(url) => {
                 let mut http = HttpConfig::new(url.clone());
                 http.headers = self.headers.clone();
+                http.auth = self.auth.clone();
                 Target::Http(http)
             }
             None => {

@@ -250,6 +250,9 @@ pub enum ErrorKind {
         /// What went wrong (exit status and stderr tail, timeout, empty output…).
         reason: String,
     },
+    /// The OAuth client flow could not give a request a token (`MCP-AUTH-004` …).
+    #[error("{0}")]
+    OAuth(Box<crate::auth::OAuthError>),
     /// The session was closed before or during the operation.
     #[error("the MCP session is closed")]
     Closed,
@@ -296,6 +299,7 @@ impl ErrorKind {
             ErrorKind::TokenCommandEmpty { .. } => RunCode::TokenCommandEmpty,
             ErrorKind::TokenCommand { .. } => RunCode::TokenCommand,
             ErrorKind::Unauthorized { .. } => RunCode::Unauthorized,
+            ErrorKind::OAuth(e) => e.run_code(),
             ErrorKind::Closed => RunCode::Closed,
             ErrorKind::Write { .. } => RunCode::Write,
             ErrorKind::Usage(_) => RunCode::Usage,

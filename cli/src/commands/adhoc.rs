@@ -32,6 +32,14 @@ pub(crate) fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
         opts.headers
             .insert(k.trim().to_string(), v.trim().to_string());
     }
+    if target.no_token_cache {
+        mcpr_runtime::auth::disable_token_cache();
+    }
+    if target.oauth || !target.oauth_setting.is_empty() {
+        opts.with_oauth(&mcpr_runtime::auth::settings::oauth_from_pairs(
+            &target.oauth_setting,
+        )?)?;
+    }
     Ok(opts)
 }
 

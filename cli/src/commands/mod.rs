@@ -1,6 +1,7 @@
 //! One module per command.
 
 pub mod adhoc;
+pub mod auth_check;
 pub mod check;
 pub mod compile;
 pub mod convert;

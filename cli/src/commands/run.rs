@@ -27,6 +27,9 @@ pub fn run(args: RunArgs) -> u8 {
             color: args.color,
         });
     }
+    if args.no_token_cache {
+        mcpr_runtime::auth::disable_token_cache();
+    }
     let mut req = match request(&args) {
         Ok(r) => r,
         Err(e) => {

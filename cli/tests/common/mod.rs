@@ -27,6 +27,8 @@ pub fn reference_server() -> String {
                     "mcpr-reference-server",
                     "-p",
                     "mcpr-hostile-server",
+                    "-p",
+                    "mcpr-auth-server",
                 ])
                 .env("CARGO_TARGET_DIR", dir.parent().unwrap())
                 .status()

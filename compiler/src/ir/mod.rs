@@ -40,7 +40,10 @@ pub use step::{
     Aggregate, Export, FlowFrame, Phase, RequestStep, SetStep, SourceLocation, Step, StepKind,
     TaskMode, ToolStep,
 };
-pub use target::{HttpTarget, InheritEnv, OAuth, OAuthSettings, StdioTarget, Target};
+pub use target::{
+    HttpTarget, InheritEnv, OAuth, OAuthGrant, OAuthIdp, OAuthSettings, StdioTarget, Target,
+    TokenEndpointAuth,
+};
 pub use test_case::{Requirements, Skip, Test};
 
 /// Version of the IR layout that mcpr writes into `irVersion`.

@@ -101,24 +101,121 @@ impl HttpTarget {
 /// The `oauth` setting: `true` for defaults, or an object with client settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+// One value per target, read once: its size does not matter, and boxing would make every
+// literal of it noisier.
+#[allow(clippy::large_enum_variant)]
 pub enum OAuth {
-    /// `oauth: true` (the schema allows only `true`).
+    /// `oauth: true` (the schema allows only `true`): discovery, a Client ID Metadata
+    /// Document or dynamic registration, the authorization code with PKCE.
     Enabled(bool),
-    /// `oauth: {clientId, clientSecret, scope}`.
+    /// `oauth: {clientId, clientSecret, scope, grant, …}`.
     Settings(OAuthSettings),
 }
 
-/// Client details for the OAuth authorization-code login.
+/// How the runner obtains access tokens for an OAuth target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum OAuthGrant {
+    /// The authorization code with PKCE, mcpr acting as the user agent (the default).
+    #[default]
+    #[serde(rename = "authorization_code")]
+    AuthorizationCode,
+    /// Client credentials of a pre-registered client (machine to machine).
+    #[serde(rename = "client_credentials")]
+    ClientCredentials,
+    /// A JWT assertion (`assertion`, e.g. a workload identity token) as the grant
+    /// (RFC 7523).
+    #[serde(rename = "jwt_bearer")]
+    JwtBearer,
+    /// Enterprise-managed authorization: an identity assertion from the identity provider
+    /// (`idp`) exchanged for an ID-JAG, then the ID-JAG as a JWT grant.
+    #[serde(rename = "identity_assertion")]
+    IdentityAssertion,
+}
+
+/// How the client authenticates at the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenEndpointAuth {
+    /// A public client: `client_id` in the body, no secret.
+    #[serde(rename = "none")]
+    None,
+    /// HTTP Basic with the client id and secret.
+    #[serde(rename = "client_secret_basic")]
+    ClientSecretBasic,
+    /// The client id and secret in the request body.
+    #[serde(rename = "client_secret_post")]
+    ClientSecretPost,
+    /// A JWT signed with `privateKey` (RFC 7523 client authentication).
+    #[serde(rename = "private_key_jwt")]
+    PrivateKeyJwt,
+}
+
+/// Client details for OAuth: who the client is and how it obtains tokens.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OAuthSettings {
+    /// How tokens are obtained (default `authorization_code`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant: Option<OAuthGrant>,
     /// Pre-registered client id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
     /// Client secret for confidential clients.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
-    /// Requested scopes, space-separated.
+    /// Requested scopes, space-separated (instead of the scope selection strategy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// An HTTPS URL used as the client id where the authorization server supports Client
+    /// ID Metadata Documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
+    /// Token endpoint authentication (default: chosen from the server's metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint_auth: Option<TokenEndpointAuth>,
+    /// PEM (PKCS #8) EC P-256 private key for `private_key_jwt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private_key: Option<String>,
+    /// The JWT assertion of the `jwt_bearer` grant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assertion: Option<String>,
+    /// A refresh token to start from (no authorization step needed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// The redirect URI to use (default: a loopback listener on 127.0.0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_uri: Option<String>,
+    /// Sender-constrained tokens (DPoP, RFC 9449): `true` always, `false` never; by
+    /// default when the server's challenge asks for DPoP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop: Option<bool>,
+    /// Ask for `offline_access` when the authorization server lists it (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offline_access: Option<bool>,
+    /// Keep tokens in the token cache between runs (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_cache: Option<bool>,
+    /// The identity provider of the `identity_assertion` grant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idp: Option<OAuthIdp>,
+}
+
+/// The enterprise identity provider of the `identity_assertion` grant.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OAuthIdp {
+    /// The identity assertion (an OpenID Connect ID token) of the user.
+    pub id_token: String,
+    /// The identity provider's token endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint: Option<String>,
+    /// The identity provider's issuer (its token endpoint is discovered when
+    /// `tokenEndpoint` is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// The client id at the identity provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The client secret at the identity provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
 }

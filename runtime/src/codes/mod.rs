@@ -250,6 +250,14 @@ registry! {
     TokenCommandEmpty = "MCP-AUTH-001", Setup, "The Token from command is empty", [];
     TokenCommand = "MCP-AUTH-002", Setup, "The Token from command gave no token", [];
     Unauthorized = "MCP-AUTH-003", Errored, "The server refused the request's credentials", [];
+    OAuthDiscovery = "MCP-AUTH-004", Errored, "The OAuth metadata of the server could not be discovered", [];
+    OAuthMetadataRefused = "MCP-AUTH-005", Errored, "OAuth metadata that must not be used (resource, issuer, PKCE)", [];
+    OAuthNoClient = "MCP-AUTH-006", Errored, "No OAuth client identity at the authorization server", [];
+    OAuthLoginRequired = "MCP-AUTH-007", Errored, "The authorization step needs a person", [];
+    OAuthAuthorizationResponse = "MCP-AUTH-008", Errored, "The authorization response was refused or was an error", [];
+    OAuthTokenRefused = "MCP-AUTH-009", Errored, "The token endpoint refused the request", [];
+    OAuthInsufficientScope = "MCP-AUTH-010", Errored, "The server still refuses the scope after step-up", [];
+    OAuthSettings = "MCP-AUTH-011", Setup, "The target's OAuth settings cannot be used", [];
     Usage = "MCP-USAGE-001", Setup, "A request the caller should not have made", [];
     // Expectations and step results.
     Assertion = "MCP-ASSERT-001", Failed, "An expectation did not hold", [];

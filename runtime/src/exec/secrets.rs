@@ -1,9 +1,11 @@
 //! Keeping secrets out of every report: the suite's `redact` values, the values given to a
 //! target in its environment and headers, the values of the runner's credential-like
-//! environment variables (by name or by value), and `sensitive` exports, in plain,
-//! URL-encoded and base64 forms; and any text shaped like a credential (a URL's password,
-//! a JWT, a well-known token prefix: `redact::credential_spans`), wherever it comes from.
-//! Dependency outputs reach consumers unredacted; only what people read is redacted.
+//! environment variables (by name or by value), `sensitive` exports, and the secrets
+//! learned while the run goes on (OAuth tokens, codes, verifiers and registered client
+//! secrets, see [`learn`]), in plain, URL-encoded and base64 forms; and any text shaped
+//! like a credential (a URL's password, a JWT, a well-known token prefix:
+//! `redact::credential_spans`), wherever it comes from. Dependency outputs reach consumers
+//! unredacted; only what people read is redacted.
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -16,6 +18,22 @@ pub const MASK: &str = "[REDACTED]";
 
 /// Secrets shorter than this are not searched for (they would mask ordinary text).
 const MIN_LEN: usize = 4;
+
+/// Secrets learned by this process while it runs, masked by every redactor.
+static LEARNED: std::sync::RwLock<Redactor> =
+    std::sync::RwLock::new(Redactor { forms: Vec::new() });
+
+/// Adds a secret obtained during the run (an OAuth token, code, verifier, client secret)
+/// to what every redactor masks, from now on.
+pub fn learn(secret: &str) {
+    if let Ok(mut l) = LEARNED.write() {
+        l.add(secret);
+    }
+}
+
+fn learned_any() -> bool {
+    LEARNED.read().map(|l| !l.forms.is_empty()).unwrap_or(false)
+}
 
 /// A set of secrets and the forms they may take in text.
 #[derive(Debug, Clone, Default)]
@@ -107,8 +125,19 @@ impl Redactor {
         self.forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
     }
 
-    /// The text with every secret form, and everything shaped like a credential, masked.
+    /// The text with every secret form (the learned secrets too), and everything shaped
+    /// like a credential, masked.
     pub fn text(&self, s: &str) -> String {
+        let mut out = self.own_text(s);
+        if learned_any()
+            && let Ok(l) = LEARNED.read()
+        {
+            out = l.own_text(&out);
+        }
+        out
+    }
+
+    fn own_text(&self, s: &str) -> String {
         let mut out = s.to_string();
         for f in &self.forms {
             if out.contains(f.as_str()) {

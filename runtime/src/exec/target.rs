@@ -95,9 +95,6 @@ pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, Stri
             Target::Stdio(stdio)
         }
         ir::Target::StreamableHttp(h) | ir::Target::Sse(h) => {
-            if h.oauth.is_some() {
-                return Err("`oauth` targets are not supported by this runner (no interactive login); use `Token from` or an Authorization header instead".into());
-            }
             if h.token_from.is_some() {
                 return Err("the target's `tokenFrom` command has not been run (auth::resolve_credentials runs it before the tests)".into());
             }
@@ -108,6 +105,10 @@ pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, Stri
                     map.insert(k.to_string(), text(v)?);
                 }
                 http.headers = map;
+            }
+            if let Some(oauth) = &h.oauth {
+                let url = http.url.clone();
+                http.auth = Some(crate::auth::oauth_hook(oauth, &url, &text)?);
             }
             if matches!(target, ir::Target::Sse(_)) {
                 Target::Sse(http)

@@ -78,6 +78,7 @@ impl HttpSink for SessionSink {
                 HttpFailure::SessionExpired { session, .. } => {
                     format!("the server no longer knows session {session} (HTTP 404)")
                 }
+                HttpFailure::Authorization(kind) => kind.to_string(),
             };
             let kind = ErrorKind::Conformance { what, reason };
             let mut st = inner.state.lock().expect("state lock");
@@ -129,6 +130,7 @@ impl Inner {
                 renewed: None,
                 body,
             }),
+            HttpFailure::Authorization(kind) => Err(*kind),
         };
         let _ = slot.tx.send(outcome);
     }

@@ -171,6 +171,7 @@ impl Session {
                 HttpFailure::Io(r) | HttpFailure::NoAnswer(r) => (None, r),
                 HttpFailure::TooLarge { limit } => (None, format!("an event over {limit} bytes")),
                 HttpFailure::SessionExpired { body, .. } => (Some(404), body),
+                HttpFailure::Authorization(kind) => return Err(Error::new(*kind)),
                 HttpFailure::Unauthorized {
                     status,
                     challenge,

@@ -12,6 +12,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::AbortHandle;
 
+use super::auth::{Credentials, HttpAuth, MAX_AUTH_ATTEMPTS, Refusal, Verdict};
+pub use super::sse::{SseEvent, SseParser, SseTooLarge};
+use crate::error::ErrorKind;
 use crate::protocol::RpcError;
 
 /// How to reach a server over HTTP.
@@ -23,6 +26,8 @@ pub struct HttpConfig {
     pub headers: BTreeMap<String, String>,
     /// Largest accepted message (JSON body or SSE event), in bytes.
     pub max_message_bytes: usize,
+    /// What gives every request its credentials and handles refusals (OAuth), if anything.
+    pub auth: Option<Arc<dyn HttpAuth>>,
 }
 
 impl HttpConfig {
@@ -32,6 +37,7 @@ impl HttpConfig {
             url: url.into(),
             headers: BTreeMap::new(),
             max_message_bytes: 16 * 1024 * 1024,
+            auth: None,
         }
     }
 }
@@ -67,6 +73,9 @@ pub enum HttpFailure {
         /// The start of the body.
         body: String,
     },
+    /// The authorization hook could not give the request credentials (an OAuth step
+    /// failed): its failure.
+    Authorization(Box<ErrorKind>),
     /// 404 for a request that carried a session id (handshake era): the session expired
     /// and the client must initialize again.
     SessionExpired {
@@ -130,7 +139,7 @@ impl std::fmt::Debug for HttpWire {
     }
 }
 
-fn install_crypto() {
+pub(crate) fn install_crypto() {
     static ONCE: OnceLock<()> = OnceLock::new();
     ONCE.get_or_init(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -181,14 +190,24 @@ impl HttpWire {
         }
     }
 
-    fn base(&self, method: reqwest::Method, info: &MessageInfo) -> reqwest::RequestBuilder {
-        let url = match (
-            &method,
+    /// The URL a request of `method` goes to: the announced endpoint for a POST over
+    /// HTTP+SSE, the configured URL otherwise.
+    fn url_for(&self, method: &reqwest::Method) -> String {
+        match (
+            method,
             self.sse_endpoint.lock().ok().and_then(|e| e.clone()),
         ) {
             (&reqwest::Method::POST, Some(endpoint)) => endpoint,
             _ => self.config.url.clone(),
-        };
+        }
+    }
+
+    fn base_at(
+        &self,
+        url: &str,
+        method: reqwest::Method,
+        info: &MessageInfo,
+    ) -> reqwest::RequestBuilder {
         let mut req = self.client.request(method, url);
         for (k, v) in &self.config.headers {
             req = req.header(k, v);
@@ -213,6 +232,73 @@ impl HttpWire {
             }
         }
         req
+    }
+
+    /// Sends a request (`finish` adds what the request needs beyond the common headers; it
+    /// runs again for each attempt) with the authorization hook's credentials. A 401, or a
+    /// 403 with a challenge, goes to the hook, which may obtain new credentials: the same
+    /// request is then sent again, at most [`MAX_AUTH_ATTEMPTS`] times. Without a hook the
+    /// first response is the answer.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        info: &MessageInfo,
+        finish: impl Fn(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, HttpFailure> {
+        let url = self.url_for(&method);
+        let mut attempt = 0;
+        loop {
+            let mut req = finish(self.base_at(&url, method.clone(), info));
+            let credentials = match &self.config.auth {
+                Some(auth) => auth.credentials(method.as_str(), &url),
+                None => Credentials::default(),
+            };
+            for (k, v) in &credentials.headers {
+                req = req.header(k, v);
+            }
+            let resp = req
+                .send()
+                .await
+                .map_err(|e| HttpFailure::Io(describe(&e)))?;
+            let Some(auth) = &self.config.auth else {
+                return Ok(resp);
+            };
+            let status = resp.status().as_u16();
+            let header = |name: &str| -> Vec<String> {
+                resp.headers()
+                    .get_all(name)
+                    .iter()
+                    .filter_map(|v| v.to_str().ok())
+                    .map(str::to_string)
+                    .collect()
+            };
+            let www_authenticate = header("www-authenticate");
+            let dpop_nonce = header("dpop-nonce").into_iter().next();
+            if status != 401 && (status != 403 || www_authenticate.is_empty()) {
+                auth.accepted(dpop_nonce.as_deref());
+                return Ok(resp);
+            }
+            attempt += 1;
+            if attempt > MAX_AUTH_ATTEMPTS {
+                return Ok(resp);
+            }
+            let refusal = Refusal {
+                status,
+                method: method.as_str().to_string(),
+                url: url.clone(),
+                www_authenticate,
+                dpop_nonce,
+                generation: credentials.generation,
+                attempt,
+            };
+            match auth.refused(refusal).await {
+                Verdict::Retry => continue,
+                Verdict::GiveUp(None) => return Ok(resp),
+                Verdict::GiveUp(Some(kind)) => {
+                    return Err(HttpFailure::Authorization(Box::new(kind)));
+                }
+            }
+        }
     }
 
     /// POSTs one message; what comes back goes to `sink`. Returns at once.
@@ -255,18 +341,20 @@ impl HttpWire {
 
     async fn post_task(&self, sink: Arc<dyn HttpSink>, body: String, info: MessageInfo) {
         let what = info.method.clone().unwrap_or_else(|| "response".into());
-        let req = self
-            .base(reqwest::Method::POST, &info)
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream")
-            .body(body);
         let fail = |f: HttpFailure| match info.id {
             Some(id) => sink.on_request_failed(id, f),
             None => sink.on_post_rejected(what.clone(), f),
         };
-        let resp = match req.send().await {
+        let sent = self
+            .send(reqwest::Method::POST, &info, |req| {
+                req.header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .body(body.clone())
+            })
+            .await;
+        let resp = match sent {
             Ok(r) => r,
-            Err(e) => return fail(HttpFailure::Io(describe(&e))),
+            Err(f) => return fail(f),
         };
         if let Some(sid) = resp
             .headers()
@@ -433,11 +521,13 @@ impl HttpWire {
                 protocol_version: info.protocol_version.clone(),
                 ..Default::default()
             };
-            let req = self
-                .base(reqwest::Method::GET, &get)
-                .header("Accept", "text/event-stream")
-                .header("Last-Event-ID", last_id);
-            let Ok(resp) = req.send().await else { return };
+            let sent = self
+                .send(reqwest::Method::GET, &get, |req| {
+                    req.header("Accept", "text/event-stream")
+                        .header("Last-Event-ID", last_id.as_str())
+                })
+                .await;
+            let Ok(resp) = sent else { return };
             if resp.status().as_u16() != 200 {
                 return;
             }
@@ -470,13 +560,12 @@ impl HttpWire {
         timeout: Duration,
     ) -> Result<String, HttpFailure> {
         let info = MessageInfo::default();
-        let req = self
-            .base(reqwest::Method::GET, &info)
-            .header("Accept", "text/event-stream");
-        let resp = tokio::time::timeout(timeout, req.send())
-            .await
-            .map_err(|_| HttpFailure::NoAnswer("the SSE endpoint did not answer in time".into()))?
-            .map_err(|e| HttpFailure::Io(describe(&e)))?;
+        let sent = self.send(reqwest::Method::GET, &info, |req| {
+            req.header("Accept", "text/event-stream")
+        });
+        let resp = tokio::time::timeout(timeout, sent).await.map_err(|_| {
+            HttpFailure::NoAnswer("the SSE endpoint did not answer in time".into())
+        })??;
         let status = resp.status().as_u16();
         let content_type = resp
             .headers()
@@ -547,10 +636,11 @@ impl HttpWire {
                 protocol_version,
                 ..Default::default()
             };
-            let req = me
-                .base(reqwest::Method::GET, &info)
-                .header("Accept", "text/event-stream");
-            let resp = req.send().await;
+            let resp = me
+                .send(reqwest::Method::GET, &info, |req| {
+                    req.header("Accept", "text/event-stream")
+                })
+                .await;
             let _ = ready.send(());
             if let Ok(resp) = resp
                 && resp.status().as_u16() == 200
@@ -582,10 +672,12 @@ impl HttpWire {
             protocol_version,
             ..Default::default()
         };
-        let req = self
-            .base(reqwest::Method::DELETE, &info)
-            .timeout(Duration::from_secs(5));
-        req.send().await.ok().map(|r| r.status().as_u16())
+        self.send(reqwest::Method::DELETE, &info, |req| {
+            req.timeout(Duration::from_secs(5))
+        })
+        .await
+        .ok()
+        .map(|r| r.status().as_u16())
     }
 
     /// Aborts every stream at once (for drops).
@@ -775,159 +867,9 @@ struct SseEnd {
     retry_ms: Option<u64>,
 }
 
-/// An SSE line or event passed the size limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SseTooLarge;
-
-/// One server-sent event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
-    /// The event type (`message` when the stream names none).
-    pub event: String,
-    /// The data lines, joined by newlines.
-    pub data: String,
-}
-
-/// A WHATWG event-stream parser that yields complete events, with a size limit.
-#[derive(Debug)]
-pub struct SseParser {
-    /// The last event id seen (`id:`), for `Last-Event-ID`.
-    pub last_event_id: Option<String>,
-    /// The last reconnection delay announced (`retry:`), in milliseconds.
-    pub retry_ms: Option<u64>,
-    line: Vec<u8>,
-    event: String,
-    data: String,
-    has_data: bool,
-    limit: usize,
-    last_cr: bool,
-}
-
-impl SseParser {
-    /// A parser whose lines and events may not exceed `limit` bytes.
-    pub fn new(limit: usize) -> SseParser {
-        SseParser {
-            last_event_id: None,
-            retry_ms: None,
-            line: Vec::new(),
-            event: String::new(),
-            data: String::new(),
-            has_data: false,
-            limit,
-            last_cr: false,
-        }
-    }
-
-    /// Feeds bytes; returns the data of every event completed. `Err` when the limit is
-    /// passed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, SseTooLarge> {
-        let mut out = Vec::new();
-        for &b in bytes {
-            if b == b'\n' && self.last_cr {
-                self.last_cr = false;
-                continue;
-            }
-            self.last_cr = b == b'\r';
-            if b == b'\n' || b == b'\r' {
-                let line = std::mem::take(&mut self.line);
-                self.line_done(&line, &mut out);
-            } else {
-                self.line.push(b);
-                if self.line.len() > self.limit {
-                    return Err(SseTooLarge);
-                }
-            }
-        }
-        if self.data.len() > self.limit {
-            return Err(SseTooLarge);
-        }
-        Ok(out)
-    }
-
-    fn line_done(&mut self, line: &[u8], out: &mut Vec<SseEvent>) {
-        if line.is_empty() {
-            if self.has_data {
-                let mut data = std::mem::take(&mut self.data);
-                if data.ends_with('\n') {
-                    data.pop();
-                }
-                let event = std::mem::take(&mut self.event);
-                out.push(SseEvent {
-                    event: if event.is_empty() {
-                        "message".into()
-                    } else {
-                        event
-                    },
-                    data,
-                });
-            }
-            self.event.clear();
-            self.has_data = false;
-            return;
-        }
-        if line[0] == b':' {
-            return;
-        }
-        let text = String::from_utf8_lossy(line);
-        let (field, value) = match text.find(':') {
-            Some(i) => (
-                &text[..i],
-                text[i + 1..].strip_prefix(' ').unwrap_or(&text[i + 1..]),
-            ),
-            None => (&text[..], ""),
-        };
-        match field {
-            "data" => {
-                self.data.push_str(value);
-                self.data.push('\n');
-                self.has_data = true;
-            }
-            "event" => self.event = value.to_string(),
-            "id" if !value.contains('\0') => self.last_event_id = Some(value.to_string()),
-            "retry" => {
-                if let Ok(ms) = value.parse::<u64>() {
-                    self.retry_ms = Some(ms);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sse_events_across_chunks_and_line_endings() {
-        let mut p = SseParser::new(1000);
-        let mut got = p
-            .feed(b": keep-alive\n\nid: 1\nevent: message\ndata: {\"a\":")
-            .unwrap();
-        assert!(got.is_empty());
-        got.extend(p.feed(b"1}\r\n\r\ndata: x\ndata: y\n\nid: 2\n\n").unwrap());
-        let data: Vec<&str> = got.iter().map(|e| e.data.as_str()).collect();
-        assert_eq!(data, vec!["{\"a\":1}", "x\ny"]);
-        assert_eq!(got[0].event, "message");
-        let ep = p
-            .feed(b"event: endpoint\ndata: /message?sessionId=1\n\n")
-            .unwrap();
-        assert_eq!(
-            ep,
-            vec![SseEvent {
-                event: "endpoint".into(),
-                data: "/message?sessionId=1".into()
-            }]
-        );
-        let mut p2 = SseParser::new(100);
-        p2.feed(b"id: event-7\nretry: 500\ndata: \n\n").unwrap();
-        assert_eq!(
-            (p2.last_event_id.as_deref(), p2.retry_ms),
-            (Some("event-7"), Some(500))
-        );
-        let mut small = SseParser::new(4);
-        assert!(small.feed(b"data: 123456\n").is_err());
-    }
 
     #[test]
     fn www_authenticate_challenges() {

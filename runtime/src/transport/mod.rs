@@ -1,7 +1,10 @@
-//! Transports: how bytes reach a server: stdio and Streamable HTTP.
+//! Transports: how bytes reach a server: stdio and Streamable HTTP (with its event-stream
+//! parser and its authorization hook).
 
 pub mod alarm;
+pub mod auth;
 pub mod http;
+pub mod sse;
 pub mod stdio;
 
 pub use stdio::{

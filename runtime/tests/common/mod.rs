@@ -21,10 +21,12 @@ fn profile_dir() -> PathBuf {
 }
 
 /// Builds the server binaries once per test process (a no-op when they are fresh) and
-/// returns the path of `name`. `MCPR_REFERENCE_SERVER` / `MCPR_HOSTILE_SERVER` override.
+/// returns the path of `name`. `MCPR_REFERENCE_SERVER` / `MCPR_HOSTILE_SERVER` /
+/// `MCPR_AUTH_SERVER` override.
 pub fn server_bin(name: &str) -> PathBuf {
     let var = match name {
         "mcpr-reference-server" => "MCPR_REFERENCE_SERVER",
+        "mcpr-auth-server" => "MCPR_AUTH_SERVER",
         _ => "MCPR_HOSTILE_SERVER",
     };
     if let Ok(p) = std::env::var(var) {
@@ -44,6 +46,8 @@ pub fn server_bin(name: &str) -> PathBuf {
                 "mcpr-reference-server",
                 "-p",
                 "mcpr-hostile-server",
+                "-p",
+                "mcpr-auth-server",
             ])
             .env("CARGO_TARGET_DIR", &target_dir);
         if dir.file_name().is_some_and(|n| n == "release") {

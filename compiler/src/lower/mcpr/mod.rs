@@ -12,9 +12,8 @@ use super::values::{self, normalise_path};
 use crate::diagnostics::Problem;
 use crate::ir::{
     self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, InheritEnv, JsonAssertions,
-    JsonType, NativeAction, NativeStep, OAuth, OAuthSettings, OrderedMap, Phase, RequestStep,
-    SetStep, SnapshotAssertion, SourceLocation, Status, Step, StepKind, Suite, Target, Test,
-    ToolStep,
+    JsonType, NativeAction, NativeStep, OrderedMap, Phase, RequestStep, SetStep, SnapshotAssertion,
+    SourceLocation, Status, Step, StepKind, Suite, Target, Test, ToolStep,
 };
 use crate::names::closest;
 use crate::source::Span;
@@ -24,12 +23,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod attach;
 mod body;
+mod oauth;
 mod settings;
 mod test;
 
 pub use attach::step_refs;
 use attach::*;
 pub use body::body;
+use oauth::oauth;
 use settings::*;
 pub use test::TestBuilder;
 use test::*;

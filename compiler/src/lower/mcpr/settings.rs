@@ -224,38 +224,6 @@ pub(super) fn string_map(v: &Value) -> Result<OrderedMap<String>, String> {
     Ok(out)
 }
 
-pub(super) fn oauth(v: &Value) -> Result<OAuth, String> {
-    match v {
-        Value::Bool(true) => Ok(OAuth::Enabled(true)),
-        Value::Object(m) => {
-            let mut s = OAuthSettings::default();
-            for (k, v) in m {
-                match k.as_str() {
-                    "clientId" | "client id" | "client_id" => s.client_id = scalar_text(v),
-                    "clientSecret" | "client secret" | "client_secret" => {
-                        s.client_secret = scalar_text(v)
-                    }
-                    "scope" | "scopes" => {
-                        s.scope = match v {
-                            Value::Array(items) => Some(
-                                items
-                                    .iter()
-                                    .filter_map(scalar_text)
-                                    .collect::<Vec<_>>()
-                                    .join(" "),
-                            ),
-                            other => scalar_text(other),
-                        }
-                    }
-                    other => return Err(format!("has an unknown setting `{other}`")),
-                }
-            }
-            Ok(OAuth::Settings(s))
-        }
-        _ => Err("must be `true` or a block with clientId, clientSecret and scope".into()),
-    }
-}
-
 /// `inherit env: true`, `false`, or a list of variable names and `*` globs.
 fn inherit_env(value: &Value) -> Result<InheritEnv, String> {
     const WANTED: &str = "must be `true`, `false` or a list of variable names (`*` globs allowed)";

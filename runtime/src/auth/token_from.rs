@@ -4,8 +4,10 @@
 //! once; its trimmed output becomes the header `Authorization: Bearer <token>` of that
 //! target. The token, every header value and every stdio `env` value — as resolved, after
 //! `${env.…}` and `${state.…}` — join the suite's `redact` list, so every report masks
-//! them. A failure is a named error: `MCP-AUTH-001` (the command is empty), `MCP-AUTH-002`
-//! (it could not start, failed, timed out, or printed no single token).
+//! them, and so do the secrets of an `oauth` target's settings (client secret, private key,
+//! assertion, refresh token). A failure is a named error: `MCP-AUTH-001` (the command is
+//! empty), `MCP-AUTH-002` (it could not start, failed, timed out, or printed no single
+//! token).
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -105,6 +107,11 @@ async fn resolve_target(
     };
     for (_, v) in h.headers.iter().flat_map(|e| e.iter()) {
         secret(v);
+    }
+    if let Some(oauth) = &h.oauth
+        && let Ok(config) = super::OAuthConfig::from_ir(oauth, &|t: &str| vars.interpolate_text(t))
+    {
+        secrets.extend(config.secrets());
     }
     let Some(command) = h.token_from.clone() else {
         return Ok(());
