@@ -3,11 +3,13 @@
 pub mod adhoc;
 pub mod check;
 pub mod compile;
+pub mod completions;
 pub mod convert;
 pub mod explain;
 pub mod init;
 pub mod lint;
 pub mod parity;
+pub mod report;
 pub mod run;
 pub mod schema;
 pub mod snapshot;
