@@ -311,7 +311,8 @@ pub async fn run_test_open(
     }
     result.outputs = runner.outputs;
     result.duration_ms = started.elapsed().as_millis() as u64;
-    if input.record || (input.record_failed && result.status != Outcome::Passed) {
+    let failed = matches!(result.status, Outcome::Failed | Outcome::Errored);
+    if input.record || (input.record_failed && failed) {
         let (entries, dropped) = client.session().transcript();
         result.transcript = Some(TestTranscript { entries, dropped });
     }
