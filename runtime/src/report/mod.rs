@@ -162,7 +162,8 @@ pub fn test_location(t: &TestResult) -> Option<&SourceLocation> {
         .or(t.source.as_ref())
 }
 
-/// Writes a report to `path`, or to stdout when the path is `-`.
+/// Writes a report to `path` (its missing folders created, as CI artifact paths such as
+/// `target/mcpr/junit.xml` need), or to stdout when the path is `-`.
 pub fn write_output(path: &std::path::Path, text: &str) -> Result<(), String> {
     if path.as_os_str() == "-" {
         use std::io::Write;
@@ -171,6 +172,10 @@ pub fn write_output(path: &std::path::Path, text: &str) -> Result<(), String> {
         let _ = out.write_all(text.as_bytes());
         let _ = out.flush();
         return Ok(());
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
     }
     crate::files::write_atomic(path, text.as_bytes(), crate::files::Access::Shared)
 }
