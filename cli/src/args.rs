@@ -3,9 +3,24 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The top-level help's closing part: first steps, exit codes, where the settings are.
+const TOP_HELP: &str = "\
+Examples:
+  mcpr check tests/                       every problem of every suite, located
+  mcpr run tests/ --junit target/junit.xml --html target/mcpr.html
+  mcpr run tests/ --shard 1/3 --json shard-1.json; mcpr report merge shard-*.json
+  mcpr ping -- npx -y @modelcontextprotocol/server-everything
+  mcpr explain MCP-TIMEOUT-001
+
+Exit codes: 0 passed, 1 a test failed or was blocked, 2 usage, compile or configuration
+error, 3 a server, transport or internal failure, 130 interrupted.
+
+`mcpr run --help` lists the MCPR_* variables and the mcpr.toml settings; NO_COLOR turns
+colour off everywhere.";
+
 /// mcpr: check and run test suites for MCP servers.
 #[derive(Debug, Parser)]
-#[command(name = "mcpr", version, about, propagate_version = true)]
+#[command(name = "mcpr", version, about, propagate_version = true, after_help = TOP_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

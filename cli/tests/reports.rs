@@ -499,3 +499,58 @@ fn quiet_and_verbose_terminal() {
         "{v}"
     );
 }
+
+/// The server's stderr tail reaches the JUnit `<system-err>`, the HTML report and the JSON
+/// report redacted: a target env value (a secret) printed by the server is masked.
+#[test]
+fn the_stderr_tail_is_redacted_in_every_report() {
+    const SECRET: &str = "s3cr3t-stderr-value-42";
+    let server = reference_server();
+    let tmp = tempfile::tempdir().unwrap();
+    let noisy = format!("echo \"token=$API_TOKEN\" >&2; exec {server}");
+    let suite = json!({
+        "version": 1,
+        "name": "leaky stderr",
+        "target": {"transport": "stdio", "command": "sh", "args": ["-c", noisy],
+                   "env": {"API_TOKEN": SECRET}},
+        "tests": [
+            {"name": "fails", "steps": [{"tool": {"name": "add", "arguments": {"a": 1, "b": 1}},
+                "assert": {"json": [{"path": "$.structuredContent.sum", "equals": 3}]}}]},
+        ]
+    });
+    let path = tmp.path().join("leaky.json");
+    std::fs::write(&path, serde_json::to_string(&suite).unwrap()).unwrap();
+    let (xml, html, report) = (
+        tmp.path().join("r.xml"),
+        tmp.path().join("r.html"),
+        tmp.path().join("r.json"),
+    );
+    let summary = tmp.path().join("summary.md");
+    let out = mcpr()
+        .arg("run")
+        .arg(&path)
+        .args(["--no-history", "--format", "github", "--junit"])
+        .arg(&xml)
+        .arg("--html")
+        .arg(&html)
+        .arg("--json")
+        .arg(&report)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let junit = std::fs::read_to_string(&xml).unwrap();
+    assert!(
+        junit.contains("<system-err>token=[REDACTED]"),
+        "the stderr tail, redacted, in system-err:\n{junit}"
+    );
+    for (what, body) in [
+        ("junit", junit),
+        ("html", std::fs::read_to_string(&html).unwrap()),
+        ("json", std::fs::read_to_string(&report).unwrap()),
+        ("summary", std::fs::read_to_string(&summary).unwrap()),
+        ("terminal", text(&out)),
+    ] {
+        assert!(!body.contains(SECRET), "{what} leaks the secret:\n{body}");
+    }
+}

@@ -259,6 +259,24 @@ fn run_help_has_examples_exit_codes_and_environment() {
     }
 }
 
+/// `mcpr --help` ends with examples, the exit codes and where the settings are listed.
+#[test]
+fn top_level_help_has_examples_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mcpr_in(dir.path()).arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "Examples:",
+        "mcpr run tests/",
+        "Exit codes:",
+        "mcpr run --help",
+        "completions",
+    ] {
+        assert!(help.contains(needle), "{needle:?} in:\n{help}");
+    }
+}
+
 /// `mcpr completions SHELL` prints a script the shell accepts, naming the subcommands.
 #[test]
 fn completions_for_bash_zsh_and_fish() {
