@@ -340,6 +340,8 @@ fn three_shards_merge_into_the_unsharded_report() {
         .collect();
     let merged = tmp.path().join("merged.json");
     let junit = tmp.path().join("merged.xml");
+    let html = tmp.path().join("merged.html");
+    let summary = tmp.path().join("summary.md");
     let out = mcpr()
         .args(["report", "merge"])
         .args([&shards[2], &shards[0], &shards[1]])
@@ -347,13 +349,33 @@ fn three_shards_merge_into_the_unsharded_report() {
         .arg(&merged)
         .arg("--junit")
         .arg(&junit)
+        .arg("--html")
+        .arg(&html)
+        .arg("--github")
+        .env("GITHUB_STEP_SUMMARY", &summary)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("3 passed, 2 failed, 3 skipped, 2 blocked"),
+        stdout.contains("3 passed, 2 failed, 3 skipped, 2 blocked"),
         "{}",
         text(&out)
+    );
+    let located = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error file=conformance-tests/runtime/lifecycle.mcpr,line="))
+        .count();
+    assert_eq!(located, 4, "merged annotations: {stdout}");
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.contains("mcpr: 3 passed, 2 failed, 3 skipped, 2 blocked"),
+        "{md}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("Broken producer") && !page.contains("<script src"),
+        "self-contained"
     );
     let read = |p: &Path| -> Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
     assert_eq!(without_times(read(&merged)), without_times(read(&whole)));
