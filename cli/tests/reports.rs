@@ -159,6 +159,37 @@ fn html_report_renders_in_headless_chromium() {
         dom_text.contains("warming up the noisy server"),
         "stderr tail shown"
     );
+    // `#status=failed` opens the page with only the failed tests shown: rows and bars.
+    let filtered = chromium_run(
+        &browser,
+        &profile,
+        &["--dump-dom".into(), format!("{url}#status=failed")],
+    );
+    let filtered = String::from_utf8_lossy(&filtered.stdout).into_owned();
+    let (mut hidden, mut visible) = (0, 0);
+    for tag in filtered
+        .split('<')
+        .filter_map(|t| t.split_once('>').map(|(t, _)| t))
+    {
+        let Some(status) = attribute(tag, "data-status-of") else {
+            continue;
+        };
+        let is_hidden =
+            attribute(tag, "class").is_some_and(|c| c.split(' ').any(|w| w == "hidden"));
+        assert_eq!(is_hidden, status != "failed", "{tag}");
+        if is_hidden { hidden += 1 } else { visible += 1 }
+    }
+    assert_eq!(
+        visible,
+        2 * 2,
+        "two failed tests, each a row and a bar:\n{filtered}"
+    );
+    assert_eq!(hidden, 2 * 5, "five passed tests hidden, rows and bars");
+    assert!(
+        filtered.contains("data-status=\"passed\" aria-pressed=\"false\"")
+            || filtered.contains("aria-pressed=\"false\" data-status=\"passed\""),
+        "the passed filter is off"
+    );
     let artifacts = root().join("target/mcpr-artifacts");
     std::fs::create_dir_all(&artifacts).unwrap();
     let shot = artifacts.join("html-report.png");
@@ -176,6 +207,12 @@ fn html_report_renders_in_headless_chromium() {
         png.len()
     );
     std::fs::copy(&html, artifacts.join("html-report.html")).unwrap();
+}
+
+/// The value of attribute `name` in the text of an HTML start tag.
+fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
+    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    tag[at..].split('"').next()
 }
 
 /// The Python with junitparser that `.ci/run` installs (`MCPR_JUNITPARSER_PYTHON`), else
