@@ -154,6 +154,13 @@ impl<'o> Dispatch<'o> {
                 break;
             }
             if self.running.is_empty() && self.live.load(Ordering::Acquire) == 0 {
+                // The last live thread may have ended after `start_ready` looked (it saw
+                // `jobs` threads alive): only a second look that starts nothing is a bug.
+                let decided = self.started.iter().filter(|s| **s).count();
+                self.start_ready();
+                if self.started.iter().filter(|s| **s).count() > decided {
+                    continue;
+                }
                 return Err(plan_error(
                     RunCode::Internal,
                     "the scheduler has tests left but none can start (a bug in mcpr: please report it)",
