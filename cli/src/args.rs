@@ -3,9 +3,24 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// The top-level help's closing part: first steps, exit codes, where the settings are.
+const TOP_HELP: &str = "\
+Examples:
+  mcpr check tests/                       every problem of every suite, located
+  mcpr run tests/ --junit target/junit.xml --html target/mcpr.html
+  mcpr run tests/ --shard 1/3 --json shard-1.json; mcpr report merge shard-*.json
+  mcpr ping -- npx -y @modelcontextprotocol/server-everything
+  mcpr explain MCP-TIMEOUT-001
+
+Exit codes: 0 passed, 1 a test failed or was blocked, 2 usage, compile or configuration
+error, 3 a server, transport or internal failure, 130 interrupted.
+
+`mcpr run --help` lists the MCPR_* variables and the mcpr.toml settings; NO_COLOR turns
+colour off everywhere.";
+
 /// mcpr: check and run test suites for MCP servers.
 #[derive(Debug, Parser)]
-#[command(name = "mcpr", version, about, propagate_version = true)]
+#[command(name = "mcpr", version, about, propagate_version = true, after_help = TOP_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -44,6 +59,64 @@ pub enum Command {
     Diff(DiffArgs),
     /// Write a starter `.mcpr` suite from a live server (calls every tool once).
     Init(InitArgs),
+    /// Work with run reports: `mcpr report merge` combines the JSON reports of shards.
+    Report(ReportArgs),
+    /// Print a shell completion script: `mcpr completions bash > ~/.local/share/bash-completion/completions/mcpr`.
+    Completions(CompletionsArgs),
+}
+
+/// A shell for `mcpr completions`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShellArg {
+    /// Bash.
+    Bash,
+    /// Zsh.
+    Zsh,
+    /// Fish.
+    Fish,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    pub shell: ShellArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(subcommand)]
+    pub command: ReportCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Combine the JSON reports of `mcpr run --shard K/N` runs into the report of the whole
+    /// run, checking that the shards cover each suite exactly once.
+    Merge(MergeArgs),
+}
+
+/// `mcpr report merge`: exit 0 every test passed, 1 a test failed or was blocked, 2 the
+/// reports cannot be merged (a shard missing or twice, a test in two shards), 3 a test errored.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The JSON reports (`mcpr run --shard K/N --json PATH`), in any order.
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged JSON report here (`-`: stdout, the default when no other output is asked for).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the merged JUnit XML here.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+    /// Write the merged HTML report here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Print GitHub annotations on stdout and append the job summary to $GITHUB_STEP_SUMMARY.
+    #[arg(long)]
+    pub github: bool,
+    /// Colour in the summary on stderr.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
 }
 
 /// Output format of `convert`.
@@ -225,12 +298,56 @@ pub struct PingArgs {
     pub target: AdhocTarget,
 }
 
+/// Output format of `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormatArg {
+    /// The terminal report.
+    Human,
+    /// The JSON report on stdout (as `--json -`), the terminal report on stderr.
+    Json,
+    /// JUnit XML on stdout (as `--junit -`), the terminal report on stderr.
+    Junit,
+    /// The terminal report, GitHub annotations and the job summary.
+    Github,
+}
+
+/// The long help's closing part: examples, exit codes, environment.
+const RUN_HELP: &str = "\
+Examples:
+  mcpr run examples/customers.mcpr
+  mcpr run tests/ --jobs 4 --timeout 30s
+  mcpr run tests/ --junit target/junit.xml --html target/mcpr.html
+  mcpr run tests/ --format json > report.json
+  mcpr run tests/ --shard 2/3 --json shard-2.json   (then: mcpr report merge shard-*.json)
+  mcpr run legacy.mcp --profile staging
+
+Exit codes:
+  0  every test passed or was skipped
+  1  a test failed or was blocked, or a latency gate failed
+  2  usage, compile or configuration error
+  3  a server, transport or internal failure (a test errored)
+  130  interrupted
+
+Settings come from a flag, else an MCPR_* variable, else mcpr.toml (found upward from the
+working folder; [run] overlaid by [profiles.NAME] of --config-profile), else the default;
+-v prints them with where each came from.
+
+Environment:
+  MCPR_JOBS, MCPR_TIMEOUT, MCPR_PROTOCOL, MCPR_JSON, MCPR_JUNIT, MCPR_HTML, MCPR_FORMAT,
+  MCPR_FAIL_FAST, MCPR_NO_PROGRESS   the flags of the same name
+  MCPR_CONFIG, MCPR_CONFIG_PROFILE   --config, --config-profile
+  CI=true          no progress bar; missing snapshots fail instead of being recorded
+  GITHUB_ACTIONS=true   GitHub annotations (and GITHUB_STEP_SUMMARY, the job summary)
+  NO_COLOR         no colour";
+
 /// `mcpr run`: exit 0 all passed, 1 a test failed or was blocked, 2 usage or compile error,
 /// 3 a server, transport or internal failure (a test errored).
 #[derive(Debug, Args)]
+#[command(after_long_help = RUN_HELP)]
 pub struct RunArgs {
-    /// Suite files: `.mcpr`, YAML/JSON suites (`.yaml`, `.yml`, `.json`), legacy `.mcp`
-    /// scripts, or Suite IR JSON (`mcpr compile FILE --emit ir`).
+    /// Suite files or folders: `.mcpr`, YAML/JSON suites (`.yaml`, `.yml`, `.json`), legacy
+    /// `.mcp` scripts, or Suite IR JSON (`mcpr compile FILE --emit ir`); folders are searched
+    /// as `check` searches them.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Run this server command instead of the suite's target (split on spaces; quote with ").
@@ -249,9 +366,28 @@ pub struct RunArgs {
     /// Most tests running at once (default: number of cores).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// Default step timeout (`30s`, `500ms`, `2m`): over the suite's default and mcpr's
+    /// 10 s; a step's own timeout still wins.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
     /// Pin every session's protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.
     #[arg(long)]
     pub protocol: Option<String>,
+    /// Output format on stdout.
+    #[arg(long, value_enum)]
+    pub format: Option<RunFormatArg>,
+    /// Only failures, the summary and the recap.
+    #[arg(long, short = 'q', conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Every step, and the resolved settings with where each came from.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// The project file (default: mcpr.toml in the working folder or a folder above).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// The [profiles.NAME] table of mcpr.toml to use over its [run] table.
+    #[arg(long, value_name = "NAME")]
+    pub config_profile: Option<String>,
     /// Only tests whose name or id matches (`*` wildcard, case-insensitive), with their dependencies.
     #[arg(long = "test")]
     pub test: Option<String>,
@@ -261,12 +397,15 @@ pub struct RunArgs {
     /// Start no further test after the first that failed or errored.
     #[arg(long)]
     pub fail_fast: bool,
-    /// Write the JSON report (docs/run-report.md) to this path.
+    /// Write the JSON report (docs/run-report.md) to this path (`-`: stdout).
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Write a JUnit XML report to this path.
+    /// Write a JUnit XML report to this path (`-`: stdout).
     #[arg(long)]
     pub junit: Option<PathBuf>,
+    /// Write the self-contained HTML report (timeline, failures, messages) to this path.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Colour on the terminal.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
@@ -301,7 +440,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub fail_on_regression: bool,
     /// Run a parity comparison over the suite's compare targets instead (as `mcpr parity`).
-    #[arg(long, conflicts_with_all = ["server", "url", "junit", "state_out", "shard"])]
+    #[arg(long, conflicts_with_all = ["server", "url", "junit", "html", "state_out", "shard"])]
     pub compare: bool,
     /// Keep each step's response and each session's messages in the --json report.
     #[arg(long)]

@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod output;
+mod reporters;
 mod suites;
 
 use clap::Parser;
@@ -33,6 +34,8 @@ fn main() -> ExitCode {
         args::Command::Snapshot(a) => commands::snapshot::snapshot(a),
         args::Command::Diff(a) => commands::snapshot::diff(a),
         args::Command::Init(a) => commands::init::run(a),
+        args::Command::Report(a) => commands::report::run(a),
+        args::Command::Completions(a) => commands::completions::run(a),
     };
     ExitCode::from(code)
 }

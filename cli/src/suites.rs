@@ -7,7 +7,7 @@ use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::Suite;
 use mcpr_compiler::lower::Options;
 use mcpr_runtime::run::SuiteFile;
-use mcpr_runtime::suites::{compile_file, display_path};
+use mcpr_runtime::suites::{compile_file, discover, display_path};
 
 /// Reads one file into a suite, printing its diagnostics; an error when it cannot be run.
 pub fn load(path: &Path) -> Result<Suite, String> {
@@ -38,4 +38,33 @@ pub fn load_file(path: &Path) -> Result<SuiteFile, String> {
         shown: display_path(path),
         dir,
     })
+}
+
+/// The suites of files and folders, in command-line order (a folder's suites sorted, as
+/// `check` finds them); a folder's files of flows alone (imported by suites) are left out.
+pub fn load_paths(paths: &[std::path::PathBuf]) -> Result<Vec<SuiteFile>, String> {
+    let mut out: Vec<SuiteFile> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for p in paths {
+        let in_folder = p.is_dir();
+        let files = discover(std::slice::from_ref(p))?;
+        if in_folder && files.is_empty() {
+            return Err(format!("{}: no suite in this folder", display_path(p)));
+        }
+        for f in files {
+            if !seen.insert(f.clone()) {
+                continue;
+            }
+            if in_folder && only_flows(&f) {
+                continue;
+            }
+            out.push(load_file(&f)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a file compiles cleanly to flows without tests.
+fn only_flows(path: &Path) -> bool {
+    compile_file(path, &Options::default()).is_ok_and(|c| !c.has_errors() && c.suite.is_none())
 }

@@ -179,7 +179,11 @@ fn adhoc_commands_talk_to_a_real_server() {
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["protocol_version"], "2025-11-25");
+    assert_eq!(v["protocolVersion"], "2025-11-25");
+    assert!(
+        v["startupMs"].is_number() && v["roundTripMs"].is_number(),
+        "{v}"
+    );
     assert_eq!(v["era"], "legacy");
 
     // A missing server is a named failure with exit code 3.

@@ -36,6 +36,8 @@ fn a_terminal_gets_a_bar_that_counts_tests() {
     let out = run_on_a_terminal(None);
     assert!(out.contains(" tests "), "{out}");
     assert!(out.contains("1/"), "{out}");
+    // The bar is hidden until a suite with tests starts: no full bar at `0/0 tests`.
+    assert!(!out.contains("0/0"), "{out}");
     // Report lines are printed whole, with the bar cleared first.
     assert!(out.contains("passed ("), "{out}");
 }

@@ -597,6 +597,13 @@ fn report_snapshots() {
     settings.add_filter(r#""durationMs": \d+"#, r#""durationMs": 0"#);
     settings.add_filter(r#"time="[0-9.]+""#, r#"time="0""#);
     settings.add_filter(r#"timestamp="[^"]+""#, r#"timestamp="T""#);
+    settings.add_filter(r#"hostname="[^"]*""#, r#"hostname="HOST""#);
+    settings.add_filter(r#""hostname": "[^"]*""#, r#""hostname": "HOST""#);
+    settings.add_filter(r#""startedAt": "[^"]*""#, r#""startedAt": "T""#);
+    settings.add_filter(
+        r#""(startUs|spawnUs|handshakeUs|closeUs|lane)": \d+"#,
+        r#""$1": 0"#,
+    );
     settings.bind(|| {
         insta::assert_snapshot!("terminal", String::from_utf8_lossy(&out.stdout));
         insta::assert_snapshot!("json", std::fs::read_to_string(&json).unwrap());

@@ -200,6 +200,8 @@ fn no_secret_in_any_output_in_any_encoding() {
             "bad.json",
             "--junit",
             "bad.xml",
+            "--html",
+            "bad.html",
             "--transcript",
         ],
     );
@@ -223,6 +225,7 @@ fn no_secret_in_any_output_in_any_encoding() {
         "ok.json",
         "bad.json",
         "bad.xml",
+        "bad.html",
         "snaps.json",
         "state.json",
         ".mcpr/history.jsonl",

@@ -115,8 +115,9 @@ impl AdhocOptions {
     }
 }
 
-/// What `mcpr ping` reports.
+/// What `mcpr ping` reports (camelCase, as the run report: `protocolVersion`, `startupMs`).
 #[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PingReport {
     /// `legacy` or `modern`.
     pub era: crate::protocol::Era,

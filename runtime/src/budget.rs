@@ -195,7 +195,7 @@ pub fn percentile(samples: &[u64], p: u32) -> Option<u64> {
 }
 
 /// How one budget of one test came out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetResult {
     /// The test's name.
@@ -215,7 +215,7 @@ pub struct BudgetResult {
 }
 
 /// The verdict on a budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// The percentile is at or under the limit.
@@ -281,7 +281,7 @@ pub fn evaluate(
 }
 
 /// A passed test that took markedly longer than it used to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Regression {
     /// The test's name.
@@ -338,6 +338,7 @@ mod tests {
             phase: mcpr_compiler::ir::Phase::Test,
             status: crate::exec::StepStatus::Passed,
             duration_ms: ms,
+            start_us: 0,
             source: None,
             failure: None,
             response: None,
@@ -359,6 +360,10 @@ mod tests {
             protocol_version: None,
             transcript: None,
             data: None,
+            logical_name: None,
+            source: None,
+            timing: None,
+            stderr: None,
         }
     }
 

@@ -337,6 +337,7 @@ mod tests {
                 phase: mcpr_compiler::ir::Phase::Test,
                 status: StepStatus::Passed,
                 duration_ms: 3,
+                start_us: 0,
                 source: None,
                 failure: None,
                 response: Some(response),
@@ -348,12 +349,21 @@ mod tests {
             protocol_version: Some("2025-11-25".into()),
             transcript: None,
             data: None,
+            logical_name: None,
+            source: None,
+            timing: None,
+            stderr: None,
         }
     }
 
     fn run(tests: Vec<TestResult>) -> RunResult {
         RunResult {
             suite_name: "S".into(),
+            file: None,
+            started_at: None,
+            hostname: None,
+            jobs: 1,
+            shard: None,
             status: crate::schedule::RunStatus::Passed,
             duration_ms: 1,
             summary: RunResult::summarise(&tests),

@@ -89,11 +89,9 @@ impl SnapshotStore {
     pub fn check(&mut self, key: &str, value: &Value, ignore: &[String]) -> Result<(), Mismatch> {
         let mut v = value.clone();
         for p in self.ignore.iter().chain(ignore) {
-            values::remove(&mut v, p).map_err(|e| Mismatch {
-                code: RunCode::SnapshotStore,
-                message: format!("snapshot {key}: ignored path {e}"),
-                expected: None,
-                actual: None,
+            values::remove(&mut v, p).map_err(|e| {
+                Mismatch::new(format!("snapshot {key}: ignored path {e}"), None, None)
+                    .code(RunCode::SnapshotStore)
             })?;
         }
         if let Some(r) = &self.redactor {
@@ -101,15 +99,16 @@ impl SnapshotStore {
         }
         let v = sorted(&v);
         match self.entries.get(key) {
-            None if self.ci && !self.update => Err(Mismatch {
-                code: RunCode::SnapshotMissing,
-                message: format!(
+            None if self.ci && !self.update => Err(Mismatch::new(
+                format!(
                     "snapshot {key} is missing from {} (CI=true: snapshots are not written in CI; run with --update-snapshots locally)",
                     self.path.display()
                 ),
-                expected: None,
-                actual: Some(crate::exec::assert::show(&v)),
-            }),
+                None,
+                Some(crate::exec::assert::show(&v)),
+            )
+            .code(RunCode::SnapshotMissing)
+            .values(None, Some(&v))),
             None => {
                 self.entries.insert(key.to_string(), v);
                 self.changed = true;
@@ -124,16 +123,17 @@ impl SnapshotStore {
             Some(stored) => {
                 let mut lines = Vec::new();
                 diff("$", stored, &v, &mut lines);
-                Err(Mismatch {
-                    code: RunCode::SnapshotChanged,
-                    message: format!(
+                Err(Mismatch::new(
+                    format!(
                         "snapshot {key} differs ({} stored, + now):\n{}",
                         "-",
                         lines.join("\n")
                     ),
-                    expected: Some(crate::exec::assert::show(stored)),
-                    actual: Some(crate::exec::assert::show(&v)),
-                })
+                    Some(crate::exec::assert::show(stored)),
+                    Some(crate::exec::assert::show(&v)),
+                )
+                .code(RunCode::SnapshotChanged)
+                .values(Some(stored), Some(&v)))
             }
         }
     }

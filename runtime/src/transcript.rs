@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, SystemTime};
 
 /// Which way a message went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// From the client to the server.
@@ -14,7 +14,7 @@ pub enum Direction {
 }
 
 /// What a transcript entry is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MessageKind {
     /// A JSON-RPC request (either way).
@@ -55,15 +55,18 @@ impl std::fmt::Display for MessageKind {
 }
 
 /// One message of the transcript.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
     /// Position in the session, from 0, never reused (also counts dropped entries).
     pub seq: u64,
     /// Time since the session started.
-    #[serde(serialize_with = "ser_micros")]
+    #[serde(serialize_with = "ser_micros", deserialize_with = "de_micros")]
     pub at: Duration,
     /// Wall-clock time.
-    #[serde(serialize_with = "ser_system_time")]
+    #[serde(
+        serialize_with = "ser_system_time",
+        deserialize_with = "de_system_time"
+    )]
     pub wall: SystemTime,
     /// Sent or received.
     pub direction: Direction,
@@ -77,6 +80,15 @@ pub struct Entry {
 
 fn ser_micros<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(d.as_micros() as u64)
+}
+
+fn de_micros<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    Ok(Duration::from_micros(serde::Deserialize::deserialize(d)?))
+}
+
+fn de_system_time<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SystemTime, D::Error> {
+    let ms: u64 = serde::Deserialize::deserialize(d)?;
+    Ok(SystemTime::UNIX_EPOCH + Duration::from_millis(ms))
 }
 
 fn ser_system_time<S: serde::Serializer>(t: &SystemTime, s: S) -> Result<S::Ok, S::Error> {

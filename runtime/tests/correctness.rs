@@ -30,6 +30,8 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         snapshots: None,
         record: true,
         max_buffered_bytes: 64 << 20,
+        record_failed: false,
+        timeout: None,
     };
     run_test(s, &s.tests[0], input).await
 }

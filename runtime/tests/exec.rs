@@ -33,6 +33,8 @@ async fn run_one(tests: Value) -> TestResult {
         snapshots: None,
         record: false,
         max_buffered_bytes: 64 << 20,
+        record_failed: false,
+        timeout: None,
     };
     run_test(&s, &s.tests[0], input).await
 }
@@ -83,9 +85,8 @@ async fn failure_names_location_expected_actual_and_last_message() {
     assert_eq!(f.location.as_ref().map(|l| l.line), Some(7));
     assert!(
         f.last_message
-            .as_deref()
-            .unwrap_or("")
-            .contains("\"sum\":2"),
+            .as_ref()
+            .is_some_and(|m| m.text.contains("\"sum\":2")),
         "{f:?}"
     );
     let names: Vec<&str> = r.steps.iter().map(|s| s.name.as_str()).collect();
@@ -185,6 +186,8 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         snapshots: None,
         record: false,
         max_buffered_bytes: 64 << 20,
+        record_failed: false,
+        timeout: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Errored);
@@ -213,6 +216,8 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         snapshots: None,
         record: false,
         max_buffered_bytes: 64 << 20,
+        record_failed: false,
+        timeout: None,
     };
     run_test(s, &s.tests[0], input).await
 }
@@ -342,6 +347,8 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
         snapshots: None,
         record: false,
         max_buffered_bytes: 64 << 20,
+        record_failed: false,
+        timeout: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");

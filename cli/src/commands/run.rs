@@ -1,15 +1,15 @@
-//! `mcpr run FILE…`: compile each file, hand the suites and the settings to
-//! `mcpr_runtime::run::run` with the chosen reporters, map the outcome to the exit code.
+//! `mcpr run PATH…`: resolve the settings (flag > `MCPR_*` > mcpr.toml, in the library),
+//! compile each suite, hand them to `mcpr_runtime::run::run` with the chosen reporters,
+//! map the outcome to the exit code.
+
+use clap::ValueEnum;
 
 use crate::args::RunArgs;
 use crate::output::{self, exit_code};
+use crate::reporters::Outputs;
 use crate::suites;
-use mcpr_runtime::report::github::GithubAnnotations;
-use mcpr_runtime::report::json::JsonFile;
-use mcpr_runtime::report::junit::JunitFile;
-use mcpr_runtime::report::progress::WithProgress;
-use mcpr_runtime::report::terminal::Terminal;
-use mcpr_runtime::report::{Reporters, StderrNotes};
+use mcpr_runtime::report::terminal::Verbosity;
+use mcpr_runtime::run::config::{self, Lookup, Resolved, Settings};
 use mcpr_runtime::run::{
     self, DataFlags, ExitClass, HistorySettings, RunError, RunRequest, SnapshotSettings,
     TargetChoice,
@@ -30,26 +30,28 @@ pub fn run(args: RunArgs) -> u8 {
     if args.no_token_cache {
         mcpr_runtime::auth::disable_token_cache();
     }
-    let mut req = match request(&args) {
-        Ok(r) => r,
+    let prepared = settings(&args).and_then(|s| {
+        if args.verbose {
+            eprint!("{}", s.describe());
+        }
+        let verbosity = match (args.quiet, args.verbose) {
+            (true, _) => Verbosity::Quiet,
+            (_, true) => Verbosity::Verbose,
+            _ => Verbosity::Normal,
+        };
+        let outputs = Outputs::for_run(&s, args.color, verbosity);
+        Ok((
+            request(&args, &s, outputs.html.is_some())?,
+            outputs.reporters()?,
+        ))
+    });
+    let (mut req, mut reporters) = match prepared {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
             return exit_code(ExitClass::Usage);
         }
     };
-    let mut reporters = Reporters::new();
-    let terminal = Terminal::new(std::io::stdout(), output::use_color(args.color));
-    reporters.push(WithProgress::new(terminal, args.no_progress));
-    reporters.push(StderrNotes);
-    if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
-        reporters.push(GithubAnnotations);
-    }
-    if let Some(path) = &args.json {
-        reporters.push(JsonFile::new(path.clone()));
-    }
-    if let Some(path) = &args.junit {
-        reporters.push(JunitFile::new(path.clone()));
-    }
     let outcome = output::block_on_stoppable(|interrupt| {
         req.interrupt = Some(interrupt);
         run::run(req, &mut reporters)
@@ -82,8 +84,32 @@ pub fn run(args: RunArgs) -> u8 {
     }
 }
 
+/// The settings that may also come from `MCPR_*` variables and mcpr.toml, resolved.
+fn settings(args: &RunArgs) -> Result<Resolved, String> {
+    let flags = Settings {
+        jobs: args.jobs,
+        timeout: args.timeout.clone(),
+        protocol: args.protocol.clone(),
+        json: args.json.clone(),
+        junit: args.junit.clone(),
+        html: args.html.clone(),
+        format: args
+            .format
+            .and_then(|f| f.to_possible_value())
+            .map(|v| v.get_name().to_string()),
+        fail_fast: args.fail_fast.then_some(true),
+        no_progress: args.no_progress.then_some(true),
+    };
+    let lookup = Lookup {
+        config: args.config.clone(),
+        profile: args.config_profile.clone(),
+        cwd: std::env::current_dir().unwrap_or_default(),
+    };
+    config::resolve(&flags, &lookup, &|name| std::env::var(name).ok())
+}
+
 /// The run's settings from the command line, with its suites compiled.
-fn request(args: &RunArgs) -> Result<RunRequest, String> {
+fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, String> {
     let target = match (&args.url, &args.profile, &args.server) {
         (Some(url), _, _) => TargetChoice::Url(url.clone()),
         (None, Some(name), _) => TargetChoice::Profile {
@@ -93,21 +119,15 @@ fn request(args: &RunArgs) -> Result<RunRequest, String> {
         (None, None, Some(line)) => TargetChoice::Command(line.clone()),
         (None, None, None) => TargetChoice::Suite,
     };
-    let shard = args.shard.as_deref().map(run::parse_shard).transpose()?;
-    let suites = args
-        .files
-        .iter()
-        .map(|f| suites::load_file(f))
-        .collect::<Result<_, _>>()?;
     Ok(RunRequest {
-        suites,
+        suites: suites::load_paths(&args.files)?,
         target,
         filter: args.test.clone(),
         no_deps: args.no_deps,
-        fail_fast: args.fail_fast,
-        shard,
-        jobs: args.jobs,
-        protocol: args.protocol.clone(),
+        fail_fast: s.fail_fast.value == Some(true),
+        shard: args.shard.as_deref().map(run::parse_shard).transpose()?,
+        jobs: s.jobs.value,
+        protocol: s.protocol.value.clone(),
         state_in: args.state_in.clone(),
         state_out: args.state_out.clone(),
         allow_state_target_mismatch: args.allow_state_target_mismatch,
@@ -130,5 +150,7 @@ fn request(args: &RunArgs) -> Result<RunRequest, String> {
         transcript: args.transcript,
         max_session_buffer: args.max_session_buffer,
         interrupt: None,
+        transcript_failures: html,
+        timeout: s.timeout.value,
     })
 }

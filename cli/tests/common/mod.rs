@@ -55,7 +55,25 @@ pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
 /// user's shell) would change what `mcpr` does: CI mode refuses to write
 /// snapshots, GitHub mode adds annotations, NO_COLOR changes the output.
 /// Each test starts from none of them and sets what it tests.
-pub const AMBIENT: &[&str] = &["CI", "GITHUB_ACTIONS", "NO_COLOR"];
+pub const AMBIENT: &[&str] = &[
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITHUB_STEP_SUMMARY",
+    "NO_COLOR",
+    // The settings of `mcpr run` (docs/run-report.md): a developer's own must not change
+    // what the tests see.
+    "MCPR_JOBS",
+    "MCPR_TIMEOUT",
+    "MCPR_PROTOCOL",
+    "MCPR_JSON",
+    "MCPR_JUNIT",
+    "MCPR_HTML",
+    "MCPR_FORMAT",
+    "MCPR_FAIL_FAST",
+    "MCPR_NO_PROGRESS",
+    "MCPR_CONFIG",
+    "MCPR_CONFIG_PROFILE",
+];
 
 /// The `mcpr` binary under test, with the ambient variables removed.
 pub fn mcpr_bin() -> Command {

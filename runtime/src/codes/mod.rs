@@ -430,6 +430,13 @@ impl serde::Serialize for RunCode {
     }
 }
 
+impl<'de> serde::Deserialize<'de> for RunCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,16 +18,40 @@ pub struct Mismatch {
     pub expected: Option<String>,
     /// What came back, as text.
     pub actual: Option<String>,
+    /// The value the check compared with, when it names one (reports show it as JSON).
+    pub expected_value: Option<Box<Value>>,
+    /// The value that came back, when there was one.
+    pub actual_value: Option<Box<Value>>,
 }
 
 impl Mismatch {
-    fn new(message: impl Into<String>, expected: Option<String>, actual: Option<String>) -> Self {
+    /// A mismatch with its message and texts, as an `MCP-ASSERT-001`.
+    pub fn new(
+        message: impl Into<String>,
+        expected: Option<String>,
+        actual: Option<String>,
+    ) -> Self {
         Mismatch {
             code: RunCode::Assertion,
             message: message.into(),
             expected,
             actual,
+            expected_value: None,
+            actual_value: None,
         }
+    }
+
+    /// The same mismatch with another code.
+    pub fn code(mut self, code: RunCode) -> Self {
+        self.code = code;
+        self
+    }
+
+    /// The same mismatch with the value compared with and the value found, as JSON.
+    pub fn values(mut self, expected: Option<&Value>, actual: Option<&Value>) -> Self {
+        self.expected_value = expected.cloned().map(Box::new);
+        self.actual_value = actual.cloned().map(Box::new);
+        self
     }
 }
 
@@ -159,7 +183,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                 at("exists but should not"),
                 Some("(absent)".into()),
                 Some(show(v)),
-            ));
+            )
+            .values(None, Some(v)));
         }
     }
     if let Some(expected) = &a.equals
@@ -169,7 +194,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             at("is not equal to the expected value"),
             Some(show(expected)),
             Some(show_opt(value)),
-        ));
+        )
+        .values(Some(expected), value));
     }
     if let Some(unwanted) = &a.not_equals
         && value.is_some_and(|v| deep_equal(v, unwanted))
@@ -178,7 +204,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             at("equals a value it must not equal"),
             Some(format!("anything but {}", show(unwanted))),
             Some(show_opt(value)),
-        ));
+        )
+        .values(None, value));
     }
     if let Some(want) = a.kind {
         let got = value.map(kind);
@@ -190,7 +217,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                     Some(v) => format!("{} {}", kind_name(kind(v)), show(v)),
                     None => "(absent)".into(),
                 }),
-            ));
+            )
+            .values(None, value));
         }
     }
     if let Some(n) = a.length {
@@ -207,7 +235,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                     (Some(g), Some(v)) => format!("length {g}: {}", show_items(v)),
                     (_, v) => format!("no length (not a string or array): {}", show_opt(v)),
                 }),
-            ));
+            )
+            .values(None, value));
         }
     }
     if let Some(expected) = &a.contains
@@ -217,7 +246,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             at("does not contain the expected value"),
             Some(format!("contains {}", show(expected))),
             Some(show_opt(value)),
-        ));
+        )
+        .values(Some(expected), value));
     }
     if let Some(unwanted) = &a.not_contains
         && value.is_some_and(|v| contains(v, unwanted))
@@ -226,7 +256,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             at("contains a value it must not contain"),
             Some(format!("does not contain {}", show(unwanted))),
             Some(show_opt(value)),
-        ));
+        )
+        .values(None, value));
     }
     if let Some(pattern) = &a.matches {
         let re = mcpr_compiler::regexp::compile(pattern).map_err(|e| {
@@ -243,7 +274,8 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                     at(&format!("does not match /{pattern}/")),
                     Some(format!("a string matching /{pattern}/")),
                     Some(show_opt(other)),
-                ));
+                )
+                .values(None, other));
             }
         }
     }
@@ -262,14 +294,16 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                     at(&format!("is not greater than {}", show(than))),
                     Some(format!("greater than {}", show(than))),
                     Some(show_opt(value)),
-                ));
+                )
+                .values(None, value));
             }
             None => {
                 return Err(Mismatch::new(
                     at("is not a number"),
                     Some(format!("a number greater than {}", show(than))),
                     Some(show_opt(value)),
-                ));
+                )
+                .values(None, value));
             }
         }
     }
@@ -295,14 +329,16 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                         "length {g}: {}",
                         value.map_or_else(|| "(absent)".to_string(), show_items)
                     )),
-                ));
+                )
+                .values(None, value));
             }
             None => {
                 return Err(Mismatch::new(
                     at("has no length (not a string or array)"),
                     Some(format!("length {range}")),
                     Some(show_opt(value)),
-                ));
+                )
+                .values(None, value));
             }
         }
     }
@@ -328,19 +364,22 @@ fn check_schema(
     schema: &Map<String, Value>,
 ) -> Result<(), Mismatch> {
     let schema = Value::Object(schema.clone());
-    let validator = jsonschema::validator_for(&schema).map_err(|e| Mismatch {
-        code: RunCode::InvalidSchema,
-        message: format!("the schema for {path} is not a valid JSON Schema: {e}"),
-        expected: None,
-        actual: None,
+    let validator = jsonschema::validator_for(&schema).map_err(|e| {
+        Mismatch::new(
+            format!("the schema for {path} is not a valid JSON Schema: {e}"),
+            None,
+            None,
+        )
+        .code(RunCode::InvalidSchema)
     })?;
     let Some(v) = value else {
-        return Err(Mismatch {
-            code: RunCode::SchemaMismatch,
-            message: format!("{path} does not exist, so it cannot match the schema"),
-            expected: Some(show(&schema)),
-            actual: Some("(absent)".into()),
-        });
+        return Err(Mismatch::new(
+            format!("{path} does not exist, so it cannot match the schema"),
+            Some(show(&schema)),
+            Some("(absent)".into()),
+        )
+        .code(RunCode::SchemaMismatch)
+        .values(Some(&schema), None));
     };
     let errors: Vec<String> = validator
         .iter_errors(v)
@@ -357,12 +396,13 @@ fn check_schema(
     if errors.is_empty() {
         Ok(())
     } else {
-        Err(Mismatch {
-            code: RunCode::SchemaMismatch,
-            message: format!("{path} does not match the schema: {}", errors.join("; ")),
-            expected: Some(show(&schema)),
-            actual: Some(show(v)),
-        })
+        Err(Mismatch::new(
+            format!("{path} does not match the schema: {}", errors.join("; ")),
+            Some(show(&schema)),
+            Some(show(v)),
+        )
+        .code(RunCode::SchemaMismatch)
+        .values(Some(&schema), Some(v)))
     }
 }
 
@@ -396,6 +436,10 @@ pub fn check_error(err: &McpError, want: &ErrorExpectation) -> Result<(), Mismat
             "the error message is not the expected one",
             Some(format!("{message:?}")),
             Some(format!("{:?}", err.message)),
+        )
+        .values(
+            Some(&Value::String(message.clone())),
+            Some(&Value::String(err.message.clone())),
         ));
     }
     if let Some(pattern) = &want.matches {
@@ -411,7 +455,8 @@ pub fn check_error(err: &McpError, want: &ErrorExpectation) -> Result<(), Mismat
                 format!("the error message does not match /{pattern}/"),
                 Some(format!("a message matching /{pattern}/")),
                 Some(format!("{:?}", err.message)),
-            ));
+            )
+            .values(None, Some(&Value::String(err.message.clone()))));
         }
     }
     Ok(())

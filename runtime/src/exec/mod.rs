@@ -17,7 +17,10 @@ mod target;
 mod tasks;
 pub mod values;
 
-pub use result::{Failure, Outcome, StepResult, StepStatus, TestResult, TestTranscript, test_id};
+pub use result::{
+    Failure, Outcome, StepResult, StepStatus, TestResult, TestTranscript, Timing,
+    show_last_message, test_id,
+};
 pub use target::{
     TestInput, apply_client_settings, client_behaviour, inherit_of, runtime_target, withheld_env,
 };
@@ -164,11 +167,14 @@ pub async fn run_test_open(
 ) -> (TestResult, Option<Client>) {
     let id = test_id(test);
     let started = Instant::now();
-    let default_timeout = suite
-        .defaults
-        .as_ref()
-        .and_then(|d| d.timeout_ms)
-        .map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+    // `--timeout` (explicit) wins over the suite's default, which wins over mcpr's own.
+    let default_timeout = input.timeout.unwrap_or_else(|| {
+        suite
+            .defaults
+            .as_ref()
+            .and_then(|d| d.timeout_ms)
+            .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+    });
     let mut result = TestResult {
         id: id.clone(),
         name: test.name.clone(),
@@ -180,6 +186,10 @@ pub async fn run_test_open(
         protocol_version: None,
         transcript: None,
         data: test.data.clone().map(Value::Object),
+        logical_name: None,
+        source: None,
+        timing: None,
+        stderr: None,
     };
     let target = match runtime_target(&input.target, &input.state) {
         Ok(t) => t,
@@ -214,9 +224,14 @@ pub async fn run_test_open(
             result.status = Outcome::Errored;
             result.failure = Some(Failure::from_error(&e));
             result.duration_ms = started.elapsed().as_millis() as u64;
+            result.timing = Some(Timing {
+                spawn_us: started.elapsed().as_micros() as u64,
+                ..Timing::default()
+            });
             return (result, None);
         }
     };
+    result.timing = Some(connect_timing(&client, started.elapsed()));
     result.protocol_version = Some(client.session().protocol_version().to_string());
     if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
         result.status = Outcome::Skipped;
@@ -234,6 +249,7 @@ pub async fn run_test_open(
         }
     }
     let mut runner = StepRunner {
+        started,
         client: &client,
         vars,
         default_timeout,
@@ -295,9 +311,14 @@ pub async fn run_test_open(
     }
     result.outputs = runner.outputs;
     result.duration_ms = started.elapsed().as_millis() as u64;
-    if input.record {
+    let failed = matches!(result.status, Outcome::Failed | Outcome::Errored);
+    if input.record || (input.record_failed && failed) {
         let (entries, dropped) = client.session().transcript();
         result.transcript = Some(TestTranscript { entries, dropped });
+    }
+    let stderr = client.session().stderr_tail();
+    if !stderr.trim().is_empty() {
+        result.stderr = Some(crate::error::shorten(&last_lines(&stderr, 20), 4000));
     }
     (result, Some(client))
 }
@@ -335,6 +356,25 @@ impl LaterDeclarations {
     }
 }
 
+/// The spawn and handshake phases of a session that just connected after `connect`: the
+/// handshake lasts until the session's last message so far (the session's clock starts
+/// once the server runs), the spawn is the rest.
+fn connect_timing(client: &Client, connect: Duration) -> Timing {
+    let (entries, _) = client.session().transcript();
+    let handshake = entries.last().map_or(Duration::ZERO, |e| e.at).min(connect);
+    Timing {
+        spawn_us: (connect - handshake).as_micros() as u64,
+        handshake_us: handshake.as_micros() as u64,
+        ..Timing::default()
+    }
+}
+
+/// The last `n` lines of a text.
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
 fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<Failure> {
     let req = req?;
     for cap in req.capabilities.iter().flatten() {
@@ -362,6 +402,8 @@ fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<
 }
 
 struct StepRunner<'a> {
+    /// When the test started (steps report their start after it).
+    started: Instant,
     client: &'a Client,
     vars: Vars,
     default_timeout: Duration,
@@ -397,6 +439,8 @@ impl From<Mismatch> for StepFail {
             failure: Box::new(Failure {
                 expected: m.expected,
                 actual: m.actual,
+                expected_value: m.expected_value.map(|v| *v),
+                actual_value: m.actual_value.map(|v| *v),
                 ..Failure::new(m.code, m.message)
             }),
         }

@@ -2,15 +2,15 @@
 //! context, and the results every report reads.
 
 use mcpr_compiler::ir::{self, Phase, SourceLocation};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::codes::RunCode;
-use crate::error::Error;
+use crate::error::{Error, LastMessage};
 use crate::transcript::Direction;
 
 /// How a test ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// Every step ran and every expectation held.
@@ -39,37 +39,116 @@ impl Outcome {
 }
 
 /// Why a step or a test did not pass.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Failure {
     /// Stable code (`MCP-ASSERT-001`, `MCP-TIMEOUT-001`, `MCP-DEP-003`, …).
     pub code: RunCode,
     /// What went wrong, in one or a few sentences.
     pub message: String,
-    /// What was expected, as text.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What was expected, as people read it (`contains "bye"`, `"y"`).
+    #[serde(
+        rename = "expectedText",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub expected: Option<String>,
-    /// What came back, as text.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What came back, as people read it.
+    #[serde(
+        rename = "actualText",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub actual: Option<String>,
+    /// The value the check compared with, when it names one (`equals`, `contains`, a
+    /// snapshot, an exact error message, a schema), as JSON.
+    #[serde(rename = "expected", default, skip_serializing_if = "Option::is_none")]
+    pub expected_value: Option<Value>,
+    /// The value that came back, when there was one, as JSON.
+    #[serde(rename = "actual", default, skip_serializing_if = "Option::is_none")]
+    pub actual_value: Option<Value>,
     /// The failing step's name.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
     /// Where the failing statement is written.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<SourceLocation>,
     /// The flow calls the failing step came from, outermost first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flow: Vec<ir::FlowFrame>,
-    /// The last MCP message exchanged, with its direction and kind.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_message: Option<String>,
+    /// The last MCP message exchanged, with its direction and kind (in JSON:
+    /// `{direction, kind, message}` with the message as JSON, or `text` when it is not JSON).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "last_message"
+    )]
+    pub last_message: Option<LastMessage>,
     /// The server's exit status, when it died.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_status: Option<String>,
     /// The last lines of the server's stderr, when it died.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_tail: Option<String>,
+}
+
+/// `(received, response) {…}`: a last message as people read it.
+pub fn show_last_message(m: &LastMessage) -> String {
+    let dir = match m.direction {
+        Direction::Sent => "sent",
+        Direction::Received => "received",
+    };
+    format!("({dir}, {}) {}", m.kind, m.text)
+}
+
+/// The JSON form of a failure's last message: the message itself as JSON when its text is
+/// JSON, else its text (a line that was not JSON, or one shortened because it was huge).
+mod last_message {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    use crate::error::LastMessage;
+    use crate::transcript::{Direction, MessageKind};
+
+    #[derive(Serialize, Deserialize)]
+    struct Shown {
+        direction: Direction,
+        kind: MessageKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+    }
+
+    pub(super) fn serialize<S: Serializer>(
+        m: &Option<LastMessage>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        m.as_ref()
+            .map(|m| {
+                let message = serde_json::from_str::<Value>(&m.text).ok();
+                Shown {
+                    direction: m.direction,
+                    kind: m.kind,
+                    text: message.is_none().then(|| m.text.clone()),
+                    message,
+                }
+            })
+            .serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<LastMessage>, D::Error> {
+        Ok(Option::<Shown>::deserialize(d)?.map(|s| LastMessage {
+            direction: s.direction,
+            kind: s.kind,
+            text: s
+                .text
+                .or_else(|| s.message.map(|v| v.to_string()))
+                .unwrap_or_default(),
+        }))
+    }
 }
 
 impl Failure {
@@ -80,6 +159,8 @@ impl Failure {
             message: message.into(),
             expected: None,
             actual: None,
+            expected_value: None,
+            actual_value: None,
             step: None,
             location: None,
             flow: Vec::new(),
@@ -91,13 +172,7 @@ impl Failure {
 
     pub(super) fn from_error(e: &Error) -> Failure {
         Failure {
-            last_message: e.last_message.as_ref().map(|m| {
-                let dir = match m.direction {
-                    Direction::Sent => "sent",
-                    Direction::Received => "received",
-                };
-                format!("({dir}, {}) {}", m.kind, m.text)
-            }),
+            last_message: e.last_message.clone(),
             exit_status: e.exit_status.clone(),
             stderr_tail: e.stderr_tail.clone().filter(|t| !t.is_empty()),
             ..Failure::new(e.kind.run_code(), e.kind.to_string())
@@ -106,7 +181,7 @@ impl Failure {
 }
 
 /// Status of one step that ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StepStatus {
     /// Ran, and its expectations held.
@@ -118,7 +193,7 @@ pub enum StepStatus {
 }
 
 /// One step that ran (steps skipped after a failure are not reported).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StepResult {
     /// Display name.
@@ -131,21 +206,24 @@ pub struct StepResult {
     pub status: StepStatus,
     /// Milliseconds, request and checks together.
     pub duration_ms: u64,
+    /// When it started: microseconds after the test started (the timeline of the HTML report).
+    #[serde(default)]
+    pub start_us: u64,
     /// Where it is written.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceLocation>,
     /// Why it did not pass.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
     /// What the request returned (a result, or a tool result with `isError`), recorded only
     /// when the run keeps transcripts (`--transcript`, parity runs).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response: Option<Value>,
     /// The JSON-RPC error the request got (`{code, message, data}`), recorded like `response`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
     /// What the step printed (`echo`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
 }
 
@@ -163,8 +241,26 @@ impl StepResult {
     }
 }
 
+/// When a test ran, for the timeline of the HTML report: its lane (the job slot it ran in)
+/// and the phases of its session, in microseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timing {
+    /// The job slot the test ran in, from 0 (at most `--jobs` lanes).
+    pub lane: usize,
+    /// When the test started, after the suite started.
+    pub start_us: u64,
+    /// Starting the server (up to its first message; 0 over HTTP).
+    pub spawn_us: u64,
+    /// The handshake (`initialize` or `server/discover`).
+    pub handshake_us: u64,
+    /// Closing the session after the test reported (done off the critical path).
+    #[serde(default)]
+    pub close_us: u64,
+}
+
 /// The result of one test.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TestResult {
     /// Test id (explicit, else the slug of the name).
@@ -178,24 +274,37 @@ pub struct TestResult {
     /// The steps that ran, in order.
     pub steps: Vec<StepResult>,
     /// Values published with `export`.
-    #[serde(skip_serializing_if = "Map::is_empty")]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub outputs: Map<String, Value>,
     /// Why it did not pass (the first failing step's failure, or why it did not run).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
     /// The negotiated protocol version, when a session was opened.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
-    /// Every message of the session, when the run keeps transcripts (`--transcript`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Every message of the session, when the run keeps transcripts (`--transcript`; with
+    /// `--html`, for the tests that did not pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript: Option<TestTranscript>,
     /// For a data row: `{source, row, id, fingerprint}` (the test's `data`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+    /// For a data row: the name of the test the row belongs to (rows are grouped under it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logical_name: Option<String>,
+    /// Where the test is written: its first step's location.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceLocation>,
+    /// When the test and its session's phases ran (absent when no session was opened).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+    /// The last lines (at most 20) the server wrote on stderr during the test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
 }
 
 /// The messages of a test's session, oldest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TestTranscript {
     /// The kept messages (the newest ones when the session exceeded its limit).
@@ -228,6 +337,10 @@ impl TestResult {
             protocol_version: None,
             transcript: None,
             data: None,
+            logical_name: None,
+            source: None,
+            timing: None,
+            stderr: None,
         }
     }
 }

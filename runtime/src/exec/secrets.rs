@@ -159,12 +159,31 @@ impl Redactor {
         masked
     }
 
-    /// Masks every string leaf of a JSON value in place.
+    /// Masks every string leaf of a JSON value in place (and the keys of objects, and
+    /// numbers whose digits hold a secret, which become the masked text).
     pub fn value(&self, v: &mut Value) {
+        if self.forms.is_empty() {
+            return;
+        }
         match v {
             Value::String(s) => *s = self.text(s),
+            Value::Number(n) => {
+                let text = n.to_string();
+                let masked = self.text(&text);
+                if masked != text {
+                    *v = Value::String(masked);
+                }
+            }
             Value::Array(items) => items.iter_mut().for_each(|i| self.value(i)),
-            Value::Object(o) => o.values_mut().for_each(|i| self.value(i)),
+            Value::Object(o) => {
+                if o.keys().any(|k| self.text(k) != *k) {
+                    *o = std::mem::take(o)
+                        .into_iter()
+                        .map(|(k, v)| (self.text(&k), v))
+                        .collect();
+                }
+                o.values_mut().for_each(|i| self.value(i));
+            }
             _ => {}
         }
     }
@@ -174,7 +193,6 @@ impl Redactor {
         for s in [
             &mut f.expected,
             &mut f.actual,
-            &mut f.last_message,
             &mut f.stderr_tail,
             &mut f.step,
         ]
@@ -182,6 +200,15 @@ impl Redactor {
         .flatten()
         {
             *s = self.text(s);
+        }
+        if let Some(m) = &mut f.last_message {
+            m.text = self.text(&m.text);
+        }
+        for v in [&mut f.expected_value, &mut f.actual_value]
+            .into_iter()
+            .flatten()
+        {
+            self.value(v);
         }
     }
 
@@ -199,6 +226,12 @@ impl Redactor {
             for v in [&mut s.response, &mut s.error].into_iter().flatten() {
                 self.value(v);
             }
+            if let Some(o) = &mut s.output {
+                *o = self.text(o);
+            }
+        }
+        if let Some(e) = &mut r.stderr {
+            *e = self.text(e);
         }
         for e in r.transcript.iter_mut().flat_map(|t| t.entries.iter_mut()) {
             e.text = self.text(&e.text);

@@ -8,7 +8,6 @@ use mcpr_compiler::ir::{self, Assert, NativeAction, Phase, Status, Step, StepKin
 use serde_json::{Map, Value};
 
 use crate::codes::RunCode;
-use crate::transcript::Direction;
 
 use super::StepRunner;
 use super::assert::{Mismatch, check_assertion, check_error, show};
@@ -39,13 +38,7 @@ impl StepRunner<'_> {
                 }
                 failure.flow = step.flow.clone();
                 if failure.last_message.is_none() {
-                    failure.last_message = self.client.session().last_message().map(|m| {
-                        let dir = match m.direction {
-                            Direction::Sent => "sent",
-                            Direction::Received => "received",
-                        };
-                        format!("({dir}, {}) {}", m.kind, m.text)
-                    });
+                    failure.last_message = self.client.session().last_message();
                 }
                 if let Some(status) = self.client.session().exit_status() {
                     failure.exit_status.get_or_insert(status);
@@ -71,6 +64,7 @@ impl StepRunner<'_> {
             phase: step.phase.unwrap_or(Phase::Test),
             status,
             duration_ms,
+            start_us: started.saturating_duration_since(self.started).as_micros() as u64,
             source: step.source.clone(),
             failure,
             response,
@@ -164,12 +158,14 @@ impl StepRunner<'_> {
             {
                 Ok(None)
             }
-            Ok(Ok(reply)) if waits && expects_error => Err(StepFail::from(Mismatch {
-                code: RunCode::Assertion,
-                message: "expected no notification, but one arrived".into(),
-                expected: Some("no matching notification before the deadline".into()),
-                actual: Some(show(&reply.value())),
-            })),
+            Ok(Ok(reply)) if waits && expects_error => Err(StepFail::from(
+                Mismatch::new(
+                    "expected no notification, but one arrived",
+                    Some("no matching notification before the deadline".into()),
+                    Some(show(&reply.value())),
+                )
+                .values(None, Some(&reply.value())),
+            )),
             // A request that ran out of time while an error is expected: the expected
             // error, worded as mcp-tester's Go client words it.
             Ok(Err(f))
@@ -237,12 +233,14 @@ impl StepRunner<'_> {
                 )));
                 Ok(())
             }
-            None => Err(StepFail::from(Mismatch {
-                code: RunCode::Assertion,
-                message: "expected the check to fail, but it held".into(),
-                expected: Some("a failing check".into()),
-                actual: Some(show(&value)),
-            })),
+            None => Err(StepFail::from(
+                Mismatch::new(
+                    "expected the check to fail, but it held",
+                    Some("a failing check".into()),
+                    Some(show(&value)),
+                )
+                .values(None, Some(&value)),
+            )),
         }
     }
 
@@ -384,12 +382,14 @@ impl StepRunner<'_> {
 fn check_error_expectation(assert: Option<&Assert>, reply: &Reply) -> Result<(), StepFail> {
     let expect_error = assert.and_then(|a| a.status) == Some(Status::Error);
     match reply.as_error() {
-        None if expect_error => Err(StepFail::from(Mismatch {
-            code: RunCode::Assertion,
-            message: "expected an MCP error, but the request succeeded".into(),
-            expected: Some("an error (a JSON-RPC error or a result with isError)".into()),
-            actual: Some(show(&reply.value())),
-        })),
+        None if expect_error => Err(StepFail::from(
+            Mismatch::new(
+                "expected an MCP error, but the request succeeded",
+                Some("an error (a JSON-RPC error or a result with isError)".into()),
+                Some(show(&reply.value())),
+            )
+            .values(None, Some(&reply.value())),
+        )),
         Some(err) if !expect_error => {
             let (code, what) = match reply {
                 Reply::ToolError(_) => (RunCode::ToolError, "the tool reported an error (isError)"),

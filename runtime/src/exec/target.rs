@@ -36,6 +36,10 @@ pub struct TestInput {
     pub record: bool,
     /// Most bytes the session keeps waiting (`SessionConfig::max_buffered_bytes`).
     pub max_buffered_bytes: usize,
+    /// Keep the session's messages of a test that does not pass (for the HTML report).
+    pub record_failed: bool,
+    /// The default step deadline (`--timeout`), over the suite's `defaults.timeoutMs`.
+    pub timeout: Option<Duration>,
 }
 
 /// Which of the runner's variables a stdio target's server gets besides the base set.

@@ -1,29 +1,79 @@
-//! GitHub Actions annotations (printed when `GITHUB_ACTIONS=true`): one `::error` per test
-//! that failed, errored or was blocked, pointing at the `.mcpr` line of the failing
-//! statement, and a closing `::notice` with the counts.
+//! GitHub Actions output (printed when `GITHUB_ACTIONS=true` or with `--format github`):
+//! one `::error` per test that failed, errored or was blocked, pointing at the line of the
+//! failing statement (or of the test's first step when none failed: a blocked test), a
+//! closing `::notice` with the counts, and a Markdown job summary appended to
+//! `$GITHUB_STEP_SUMMARY` (counts per suite, each failure with its location and diff).
 
 use std::io::Write;
+use std::path::PathBuf;
 
-use super::terminal::summary_line;
-use super::{Report, Reporter};
+use super::diff::{failure_diff, unified};
+use super::terminal::{duration, summary_line};
+use super::{Report, Reporter, test_location};
 use crate::exec::Outcome;
 use crate::schedule::{RunResult, Summary};
 
 /// Prints the annotations of a run on stdout when the command ends (GitHub Actions reads
-/// workflow commands from the job's output).
+/// workflow commands from the job's output), and appends the job summary.
 #[derive(Debug, Default)]
-pub struct GithubAnnotations;
+pub struct GithubAnnotations {
+    summary: Option<PathBuf>,
+    stderr: bool,
+}
+
+impl GithubAnnotations {
+    /// Annotations, and the job summary appended to `summary` when given.
+    pub fn new(summary: Option<PathBuf>) -> GithubAnnotations {
+        GithubAnnotations {
+            summary,
+            stderr: false,
+        }
+    }
+
+    /// The annotations on stderr instead (stdout carries a report; Actions reads both).
+    pub fn on_stderr(mut self) -> GithubAnnotations {
+        self.stderr = true;
+        self
+    }
+
+    /// Annotations, with the job summary where `GITHUB_STEP_SUMMARY` names a file.
+    pub fn from_env() -> GithubAnnotations {
+        let summary = std::env::var_os("GITHUB_STEP_SUMMARY")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from);
+        GithubAnnotations::new(summary)
+    }
+}
 
 impl Reporter for GithubAnnotations {
     fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
-        if let Report::Run(runs) = report {
+        let Report::Run(runs) = report else {
+            return Ok(());
+        };
+        let text = annotations(runs);
+        // A closed stdout must not fail the run.
+        if self.stderr {
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        } else {
             let mut out = std::io::stdout().lock();
-            // A closed stdout must not fail the run.
-            let _ = out.write_all(annotations(runs).as_bytes());
+            let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
+        }
+        if let Some(path) = &self.summary {
+            append(path, &job_summary(runs))?;
         }
         Ok(())
     }
+}
+
+/// Appends `text` to a file (the job summary is shared by the steps of a job).
+fn append(path: &std::path::Path, text: &str) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("cannot write the job summary {}: {e}", path.display()))
 }
 
 fn escape_data(s: &str) -> String {
@@ -36,43 +86,114 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+fn did_not_pass(status: Outcome) -> bool {
+    matches!(
+        status,
+        Outcome::Failed | Outcome::Errored | Outcome::Blocked
+    )
+}
+
 /// The annotation lines of one or more runs.
 pub fn annotations(runs: &[RunResult]) -> String {
     let mut out = String::new();
     let (total, _) = Summary::of_runs(runs);
-    for run in runs {
-        for t in &run.tests {
-            if !matches!(
-                t.status,
-                Outcome::Failed | Outcome::Errored | Outcome::Blocked
-            ) {
-                continue;
-            }
-            let mut props = Vec::new();
-            let mut message = format!("{} {}", t.name, t.status.as_str());
-            if let Some(f) = &t.failure {
-                if let Some(loc) = &f.location {
-                    props.push(format!("file={}", escape_property(&loc.file)));
-                    props.push(format!("line={}", loc.line));
-                    props.push(format!("col={}", loc.column));
-                }
-                message = super::failure_text(f);
-            }
-            props.push(format!(
-                "title={}",
-                escape_property(&format!("mcpr: {}", t.name))
-            ));
-            out.push_str(&format!(
-                "::error {}::{}\n",
-                props.join(","),
-                escape_data(&message)
-            ));
+    for t in runs.iter().flat_map(|r| &r.tests) {
+        if !did_not_pass(t.status) {
+            continue;
         }
+        let mut props = Vec::new();
+        if let Some(loc) = test_location(t) {
+            props.push(format!("file={}", escape_property(&loc.file)));
+            props.push(format!("line={}", loc.line));
+            props.push(format!("col={}", loc.column));
+        }
+        let message = match &t.failure {
+            Some(f) => super::failure_text(f),
+            None => format!("{} {}", t.name, t.status.as_str()),
+        };
+        props.push(format!(
+            "title={}",
+            escape_property(&format!("mcpr: {}", t.name))
+        ));
+        out.push_str(&format!(
+            "::error {}::{}\n",
+            props.join(","),
+            escape_data(&message)
+        ));
     }
     out.push_str(&format!(
         "::notice title=mcpr::{}\n",
         escape_data(&summary_line(&total))
     ));
+    out
+}
+
+/// Text safe inside Markdown and HTML.
+fn html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "&#124;")
+}
+
+/// A fence longer than any run of backticks in `text`.
+fn fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat(longest.max(2) + 1)
+}
+
+/// The Markdown job summary of one or more runs.
+pub fn job_summary(runs: &[RunResult]) -> String {
+    let (total, ms) = Summary::of_runs(runs);
+    let mark = if total.passed() { "✅" } else { "❌" };
+    let mut out = format!(
+        "## {mark} mcpr: {} ({})\n\n",
+        summary_line(&total),
+        duration(ms)
+    );
+    out.push_str("| suite | file | passed | failed | errored | skipped | blocked |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---:|\n");
+    for r in runs {
+        let s = &r.summary;
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            html(&r.suite_name),
+            r.file.as_deref().map(html).unwrap_or_default(),
+            s.passed,
+            s.failed,
+            s.errored,
+            s.skipped,
+            s.blocked
+        ));
+    }
+    let failing: Vec<_> = runs
+        .iter()
+        .flat_map(|r| &r.tests)
+        .filter(|t| did_not_pass(t.status))
+        .collect();
+    if failing.is_empty() {
+        return out;
+    }
+    out.push_str("\n### Did not pass\n\n");
+    for t in failing {
+        let at = test_location(t)
+            .map(|l| format!(" at <code>{}:{}:{}</code>", html(&l.file), l.line, l.column))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "<details><summary><b>{}</b> — {}{at}</summary>\n\n",
+            html(&t.name),
+            t.status.as_str()
+        ));
+        if let Some(f) = &t.failure {
+            out.push_str(&format!("{}: {}\n\n", f.code, html(&f.message)));
+            if let Some(d) = failure_diff(f) {
+                let text = unified(&d);
+                let fence = fence(&text);
+                out.push_str(&format!("{fence}diff\n{text}{fence}\n\n"));
+            }
+        }
+        out.push_str("</details>\n\n");
+    }
     out
 }
 
@@ -84,5 +205,8 @@ mod tests {
     fn escapes() {
         assert_eq!(escape_data("a%b\nc"), "a%25b%0Ac");
         assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+        assert_eq!(html("a<b>|c&"), "a&lt;b&gt;&#124;c&amp;");
+        assert_eq!(fence("x ```` y"), "`````");
+        assert_eq!(fence("plain"), "```");
     }
 }

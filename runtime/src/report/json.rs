@@ -1,16 +1,18 @@
-//! `--json PATH`: the run as one JSON document (schema in `docs/run-report.md`), or the
-//! parity of each suite (`{schemaVersion, suites}` of parity reports).
+//! `--json PATH` (`-` for stdout): the run as one JSON document (schema in
+//! `docs/run-report.md`), or the parity of each suite (`{schemaVersion, suites}` of parity
+//! reports). [`read`] reads a run's document back (`mcpr report merge`).
 
 use std::path::PathBuf;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Report, Reporter};
-use crate::files::{Access, write_atomic};
 use crate::schedule::{RunResult, Summary};
 
-/// Version of the JSON report layout.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the JSON report layout (2: `expected`, `actual` and `lastMessage` are JSON
+/// values; suites name their file; tests carry their location and timing).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The report of one or more suites run by one command.
 pub fn report(runs: &[RunResult]) -> Value {
@@ -24,14 +26,42 @@ pub fn report(runs: &[RunResult]) -> Value {
     })
 }
 
-/// Writes the JSON report to a file when the command ends.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Document {
+    schema_version: u32,
+    suites: Vec<RunResult>,
+}
+
+/// The suites of a run's JSON report (as [`report`] writes it). The error says why the
+/// text is not one.
+pub fn read(text: &str) -> Result<Vec<RunResult>, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    match v.get("schemaVersion").and_then(Value::as_u64) {
+        Some(n) if n == u64::from(SCHEMA_VERSION) => {}
+        Some(n) => {
+            return Err(format!(
+                "a report of schemaVersion {n}; this mcpr reads version {SCHEMA_VERSION} (run the suites again with this mcpr)"
+            ));
+        }
+        None => return Err("no schemaVersion: not a report of `mcpr run --json`".into()),
+    }
+    if v.get("rows").is_some() || v["suites"].get(0).is_some_and(|s| s.get("rows").is_some()) {
+        return Err("a parity report, not a run report".into());
+    }
+    let doc: Document = serde_json::from_value(v).map_err(|e| format!("not a run report: {e}"))?;
+    debug_assert_eq!(doc.schema_version, SCHEMA_VERSION);
+    Ok(doc.suites)
+}
+
+/// Writes the JSON report to a file (or stdout) when the command ends.
 #[derive(Debug)]
 pub struct JsonFile {
     path: PathBuf,
 }
 
 impl JsonFile {
-    /// A reporter writing `path`.
+    /// A reporter writing `path` (`-`: stdout).
     pub fn new(path: PathBuf) -> JsonFile {
         JsonFile { path }
     }
@@ -44,6 +74,6 @@ impl Reporter for JsonFile {
             Report::Parity(suites) => json!({ "schemaVersion": 1, "suites": suites }),
         };
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-        write_atomic(&self.path, text.as_bytes(), Access::Shared)
+        super::write_output(&self.path, &text)
     }
 }

@@ -1,15 +1,15 @@
-//! `--junit PATH`: JUnit XML through quick-junit. Failed tests carry `<failure>`, errored
-//! and blocked tests `<error>` (type `errored` / `blocked`), skipped ones `<skipped>`; every
-//! message names the file:line of the failing statement.
+//! `--junit PATH` (`-` for stdout): JUnit XML through quick-junit. Failed tests carry
+//! `<failure>`, errored and blocked tests `<error>` (type `errored` / `blocked`), skipped
+//! ones `<skipped>`; every message names the file:line of the failing statement.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
-use super::{Report, Reporter, failure_text};
-use crate::exec::Outcome;
-use crate::files::{Access, write_atomic};
+use super::terminal::duration;
+use super::{Report, Reporter, failure_text, tail, test_location};
+use crate::exec::{Outcome, StepStatus, TestResult};
 use crate::schedule::RunResult;
 
 /// Writes the JUnit XML of a run to a file when the command ends (a parity run has none).
@@ -32,11 +32,14 @@ impl Reporter for JunitFile {
         };
         let xml =
             self::report(runs).map_err(|e| format!("cannot write {}: {e}", self.path.display()))?;
-        write_atomic(&self.path, xml.as_bytes(), Access::Shared)
+        super::write_output(&self.path, &xml)
     }
 }
 
-/// The JUnit XML of one or more suites.
+/// The JUnit XML of one or more suites: a `<testsuite>` per suite with its `timestamp`,
+/// `hostname` and `file`; a `<testcase>` per test with `classname` (the suite file, so equal
+/// suite names in two files stay apart), `file` and `line`, the step log in `<system-out>`
+/// and the server's stderr tail in `<system-err>`.
 pub fn report(runs: &[RunResult]) -> Result<String, String> {
     let mut report = quick_junit::Report::new("mcpr");
     let mut total = Duration::ZERO;
@@ -44,44 +47,101 @@ pub fn report(runs: &[RunResult]) -> Result<String, String> {
         let mut suite = TestSuite::new(run.suite_name.as_str());
         let time = Duration::from_millis(run.duration_ms);
         suite.set_time(time);
+        if let Some(at) = run
+            .started_at
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+        {
+            suite.set_timestamp(at);
+        }
+        if let Some(host) = &run.hostname {
+            suite.extra.insert("hostname".into(), host.as_str().into());
+        }
+        if let Some(file) = &run.file {
+            suite.extra.insert("file".into(), file.as_str().into());
+        }
         total += time;
+        let classname = run.file.as_deref().unwrap_or(&run.suite_name);
         for t in &run.tests {
-            let message = t
-                .failure
-                .as_ref()
-                .map(|f| match &f.location {
-                    Some(l) => format!("{}:{}: {}: {}", l.file, l.line, f.code, f.message),
-                    None => format!("{}: {}", f.code, f.message),
-                })
-                .unwrap_or_default();
-            let detail = t.failure.as_ref().map(failure_text).unwrap_or_default();
-            let status = match t.status {
-                Outcome::Passed => TestCaseStatus::success(),
-                Outcome::Skipped => {
-                    let mut s = TestCaseStatus::skipped();
-                    s.set_message(message);
-                    s
-                }
-                Outcome::Failed | Outcome::Errored | Outcome::Blocked => {
-                    let kind = if t.status == Outcome::Failed {
-                        NonSuccessKind::Failure
-                    } else {
-                        NonSuccessKind::Error
-                    };
-                    let mut s = TestCaseStatus::non_success(kind);
-                    s.set_message(message);
-                    s.set_type(t.status.as_str());
-                    s.set_description(detail);
-                    s
-                }
-            };
-            let mut case = TestCase::new(t.name.as_str(), status);
-            case.set_classname(run.suite_name.as_str());
-            case.set_time(Duration::from_millis(t.duration_ms));
-            suite.add_test_case(case);
+            suite.add_test_case(case(t, classname));
         }
         report.add_test_suite(suite);
     }
     report.set_time(total);
     report.to_string().map_err(|e| e.to_string())
+}
+
+fn case(t: &TestResult, classname: &str) -> TestCase {
+    let message = t
+        .failure
+        .as_ref()
+        .map(|f| match &f.location {
+            Some(l) => format!("{}:{}: {}: {}", l.file, l.line, f.code, f.message),
+            None => format!("{}: {}", f.code, f.message),
+        })
+        .unwrap_or_default();
+    let detail = t.failure.as_ref().map(failure_text).unwrap_or_default();
+    let status = match t.status {
+        Outcome::Passed => TestCaseStatus::success(),
+        Outcome::Skipped => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_message(message);
+            s
+        }
+        Outcome::Failed | Outcome::Errored | Outcome::Blocked => {
+            let kind = if t.status == Outcome::Failed {
+                NonSuccessKind::Failure
+            } else {
+                NonSuccessKind::Error
+            };
+            let mut s = TestCaseStatus::non_success(kind);
+            s.set_message(message);
+            s.set_type(t.status.as_str());
+            s.set_description(detail);
+            s
+        }
+    };
+    let mut case = TestCase::new(t.name.as_str(), status);
+    case.set_classname(classname);
+    case.set_time(Duration::from_millis(t.duration_ms));
+    if let Some(l) = test_location(t) {
+        case.extra.insert("file".into(), l.file.as_str().into());
+        case.extra.insert("line".into(), l.line.to_string().into());
+    }
+    let log = step_log(t);
+    if !log.is_empty() {
+        case.set_system_out(log);
+    }
+    let stderr = t
+        .stderr
+        .as_deref()
+        .or_else(|| t.failure.as_ref().and_then(|f| f.stderr_tail.as_deref()));
+    if let Some(e) = stderr {
+        case.set_system_err(tail(e, 20));
+    }
+    case
+}
+
+/// One line per step that ran (status, name, method, duration) with what it printed.
+pub fn step_log(t: &TestResult) -> String {
+    let mut out = String::new();
+    for s in &t.steps {
+        let status = match s.status {
+            StepStatus::Passed => "passed",
+            StepStatus::Failed => "failed",
+            StepStatus::Errored => "errored",
+        };
+        out.push_str(&format!(
+            "{status}: {} [{}] ({})\n",
+            s.name,
+            s.method,
+            duration(s.duration_ms)
+        ));
+        if let Some(o) = &s.output {
+            for line in o.lines() {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
+    out
 }

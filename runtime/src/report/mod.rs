@@ -5,19 +5,24 @@
 //! - [`terminal`]: the human lines of a run, live;
 //! - [`progress`]: the live progress bar around the terminal lines;
 //! - [`json`], [`junit`]: report files;
-//! - [`github`]: GitHub Actions annotations;
-//! - [`parity`]: the parity table and its Markdown form.
+//! - [`github`]: GitHub Actions annotations and the job summary;
+//! - [`html`]: the self-contained HTML report with the run's timeline;
+//! - [`parity`]: the parity table and its Markdown form;
+//! - [`merge`]: the reports of a sharded run combined into one.
 
+pub mod diff;
 pub mod github;
+pub mod html;
 pub mod json;
 pub mod junit;
+pub mod merge;
 pub mod parity;
 pub mod progress;
 pub mod terminal;
 
-use mcpr_compiler::ir::Suite;
+use mcpr_compiler::ir::{SourceLocation, Suite};
 
-use crate::exec::Failure;
+use crate::exec::{Failure, TestResult};
 use crate::parity::ParityReport;
 use crate::schedule::{Event, RunResult};
 
@@ -135,7 +140,10 @@ pub fn failure_text(f: &Failure) -> String {
         s.push_str(&format!("\nactual:   {a}"));
     }
     if let Some(m) = &f.last_message {
-        s.push_str(&format!("\nlast MCP message {m}"));
+        s.push_str(&format!(
+            "\nlast MCP message {}",
+            crate::exec::show_last_message(m)
+        ));
     }
     if let Some(x) = &f.exit_status {
         s.push_str(&format!("\nserver exit status: {x}"));
@@ -144,6 +152,32 @@ pub fn failure_text(f: &Failure) -> String {
         s.push_str(&format!("\nserver stderr (last lines):\n{}", tail(t, 20)));
     }
     s
+}
+
+/// Where a test's report points: the failing statement, else the test's first step.
+pub fn test_location(t: &TestResult) -> Option<&SourceLocation> {
+    t.failure
+        .as_ref()
+        .and_then(|f| f.location.as_ref())
+        .or(t.source.as_ref())
+}
+
+/// Writes a report to `path` (its missing folders created, as CI artifact paths such as
+/// `target/mcpr/junit.xml` need), or to stdout when the path is `-`.
+pub fn write_output(path: &std::path::Path, text: &str) -> Result<(), String> {
+    if path.as_os_str() == "-" {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        // A closed stdout (`| head`) must not fail the run.
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        return Ok(());
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+    }
+    crate::files::write_atomic(path, text.as_bytes(), crate::files::Access::Shared)
 }
 
 /// The last `n` lines of a text.

@@ -1,7 +1,8 @@
-//! The live progress bar of `mcpr run` on a terminal: finished/total tests, the last test
-//! that finished, elapsed time. It wraps the reporter that prints the human lines: those
-//! are printed with the bar suspended, so they never tear it. Hidden when stdout is not a
-//! terminal, under CI, or when turned off.
+//! The live progress bar of `mcpr run` on a terminal: finished/total tests, elapsed time,
+//! the failures so far and the tests running now. It wraps the reporter that prints the
+//! human lines: those are printed with the bar suspended, so they never tear it. Hidden
+//! when stdout is not a terminal, under CI, or when turned off; drawn only once a suite
+//! with tests has started (never a full bar at `0/0`).
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcpr_compiler::ir::Suite;
 
 use super::{Report, Reporter};
+use crate::exec::Outcome;
 use crate::schedule::{Event, RunResult};
 
 /// Whether a live bar belongs on this output.
@@ -23,6 +25,11 @@ pub struct WithProgress<R: Reporter> {
     inner: R,
     bar: ProgressBar,
     shown: bool,
+    drawing: bool,
+    /// The tests running now: id and name, in the order they started.
+    running: Vec<(String, String)>,
+    /// Tests that failed, errored or were blocked so far.
+    failures: usize,
 }
 
 impl<R: Reporter> WithProgress<R> {
@@ -31,14 +38,8 @@ impl<R: Reporter> WithProgress<R> {
     pub fn new(inner: R, disabled: bool) -> WithProgress<R> {
         let ci = std::env::var("CI").ok();
         let show = wanted(std::io::stdout().is_terminal(), ci.as_deref(), disabled);
-        let bar = ProgressBar::with_draw_target(
-            Some(0),
-            if show {
-                ProgressDrawTarget::stdout()
-            } else {
-                ProgressDrawTarget::hidden()
-            },
-        );
+        // Hidden until a suite with tests starts: the first frame then has its length.
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         if let Ok(style) = ProgressStyle::with_template(
             "{spinner} [{bar:30}] {pos}/{len} tests {elapsed} {wide_msg}",
         ) {
@@ -48,8 +49,28 @@ impl<R: Reporter> WithProgress<R> {
             inner,
             bar,
             shown: show,
+            drawing: false,
+            running: Vec::new(),
+            failures: 0,
         }
     }
+
+    fn update_message(&self) {
+        self.bar.set_message(message(self.failures, &self.running));
+    }
+}
+
+/// The bar's message: failures so far, then the tests running now.
+pub fn message(failures: usize, running: &[(String, String)]) -> String {
+    let mut parts = Vec::new();
+    if failures > 0 {
+        parts.push(format!("{failures} failed"));
+    }
+    if !running.is_empty() {
+        let names: Vec<&str> = running.iter().map(|(_, n)| n.as_str()).collect();
+        parts.push(format!("running: {}", names.join(", ")));
+    }
+    parts.join(" · ")
 }
 
 impl<R: Reporter> Reporter for WithProgress<R> {
@@ -64,14 +85,27 @@ impl<R: Reporter> Reporter for WithProgress<R> {
             Event::RunStarted { tests, .. } => {
                 self.bar
                     .set_length(self.bar.length().unwrap_or(0) + *tests as u64);
-                // Drawn from the first suite on, so an empty bar never flashes up.
-                if self.shown {
+                // Drawn from the first suite with tests on, so an empty bar never flashes up.
+                if self.shown && !self.drawing && *tests > 0 {
+                    self.drawing = true;
+                    self.bar.set_draw_target(ProgressDrawTarget::stdout());
                     self.bar.enable_steady_tick(Duration::from_millis(120));
                 }
             }
+            Event::TestStarted { id, name } => {
+                self.running.push((id.clone(), name.clone()));
+                self.update_message();
+            }
             Event::TestFinished(t) => {
+                self.running.retain(|(id, _)| *id != t.id);
+                if matches!(
+                    t.status,
+                    Outcome::Failed | Outcome::Errored | Outcome::Blocked
+                ) {
+                    self.failures += 1;
+                }
                 self.bar.inc(1);
-                self.bar.set_message(t.name.clone());
+                self.update_message();
             }
         }
     }
@@ -101,7 +135,15 @@ impl<R: Reporter> Drop for WithProgress<R> {
 
 #[cfg(test)]
 mod tests {
-    use super::wanted;
+    use super::{message, wanted};
+
+    #[test]
+    fn message_counts_failures_and_names_running_tests() {
+        assert_eq!(message(0, &[]), "");
+        let running = [("a".to_string(), "A".to_string()), ("b".into(), "B".into())];
+        assert_eq!(message(0, &running), "running: A, B");
+        assert_eq!(message(2, &running[..1]), "2 failed · running: A");
+    }
 
     #[test]
     fn only_on_a_terminal_outside_ci() {

@@ -1,6 +1,8 @@
 //! The terminal reporter: one line per test with its status and duration, and for each
 //! failure the file:line with its source line, expected and actual, the last MCP message
-//! and the server's stderr tail when it died; then `P passed, F failed, S skipped, B blocked`.
+//! and the server's stderr tail when it died; then `P passed, F failed, S skipped, B blocked`
+//! and a recap of every test that failed, errored or was blocked, with its file:line.
+//! `-q` keeps only the failures, the summary and the recap; `-v` adds every step.
 //! Colour only when asked (the CLI decides: a TTY and no `NO_COLOR`).
 
 use std::io::Write;
@@ -10,13 +12,26 @@ use mcpr_compiler::ir::Suite;
 use super::{Report, Reporter, paint, tail};
 use crate::budget::Verdict;
 use crate::exec::secrets::Redactor;
-use crate::exec::{Failure, Outcome, TestResult};
+use crate::exec::{Failure, Outcome, StepStatus, TestResult};
 use crate::schedule::{Event, RunResult, Summary};
+
+/// How much the terminal shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    /// `-q`: failing tests, the summary and the recap.
+    Quiet,
+    /// One line per test, details of failures.
+    #[default]
+    Normal,
+    /// `-v`: also every step with its status and duration.
+    Verbose,
+}
 
 /// Writes the human report as events arrive.
 pub struct Terminal<W: Write> {
     out: W,
     color: bool,
+    verbosity: Verbosity,
     /// Masks the suite's secrets in the source lines this reporter reads from disk (every
     /// other text arrives redacted already).
     redactor: Redactor,
@@ -37,8 +52,15 @@ impl<W: Write> Terminal<W> {
         Terminal {
             out,
             color,
+            verbosity: Verbosity::Normal,
             redactor: Redactor::new(),
         }
+    }
+
+    /// The same reporter showing less (`-q`) or more (`-v`).
+    pub fn with_verbosity(mut self, verbosity: Verbosity) -> Terminal<W> {
+        self.verbosity = verbosity;
+        self
     }
 
     /// The secrets of the suite being reported (set before each suite runs).
@@ -55,6 +77,7 @@ impl<W: Write> Terminal<W> {
     /// the run).
     pub fn event(&mut self, e: &Event) {
         let _ = match e {
+            Event::RunStarted { .. } if self.verbosity == Verbosity::Quiet => Ok(()),
             Event::RunStarted {
                 suite,
                 tests,
@@ -74,6 +97,7 @@ impl<W: Write> Terminal<W> {
                     withheld_env.join(", ")
                 ),
             }),
+            Event::TestStarted { .. } => Ok(()),
             Event::TestFinished(t) => self.test(t),
         };
     }
@@ -87,7 +111,9 @@ impl<W: Write> Terminal<W> {
             Outcome::Skipped => (paint(c, "33", "○"), paint(c, "33", "skipped")),
             Outcome::Blocked => (paint(c, "35", "⊘"), paint(c, "35", "blocked")),
         };
+        let quiet = self.verbosity == Verbosity::Quiet;
         match t.status {
+            Outcome::Passed | Outcome::Skipped | Outcome::Blocked if quiet => Ok(()),
             Outcome::Skipped | Outcome::Blocked => {
                 let why = t
                     .failure
@@ -102,6 +128,21 @@ impl<W: Write> Terminal<W> {
                     t.name,
                     duration(t.duration_ms)
                 )?;
+                if self.verbosity == Verbosity::Verbose {
+                    for s in &t.steps {
+                        let (mark, word) = match s.status {
+                            StepStatus::Passed => (paint(c, "32", "✓"), "passed"),
+                            StepStatus::Failed => (paint(c, "31", "✗"), "failed"),
+                            StepStatus::Errored => (paint(c, "31;1", "!"), "errored"),
+                        };
+                        writeln!(
+                            self.out,
+                            "      {mark} {} {word} ({})",
+                            s.name,
+                            duration(s.duration_ms)
+                        )?;
+                    }
+                }
                 let failing = t.steps.iter().filter(|s| s.failure.is_some()).count();
                 if failing > 1 || t.steps.iter().any(|s| s.output.is_some()) {
                     // Scripts that keep going after failures: every failure and every echo,
@@ -175,7 +216,11 @@ impl<W: Write> Terminal<W> {
             )?;
         }
         if let Some(m) = &f.last_message {
-            writeln!(self.out, "{pad}last MCP message {m}")?;
+            writeln!(
+                self.out,
+                "{pad}last MCP message {}",
+                crate::exec::show_last_message(m)
+            )?;
         }
         if let Some(x) = &f.exit_status {
             writeln!(self.out, "{pad}server exit status: {x}")?;
@@ -245,11 +290,75 @@ impl<W: Write> Terminal<W> {
         Ok(())
     }
 
-    /// Writes the summary line of one or more runs.
+    /// Writes the summary line of one or more runs, then the recap of what did not pass.
     pub fn summary(&mut self, runs: &[RunResult]) {
         let (s, ms) = Summary::of_runs(runs);
-        let _ = writeln!(self.out, "\n{} ({})", summary_line(&s), duration(ms));
+        let _ = writeln!(
+            self.out,
+            "\n{} ({})",
+            painted_summary(&s, self.color),
+            duration(ms)
+        );
+        let _ = self.out.write_all(recap(runs, self.color).as_bytes());
     }
+}
+
+/// The summary line with each non-zero count in its status's colour.
+pub fn painted_summary(s: &Summary, color: bool) -> String {
+    let part = |n: usize, word: &str, code: &str| {
+        let text = format!("{n} {word}");
+        if n > 0 {
+            paint(color, code, &text)
+        } else {
+            text
+        }
+    };
+    let mut line = [
+        part(s.passed, "passed", "32"),
+        part(s.failed, "failed", "31"),
+        part(s.skipped, "skipped", "33"),
+        part(s.blocked, "blocked", "35"),
+    ]
+    .join(", ");
+    if s.errored > 0 {
+        line.push_str(&format!(", {}", part(s.errored, "errored", "31;1")));
+    }
+    line
+}
+
+/// Every test that failed, errored or was blocked, one line each with its file:line and
+/// the first line of why (pytest's short summary, nextest's final list); empty when none.
+pub fn recap(runs: &[RunResult], color: bool) -> String {
+    let mut out = String::new();
+    for t in runs.iter().flat_map(|r| &r.tests) {
+        let (mark, code) = match t.status {
+            Outcome::Failed => ("✗", "31"),
+            Outcome::Errored => ("!", "31;1"),
+            Outcome::Blocked => ("⊘", "35"),
+            Outcome::Passed | Outcome::Skipped => continue,
+        };
+        if out.is_empty() {
+            out.push_str(&format!("{}\n", paint(color, "1", "Did not pass:")));
+        }
+        let at = super::test_location(t)
+            .map(|l| format!(" at {}:{}:{}", l.file, l.line, l.column))
+            .unwrap_or_default();
+        let why = t
+            .failure
+            .as_ref()
+            .map(|f| {
+                let first = f.message.lines().next().unwrap_or_default();
+                format!(": {} {first}", f.code)
+            })
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {} {} — {}{at}{why}\n",
+            paint(color, code, mark),
+            t.name,
+            paint(color, code, t.status.as_str())
+        ));
+    }
+    out
 }
 
 impl<W: Write + Send> Reporter for Terminal<W> {

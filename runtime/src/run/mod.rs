@@ -12,11 +12,13 @@
 //!
 //! Parity runs (`mcpr parity`, `run --compare`) have their own entry point, [`parity()`].
 
+pub mod config;
 mod parity;
 mod suite;
 mod target;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use mcpr_compiler::ir::Suite;
 
@@ -137,6 +139,11 @@ pub struct RunRequest {
     /// Raised by a signal: the run ends its servers, marks what did not finish and still
     /// writes its reports; no further suite starts.
     pub interrupt: Option<Interrupt>,
+    /// Keep the session's messages of every test that does not pass (for `--html`).
+    pub transcript_failures: bool,
+    /// The default step deadline (`--timeout`): over the suite's `defaults.timeoutMs` and
+    /// mcpr's 10 s; a step's own `timeoutMs` still wins.
+    pub timeout: Option<Duration>,
 }
 
 /// Why a run stopped before it could report.
@@ -194,6 +201,8 @@ fn run_options(
         fail_fast: req.fail_fast,
         target,
         transcript: req.transcript,
+        transcript_failures: req.transcript_failures,
+        timeout: req.timeout,
         shard: req.shard,
         interrupt: req.interrupt.clone(),
         max_buffered_bytes: req
@@ -299,7 +308,7 @@ fn write_state(
 
 /// The exit class of finished runs: an errored test outranks a failed one, which
 /// outranks a failed latency gate.
-fn classify(runs: Vec<RunResult>) -> RunOutcome {
+pub fn classify(runs: Vec<RunResult>) -> RunOutcome {
     let exceeded = runs
         .iter()
         .flat_map(|r| &r.budgets)

@@ -110,6 +110,7 @@ impl<'r> SuiteRunner<'r> {
             }
             Err(e) => return Err(RunError::Usage(e.to_string())),
         };
+        run.file = Some(shown.clone());
         run.budgets = budget::evaluate(&budgets, &shown, &run.tests, &self.history);
         if self.history_settings.fail_on_regression {
             run.regressions = budget::regressions(&shown, &run.tests, &self.history);

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcpr_compiler::ir::{Suite, Target};
 use serde_json::Value;
@@ -20,7 +20,7 @@ use super::plan::{Plan, Planned, deps_value, skip_reason};
 use super::{Event, PlanError, RunOptions, plan_error};
 use crate::codes::RunCode;
 use crate::exec::secrets::Redactor;
-use crate::exec::{self, Failure, Outcome, TestInput, TestResult};
+use crate::exec::{self, Failure, Outcome, TestInput, TestResult, Timing};
 use crate::interrupt::{Interrupt, StopSignal};
 
 /// What a dispatched suite hands back.
@@ -55,8 +55,20 @@ pub(super) struct Dispatch<'o> {
     shown: Vec<Option<TestResult>>,
     started: Vec<bool>,
     running: JoinSet<(usize, TestResult)>,
-    /// The threads of started tests: each closes its session after handing over its result.
-    closing: Vec<std::thread::JoinHandle<()>>,
+    /// The threads of started tests: each closes its session after handing over its result,
+    /// and says how long closing took (microseconds).
+    closing: Vec<(usize, std::thread::JoinHandle<u64>)>,
+    /// Per test, its entry in `closing`.
+    thread_of: Vec<Option<usize>>,
+    /// When the suite started (the timeline's zero) and, per started test, its lane and
+    /// when it was launched.
+    epoch: Instant,
+    launched: Vec<Option<(usize, Instant)>>,
+    /// The test last put in each lane of the timeline (one lane per job); a lane is free
+    /// again once that test's thread has ended (its server closed).
+    lanes: Vec<Option<usize>>,
+    /// Tests launched since the last events were handed out.
+    just_started: Vec<usize>,
     /// Test threads not ended yet (their server may still be closing).
     live: Arc<AtomicUsize>,
     /// Told each time a test thread ends.
@@ -75,6 +87,7 @@ impl<'o> Dispatch<'o> {
         mut plan: Plan,
         opts: &'o RunOptions,
         default_target: Target,
+        epoch: Instant,
     ) -> Dispatch<'o> {
         let n = plan.tests.len();
         let sensitive = plan
@@ -106,6 +119,11 @@ impl<'o> Dispatch<'o> {
             started: vec![false; n],
             running: JoinSet::new(),
             closing: Vec::new(),
+            thread_of: vec![None; n],
+            epoch,
+            launched: vec![None; n],
+            lanes: vec![None; opts.jobs.max(1)],
+            just_started: Vec::new(),
             live: Arc::new(AtomicUsize::new(0)),
             ended: Arc::new(Notify::new()),
             interrupted: None,
@@ -125,11 +143,24 @@ impl<'o> Dispatch<'o> {
         let ended = Arc::clone(&self.ended);
         loop {
             self.start_ready();
+            for i in std::mem::take(&mut self.just_started) {
+                on_event(&Event::TestStarted {
+                    id: self.tests[i].id.clone(),
+                    name: self.tests[i].test.name.clone(),
+                });
+            }
             self.emit_finished(on_event);
             if self.emitted >= self.plan.order.len() {
                 break;
             }
             if self.running.is_empty() && self.live.load(Ordering::Acquire) == 0 {
+                // The last live thread may have ended after `start_ready` looked (it saw
+                // `jobs` threads alive): only a second look that starts nothing is a bug.
+                let decided = self.started.iter().filter(|s| **s).count();
+                self.start_ready();
+                if self.started.iter().filter(|s| **s).count() > decided {
+                    continue;
+                }
                 return Err(plan_error(
                     RunCode::Internal,
                     "the scheduler has tests left but none can start (a bug in mcpr: please report it)",
@@ -140,6 +171,11 @@ impl<'o> Dispatch<'o> {
                     Some(Ok((i, mut r))) => {
                         r.id = self.tests[i].id.clone();
                         r.data = self.tests[i].test.data.clone().map(Value::Object);
+                        if let Some((lane, at)) = self.launched[i] {
+                            let timing = r.timing.get_or_insert_with(Timing::default);
+                            timing.lane = lane;
+                            timing.start_us = at.duration_since(self.epoch).as_micros() as u64;
+                        }
                         if self.opts.fail_fast
                             && matches!(r.status, Outcome::Failed | Outcome::Errored)
                         {
@@ -162,15 +198,24 @@ impl<'o> Dispatch<'o> {
         // Every server is ended before the run returns, so none is orphaned.
         let closing = std::mem::take(&mut self.closing);
         let joined = tokio::task::spawn_blocking(move || {
-            for h in closing {
-                let _ = h.join();
-            }
+            closing
+                .into_iter()
+                .map(|(i, h)| (i, h.join().unwrap_or(0)))
+                .collect::<Vec<_>>()
         });
-        if self.interrupted.is_some() {
+        let closed = if self.interrupted.is_some() {
             // The servers are killed; a thread still in an HTTP exchange ends with the process.
-            let _ = tokio::time::timeout(INTERRUPT_CLOSE_WAIT, joined).await;
+            match tokio::time::timeout(INTERRUPT_CLOSE_WAIT, joined).await {
+                Ok(Ok(closed)) => closed,
+                _ => Vec::new(),
+            }
         } else {
-            let _ = joined.await;
+            joined.await.unwrap_or_default()
+        };
+        for (i, us) in closed {
+            if let Some(t) = self.shown[i].as_mut().and_then(|r| r.timing.as_mut()) {
+                t.close_us = us;
+            }
         }
         let shown = self
             .plan
@@ -245,10 +290,31 @@ impl<'o> Dispatch<'o> {
                     continue;
                 }
                 self.started[i] = true;
+                let lane = self.free_lane();
+                self.lanes[lane] = Some(i);
+                self.launched[i] = Some((lane, Instant::now()));
+                self.just_started.push(i);
                 self.launch(i);
                 progressed = true;
             }
         }
+    }
+
+    /// The timeline lane for a test starting now: one whose last test's thread has ended,
+    /// else one whose test is only closing its session, else the first. Lanes only draw the
+    /// timeline; `live` decides when a test may start.
+    fn free_lane(&self) -> usize {
+        let ended = |i: usize| self.thread_of[i].is_none_or(|k| self.closing[k].1.is_finished());
+        let lanes = &self.lanes;
+        lanes
+            .iter()
+            .position(|l| l.is_none_or(ended))
+            .or_else(|| {
+                lanes
+                    .iter()
+                    .position(|l| l.is_some_and(|i| self.results[i].is_some()))
+            })
+            .unwrap_or(0)
     }
 
     /// Whether every selected producer of test `i` has a result.
@@ -318,6 +384,8 @@ impl<'o> Dispatch<'o> {
             snapshots: self.opts.snapshots.clone(),
             record: self.opts.transcript,
             max_buffered_bytes: self.opts.max_buffered_bytes,
+            record_failed: self.opts.transcript_failures,
+            timeout: self.opts.timeout,
         };
         let (id, name) = (t.id.clone(), t.test.name.clone());
         let alive = LiveGuard::enter(&self.live, &self.ended);
@@ -329,7 +397,8 @@ impl<'o> Dispatch<'o> {
             alive,
         ) {
             Ok((thread, result)) => {
-                self.closing.push(thread);
+                self.thread_of[i] = Some(self.closing.len());
+                self.closing.push((i, thread));
                 self.running.spawn(async move {
                     let r = result.await.unwrap_or_else(|_| {
                         let why = "the test's thread ended without a result (a bug in mcpr: please report it)";
@@ -360,7 +429,12 @@ impl<'o> Dispatch<'o> {
                     self.redactor.add(&exec::values::as_text(v));
                 }
             }
-            let people = self.redactor.result(r, &self.sensitive[i]);
+            let mut people = self.redactor.result(r, &self.sensitive[i]);
+            let planned = &self.tests[i];
+            people.source = planned.test.steps.iter().find_map(|s| s.source.clone());
+            if planned.test.data.is_some() {
+                people.logical_name = Some(planned.logical.clone());
+            }
             on_event(&Event::TestFinished(Box::new(people.clone())));
             self.shown[i] = Some(people);
             self.emitted += 1;
@@ -411,7 +485,7 @@ pub(super) fn spawn_test(
     input: TestInput,
     alive: LiveGuard,
 ) -> std::io::Result<(
-    std::thread::JoinHandle<()>,
+    std::thread::JoinHandle<u64>,
     tokio::sync::oneshot::Receiver<TestResult>,
 )> {
     let (tx, rx) = tokio::sync::oneshot::channel();
@@ -430,12 +504,14 @@ pub(super) fn spawn_test(
                 let (r, client) = exec::run_test_open(&suite, &tests[i].test, input).await;
                 let _ = tx.send(r);
                 // Off the critical path: the next test need not wait for the shutdown.
+                let closing = Instant::now();
                 if let Some(c) = client {
                     c.close().await;
                 }
+                closing.elapsed().as_micros() as u64
             };
             // A panic in the test drops `tx`: the caller reports the missing result.
-            let _ = rt.block_on(rt.spawn(test));
+            rt.block_on(rt.spawn(test)).unwrap_or(0)
         })?;
     Ok((thread, rx))
 }

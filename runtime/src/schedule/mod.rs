@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use mcpr_compiler::ir::{self, Suite};
 use mcpr_compiler::names::slug;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::codes::RunCode;
@@ -59,6 +59,10 @@ pub struct RunOptions {
     pub snapshots: Option<Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
     /// Keep each step's response and each session's messages in the results.
     pub transcript: bool,
+    /// Keep the messages of the sessions of tests that do not pass (the HTML report).
+    pub transcript_failures: bool,
+    /// The default step deadline (`--timeout`), over the suite's `defaults.timeoutMs`.
+    pub timeout: Option<Duration>,
     /// Where data files are, what data sources may do, and `--max-rows`.
     pub data: DataOptions,
     /// Rows loaded beforehand with [`crate::data::load_suite`] (so the caller can render data
@@ -85,6 +89,8 @@ impl Default for RunOptions {
             shard: None,
             snapshots: None,
             transcript: false,
+            transcript_failures: false,
+            timeout: None,
             data: DataOptions::default(),
             rows: None,
             interrupt: None,
@@ -125,12 +131,19 @@ pub enum Event {
         /// Names of the runner's credential-like variables the servers do not get.
         withheld_env: Vec<String>,
     },
+    /// A test opened its session (in the order tests start).
+    TestStarted {
+        /// Test id.
+        id: String,
+        /// Display name.
+        name: String,
+    },
     /// A test ended (or was skipped or blocked), in report order.
     TestFinished(Box<TestResult>),
 }
 
 /// Counts per outcome.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     /// Passed tests.
     pub passed: usize,
@@ -167,7 +180,7 @@ impl Summary {
 }
 
 /// How a whole run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     /// No test failed, errored or was blocked, and no signal stopped the run.
@@ -177,11 +190,26 @@ pub enum RunStatus {
 }
 
 /// The result of a whole run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunResult {
     /// Suite name.
     pub suite_name: String,
+    /// The suite file as shown to people (set by the caller that read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// When the suite started, RFC 3339 with the local offset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    /// The machine it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    /// Most tests at once (the lanes of the timeline).
+    #[serde(default = "one")]
+    pub jobs: usize,
+    /// With `--shard K/N`: which shard this is, and every test of the whole selection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     /// Passed when no test failed, errored or was blocked.
     pub status: RunStatus,
     /// Milliseconds for the whole run.
@@ -193,17 +221,17 @@ pub struct RunResult {
     /// Counts per outcome.
     pub summary: Summary,
     /// Latency budgets evaluated after the run (filled in by the caller that keeps history).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub budgets: Vec<crate::budget::BudgetResult>,
     /// Tests that took markedly longer than they used to (with `--fail-on-regression`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regressions: Vec<crate::budget::Regression>,
     /// The signal that stopped the run (`SIGINT`, `SIGTERM`, `SIGHUP`), if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
     /// Names (never values) of the runner's credential-like variables the servers did not
     /// get.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub withheld_env: Vec<String>,
     /// What the state file keeps: `outputs` with the real values of `sensitive` exports
     /// (never in a report).
@@ -212,6 +240,30 @@ pub struct RunResult {
     /// The keys of `state_outputs` that hold sensitive values.
     #[serde(skip)]
     pub sensitive_outputs: Vec<String>,
+}
+
+/// This machine's name, when it has one.
+fn hostname() -> Option<String> {
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|h| h.into_string().ok())
+        .filter(|h| !h.is_empty())
+}
+
+fn one() -> usize {
+    1
+}
+
+/// Which shard of a sharded run a result is, for `mcpr report merge`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Shard {
+    /// K of `--shard K/N`, from 1.
+    pub index: usize,
+    /// N of `--shard K/N`.
+    pub count: usize,
+    /// The ids of every test of the selection before it was split, in report order.
+    pub tests: Vec<String>,
 }
 
 impl RunResult {
@@ -265,33 +317,53 @@ pub async fn run_suite(
         target: None,
         withheld_env: withheld_env.clone(),
     });
-    let dispatch = dispatch::Dispatch::new(Arc::clone(&suite), plan, &opts, default_target);
+    let shard = opts.shard.map(|(index, count)| Shard {
+        index,
+        count,
+        tests: plan
+            .whole
+            .iter()
+            .map(|&i| plan.tests[i].id.clone())
+            .collect(),
+    });
+    let dispatch =
+        dispatch::Dispatch::new(Arc::clone(&suite), plan, &opts, default_target, started);
     let dispatch::Dispatched {
         shown,
         secret_outputs,
         planned,
         interrupted,
     } = dispatch.run(on_event).await?;
+    // A data row publishes its outputs under its logical test too.
+    let logical = |i: usize| {
+        let p = &planned[i];
+        p.test.data.is_some().then_some(p.logical.as_str())
+    };
     let outputs = suite_outputs(
-        shown.iter().map(|(i, r)| (*i, r.id.as_str(), &r.outputs)),
-        &planned,
+        shown
+            .iter()
+            .map(|(i, r)| (logical(*i), r.id.as_str(), &r.outputs)),
     );
+    let secret = || {
+        secret_outputs
+            .iter()
+            .map(|(i, id, o)| (logical(*i), id.as_str(), o))
+    };
     let mut state_outputs = outputs.clone();
-    state_outputs.extend(suite_outputs(
-        secret_outputs.iter().map(|(i, id, o)| (*i, id.as_str(), o)),
-        &planned,
-    ));
-    let sensitive_outputs = suite_outputs(
-        secret_outputs.iter().map(|(i, id, o)| (*i, id.as_str(), o)),
-        &planned,
-    )
-    .into_iter()
-    .map(|(k, _)| k)
-    .collect();
+    state_outputs.extend(suite_outputs(secret()));
+    let sensitive_outputs = suite_outputs(secret())
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
     let tests: Vec<TestResult> = shown.into_iter().map(|(_, r)| r).collect();
     let summary = RunResult::summarise(&tests);
     Ok(RunResult {
         suite_name,
+        file: None,
+        started_at: Some(chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)),
+        hostname: hostname(),
+        jobs: opts.jobs.max(1),
+        shard,
         status: if summary.passed() && interrupted.is_none() {
             RunStatus::Passed
         } else {
@@ -324,24 +396,20 @@ pub fn default_target(suite: &Suite, run_override: Option<&ir::Target>) -> Optio
         .cloned()
 }
 
-/// The outputs of a suite's tests (plan index, test id, the test's outputs), `ID.KEY`; a
-/// data-driven test's rows also publish each key as a list in row order under the logical
-/// test's slug.
-fn suite_outputs<'r>(
-    tests: impl Iterator<Item = (usize, &'r str, &'r Map<String, Value>)>,
-    planned: &[plan::Planned],
+/// The outputs of a suite's tests (the logical test of a data row, the test id, the
+/// test's outputs), `ID.KEY`; a data-driven test's rows also publish each key as a list in
+/// row order under the logical test's slug.
+pub fn suite_outputs<'r>(
+    tests: impl Iterator<Item = (Option<&'r str>, &'r str, &'r Map<String, Value>)>,
 ) -> Map<String, Value> {
     let mut outputs = Map::new();
     let mut by_logical: BTreeMap<String, Vec<&Map<String, Value>>> = BTreeMap::new();
-    for (i, id, r) in tests {
+    for (logical, id, r) in tests {
         for (k, v) in r {
             outputs.insert(format!("{id}.{k}"), v.clone());
         }
-        if planned[i].test.data.is_some() {
-            by_logical
-                .entry(slug(&planned[i].logical))
-                .or_default()
-                .push(r);
+        if let Some(logical) = logical {
+            by_logical.entry(slug(logical)).or_default().push(r);
         }
     }
     for (logical, rs) in by_logical {

@@ -20,6 +20,8 @@ pub(super) struct Plan {
     pub(super) tests: Vec<Planned>,
     /// The report order of the selected tests (indexes into `tests`).
     pub(super) order: Vec<usize>,
+    /// The report order of the selection before `--shard` split it.
+    pub(super) whole: Vec<usize>,
     /// Each test's producers (indexes into `tests`).
     pub(super) edges: Vec<Vec<usize>>,
     /// Whether each test was selected.
@@ -38,6 +40,7 @@ impl Plan {
         let tests = expand(suite, rows)?;
         let (order, edges) = plan(&tests)?;
         let mut selected = select(&tests, &edges, opts);
+        let whole = order.iter().copied().filter(|i| selected[*i]).collect();
         if let Some((k, n)) = opts.shard {
             if n == 0 || k == 0 || k > n {
                 return Err(plan_error(
@@ -77,6 +80,7 @@ impl Plan {
         Ok(Plan {
             tests,
             order,
+            whole,
             edges,
             selected,
         })
