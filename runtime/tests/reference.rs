@@ -667,6 +667,32 @@ async fn tasks_extension_in_each_era() {
     .await;
 }}
 
+// Asking for a task: `params.task` in 2025-11-25; in 2026-07-28 the tasks extension lets the
+// server alone decide ("clients do not signal task preference on the request itself").
+on_both_runtimes! {
+async fn a_task_is_asked_for_in_the_params_only_in_2025_11_25() {
+    both_eras(async |c, era| {
+        let copts = CallOptions {
+            task_ttl: Some(Some(60_000)),
+            ..CallOptions::default()
+        };
+        let call = ok(c.call_tool("long_task", json!({"ms": 10}), &copts).await);
+        assert!(call.is_task, "{}", call.result);
+        let (t, _) = c.session().transcript();
+        let sent = t
+            .iter()
+            .rev()
+            .find(|e| e.kind.as_str() == "request" && e.method.as_deref() == Some("tools/call"))
+            .expect("the call is in the transcript");
+        let sent: serde_json::Value = serde_json::from_str(&sent.text).unwrap();
+        match era {
+            Era::Legacy => assert_eq!(sent["params"]["task"], json!({"ttl": 60_000})),
+            Era::Modern => assert!(sent["params"].get("task").is_none(), "{sent}"),
+        }
+    })
+    .await;
+}}
+
 on_both_runtimes! {
 async fn without_the_tasks_extension_the_tool_runs_inline() {
     let mut cfg = config(Some(MODERN));

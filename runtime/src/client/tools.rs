@@ -27,7 +27,8 @@ pub struct CallOptions {
     pub allow_error: bool,
     /// 2026: request-scoped log level.
     pub log_level: Option<String>,
-    /// 2025-11-25: task-augment the call with this `ttl` (ms; `Some(None)` sends `task: {}`).
+    /// Call as a task: in 2025-11-25 the call is task-augmented with this `ttl` (ms;
+    /// `Some(None)` sends `task: {}`); in 2026-07-28 the server decides, nothing is sent.
     pub task_ttl: Option<Option<u64>>,
     /// Skip the `outputSchema` check.
     pub skip_schema_check: bool,
@@ -143,7 +144,9 @@ impl Client {
         params.insert("name".into(), Value::String(name.to_string()));
         params.insert("arguments".into(), arguments);
         let mut params = Value::Object(params);
-        if let Some(ttl) = copts.task_ttl {
+        if let Some(ttl) = copts.task_ttl
+            && crate::protocol::era::task_in_params(self.session.era())
+        {
             params["task"] = match ttl {
                 Some(ms) => json!({"ttl": ms}),
                 None => json!({}),

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use super::version::Era;
+
 /// Why a 2026-07-28 server must not have sent this notification here, if it must not.
 /// `log_requested` is whether a request in flight asked for log messages
 /// (`_meta` `io.modelcontextprotocol/logLevel`).
@@ -60,6 +62,13 @@ pub fn check_result_type(method: &str, result: &Value) -> Result<(), String> {
             rt.map(Value::to_string).unwrap_or_default()
         ))
     }
+}
+
+/// Whether a client asks for a task on the request itself (`params.task`, with its `ttl`):
+/// the 2025-11-25 task augmentation does; under the 2026-07-28 tasks extension the server
+/// alone decides and the client only declares the extension in its capabilities.
+pub fn task_in_params(era: Era) -> bool {
+    era == Era::Legacy
 }
 
 /// Whether results of `method` carry the caching hints `ttlMs` and `cacheScope` (2026).
