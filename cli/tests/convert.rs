@@ -94,7 +94,10 @@ fn yaml_and_json_convert_back_to_the_same_mcpr_which_checks_clean() {
         for t in v["tests"].as_array_mut().unwrap() {
             for s in t["steps"].as_array_mut().unwrap() {
                 s.as_object_mut().unwrap().remove("source");
-                // Each assertion names its own `Expect` line too.
+                // The expectations and each assertion name their own `Expect` lines too.
+                if let Some(a) = s["assert"].as_object_mut() {
+                    a.remove("source");
+                }
                 for a in s["assert"]["json"].as_array_mut().into_iter().flatten() {
                     a.as_object_mut().unwrap().remove("source");
                 }

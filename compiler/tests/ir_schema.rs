@@ -1165,6 +1165,7 @@ fn full_assert() -> Assert {
         error: Some(full_error()),
         max_duration_ms: Some(800),
         json: Some(JsonAssertions::List(vec![full_assertion()])),
+        source: Some(loc(4)),
     }
 }
 

@@ -412,3 +412,24 @@ async fn compiled_expectations_carry_their_own_lines() {
         .unwrap_or_default();
     assert_eq!(lines, [7, 8]);
 }
+
+/// An error expectation that does not hold is reported at its own `Expect` line too, and a
+/// duration limit at its own.
+#[tokio::test]
+async fn failed_error_and_duration_expectations_are_reported_at_their_expect_line() {
+    let at = |line: u32| json!({"file": "suite.mcpr", "line": line, "column": 3});
+    let r = run_one(json!([{
+        "name": "wants an error",
+        "steps": [
+            {"name": "echo", "tool": {"name": "echo", "arguments": {"text": "fine"}},
+             "assert": {"status": "error", "source": at(6)},
+             "source": at(4)},
+        ]
+    }]))
+    .await;
+    assert_eq!(r.status, Outcome::Failed);
+    let f = r.failure.as_ref().expect("failure");
+    let loc = f.location.as_ref().expect("a location");
+    assert_eq!((loc.line, loc.column), (6, 3), "{f:?}");
+    assert_eq!(r.steps[0].source.as_ref().map(|s| s.line), Some(4));
+}

@@ -21,6 +21,11 @@ pub struct Assert {
     /// Checks on the result JSON: one assertion or a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json: Option<JsonAssertions>,
+    /// Where the first `Expect` statement that set `status`, `error` or `max_duration_ms`
+    /// is written; a failure of those is reported there (mcpr addition; each JSON
+    /// assertion has its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<super::SourceLocation>,
 }
 
 /// Expected outcome of a request.

@@ -43,6 +43,9 @@ impl Step {
     pub fn clear_locations(&mut self) {
         self.source = None;
         self.flow.clear();
+        if let Some(a) = self.assert.as_mut() {
+            a.source = None;
+        }
         if let Some(json) = self.assert.as_mut().and_then(|a| a.json.as_mut()) {
             match json {
                 super::JsonAssertions::List(list) => list.iter_mut().for_each(|a| a.source = None),

@@ -106,7 +106,8 @@ impl StepRunner<'_> {
             Some(a) => Some(self.interpolated_assert(a)?),
             None => None,
         };
-        check_error_expectation(assert.as_deref(), &reply)?;
+        check_error_expectation(assert.as_deref(), &reply)
+            .map_err(|f| at_expect(f, assert.as_deref()))?;
         let value = reply.value_ref();
         if let Some(a) = &assert {
             self.check_assertions(a, &value, elapsed)?;
@@ -268,13 +269,14 @@ impl StepRunner<'_> {
         if let Some(max) = a.max_duration_ms
             && elapsed > Duration::from_millis(max)
         {
-            return Err(fail(
+            let f = fail(
                 RunCode::TooSlow,
                 format!(
                     "step took {} ms, more than the allowed {max} ms",
                     elapsed.as_millis()
                 ),
-            ));
+            );
+            return Err(at_expect(f, Some(a)));
         }
         Ok(())
     }
@@ -379,6 +381,15 @@ impl StepRunner<'_> {
 }
 
 /// Whether the reply is an error exactly when one is expected, and the one expected.
+/// A failed status, error or duration expectation is reported at its `Expect` line, when
+/// the suite says where that is.
+fn at_expect(mut f: StepFail, assert: Option<&Assert>) -> StepFail {
+    if f.failure.location.is_none() {
+        f.failure.location = assert.and_then(|a| a.source.clone());
+    }
+    f
+}
+
 fn check_error_expectation(assert: Option<&Assert>, reply: &Reply) -> Result<(), StepFail> {
     let expect_error = assert.and_then(|a| a.status) == Some(Status::Error);
     match reply.as_error() {

@@ -9,6 +9,8 @@ pub(super) fn expectations(a: &Assert) -> Option<Vec<String>> {
         error: _,
         max_duration_ms: _,
         json: _,
+        // A position, not a setting: nothing to print.
+        source: _,
     } = a;
     if let Some(ErrorExpectation {
         code: _,

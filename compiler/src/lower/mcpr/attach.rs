@@ -102,11 +102,20 @@ pub(super) fn attach(
     let step = &mut b.steps[i];
     let mut json_check: Option<Assertion> = None;
     match &node.stmt {
-        Stmt::ExpectSuccess => assert(step).status = Some(Status::Success),
-        Stmt::ExpectError => assert(step).status = Some(Status::Error),
+        Stmt::ExpectSuccess => {
+            let a = assert(step);
+            a.status = Some(Status::Success);
+            a.source.get_or_insert_with(|| here.clone());
+        }
+        Stmt::ExpectError => {
+            let a = assert(step);
+            a.status = Some(Status::Error);
+            a.source.get_or_insert_with(|| here.clone());
+        }
         Stmt::ExpectErrorCode { code } => {
             let a = assert(step);
             a.status = Some(Status::Error);
+            a.source.get_or_insert_with(|| here.clone());
             if let Some(c) = code.value {
                 a.error.get_or_insert_with(ErrorExpectation::default).code = Some(c);
             }
@@ -114,6 +123,7 @@ pub(super) fn attach(
         Stmt::ExpectErrorMessage { compare, value } => {
             let a = assert(step);
             a.status = Some(Status::Error);
+            a.source.get_or_insert_with(|| here.clone());
             let e = a.error.get_or_insert_with(ErrorExpectation::default);
             let v = scope.rename_str(&value.value);
             match compare {
@@ -125,7 +135,9 @@ pub(super) fn attach(
         }
         Stmt::ExpectFinishWithin { duration } => {
             if let Some(ms) = duration.ms {
-                assert(step).max_duration_ms = Some(ms);
+                let a = assert(step);
+                a.max_duration_ms = Some(ms);
+                a.source.get_or_insert_with(|| here.clone());
             }
         }
         Stmt::ExpectValue {
