@@ -333,8 +333,8 @@ working folder; [run] overlaid by [profiles.NAME] of --config-profile), else the
 -v prints them with where each came from.
 
 Environment:
-  MCPR_JOBS, MCPR_TIMEOUT, MCPR_PROTOCOL, MCPR_JSON, MCPR_JUNIT, MCPR_HTML, MCPR_FORMAT,
-  MCPR_FAIL_FAST, MCPR_NO_PROGRESS   the flags of the same name
+  MCPR_JOBS, MCPR_TIMEOUT, MCPR_SHUTDOWN_GRACE, MCPR_PROTOCOL, MCPR_JSON, MCPR_JUNIT,
+  MCPR_HTML, MCPR_FORMAT, MCPR_FAIL_FAST, MCPR_NO_PROGRESS   the flags of the same name
   MCPR_CONFIG, MCPR_CONFIG_PROFILE   --config, --config-profile
   CI=true          no progress bar; missing snapshots fail instead of being recorded
   GITHUB_ACTIONS=true   GitHub annotations (and GITHUB_STEP_SUMMARY, the job summary)
@@ -370,6 +370,10 @@ pub struct RunArgs {
     /// 10 s; a step's own timeout still wins.
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
+    /// How long a server may take to exit after its stdin closes, and again after SIGTERM,
+    /// before SIGKILL (`1s` by default; `0` ends servers at once).
+    #[arg(long, value_name = "DURATION")]
+    pub shutdown_grace: Option<String>,
     /// Pin every session's protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.
     #[arg(long)]
     pub protocol: Option<String>,

@@ -347,3 +347,41 @@ fn hostile_servers_are_named_in_time_and_a_healthy_test_still_passes() {
     let left = processes_with_env("MCPR_TEST_RUN", &run_mark);
     assert!(left.is_empty(), "processes left behind: {left:?}");
 }
+
+/// `--shutdown-grace` is how long a server may take to exit after its stdin closes, and
+/// again after SIGTERM: a server that ignores both is killed after twice the grace.
+#[test]
+fn the_shutdown_grace_is_the_wait_before_sigterm_and_sigkill() {
+    let suite = format!(
+        "Suite: \"Grace\"\nServer: {} ignore-sigterm\n\nTest: \"Echo\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect it succeeds\n",
+        hostile_server().display()
+    );
+    let dir = scratch(&[("grace.mcpr", &suite)]);
+    let timed = |extra: &[&str]| {
+        let start = Instant::now();
+        let out = mcpr_in(dir.path())
+            .args(["run", "grace.mcpr", "--no-history", "-v"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
+        (
+            start.elapsed(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (default, _) = timed(&[]);
+    assert!(
+        default >= Duration::from_secs(2),
+        "{default:?}: 1 s after EOF, 1 s after SIGTERM"
+    );
+    let (short, settings) = timed(&["--shutdown-grace", "100ms"]);
+    assert!(
+        settings.contains("grace") && settings.contains("100ms"),
+        "{settings}"
+    );
+    assert!(
+        short + Duration::from_millis(1500) < default,
+        "{short:?} vs {default:?}"
+    );
+}

@@ -32,6 +32,7 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         max_buffered_bytes: 64 << 20,
         record_failed: false,
         timeout: None,
+        shutdown_grace: None,
     };
     run_test(s, &s.tests[0], input).await
 }

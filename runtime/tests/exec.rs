@@ -35,6 +35,7 @@ async fn run_one(tests: Value) -> TestResult {
         max_buffered_bytes: 64 << 20,
         record_failed: false,
         timeout: None,
+        shutdown_grace: None,
     };
     run_test(&s, &s.tests[0], input).await
 }
@@ -188,6 +189,7 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         max_buffered_bytes: 64 << 20,
         record_failed: false,
         timeout: None,
+        shutdown_grace: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Errored);
@@ -218,6 +220,7 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         max_buffered_bytes: 64 << 20,
         record_failed: false,
         timeout: None,
+        shutdown_grace: None,
     };
     run_test(s, &s.tests[0], input).await
 }
@@ -349,6 +352,7 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
         max_buffered_bytes: 64 << 20,
         record_failed: false,
         timeout: None,
+        shutdown_grace: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");

@@ -89,6 +89,7 @@ fn settings(args: &RunArgs) -> Result<Resolved, String> {
     let flags = Settings {
         jobs: args.jobs,
         timeout: args.timeout.clone(),
+        shutdown_grace: args.shutdown_grace.clone(),
         protocol: args.protocol.clone(),
         json: args.json.clone(),
         junit: args.junit.clone(),
@@ -152,5 +153,6 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         interrupt: None,
         transcript_failures: html,
         timeout: s.timeout.value,
+        shutdown_grace: s.shutdown_grace.value,
     })
 }

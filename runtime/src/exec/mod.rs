@@ -209,6 +209,9 @@ pub async fn run_test_open(
     let config = SessionConfig {
         request_timeout: default_timeout,
         connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
+        shutdown_grace: input
+            .shutdown_grace
+            .unwrap_or(crate::session::config::DEFAULT_SHUTDOWN_GRACE),
         behaviour,
         handshake_tasks: later.tasks,
         max_buffered_bytes: input.max_buffered_bytes,

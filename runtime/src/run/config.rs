@@ -72,6 +72,8 @@ pub struct Settings {
     pub jobs: Option<usize>,
     /// The default step timeout: `30s`, `500ms`, `2m`, or seconds.
     pub timeout: Option<String>,
+    /// How long a server may take to exit after its stdin closes, and after SIGTERM.
+    pub shutdown_grace: Option<String>,
     /// The protocol version every session speaks.
     pub protocol: Option<String>,
     /// The JSON report's path (`-`: stdout).
@@ -142,6 +144,8 @@ pub struct Resolved {
     pub jobs: Sourced<usize>,
     /// The default step timeout.
     pub timeout: Sourced<Duration>,
+    /// The shutdown grace of each server.
+    pub shutdown_grace: Sourced<Duration>,
     /// The protocol version.
     pub protocol: Sourced<String>,
     /// The JSON report.
@@ -173,6 +177,7 @@ pub struct Lookup {
 pub const ENV: &[(&str, &str)] = &[
     ("MCPR_JOBS", "--jobs"),
     ("MCPR_TIMEOUT", "--timeout"),
+    ("MCPR_SHUTDOWN_GRACE", "--shutdown-grace"),
     ("MCPR_PROTOCOL", "--protocol"),
     ("MCPR_JSON", "--json"),
     ("MCPR_JUNIT", "--junit"),
@@ -283,6 +288,10 @@ pub fn resolve(
     let timeout = timeout
         .map(|t| parse_duration(&t).map_err(|e| format!("timeout {t:?} ({timeout_src}): {e}")))
         .transpose()?;
+    let (grace, grace_src) = pick!(shutdown_grace, "MCPR_SHUTDOWN_GRACE");
+    let grace = grace
+        .map(|t| parse_duration(&t).map_err(|e| format!("shutdown grace {t:?} ({grace_src}): {e}")))
+        .transpose()?;
     let (format, format_src) = pick!(format, "MCPR_FORMAT");
     let format = format
         .map(|f| OutputFormat::parse(&f).map_err(|e| format!("{e} ({format_src})")))
@@ -300,6 +309,10 @@ pub fn resolve(
         timeout: Sourced {
             value: timeout,
             source: timeout_src,
+        },
+        shutdown_grace: Sourced {
+            value: grace,
+            source: grace_src,
         },
         protocol: Sourced {
             value: protocol,
@@ -343,6 +356,7 @@ fn env_settings(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String
             })
             .transpose()?,
         timeout: env("MCPR_TIMEOUT"),
+        shutdown_grace: env("MCPR_SHUTDOWN_GRACE"),
         protocol: env("MCPR_PROTOCOL"),
         json: env("MCPR_JSON").map(Into::into),
         junit: env("MCPR_JUNIT").map(Into::into),
@@ -422,6 +436,12 @@ impl Resolved {
             &self.timeout,
             |d| crate::error::fmt_duration(*d),
             "the suite's default, else 10s",
+        ));
+        out.push_str(&line(
+            "grace",
+            &self.shutdown_grace,
+            |d| crate::error::fmt_duration(*d),
+            "1s",
         ));
         out.push_str(&line("protocol", &self.protocol, Clone::clone, "probed"));
         out.push_str(&line(

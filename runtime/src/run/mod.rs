@@ -144,6 +144,9 @@ pub struct RunRequest {
     /// The default step deadline (`--timeout`): over the suite's `defaults.timeoutMs` and
     /// mcpr's 10 s; a step's own `timeoutMs` still wins.
     pub timeout: Option<Duration>,
+    /// How long each server may take to exit after its stdin closes, and again after
+    /// SIGTERM (`--shutdown-grace`; default [`crate::session::config::DEFAULT_SHUTDOWN_GRACE`]).
+    pub shutdown_grace: Option<Duration>,
 }
 
 /// Why a run stopped before it could report.
@@ -203,6 +206,7 @@ fn run_options(
         transcript: req.transcript,
         transcript_failures: req.transcript_failures,
         timeout: req.timeout,
+        shutdown_grace: req.shutdown_grace,
         shard: req.shard,
         interrupt: req.interrupt.clone(),
         max_buffered_bytes: req

@@ -386,6 +386,7 @@ impl<'o> Dispatch<'o> {
             max_buffered_bytes: self.opts.max_buffered_bytes,
             record_failed: self.opts.transcript_failures,
             timeout: self.opts.timeout,
+            shutdown_grace: self.opts.shutdown_grace,
         };
         let (id, name) = (t.id.clone(), t.test.name.clone());
         let alive = LiveGuard::enter(&self.live, &self.ended);

@@ -61,6 +61,8 @@ pub struct RunOptions {
     pub transcript: bool,
     /// Keep the messages of the sessions of tests that do not pass (the HTML report).
     pub transcript_failures: bool,
+    /// How long each server may take to exit after its stdin closes (`--shutdown-grace`).
+    pub shutdown_grace: Option<Duration>,
     /// The default step deadline (`--timeout`), over the suite's `defaults.timeoutMs`.
     pub timeout: Option<Duration>,
     /// Where data files are, what data sources may do, and `--max-rows`.
@@ -82,6 +84,7 @@ impl Default for RunOptions {
             fail_fast: false,
             target: None,
             connect_timeout: None,
+            shutdown_grace: None,
             max_buffered_bytes: crate::session::config::DEFAULT_BUFFER_BYTES,
             protocol: None,
             state: json!({}),
