@@ -177,3 +177,27 @@ async fn large_sse_events_stop_at_the_byte_budget() {
     assert_eq!(e.code(), "MCP-PROTOCOL-012", "{e}");
     c.close().await;
 }
+
+/// A server that starts slowly answers the era probe after mcpr stopped waiting for it:
+/// the handshake is never cancelled, so the server reads the `initialize` that follows and
+/// the session opens (here the reference server starts 3 s late, the probe waits 2.5 s).
+#[tokio::test]
+async fn a_server_that_answers_the_probe_late_still_opens_its_session() {
+    let reference = common::reference();
+    let late = mcpr_runtime::transport::stdio::StdioConfig::new(
+        "sh",
+        [
+            "-c".to_string(),
+            format!("sleep 3; exec {}", reference.command),
+        ],
+    );
+    let config = SessionConfig {
+        connect_timeout: Duration::from_secs(5),
+        ..cfg()
+    };
+    let c = Client::connect(late, config)
+        .await
+        .expect("the session opens");
+    c.ping(None).await.expect("and works");
+    c.close().await;
+}

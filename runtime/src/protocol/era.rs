@@ -64,6 +64,15 @@ pub fn check_result_type(method: &str, result: &Value) -> Result<(), String> {
     }
 }
 
+/// Whether a request the client stopped waiting for may be cancelled with
+/// `notifications/cancelled`. The handshake may not: `initialize` MUST NOT be cancelled,
+/// and `server/discover` (the 2026-07-28 handshake, and mcpr's probe of a server's era) is
+/// no different. A server that starts slowly and answers the probe late then reads the
+/// `initialize` that follows, not a cancellation it cannot place.
+pub fn may_cancel(method: &str) -> bool {
+    !matches!(method, "initialize" | "server/discover")
+}
+
 /// Whether a client asks for a task on the request itself (`params.task`, with its `ttl`):
 /// the 2025-11-25 task augmentation does; under the 2026-07-28 tasks extension the server
 /// alone decides and the client only declares the extension in its capabilities.
@@ -206,6 +215,12 @@ mod tests {
             missing_result_members("resources/read", &json!({"resultType": "input_required"}))
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn the_handshake_is_never_cancelled() {
+        assert!(!may_cancel("initialize") && !may_cancel("server/discover"));
+        assert!(may_cancel("tools/call") && may_cancel("ping"));
     }
 
     #[test]

@@ -95,7 +95,7 @@ impl Inner {
 
 impl Session {
     /// Waits for the answer of a sent request until its deadline. On timeout the request is
-    /// cancelled (`notifications/cancelled`, except for `initialize`).
+    /// cancelled (`notifications/cancelled`, except for the handshake: `protocol::era::may_cancel`).
     ///
     /// Handshake era over HTTP: when the server answers 404 for the session (it expired),
     /// the client initializes a new session once and sends the request again with a new
@@ -291,7 +291,7 @@ impl Session {
                 if let Some(http) = &self.inner.http {
                     http.abort(id);
                 }
-                if method != "initialize" {
+                if era::may_cancel(&method) {
                     let _ = self.notify(
                         "notifications/cancelled",
                         Some(json!({"requestId": id, "reason": "timed out"})),
