@@ -15,9 +15,14 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// The runner's variables every server gets (when the runner has them). `LC_*` is a glob.
+/// The runner's variables every server gets (when the runner has them). `*` is a glob.
+/// Besides the session's basics, the Rust toolchain's settings (`CARGO_*`, `RUSTUP_*`): a
+/// `Server: cargo run …` with other settings than the build before it would rebuild the
+/// server on its first start, and miss its handshake deadline. A name that looks like a
+/// credential (`CARGO_REGISTRY_TOKEN`) is never passed through a glob.
 pub const BASE_VARS: &[&str] = &[
-    "PATH", "HOME", "LANG", "LC_*", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM",
+    "PATH", "HOME", "LANG", "LC_*", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM", "CARGO_*",
+    "RUSTUP_*",
 ];
 
 /// Name fragments that mark an environment variable as a credential, anywhere in its name.
@@ -78,7 +83,9 @@ pub enum Inherit {
 
 impl Inherit {
     fn passes(&self, name: &str) -> bool {
-        BASE_VARS.iter().any(|p| name_matches(p, name))
+        BASE_VARS
+            .iter()
+            .any(|p| name_matches(p, name) && (!p.contains('*') || !looks_like_credential(name)))
             || match self {
                 Inherit::Base => false,
                 Inherit::All => true,
@@ -214,15 +221,23 @@ mod tests {
             ("GITHUB_TOKEN", "x"),
             ("DATABASE_URL", "postgres://app:hunter22@db/app"),
             ("API_KEY", "k"),
+            ("CARGO_INCREMENTAL", "0"),
+            ("CARGO_REGISTRY_TOKEN", "cio-x"),
         ]);
         let mut explicit = BTreeMap::new();
         explicit.insert("API_KEY".to_string(), "given".to_string());
         let e = server_env(runner, &explicit, &Inherit::Base);
         let names: Vec<&str> = e.vars.keys().map(String::as_str).collect();
-        assert_eq!(names, ["API_KEY", "HOME", "LC_ALL", "PATH"]);
+        assert_eq!(
+            names,
+            ["API_KEY", "CARGO_INCREMENTAL", "HOME", "LC_ALL", "PATH"]
+        );
         assert_eq!(e.vars["API_KEY"], "given");
         // EDITOR is not passed but is no credential: not named.
-        assert_eq!(e.withheld, ["DATABASE_URL", "GITHUB_TOKEN"]);
+        assert_eq!(
+            e.withheld,
+            ["CARGO_REGISTRY_TOKEN", "DATABASE_URL", "GITHUB_TOKEN"]
+        );
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub struct StdioTarget {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// Environment variables the server gets, besides the base set the runner always
-    /// passes (PATH, HOME, LANG, LC_*, TZ, TMPDIR, USER, LOGNAME, SHELL, TERM).
+    /// passes (PATH, HOME, LANG, LC_*, TZ, TMPDIR, USER, LOGNAME, SHELL, TERM, CARGO_*, RUSTUP_*).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<OrderedMap<String>>,
     /// More of the runner's own environment to pass on: `true` for all of it, or a list of
