@@ -167,6 +167,24 @@ pub fn resource_matches(server_url: &str, resource: &str) -> bool {
     dir(server.path()).starts_with(&dir(res.path()))
 }
 
+/// The JSON object at `url`; `None` (with the reason in `trail`) when the fetch fails, the
+/// status is not a success or the body is not a JSON object.
+async fn json_object(fetch: &Fetch, url: &str, trail: &mut Vec<Probe>) -> Option<Value> {
+    let outcome = match fetch.get(url).await {
+        Err(e) => e,
+        Ok(answer) => match (&answer.json, answer.ok()) {
+            (Some(doc @ Value::Object(_)), true) => return Some(doc.clone()),
+            (_, false) => format!("HTTP {}", answer.status),
+            _ => "not a JSON object".into(),
+        },
+    };
+    trail.push(Probe {
+        url: url.to_string(),
+        outcome,
+    });
+    None
+}
+
 fn strings(v: &Value, key: &str) -> Option<Vec<String>> {
     v.get(key)?.as_array().map(|a| {
         a.iter()
@@ -196,29 +214,8 @@ pub async fn protected_resource(
         }
     }
     for url in urls {
-        let answer = match fetch.get(&url).await {
-            Ok(a) => a,
-            Err(e) => {
-                trail.push(Probe { url, outcome: e });
-                continue;
-            }
-        };
-        let doc = match (&answer.json, answer.ok()) {
-            (Some(doc @ Value::Object(_)), true) => doc.clone(),
-            (_, false) => {
-                trail.push(Probe {
-                    url,
-                    outcome: format!("HTTP {}", answer.status),
-                });
-                continue;
-            }
-            _ => {
-                trail.push(Probe {
-                    url,
-                    outcome: "not a JSON object".into(),
-                });
-                continue;
-            }
+        let Some(doc) = json_object(fetch, &url, trail).await else {
+            continue;
         };
         let Some(resource) = text(&doc, "resource") else {
             trail.push(Probe {
@@ -316,29 +313,8 @@ pub async fn authorization_server(
 ) -> Result<AuthServer, OAuthError> {
     let mut mismatch = None;
     for url in server_metadata_urls(issuer) {
-        let answer = match fetch.get(&url).await {
-            Ok(a) => a,
-            Err(e) => {
-                trail.push(Probe { url, outcome: e });
-                continue;
-            }
-        };
-        let doc = match (&answer.json, answer.ok()) {
-            (Some(doc @ Value::Object(_)), true) => doc.clone(),
-            (_, false) => {
-                trail.push(Probe {
-                    url,
-                    outcome: format!("HTTP {}", answer.status),
-                });
-                continue;
-            }
-            _ => {
-                trail.push(Probe {
-                    url,
-                    outcome: "not a JSON object".into(),
-                });
-                continue;
-            }
+        let Some(doc) = json_object(fetch, &url, trail).await else {
+            continue;
         };
         let named = text(&doc, "issuer").unwrap_or_default();
         if named != issuer {
