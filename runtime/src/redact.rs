@@ -34,8 +34,8 @@ pub const CREDENTIAL_MARKERS: &[&str] = &[
     "PASSPHRASE",
     "CREDENTIAL",
     "OAUTH",
-    "AUTH_",
-    "_AUTH",
+    "AUTHTOKEN",
+    "AUTHORIZATION",
     "APIKEY",
     "API_KEY",
     "PRIVATE",
@@ -46,8 +46,10 @@ pub const CREDENTIAL_MARKERS: &[&str] = &[
 ];
 
 /// Words of a name (split at `_`, `-` and `.`) that mark it as a credential: `DB_PASS`,
-/// `GH_PAT`, `SIGNING_KEY`, `DB_PWD`, `SENTRY_DSN`.
-const CREDENTIAL_WORDS: &[&str] = &["KEY", "PASS", "PAT", "PWD", "DSN", "SALT"];
+/// `GH_PAT`, `SIGNING_KEY`, `DB_PWD`, `SENTRY_DSN`, `GITHUB_AUTH` (but not `…_AUTHORS`).
+const CREDENTIAL_WORDS: &[&str] = &[
+    "KEY", "PASS", "PAT", "PWD", "DSN", "SALT", "AUTH", "AUTHN", "AUTHZ",
+];
 
 /// Names that contain a marker but are not credentials.
 const NOT_CREDENTIALS: &[&str] = &["PWD", "OLDPWD", "SSH_AUTH_SOCK", "XDG_SESSION_TYPE"];
@@ -280,6 +282,7 @@ mod tests {
             "PATCH_LEVEL",
             "KEYBOARD",
             "PASSENGER_APP_ENV",
+            "CARGO_PKG_AUTHORS",
         ] {
             assert!(!looks_like_credential(name), "{name}");
         }
