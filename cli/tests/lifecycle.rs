@@ -195,37 +195,6 @@ fn jobs_bound_live_servers_including_closing_ones() {
     assert!(!lock.exists(), "the last server did not remove its lock");
 }
 
-/// A hostile HTTP server on a free port, killed when dropped.
-struct HttpHog {
-    child: Child,
-    url: String,
-}
-
-impl HttpHog {
-    fn start() -> HttpHog {
-        let mut child = Command::new(hostile_server())
-            .arg("http-sse-hog")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
-        HttpHog { child, url }
-    }
-}
-
-impl Drop for HttpHog {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Servers that flood the session with huge notifications (stdio) and huge SSE events
 /// (HTTP) meet the session's byte budget, even under a 1 GiB address-space limit, and a
 /// healthy test of the same run (`--jobs 2`) passes and is reported. Without the budget the
@@ -235,7 +204,7 @@ fn flooding_servers_meet_the_byte_budget_under_a_memory_limit() {
     if Command::new("prlimit").arg("--version").output().is_err() {
         panic!("prlimit (util-linux) is needed for the memory test");
     }
-    let http = HttpHog::start();
+    let http = common::HttpServer::start(hostile_server(), &["http-sse-hog"]);
     let suite = format!(
         "version: 1\nname: Memory\nservers:\n  stdio-hog:\n    transport: stdio\n    command: {hostile}\n    args: [notification-hog]\n  http-hog:\n    transport: streamable-http\n    url: {url}\n  healthy:\n    transport: stdio\n    command: {reference}\ndefaults:\n  timeoutMs: 20000\ntests:\n  - name: Flooded over stdio\n    server: stdio-hog\n    steps:\n      - tool: {{name: echo, arguments: {{text: x}}}}\n  - name: Flooded over HTTP\n    server: http-hog\n    steps:\n      - tool: {{name: echo, arguments: {{text: x}}}}\n  - name: Healthy\n    server: healthy\n    steps:\n      - tool: {{name: echo, arguments: {{text: fine}}}}\n",
         hostile = hostile_server().display(),
@@ -344,8 +313,21 @@ fn hostile_servers_are_named_in_time_and_a_healthy_test_still_passes() {
         let ms = t["durationMs"].as_u64().unwrap();
         assert!(ms < 4_000, "{name} took {ms} ms to be named");
     }
-    let left = processes_with_env("MCPR_TEST_RUN", &run_mark);
-    assert!(left.is_empty(), "processes left behind: {left:?}");
+    // A process mcpr killed as it ended may take a moment to be gone.
+    let start = Instant::now();
+    let mut left = processes_with_env("MCPR_TEST_RUN", &run_mark);
+    while !left.is_empty() && start.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(50));
+        left = processes_with_env("MCPR_TEST_RUN", &run_mark);
+    }
+    let shown: Vec<String> = left
+        .iter()
+        .map(|p| {
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            format!("{p}: {}", String::from_utf8_lossy(&cmd).replace('\0', " "))
+        })
+        .collect();
+    assert!(left.is_empty(), "processes left behind: {shown:?}");
 }
 
 /// `--shutdown-grace` is how long a server may take to exit after its stdin closes, and

@@ -4,34 +4,25 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
 
+/// The test authorization server (and protected MCP server), ended when dropped.
 struct AuthServer {
-    child: Child,
+    _server: common::HttpServer,
     url: String,
 }
 
 impl AuthServer {
     fn start(args: &[&str]) -> AuthServer {
         let bin = Path::new(&common::reference_server()).with_file_name("mcpr-auth-server");
-        let mut child = Command::new(bin)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the auth server starts");
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line.trim().rsplit(' ').next().unwrap().to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
-        AuthServer { child, url }
+        let server = common::HttpServer::start(bin, args);
+        AuthServer {
+            url: server.url.clone(),
+            _server: server,
+        }
     }
 
     /// Every secret value the server issued or received.
@@ -61,13 +52,6 @@ impl AuthServer {
         conn.read_to_string(&mut answer).unwrap();
         let text = answer.split_once("\r\n\r\n").unwrap().1;
         serde_json::from_str(text).unwrap()
-    }
-}
-
-impl Drop for AuthServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

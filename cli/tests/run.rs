@@ -641,25 +641,12 @@ fn a_failure_inside_a_flow_names_the_flow_call() {
 
 #[test]
 fn the_example_suite_passes_over_streamable_http_with_url() {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new(reference_server())
-        .args(["--http", "127.0.0.1:0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    let server = common::HttpServer::start(reference_server(), &["--http", "127.0.0.1:0"]);
     let out = mcpr()
-        .args(["run", "examples/customers.mcpr", "--url", &url])
+        .args(["run", "examples/customers.mcpr", "--url", &server.url])
         .output()
         .unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("8 passed, 0 failed"),

@@ -106,3 +106,46 @@ pub fn output_text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// A test server listening on 127.0.0.1 that prints its URL as the last word of its first
+/// stderr line (the reference server with `--http`, the hostile server's HTTP modes, the
+/// auth server); killed when dropped.
+pub struct HttpServer {
+    /// The server process.
+    pub child: std::process::Child,
+    /// The URL it printed.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Starts `program` with `args` and waits for its URL.
+    pub fn start(program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> HttpServer {
+        use std::io::BufRead;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the test server starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+        HttpServer { child, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
