@@ -11,10 +11,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    common::repo_root()
 }
 
 fn mcpr(dir: &Path) -> Command {

@@ -13,10 +13,7 @@ use serde_json::Value;
 mod common;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    common::repo_root()
 }
 
 fn interop_dir() -> PathBuf {

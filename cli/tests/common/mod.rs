@@ -40,6 +40,14 @@ pub fn reference_server() -> String {
         .to_string()
 }
 
+/// The repository's root folder (the CLI crate's parent).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
 /// A scratch folder holding `files` (sub-folders created as needed).
 pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

@@ -173,14 +173,7 @@ fn describe(url: &str, e: &reqwest::Error) -> String {
     } else if e.is_connect() {
         "could not be reached".to_string()
     } else {
-        let mut s = e.to_string();
-        let mut src = std::error::Error::source(e);
-        while let Some(inner) = src {
-            s.push_str(": ");
-            s.push_str(&inner.to_string());
-            src = inner.source();
-        }
-        s
+        crate::transport::http::describe(e)
     };
     // Without the query: an authorization URL's parameters are no one's business.
     let shown = url.split('?').next().unwrap_or(url);

@@ -706,7 +706,8 @@ fn deliver(sink: &Arc<dyn HttpSink>, text: String) {
     }
 }
 
-fn describe(e: &reqwest::Error) -> String {
+/// A reqwest error with every cause in its chain, `outer: inner: …`.
+pub(crate) fn describe(e: &reqwest::Error) -> String {
     let mut s = e.to_string();
     let mut src = std::error::Error::source(e);
     while let Some(inner) = src {
