@@ -356,13 +356,16 @@ impl HttpWire {
             Ok(r) => r,
             Err(f) => return fail(f),
         };
+        // The server assigns the session with its answer to `initialize`, and only
+        // there: a late answer to a message of an expired session must not bring its
+        // old id back after the client forgot it.
         if let Some(sid) = resp
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             && !info.modern
+            && info.method.as_deref() == Some("initialize")
             && let Ok(mut s) = self.session_id.lock()
-            && s.is_none()
         {
             *s = Some(sid.to_string());
         }
