@@ -334,7 +334,8 @@ working folder; [run] overlaid by [profiles.NAME] of --config-profile), else the
 
 Environment:
   MCPR_JOBS, MCPR_TIMEOUT, MCPR_SHUTDOWN_GRACE, MCPR_PROTOCOL, MCPR_JSON, MCPR_JUNIT,
-  MCPR_HTML, MCPR_FORMAT, MCPR_FAIL_FAST, MCPR_NO_PROGRESS   the flags of the same name
+  MCPR_HTML, MCPR_FORMAT, MCPR_FAIL_FAST, MCPR_NO_PROGRESS, MCPR_REUSE_SERVER
+                   the flags of the same name
   MCPR_CONFIG, MCPR_CONFIG_PROFILE   --config, --config-profile
   CI=true          no progress bar; missing snapshots fail instead of being recorded
   GITHUB_ACTIONS=true   GitHub annotations (and GITHUB_STEP_SUMMARY, the job summary)
@@ -452,6 +453,11 @@ pub struct RunArgs {
     /// No live progress bar (it is shown only on a terminal and never when CI is set).
     #[arg(long)]
     pub no_progress: bool,
+    /// Tests on the same server run one after another in one session per job, reset between
+    /// them, as the suite setting `Session: shared` asks (data rows and `Isolated session`
+    /// tests keep a session of their own).
+    #[arg(long)]
+    pub reuse_server: bool,
     /// Let data sources fetch rows over the network (REST, Google Sheets, PostgreSQL).
     #[arg(long)]
     pub allow_remote_data: bool,

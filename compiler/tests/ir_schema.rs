@@ -595,6 +595,7 @@ fn suites_built_in_rust_serialize_in_reference_key_order() {
     suite.name = Some("Math".into());
     suite.defaults = Some(Defaults {
         timeout_ms: Some(3000),
+        ..Defaults::default()
     });
 
     let text = serde_json::to_string(&suite).unwrap();
@@ -1339,6 +1340,7 @@ fn full_test() -> Test {
         data: Some(Map::new()),
         for_each: Some(ForEach::Source(ForEachSource { source: "s".into() })),
         continue_on_failure: Some(true),
+        isolated: Some(true),
     }
 }
 
@@ -1429,6 +1431,8 @@ fn full_suite() -> Suite {
 fn full_defaults() -> Defaults {
     Defaults {
         timeout_ms: Some(1),
+        shutdown_grace_ms: Some(0),
+        session: Some(ir::SessionMode::Shared),
     }
 }
 

@@ -353,6 +353,7 @@ mod tests {
             source: None,
             timing: None,
             stderr: None,
+            session: None,
         }
     }
 

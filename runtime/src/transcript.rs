@@ -302,6 +302,17 @@ impl Transcript {
     pub fn dropped(&self) -> u64 {
         self.next_seq - self.records.len() as u64
     }
+
+    /// Forgets every entry, keeping the limits (the next test of a shared session starts a
+    /// transcript of its own). One block stays for reuse.
+    pub fn clear(&mut self) {
+        self.records.clear();
+        if let Some(last) = self.blocks.pop_back() {
+            self.spare = Some(last.bytes);
+        }
+        self.blocks.clear();
+        self.next_seq = 0;
+    }
 }
 
 #[cfg(test)]

@@ -100,6 +100,7 @@ fn settings(args: &RunArgs) -> Result<Resolved, String> {
             .map(|v| v.get_name().to_string()),
         fail_fast: args.fail_fast.then_some(true),
         no_progress: args.no_progress.then_some(true),
+        reuse_server: args.reuse_server.then_some(true),
     };
     let lookup = Lookup {
         config: args.config.clone(),
@@ -154,5 +155,6 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         transcript_failures: html,
         timeout: s.timeout.value,
         shutdown_grace: s.shutdown_grace.value,
+        reuse_server: s.reuse_server.value == Some(true),
     })
 }

@@ -88,8 +88,9 @@ pub fn comparable(suite: &Suite) -> Suite {
 /// - a stdio target without `args` starts the program with no arguments (`args: []`);
 /// - empty containers are the same as absent ones (`variables: {}`, `dependsOn: []`,
 ///   `requires: {}`, `budgets: []`, `client: {}`, `snapshots: {}`, `extensions: {}`,
-///   `defaults: {}`), `skip: false` is no skip, and `continueOnFailure: false` is the
-///   default (a failing step stops the test);
+///   `defaults: {}`), `skip: false` is no skip, `continueOnFailure: false` is the
+///   default (a failing step stops the test), as are `isolated: false` and
+///   `session: perTest`;
 /// - a step's settings as the runtime reads them ([`canonical_step`]).
 ///
 /// `.mcpr` files cannot write these differences, so a YAML or JSON suite that uses them
@@ -120,7 +121,15 @@ pub fn canonical(suite: &Suite) -> Suite {
             }
         }
     }
-    if s.defaults.as_ref().is_some_and(|d| d.timeout_ms.is_none()) {
+    if let Some(d) = &mut s.defaults
+        && d.session == Some(crate::ir::SessionMode::PerTest)
+    {
+        d.session = None;
+    }
+    if s.defaults
+        .as_ref()
+        .is_some_and(|d| *d == Default::default())
+    {
         s.defaults = None;
     }
     if s.budgets.as_ref().is_some_and(Vec::is_empty) {
@@ -158,6 +167,9 @@ pub fn canonical(suite: &Suite) -> Suite {
         }
         if t.continue_on_failure == Some(false) {
             t.continue_on_failure = None;
+        }
+        if t.isolated == Some(false) {
+            t.isolated = None;
         }
         match &t.skip {
             Some(Skip::Flag(false)) => t.skip = None,

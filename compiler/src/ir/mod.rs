@@ -168,6 +168,24 @@ pub struct Defaults {
     /// Default deadline of a request in milliseconds (1–600000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// How long a server may take to exit after its stdin closes before it is ended, in
+    /// milliseconds (0–60000; mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shutdown_grace_ms: Option<u64>,
+    /// Whether tests share sessions (mcpr addition; absent: a session per test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionMode>,
+}
+
+/// How the tests of a suite get their sessions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SessionMode {
+    /// Every test opens a session of its own (the default).
+    PerTest,
+    /// Tests on the same server run one after another in one session, reset between them;
+    /// a data row or an `isolated` test keeps a session of its own.
+    Shared,
 }
 
 /// A latency budget: a percentile of a test's durations must stay under a limit.

@@ -46,6 +46,10 @@ pub struct Test {
     /// addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continue_on_failure: Option<bool>,
+    /// The test opens a session of its own even when the suite shares sessions (mcpr
+    /// addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolated: Option<bool>,
 }
 
 impl Test {
@@ -64,6 +68,7 @@ impl Test {
             data: None,
             for_each: None,
             continue_on_failure: None,
+            isolated: None,
         }
     }
 }

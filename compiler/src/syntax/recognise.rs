@@ -208,6 +208,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let mut numbers: Vec<(&Number, &'static str)> = Vec::new();
         match stmt {
             Stmt::DefaultTimeout { duration }
+            | Stmt::ShutdownGrace { duration }
             | Stmt::WaitUpTo { duration }
             | Stmt::ExpectFinishWithin { duration } => durations.push(duration),
             Stmt::WaitForNotification {

@@ -191,6 +191,25 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    ShutdownGrace {
+        rule: shutdown_grace(),
+        first: ["shutdown"],
+        usage: "Shutdown grace: 200 ms",
+        opens: [
+            "shutdown grace:" => "Shutdown grace: 200 ms",
+        ],
+        vocabulary: Statements,
+    }
+    SessionSetting {
+        rule: session_setting(),
+        first: ["session"],
+        usage: "Session: shared",
+        opens: [
+            "session: shared" => "Session: shared",
+            "session: per test" => "Session: per test",
+        ],
+        vocabulary: Statements,
+    }
     Budget {
         rule: budget(),
         first: ["budget"],
@@ -363,6 +382,15 @@ statements! { src =>
         usage: "Continue on failure",
         opens: [
             "continue on failure" => "Continue on failure",
+        ],
+        vocabulary: Statements,
+    }
+    IsolatedSession {
+        rule: isolated_session(),
+        first: ["isolated"],
+        usage: "Isolated session",
+        opens: [
+            "isolated session" => "Isolated session",
         ],
         vocabulary: Statements,
     }

@@ -195,6 +195,14 @@ pub enum Stmt {
     DefaultTimeout {
         duration: Duration,
     },
+    /// `Shutdown grace: 200 ms`: how long a server may take to exit after its stdin closes.
+    ShutdownGrace {
+        duration: Duration,
+    },
+    /// `Session: shared` or `Session: per test`.
+    SessionSetting {
+        shared: bool,
+    },
     Budget(Box<Budget>),
     Redact {
         items: Vec<Text>,
@@ -243,6 +251,8 @@ pub enum Stmt {
     Variables,
     /// `Continue on failure`: a failing step does not stop the test.
     ContinueOnFailure,
+    /// `Isolated session`: the test opens a session of its own in a suite that shares them.
+    IsolatedSession,
     /// `Logical name: NAME`: the name the rows of a data-driven test are grouped under.
     LogicalName {
         name: Text,
@@ -480,6 +490,8 @@ impl Stmt {
             | CompareTarget { .. }
             | TargetOptionsFor { .. }
             | DefaultTimeout { .. }
+            | ShutdownGrace { .. }
+            | SessionSetting { .. }
             | Budget(_)
             | Redact { .. }
             | Snapshots { .. }
@@ -497,6 +509,7 @@ impl Stmt {
             | Skip { .. }
             | Variables
             | ContinueOnFailure
+            | IsolatedSession
             | LogicalName { .. }
             | DataRow
             | Require { .. }

@@ -165,6 +165,33 @@ pub async fn run_test_open(
     test: &ir::Test,
     input: TestInput,
 ) -> (TestResult, Option<Client>) {
+    run_test_in(suite, test, input, SessionUse::Own).await
+}
+
+/// Which session a test runs in.
+pub enum SessionUse {
+    /// A session of its own, opened for the test.
+    Own,
+    /// A session several tests use one after another (`Session: shared`,
+    /// `--reuse-server`): `open` is the session the last test left (made ready for this
+    /// one here), `None` when the test opens it; `declare` is what the handshake must
+    /// declare for every test that may use the session.
+    Shared {
+        /// The open session, if there is one.
+        open: Option<Box<Client>>,
+        /// Capabilities the later tests' steps turn on.
+        declare: Declarations,
+    },
+}
+
+/// Runs one test in the session `session` says, and hands back the still-open session
+/// (`None` when it could not be opened).
+pub async fn run_test_in(
+    suite: &ir::Suite,
+    test: &ir::Test,
+    input: TestInput,
+    session: SessionUse,
+) -> (TestResult, Option<Client>) {
     let id = test_id(test);
     let started = Instant::now();
     // `--timeout` (explicit) wins over the suite's default, which wins over mcpr's own.
@@ -190,51 +217,69 @@ pub async fn run_test_open(
         source: None,
         timing: None,
         stderr: None,
+        session: None,
     };
-    let target = match runtime_target(&input.target, &input.state) {
-        Ok(t) => t,
-        Err(e) => {
-            result.status = Outcome::Errored;
-            result.failure = Some(Failure::new(RunCode::TargetUnusable, e));
-            return (result, None);
-        }
+    let (open, declare) = match session {
+        SessionUse::Own => (None, Declarations::of(test)),
+        SessionUse::Shared { open, declare } => (open, declare.with(Declarations::of(test))),
     };
     let mut behaviour = client_behaviour(suite.client.as_ref());
-    let later = LaterDeclarations::of(test);
-    if later.roots && behaviour.roots.is_none() {
+    if declare.roots && behaviour.roots.is_none() {
         // Roots given by a later step (`add_root`) are answered from then on; the
         // handshake era needs the capability declared in `initialize`.
         behaviour.roots = Some(Vec::new());
     }
-    let config = SessionConfig {
-        request_timeout: default_timeout,
-        connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
-        shutdown_grace: input
-            .shutdown_grace
-            .unwrap_or(crate::session::config::DEFAULT_SHUTDOWN_GRACE),
-        behaviour,
-        handshake_tasks: later.tasks,
-        max_buffered_bytes: input.max_buffered_bytes,
-        protocol: match &input.protocol {
-            Some(v) => ProtocolChoice::Pinned(v.clone()),
-            None => ProtocolChoice::Auto,
-        },
-        ..SessionConfig::default()
-    };
-    let client = match Client::connect_to(target, config).await {
-        Ok(c) => c,
-        Err(e) => {
-            result.status = Outcome::Errored;
-            result.failure = Some(Failure::from_error(&e));
-            result.duration_ms = started.elapsed().as_millis() as u64;
-            result.timing = Some(Timing {
-                spawn_us: started.elapsed().as_micros() as u64,
-                ..Timing::default()
-            });
-            return (result, None);
+    let (client, stderr_before) = match open {
+        Some(client) => {
+            let client = *client;
+            client.session().begin_next_test(behaviour);
+            result.timing = Some(Timing::default());
+            let before = client.session().stderr_total();
+            (client, before)
+        }
+        None => {
+            let target = match runtime_target(&input.target, &input.state) {
+                Ok(t) => t,
+                Err(e) => {
+                    result.status = Outcome::Errored;
+                    result.failure = Some(Failure::new(RunCode::TargetUnusable, e));
+                    return (result, None);
+                }
+            };
+            let config = SessionConfig {
+                request_timeout: default_timeout,
+                connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
+                shutdown_grace: input
+                    .shutdown_grace
+                    .or_else(|| suite_shutdown_grace(suite))
+                    .unwrap_or(crate::session::config::DEFAULT_SHUTDOWN_GRACE),
+                behaviour,
+                handshake_tasks: declare.tasks,
+                max_buffered_bytes: input.max_buffered_bytes,
+                protocol: match &input.protocol {
+                    Some(v) => ProtocolChoice::Pinned(v.clone()),
+                    None => ProtocolChoice::Auto,
+                },
+                ..SessionConfig::default()
+            };
+            match Client::connect_to(target, config).await {
+                Ok(c) => {
+                    result.timing = Some(connect_timing(&c, started.elapsed()));
+                    (c, 0)
+                }
+                Err(e) => {
+                    result.status = Outcome::Errored;
+                    result.failure = Some(Failure::from_error(&e));
+                    result.duration_ms = started.elapsed().as_millis() as u64;
+                    result.timing = Some(Timing {
+                        spawn_us: started.elapsed().as_micros() as u64,
+                        ..Timing::default()
+                    });
+                    return (result, None);
+                }
+            }
         }
     };
-    result.timing = Some(connect_timing(&client, started.elapsed()));
     result.protocol_version = Some(client.session().protocol_version().to_string());
     if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
         result.status = Outcome::Skipped;
@@ -319,24 +364,49 @@ pub async fn run_test_open(
         let (entries, dropped) = client.session().transcript();
         result.transcript = Some(TestTranscript { entries, dropped });
     }
-    let stderr = client.session().stderr_tail();
+    let stderr = stderr_since(&client, stderr_before);
     if !stderr.trim().is_empty() {
         result.stderr = Some(crate::error::shorten(&last_lines(&stderr, 20), 4000));
     }
     (result, Some(client))
 }
 
-/// Capabilities a test's steps turn on after the handshake (task steps, roots configured by
-/// a step), which the handshake era must declare in `initialize`.
-#[derive(Debug, Default, Clone, Copy)]
-struct LaterDeclarations {
-    tasks: bool,
-    roots: bool,
+/// The suite's own shutdown grace (`Shutdown grace:`, YAML `defaults.shutdownGraceMs`).
+fn suite_shutdown_grace(suite: &ir::Suite) -> Option<Duration> {
+    suite
+        .defaults
+        .as_ref()
+        .and_then(|d| d.shutdown_grace_ms)
+        .map(Duration::from_millis)
 }
 
-impl LaterDeclarations {
-    fn of(test: &ir::Test) -> LaterDeclarations {
-        let mut d = LaterDeclarations::default();
+/// What the server wrote on stderr after it had written `before` bytes in all (a shared
+/// session's earlier tests are not this test's business), as far as the tail still holds it.
+fn stderr_since(client: &Client, before: u64) -> String {
+    let tail = client.session().stderr_tail();
+    let new = client.session().stderr_total().saturating_sub(before);
+    let keep = usize::try_from(new).unwrap_or(usize::MAX).min(tail.len());
+    let mut from = tail.len() - keep;
+    while !tail.is_char_boundary(from) {
+        from += 1;
+    }
+    tail[from..].to_string()
+}
+
+/// Capabilities a test's steps turn on after the handshake (task steps, roots configured by
+/// a step), which the handshake era must declare in `initialize`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Declarations {
+    /// A task step: the client declares the tasks capability.
+    pub tasks: bool,
+    /// Roots given by a step: the client declares roots.
+    pub roots: bool,
+}
+
+impl Declarations {
+    /// What the steps of `test` need declared.
+    pub fn of(test: &ir::Test) -> Declarations {
+        let mut d = Declarations::default();
         for step in &test.steps {
             match &step.kind {
                 StepKind::Tool(t) if t.task.is_some() => d.tasks = true,
@@ -356,6 +426,14 @@ impl LaterDeclarations {
             }
         }
         d
+    }
+
+    /// What either needs declared.
+    pub fn with(self, other: Declarations) -> Declarations {
+        Declarations {
+            tasks: self.tasks || other.tasks,
+            roots: self.roots || other.roots,
+        }
     }
 }
 

@@ -301,6 +301,10 @@ pub struct TestResult {
     /// The last lines (at most 20) the server wrote on stderr during the test.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// In a run that shares sessions, the session the test ran in (numbered from 1 in the
+    /// order the run opened them); absent when the test had a session of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<u64>,
 }
 
 /// The messages of a test's session, oldest first.
@@ -341,6 +345,7 @@ impl TestResult {
             source: None,
             timing: None,
             stderr: None,
+            session: None,
         }
     }
 }

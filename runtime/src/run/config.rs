@@ -88,6 +88,8 @@ pub struct Settings {
     pub fail_fast: Option<bool>,
     /// No live progress bar.
     pub no_progress: Option<bool>,
+    /// Tests on the same server share one session per job.
+    pub reuse_server: Option<bool>,
 }
 
 /// What `mcpr.toml` holds.
@@ -160,6 +162,8 @@ pub struct Resolved {
     pub fail_fast: Sourced<bool>,
     /// `--no-progress`.
     pub no_progress: Sourced<bool>,
+    /// `--reuse-server`.
+    pub reuse_server: Sourced<bool>,
 }
 
 /// What the command line gave, besides the settings themselves.
@@ -185,6 +189,7 @@ pub const ENV: &[(&str, &str)] = &[
     ("MCPR_FORMAT", "--format"),
     ("MCPR_FAIL_FAST", "--fail-fast"),
     ("MCPR_NO_PROGRESS", "--no-progress"),
+    ("MCPR_REUSE_SERVER", "--reuse-server"),
     ("MCPR_CONFIG", "--config"),
     ("MCPR_CONFIG_PROFILE", "--config-profile"),
 ];
@@ -290,7 +295,7 @@ pub fn resolve(
         .transpose()?;
     let (grace, grace_src) = pick!(shutdown_grace, "MCPR_SHUTDOWN_GRACE");
     let grace = grace
-        .map(|t| parse_duration(&t).map_err(|e| format!("shutdown grace {t:?} ({grace_src}): {e}")))
+        .map(|t| parse_grace(&t).map_err(|e| format!("shutdown grace {t:?} ({grace_src}): {e}")))
         .transpose()?;
     let (format, format_src) = pick!(format, "MCPR_FORMAT");
     let format = format
@@ -299,6 +304,7 @@ pub fn resolve(
     let (protocol, protocol_src) = pick!(protocol, "MCPR_PROTOCOL");
     let (fail_fast, fail_fast_src) = pick!(fail_fast, "MCPR_FAIL_FAST");
     let (no_progress, no_progress_src) = pick!(no_progress, "MCPR_NO_PROGRESS");
+    let (reuse_server, reuse_server_src) = pick!(reuse_server, "MCPR_REUSE_SERVER");
     Ok(Resolved {
         file,
         profile,
@@ -333,6 +339,10 @@ pub fn resolve(
             value: no_progress,
             source: no_progress_src,
         },
+        reuse_server: Sourced {
+            value: reuse_server,
+            source: reuse_server_src,
+        },
     })
 }
 
@@ -364,6 +374,7 @@ fn env_settings(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String
         format: env("MCPR_FORMAT"),
         fail_fast: flag("MCPR_FAIL_FAST")?,
         no_progress: flag("MCPR_NO_PROGRESS")?,
+        reuse_server: flag("MCPR_REUSE_SERVER")?,
     })
 }
 
@@ -380,6 +391,18 @@ fn read_file(path: &Path) -> Result<ProjectFile, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A shutdown grace: a duration as [`parse_duration`] reads it, or zero (`0`, `0ms`):
+/// the server is ended as soon as its stdin is closed.
+pub fn parse_grace(text: &str) -> Result<Duration, String> {
+    let digits = text
+        .trim()
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if !digits.is_empty() && digits.trim().parse::<f64>().is_ok_and(|n| n == 0.0) {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(text)
 }
 
 /// `30s`, `1500ms`, `2m`, or a number of seconds (`2.5`); more than zero.
@@ -441,7 +464,7 @@ impl Resolved {
             "grace",
             &self.shutdown_grace,
             |d| crate::error::fmt_duration(*d),
-            "1s",
+            "the suite's Shutdown grace, else 1s",
         ));
         out.push_str(&line("protocol", &self.protocol, Clone::clone, "probed"));
         out.push_str(&line(
@@ -465,6 +488,18 @@ impl Resolved {
             |off| if *off { "off".into() } else { "on".into() },
             "on a terminal",
         ));
+        out.push_str(&line(
+            "sessions",
+            &self.reuse_server,
+            |on| {
+                if *on {
+                    "shared".into()
+                } else {
+                    "the suite's setting".into()
+                }
+            },
+            "the suite's setting, else one per test",
+        ));
         out
     }
 }
@@ -478,6 +513,28 @@ mod tests {
         std::fs::write(dir.path().join(FILE_NAME), toml).unwrap();
         std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
         dir
+    }
+
+    #[test]
+    fn a_shutdown_grace_may_be_zero_and_reuse_server_comes_from_every_place() {
+        assert_eq!(parse_grace("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_grace("0ms"), Ok(Duration::ZERO));
+        assert_eq!(parse_grace("250ms"), Ok(Duration::from_millis(250)));
+        assert!(parse_grace("-1s").is_err());
+        assert!(parse_grace("soon").is_err());
+        let dir = project("[run]\nreuse-server = true\nshutdown-grace = \"0\"\n");
+        let lookup = Lookup {
+            cwd: dir.path().to_path_buf(),
+            ..Lookup::default()
+        };
+        let none = |_: &str| None;
+        let r = resolve(&Settings::default(), &lookup, &none).unwrap();
+        assert_eq!(r.reuse_server.value, Some(true));
+        assert_eq!(r.shutdown_grace.value, Some(Duration::ZERO));
+        let off = |name: &str| (name == "MCPR_REUSE_SERVER").then(|| "off".to_string());
+        let r = resolve(&Settings::default(), &lookup, &off).unwrap();
+        assert_eq!(r.reuse_server.value, Some(false));
+        assert_eq!(r.reuse_server.source, Source::Env("MCPR_REUSE_SERVER"));
     }
 
     const FILE: &str = "[run]\njobs = 3\ntimeout = \"20s\"\njunit = \"out/j.xml\"\n\n[profiles.ci]\njobs = 2\nhtml = \"out/r.html\"\n";

@@ -147,6 +147,9 @@ pub struct RunRequest {
     /// How long each server may take to exit after its stdin closes, and again after
     /// SIGTERM (`--shutdown-grace`; default [`crate::session::config::DEFAULT_SHUTDOWN_GRACE`]).
     pub shutdown_grace: Option<Duration>,
+    /// Tests on the same server share one session per job (`--reuse-server`), as a
+    /// suite's `Session: shared` asks.
+    pub reuse_server: bool,
 }
 
 /// Why a run stopped before it could report.
@@ -207,6 +210,7 @@ fn run_options(
         transcript_failures: req.transcript_failures,
         timeout: req.timeout,
         shutdown_grace: req.shutdown_grace,
+        reuse_server: req.reuse_server,
         shard: req.shard,
         interrupt: req.interrupt.clone(),
         max_buffered_bytes: req

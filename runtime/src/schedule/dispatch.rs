@@ -17,10 +17,11 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::plan::{Plan, Planned, deps_value, skip_reason};
+use super::shared::{Job, SessionKey, Worker, shareable};
 use super::{Event, PlanError, RunOptions, plan_error};
 use crate::codes::RunCode;
 use crate::exec::secrets::Redactor;
-use crate::exec::{self, Failure, Outcome, TestInput, TestResult, Timing};
+use crate::exec::{self, Declarations, Failure, Outcome, TestInput, TestResult, Timing};
 use crate::interrupt::{Interrupt, StopSignal};
 
 /// What a dispatched suite hands back.
@@ -79,6 +80,29 @@ pub(super) struct Dispatch<'o> {
     emitted: usize,
     /// `--fail-fast` saw a failure: no further test starts.
     stop: bool,
+    /// Tests share sessions (`Session: shared`, `--reuse-server`): they run on `workers`.
+    shared: Option<Shared>,
+}
+
+/// The workers of a run that shares sessions (see [`super::shared`]).
+struct Shared {
+    /// One per job at most, started as tests need them.
+    workers: Vec<Worker>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    /// Per test, the worker it was handed to.
+    worker_of: Vec<Option<usize>>,
+    /// Numbers the sessions of the run.
+    sessions: Arc<std::sync::atomic::AtomicU64>,
+    /// Per server, what the handshake declares for every test that may share its session.
+    declare: std::collections::HashMap<SessionKey, Declarations>,
+}
+
+/// Where a ready test can run now.
+enum Slot {
+    /// Nowhere yet: every job is busy.
+    Wait,
+    /// In this lane (a worker, when sessions are shared).
+    Lane(usize),
 }
 
 impl<'o> Dispatch<'o> {
@@ -104,6 +128,23 @@ impl<'o> Dispatch<'o> {
             })
             .collect();
         let tests = Arc::new(std::mem::take(&mut plan.tests));
+        let share = opts.reuse_server
+            || suite.defaults.as_ref().and_then(|d| d.session)
+                == Some(mcpr_compiler::ir::SessionMode::Shared);
+        let shared = share.then(|| {
+            let mut declare = std::collections::HashMap::<SessionKey, Declarations>::new();
+            for t in tests.iter().filter(|t| shareable(t)) {
+                let d = declare.entry(t.test.server.clone()).or_default();
+                *d = d.with(Declarations::of(&t.test));
+            }
+            Shared {
+                workers: Vec::new(),
+                threads: Vec::new(),
+                worker_of: vec![None; n],
+                sessions: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+                declare,
+            }
+        });
         let mut redactor = Redactor::for_suite(&suite);
         opts.secrets.iter().for_each(|s| redactor.add(s));
         Dispatch {
@@ -129,6 +170,7 @@ impl<'o> Dispatch<'o> {
             interrupted: None,
             emitted: 0,
             stop: false,
+            shared,
         }
     }
 
@@ -153,7 +195,10 @@ impl<'o> Dispatch<'o> {
             if self.emitted >= self.plan.order.len() {
                 break;
             }
-            if self.running.is_empty() && self.live.load(Ordering::Acquire) == 0 {
+            // With shared sessions an idle worker is always free, whatever `live` says.
+            if self.running.is_empty()
+                && (self.shared.is_some() || self.live.load(Ordering::Acquire) == 0)
+            {
                 // The last live thread may have ended after `start_ready` looked (it saw
                 // `jobs` threads alive): only a second look that starts nothing is a bug.
                 let decided = self.started.iter().filter(|s| **s).count();
@@ -169,6 +214,11 @@ impl<'o> Dispatch<'o> {
             tokio::select! {
                 joined = self.running.join_next(), if !self.running.is_empty() => match joined {
                     Some(Ok((i, mut r))) => {
+                        if let Some(s) = &mut self.shared
+                            && let Some(w) = s.worker_of[i]
+                        {
+                            s.workers[w].busy = false;
+                        }
                         r.id = self.tests[i].id.clone();
                         r.data = self.tests[i].test.data.clone().map(Value::Object);
                         if let Some((lane, at)) = self.launched[i] {
@@ -195,9 +245,21 @@ impl<'o> Dispatch<'o> {
                 signal = raised(interrupt.as_ref()) => self.interrupt(signal),
             }
         }
-        // Every server is ended before the run returns, so none is orphaned.
+        // Every server is ended before the run returns, so none is orphaned. Workers close
+        // their sessions once they are let go.
         let closing = std::mem::take(&mut self.closing);
+        let workers = self
+            .shared
+            .as_mut()
+            .map(|s| {
+                s.workers.clear();
+                std::mem::take(&mut s.threads)
+            })
+            .unwrap_or_default();
         let joined = tokio::task::spawn_blocking(move || {
+            for w in workers {
+                let _ = w.join();
+            }
             closing
                 .into_iter()
                 .map(|(i, h)| (i, h.join().unwrap_or(0)))
@@ -249,6 +311,9 @@ impl<'o> Dispatch<'o> {
     fn interrupt(&mut self, signal: StopSignal) {
         self.interrupted = Some(signal);
         self.running.abort_all();
+        if let Some(s) = &mut self.shared {
+            s.workers.clear();
+        }
         crate::transport::stdio::kill_all_process_groups();
         for i in 0..self.tests.len() {
             if !self.plan.selected[i] || self.results[i].is_some() {
@@ -286,18 +351,100 @@ impl<'o> Dispatch<'o> {
                     progressed = true;
                     continue;
                 }
-                if self.live.load(Ordering::Acquire) >= self.opts.jobs.max(1) {
+                let Slot::Lane(lane) = self.slot_for(i) else {
                     continue;
-                }
+                };
                 self.started[i] = true;
-                let lane = self.free_lane();
-                self.lanes[lane] = Some(i);
                 self.launched[i] = Some((lane, Instant::now()));
                 self.just_started.push(i);
-                self.launch(i);
+                if self.shared.is_some() {
+                    self.hand_over(i, lane);
+                } else {
+                    self.lanes[lane] = Some(i);
+                    self.launch(i);
+                }
                 progressed = true;
             }
         }
+    }
+
+    /// Where test `i` can start now: a free job (its timeline lane), or with shared sessions
+    /// a worker — one holding a session for the test's server, else a new one while fewer
+    /// than `jobs` exist, else an idle one (holding no session, or one it then closes).
+    fn slot_for(&mut self, i: usize) -> Slot {
+        let Some(s) = &mut self.shared else {
+            if self.live.load(Ordering::Acquire) >= self.opts.jobs.max(1) {
+                return Slot::Wait;
+            }
+            return Slot::Lane(self.free_lane());
+        };
+        let t = &self.tests[i];
+        let key = shareable(t).then(|| t.test.server.clone());
+        let idle = |w: &Worker| !w.busy;
+        if let Some(k) = &key
+            && let Some(w) = s
+                .workers
+                .iter()
+                .position(|w| idle(w) && w.open.as_ref() == Some(k))
+        {
+            return Slot::Lane(w);
+        }
+        if s.workers.len() < self.opts.jobs.max(1) {
+            let lane = s.workers.len();
+            let alive = LiveGuard::enter(&self.live, &self.ended);
+            let started = Worker::spawn(
+                lane,
+                Arc::clone(&self.suite),
+                Arc::clone(&self.tests),
+                Arc::clone(&s.sessions),
+                alive,
+            );
+            // A worker that cannot start leaves the test to an existing one.
+            if let Ok((worker, thread)) = started {
+                s.workers.push(worker);
+                s.threads.push(thread);
+                return Slot::Lane(lane);
+            }
+        }
+        s.workers
+            .iter()
+            .position(|w| idle(w) && w.open.is_none())
+            .or_else(|| s.workers.iter().position(idle))
+            .map_or(Slot::Wait, Slot::Lane)
+    }
+
+    /// Hands test `i` to worker `w` (sessions are shared).
+    fn hand_over(&mut self, i: usize, w: usize) {
+        let input = self.input_for(i);
+        let (id, name) = (self.tests[i].id.clone(), self.tests[i].test.name.clone());
+        let Some(s) = &mut self.shared else {
+            return;
+        };
+        let shared = shareable(&self.tests[i]).then(|| {
+            let key = self.tests[i].test.server.clone();
+            let declare = s.declare.get(&key).copied().unwrap_or_default();
+            (key, declare)
+        });
+        let (reply, result) = tokio::sync::oneshot::channel();
+        s.worker_of[i] = Some(w);
+        let job = Job {
+            index: i,
+            input,
+            shared,
+            reply,
+        };
+        if !s.workers[w].send(job) {
+            s.workers[w].busy = false;
+        }
+        self.running.spawn(async move {
+            let r = result.await.unwrap_or_else(|_| {
+                let why =
+                    "the test's worker ended without a result (a bug in mcpr: please report it)";
+                let failure = Failure::new(RunCode::Internal, why);
+                TestResult::not_run(&id, &name, Outcome::Errored, failure)
+            });
+            (i, r)
+        });
     }
 
     /// The timeline lane for a test starting now: one whose last test's thread has ended,
@@ -362,8 +509,9 @@ impl<'o> Dispatch<'o> {
         Some(TestResult::not_run(&t.id, &t.test.name, status, failure))
     }
 
-    /// Starts test `i` on a thread of its own.
-    fn launch(&mut self, i: usize) {
+    /// What test `i` needs besides the IR: its target, its dependencies' outputs, the
+    /// run's settings.
+    fn input_for(&self, i: usize) -> TestInput {
         let t = &self.tests[i];
         let target = match &t.test.server {
             Some(name) => self
@@ -375,7 +523,7 @@ impl<'o> Dispatch<'o> {
                 .unwrap_or_else(|| self.default_target.clone()),
             None => self.default_target.clone(),
         };
-        let input = TestInput {
+        TestInput {
             target,
             deps: deps_value(&self.tests, &self.results, t),
             state: self.opts.state.clone(),
@@ -387,7 +535,13 @@ impl<'o> Dispatch<'o> {
             record_failed: self.opts.transcript_failures,
             timeout: self.opts.timeout,
             shutdown_grace: self.opts.shutdown_grace,
-        };
+        }
+    }
+
+    /// Starts test `i` on a thread of its own.
+    fn launch(&mut self, i: usize) {
+        let input = self.input_for(i);
+        let t = &self.tests[i];
         let (id, name) = (t.id.clone(), t.test.name.clone());
         let alive = LiveGuard::enter(&self.live, &self.ended);
         match spawn_test(

@@ -3,15 +3,17 @@
 //!
 //! Tests are ordered depth-first by the dependency graph (dependencies first, otherwise
 //! source order); that order is also the order of every report, whatever the parallelism.
-//! Independent tests run at the same time, up to `jobs`, each in its own session. A test
+//! Independent tests run at the same time, up to `jobs`, each in its own session, or, when
+//! the suite shares sessions, one after another in a session per job ([`shared`]). A test
 //! whose dependency did not pass is `blocked` and never opens a session.
 //!
 //! [`plan`] makes the plan (rows expanded, ids and dependencies checked, the selection);
-//! [`dispatch`] runs it; this module holds the settings and results, and the suite's
+//! [`dispatch`] runs it ([`shared`]: the workers of a run that shares sessions); this module holds the settings and results, and the suite's
 //! outputs.
 
 mod dispatch;
 mod plan;
+mod shared;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -63,6 +65,9 @@ pub struct RunOptions {
     pub transcript_failures: bool,
     /// How long each server may take to exit after its stdin closes (`--shutdown-grace`).
     pub shutdown_grace: Option<Duration>,
+    /// Tests on the same server share one session per job (`--reuse-server`), as the
+    /// suite's `Session: shared` asks.
+    pub reuse_server: bool,
     /// The default step deadline (`--timeout`), over the suite's `defaults.timeoutMs`.
     pub timeout: Option<Duration>,
     /// Where data files are, what data sources may do, and `--max-rows`.
@@ -85,6 +90,7 @@ impl Default for RunOptions {
             target: None,
             connect_timeout: None,
             shutdown_grace: None,
+            reuse_server: false,
             max_buffered_bytes: crate::session::config::DEFAULT_BUFFER_BYTES,
             protocol: None,
             state: json!({}),

@@ -373,6 +373,24 @@ impl Session {
             .and_then(ProcessHandle::exit_description)
     }
 
+    /// Makes the session ready for the next test of a shared run: the notification inbox,
+    /// answers queued for server requests, the server requests seen, progress, violations
+    /// and the transcript are forgotten, and the client behaviour is `behaviour` again (a
+    /// step of the last test may have changed it). What the server keeps (subscriptions, a
+    /// log level, its own data) stays as the last test left it.
+    pub fn begin_next_test(&self, behaviour: ClientBehaviour) {
+        if let Ok(mut st) = self.inner.state.lock() {
+            st.inbox.clear();
+            st.inbox_bytes = 0;
+            st.queued.clear();
+            st.server_requests.clear();
+            st.progress.clear();
+            st.violations.clear();
+            st.transcript.clear();
+        }
+        self.set_behaviour(behaviour);
+    }
+
     /// True while the session can still be used.
     pub fn is_alive(&self) -> bool {
         self.fatal().is_none() && self.closed.lock().map(|c| c.is_none()).unwrap_or(false)

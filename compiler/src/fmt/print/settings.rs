@@ -114,6 +114,16 @@ pub(super) fn settings(p: &mut Printer, suite: &Suite) {
     {
         p.line(0, &format!("Default timeout: {d}"));
     }
+    if let Some(ms) = suite.defaults.as_ref().and_then(|d| d.shutdown_grace_ms)
+        && let Some(d) = duration(ms)
+    {
+        p.line(0, &format!("Shutdown grace: {d}"));
+    }
+    match suite.defaults.as_ref().and_then(|d| d.session) {
+        Some(crate::ir::SessionMode::Shared) => p.line(0, "Session: shared"),
+        Some(crate::ir::SessionMode::PerTest) => p.line(0, "Session: per test"),
+        None => {}
+    }
     for b in suite.budgets.iter().flatten() {
         let Some(max) = duration(b.max_ms) else {
             continue;

@@ -20,6 +20,7 @@ pub(super) fn test(p: &mut Printer, suite: &Suite, t: &Test) {
         data: _,
         for_each: _,
         continue_on_failure: _,
+        isolated: _,
     } = t;
     p.line(
         0,
@@ -80,6 +81,9 @@ pub(super) fn test(p: &mut Printer, suite: &Suite, t: &Test) {
     }
     if t.continue_on_failure == Some(true) {
         p.line(2, "Continue on failure");
+    }
+    if t.isolated == Some(true) {
+        p.line(2, "Isolated session");
     }
     if let Some(vars) = t.variables.as_ref().filter(|v| !v.is_empty()) {
         p.line(2, "Variables:");

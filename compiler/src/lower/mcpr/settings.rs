@@ -98,10 +98,24 @@ pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node)
         }
         Stmt::DefaultTimeout { duration } => {
             if let Some(ms) = duration.ms {
-                s.defaults = Some(ir::Defaults {
-                    timeout_ms: Some(ms),
-                });
+                s.defaults
+                    .get_or_insert_with(ir::Defaults::default)
+                    .timeout_ms = Some(ms);
             }
+        }
+        Stmt::ShutdownGrace { duration } => {
+            if let Some(ms) = duration.ms {
+                s.defaults
+                    .get_or_insert_with(ir::Defaults::default)
+                    .shutdown_grace_ms = Some(ms);
+            }
+        }
+        Stmt::SessionSetting { shared } => {
+            s.defaults.get_or_insert_with(ir::Defaults::default).session = Some(if *shared {
+                ir::SessionMode::Shared
+            } else {
+                ir::SessionMode::PerTest
+            });
         }
         Stmt::Budget(b) => {
             let (Some(p), Some(max)) = (b.percentile.value, b.max.ms) else {

@@ -155,6 +155,7 @@ fn properties(
                 })
             }
             Stmt::ContinueOnFailure => t.continue_on_failure = Some(true),
+            Stmt::IsolatedSession => t.isolated = Some(true),
             Stmt::LogicalName { name } => t.logical_name = Some(name.value.clone()),
             Stmt::DataRow => t.data = block_map(node),
             Stmt::Variables => {

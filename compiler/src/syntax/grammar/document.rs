@@ -93,6 +93,27 @@ pub(crate) fn default_timeout<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt,
         .boxed()
 }
 
+pub(crate) fn shutdown_grace<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("shutdown grace")
+        .ignore_then(colon())
+        .ignore_then(duration())
+        .then_ignore(end())
+        .map(|duration| Stmt::ShutdownGrace { duration })
+        .boxed()
+}
+
+pub(crate) fn session_setting<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    kw("session")
+        .ignore_then(colon())
+        .ignore_then(choice((
+            kw("shared").to(true),
+            phrase("per test").to(false),
+        )))
+        .then_ignore(end())
+        .map(|shared| Stmt::SessionSetting { shared })
+        .boxed()
+}
+
 pub(crate) fn budget<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     let percentile = select! { Tok::Word(w) = e => (w, e.span()) }
         .try_map(|(w, sp): (&str, SimpleSpan), _| {
@@ -277,6 +298,13 @@ pub(crate) fn continue_on_failure<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, S
     phrase("continue on failure")
         .then_ignore(end())
         .to(Stmt::ContinueOnFailure)
+        .boxed()
+}
+
+pub(crate) fn isolated_session<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("isolated session")
+        .then_ignore(end())
+        .to(Stmt::IsolatedSession)
         .boxed()
 }
 

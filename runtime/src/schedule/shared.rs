@@ -1,0 +1,156 @@
+//! Shared sessions (`Session: shared`, `--reuse-server`): each job is a worker, a thread
+//! with a one-thread runtime that runs the tests it is handed one after another and keeps
+//! the session of the last one open for the next test on the same server. A worker holds at
+//! most one session, so `jobs` still bounds live servers: a test for another server, or one
+//! that needs a session of its own, closes the open session first.
+//!
+//! Between two tests of a session, `Session::begin_next_test` forgets the notification
+//! inbox, queued answers, the server requests seen and the transcript, and restores the
+//! client behaviour; variables are each test's own anyway. A session that broke (its server
+//! exited, the connection failed) is closed, and the next test opens a new one.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mcpr_compiler::ir::Suite;
+use tokio::sync::{mpsc, oneshot};
+
+use super::plan::Planned;
+use crate::client::Client;
+use crate::exec::{self, Declarations, SessionUse, TestInput, TestResult};
+
+/// Which server a test's session talks to: the name of its `server`, `None` for the
+/// suite's target.
+pub(super) type SessionKey = Option<String>;
+
+/// Whether test `t` may run in a shared session: not a data row (each row is its own
+/// instance, with its own data) and not marked `isolated`.
+pub(super) fn shareable(t: &Planned) -> bool {
+    t.test.isolated != Some(true) && t.test.data.is_none()
+}
+
+/// One test handed to a worker.
+pub(super) struct Job {
+    /// The test's index in the plan.
+    pub(super) index: usize,
+    pub(super) input: TestInput,
+    /// `Some`: the session to share (what every test that may share it needs declared);
+    /// `None`: the test gets a session of its own.
+    pub(super) shared: Option<(SessionKey, Declarations)>,
+    /// Where the result goes as soon as the test ends.
+    pub(super) reply: oneshot::Sender<TestResult>,
+}
+
+/// A worker as the dispatcher sees it.
+pub(super) struct Worker {
+    jobs: mpsc::UnboundedSender<Job>,
+    /// The server of the session it keeps open, as far as the dispatcher knows.
+    pub(super) open: Option<SessionKey>,
+    /// Running a test (until its result arrives).
+    pub(super) busy: bool,
+}
+
+impl Worker {
+    /// Starts a worker thread; `sessions` numbers the sessions of the run.
+    pub(super) fn spawn(
+        lane: usize,
+        suite: Arc<Suite>,
+        tests: Arc<Vec<Planned>>,
+        sessions: Arc<AtomicU64>,
+        alive: super::dispatch::LiveGuard,
+    ) -> std::io::Result<(Worker, std::thread::JoinHandle<()>)> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let thread = std::thread::Builder::new()
+            .name(format!("mcpr-worker-{lane}"))
+            .spawn(move || {
+                let _alive = alive;
+                // As in `spawn_test`: the work runs as a task, not as `block_on`'s future.
+                let _ = rt.block_on(rt.spawn(work(rx, suite, tests, sessions)));
+            })?;
+        Ok((
+            Worker {
+                jobs: tx,
+                open: None,
+                busy: false,
+            },
+            thread,
+        ))
+    }
+
+    /// Hands the worker a test; false when the worker is gone.
+    pub(super) fn send(&mut self, job: Job) -> bool {
+        self.open = job.shared.as_ref().map(|(k, _)| k.clone());
+        self.busy = true;
+        self.jobs.send(job).is_ok()
+    }
+}
+
+/// An open shared session: its server, the client and its number in the run.
+struct Open {
+    key: SessionKey,
+    client: Client,
+    number: u64,
+}
+
+/// The worker's loop: runs each job, keeps a usable shared session for the next, and closes
+/// what it holds when the dispatcher lets go of it.
+async fn work(
+    mut jobs: mpsc::UnboundedReceiver<Job>,
+    suite: Arc<Suite>,
+    tests: Arc<Vec<Planned>>,
+    sessions: Arc<AtomicU64>,
+) {
+    let mut open: Option<Open> = None;
+    while let Some(job) = jobs.recv().await {
+        let test = &tests[job.index].test;
+        let keep = match &job.shared {
+            Some((key, _)) => open.as_ref().is_some_and(|o| o.key == *key),
+            None => false,
+        };
+        if !keep && let Some(o) = open.take() {
+            o.client.close().await;
+        }
+        match job.shared {
+            None => {
+                let (r, client) = exec::run_test_in(&suite, test, job.input, SessionUse::Own).await;
+                let _ = job.reply.send(r);
+                if let Some(c) = client {
+                    c.close().await;
+                }
+            }
+            Some((key, declare)) => {
+                let (number, reuse) = match open.take() {
+                    Some(o) => (Some(o.number), Some(Box::new(o.client))),
+                    None => (None, None),
+                };
+                let session = SessionUse::Shared {
+                    open: reuse,
+                    declare,
+                };
+                let (mut r, client) = exec::run_test_in(&suite, test, job.input, session).await;
+                let Some(client) = client else {
+                    let _ = job.reply.send(r);
+                    continue;
+                };
+                let number = number.unwrap_or_else(|| sessions.fetch_add(1, Ordering::Relaxed) + 1);
+                r.session = Some(number);
+                let _ = job.reply.send(r);
+                if client.session().is_alive() {
+                    open = Some(Open {
+                        key,
+                        client,
+                        number,
+                    });
+                } else {
+                    client.close().await;
+                }
+            }
+        }
+    }
+    if let Some(o) = open {
+        o.client.close().await;
+    }
+}
