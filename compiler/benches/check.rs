@@ -1,6 +1,7 @@
 //! Throughput of `check` (parsing and lowering) on generated suites: prints MB/s for a 50,000-line
 //! suite and the time per line at three sizes, so non-linear behaviour shows
-//! as a ratio; then the same for YAML suites up to the 1 MiB limit. Run with
+//! as a ratio; then the same for YAML suites up to the 1 MiB limit; first, one suite as
+//! `.mcpr`, YAML and IR JSON with MB/s and peak RSS per MB of each. Run with
 //! `cargo bench -p mcpr-compiler`.
 
 use mcpr_compiler::lower::{MemoryLoader, Options};
@@ -101,7 +102,90 @@ fn best_of(mut f: impl FnMut()) -> Duration {
     best
 }
 
+/// Peak resident memory of this process so far (`VmHWM`), in bytes.
+fn peak_rss() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// In a child process (`MCPR_BENCH_CHECK=FILE`): checks FILE once and prints the peak RSS
+/// before and after, so the parent can take the check's own share.
+fn child(path: &str) {
+    let text = std::fs::read_to_string(path).expect("the bench file");
+    let before = peak_rss();
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new(path, text));
+    let diags = check(&mut map, id, &MemoryLoader::new(), &Options::default());
+    assert!(diags.is_empty(), "{path}: {diags:?}");
+    println!("{before} {}", peak_rss());
+}
+
+/// The same suite as `.mcpr`, YAML and IR JSON (just under the 1 MiB limit of YAML and JSON
+/// suites): MB/s of `check` and its peak RSS per MB of input, each in a fresh process.
+fn three_formats() {
+    let mut lines = 8_000;
+    let (mcpr, yaml, json) = loop {
+        let mcpr = generate(lines);
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("same.mcpr", mcpr.clone()));
+        let compiled =
+            mcpr_compiler::lower::compile(&mut map, id, &MemoryLoader::new(), &Options::default());
+        let suite = compiled.suite.expect("the generated suite compiles");
+        let yaml = mcpr_compiler::fmt::render(&suite, mcpr_compiler::fmt::Format::Yaml);
+        let json = serde_json::to_string_pretty(&suite).expect("IR JSON");
+        if yaml.len().max(json.len()) < 1_000_000 {
+            break (mcpr, yaml, json);
+        }
+        lines = lines * 9 / 10;
+    };
+    let dir = std::env::temp_dir().join(format!("mcpr-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let mut speeds = Vec::new();
+    for (name, text) in [
+        ("same.mcpr", &mcpr),
+        ("same.yaml", &yaml),
+        ("same.ir.json", &json),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("the bench file");
+        let t = time_check_file(name, text);
+        let mb = text.len() as f64 / 1_000_000.0;
+        let out = std::process::Command::new(std::env::current_exe().expect("the bench binary"))
+            .env("MCPR_BENCH_CHECK", &path)
+            .output()
+            .expect("the child runs");
+        let shown = String::from_utf8_lossy(&out.stdout);
+        let mut nums = shown
+            .split_whitespace()
+            .filter_map(|n| n.parse::<u64>().ok());
+        let (before, after) = (nums.next().unwrap_or(0), nums.next().unwrap_or(0));
+        let rss_mib = after.saturating_sub(before) as f64 / (1024.0 * 1024.0);
+        println!(
+            "  {name:<13} {mb:.2} MB: {:.1} MB/s, peak RSS {rss_mib:.1} MiB = {:.1} MiB per MB (goal <= 10)",
+            mb / t.as_secs_f64(),
+            rss_mib / mb
+        );
+        speeds.push(mb / t.as_secs_f64());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!(
+        "same suite: YAML / .mcpr speed {:.2}, IR JSON / .mcpr speed {:.2} (goal >= 0.5)",
+        speeds[1] / speeds[0],
+        speeds[2] / speeds[0]
+    );
+}
+
 fn main() {
+    if let Ok(path) = std::env::var("MCPR_BENCH_CHECK") {
+        return child(&path);
+    }
+    three_formats();
     let mut per_line = Vec::new();
     for n in [10_000usize, 25_000, 50_000] {
         let text = generate(n);
