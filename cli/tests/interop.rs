@@ -198,3 +198,24 @@ fn server_memory_suite() {
 fn python_sdk_suite() {
     run_suite("python-sdk.mcpr");
 }
+
+/// The Python SDK and server-memory suites with `--reuse-server`: every test has the outcome
+/// of its `# expect:` line, as with a session per test, and the report names the shared
+/// sessions (at most one per job). server-everything's suite is not among them: its tests
+/// wait for the tool-list change the server sends once after each handshake.
+#[test]
+#[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
+fn suites_keep_their_outcomes_in_shared_sessions() {
+    for name in ["python-sdk.mcpr", "memory.mcpr"] {
+        let file = root().join("conformance-tests/interop/suites").join(name);
+        let source = std::fs::read_to_string(&file).unwrap();
+        let tests = run_file(name, &file, &["--reuse-server"], &expectations(&source));
+        let sessions: std::collections::BTreeSet<u64> =
+            tests.iter().filter_map(|t| t["session"].as_u64()).collect();
+        assert!(!sessions.is_empty(), "{name}: {tests:#?}");
+        assert!(
+            tests.len() > sessions.len(),
+            "{name}: some tests share a session: {tests:#?}"
+        );
+    }
+}
