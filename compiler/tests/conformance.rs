@@ -321,6 +321,8 @@ const FORMS: &[&str] = &[
     "expectErrorCode",
     "expectErrorMessage",
     "expectFinishWithin",
+    "expectLintClean",
+    "expectToolsSnapshot",
     "expectValue",
     "expectExists",
     "expectLength",

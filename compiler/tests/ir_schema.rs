@@ -1214,6 +1214,8 @@ fn full_natives() -> Vec<NativeStep> {
         NativeAction::SkillsList,
         NativeAction::SkillsVerify,
         NativeAction::AppsVerify,
+        NativeAction::LintClean,
+        NativeAction::ToolsSnapshot,
     ] {
         // Every member the action has, filled in through its JSON form.
         let mut doc = serde_json::to_value(NativeStep::new(action)).unwrap();
@@ -1229,6 +1231,10 @@ fn full_natives() -> Vec<NativeStep> {
             ("message", json!("m")),
             ("variable", json!("v")),
             ("status", json!("completed")),
+            ("ignore", json!(["MCP005"])),
+            ("failOn", json!("warning")),
+            ("file", json!("tools.json")),
+            ("allowCompatible", json!(true)),
         ] {
             let mut probe = doc.clone();
             probe[member] = value;

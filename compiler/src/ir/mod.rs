@@ -32,9 +32,10 @@ pub use data::{
 };
 pub use map::OrderedMap;
 pub use native::{
-    AwaitNotificationAction, CheckAction, ConfigureClientAction, EchoAction, ListAllAction,
-    LogLevelAction, NativeAction, NativeStep, PlainAction, PromptAction, QueueAnswerAction,
-    RequestAction, ResourceAction, SaveTextAction, TaskAction, TaskListAction, TaskWaitAction,
+    AwaitNotificationAction, CheckAction, ConfigureClientAction, EchoAction, LintCleanAction,
+    ListAllAction, LogLevelAction, NativeAction, NativeStep, PlainAction, PromptAction,
+    QueueAnswerAction, RequestAction, ResourceAction, SaveTextAction, TaskAction, TaskListAction,
+    TaskWaitAction, ToolsSnapshotAction,
 };
 pub use step::{
     Aggregate, Export, FlowFrame, Phase, RequestStep, SetStep, SourceLocation, Step, StepKind,

@@ -661,6 +661,24 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    ExpectLintClean {
+        rule: expect_lint_clean(src),
+        first: ["expect", "then"],
+        usage: "Expect the server is lint clean [including warnings] [ignoring MCP005, MCP015]",
+        opens: [
+            "expect the server is lint clean" => "Expect the server is lint clean",
+        ],
+        vocabulary: Statements,
+    }
+    ExpectToolsSnapshot {
+        rule: expect_tools_snapshot(),
+        first: ["expect", "then"],
+        usage: "Expect the tools match snapshot \"FILE\" [allowing compatible changes]",
+        opens: [
+            "expect the tools match snapshot" => "Expect the tools match snapshot \"tools.json\"",
+        ],
+        vocabulary: Statements,
+    }
     Save {
         rule: save(),
         first: ["save", "remember"],

@@ -52,6 +52,9 @@ pub struct Number {
     pub span: Span,
 }
 
+/// The least level `Expect the server is lint clean including …` fails on.
+pub use crate::lint_rules::Level as LintLevel;
+
 /// What `List all …` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -303,6 +306,18 @@ pub enum Stmt {
     ListAll {
         what: ListKind,
     },
+    /// `Expect the server is lint clean [including warnings|info] [ignoring CODES]`.
+    ExpectLintClean {
+        including: Option<LintLevel>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        ignoring: Vec<Text>,
+    },
+    /// `Expect the tools match snapshot "FILE" [allowing compatible changes]`.
+    ExpectToolsSnapshot {
+        file: Text,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        allow_compatible: bool,
+    },
     GetTask {
         task: Text,
     },
@@ -513,6 +528,8 @@ impl Stmt {
             | WaitForNotification { .. }
             | SetLogLevel { .. }
             | ListAll { .. }
+            | ExpectLintClean { .. }
+            | ExpectToolsSnapshot { .. }
             | GetTask { .. }
             | ListTasks
             | CancelTask { .. }

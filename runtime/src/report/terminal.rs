@@ -149,7 +149,10 @@ impl<W: Write> Terminal<W> {
                     // in the order of the steps.
                     for s in &t.steps {
                         if let Some(o) = &s.output {
-                            writeln!(self.out, "      {}", paint(c, "2", o))?;
+                            // Each line under the test (lint warnings are several).
+                            for line in o.split('\n') {
+                                writeln!(self.out, "      {}", paint(c, "2", line))?;
+                            }
                         }
                         if let Some(f) = &s.failure {
                             self.failure(f)?;

@@ -81,7 +81,9 @@ impl<'r> SuiteRunner<'r> {
         let rows = data::load_suite(&suite, &data_opts)
             .await
             .map_err(|e| RunError::Data(Box::new(e)))?;
-        let store = Arc::new(Mutex::new(self.snapshot_store(&suite)?));
+        let mut store = self.snapshot_store(&suite)?;
+        store.set_base_dir(data_opts.base_dir.clone());
+        let store = Arc::new(Mutex::new(store));
         let mut opts = self.opts.clone();
         opts.snapshots = Some(Arc::clone(&store));
         opts.data = data_opts;
