@@ -322,6 +322,7 @@ const FORMS: &[&str] = &[
     "expectErrorMessage",
     "expectFinishWithin",
     "expectLintClean",
+    "minimumCoverage",
     "expectToolsSnapshot",
     "expectValue",
     "expectExists",

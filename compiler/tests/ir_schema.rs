@@ -1424,6 +1424,7 @@ fn full_suite() -> Suite {
         defaults: Some(full_defaults()),
         budgets: Some(vec![full_budget()]),
         redact: Some(vec!["secret".into()]),
+        minimum_coverage: Some(80.0),
         snapshots: Some(full_snapshots()),
         client: Some(ClientBehavior::default()),
         tests: vec![full_test()],

@@ -364,6 +364,7 @@ mod tests {
             source: None,
             timing: None,
             stderr: None,
+            exercised: Default::default(),
         }
     }
 

@@ -353,6 +353,7 @@ mod tests {
             source: None,
             timing: None,
             stderr: None,
+            exercised: Default::default(),
         }
     }
 
@@ -375,6 +376,7 @@ mod tests {
             withheld_env: Vec::new(),
             state_outputs: Map::new(),
             sensitive_outputs: Vec::new(),
+            coverage: None,
         }
     }
 

@@ -148,6 +148,10 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
             enabled: !args.no_history,
             fail_on_regression: args.fail_on_regression,
         },
+        coverage: run::CoverageSettings {
+            enabled: args.coverage,
+            minimum: args.min_coverage,
+        },
         transcript: args.transcript,
         max_session_buffer: args.max_session_buffer,
         interrupt: None,

@@ -191,6 +191,15 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    MinimumCoverage {
+        rule: minimum_coverage(),
+        first: ["minimum"],
+        usage: "Minimum coverage: 80%",
+        opens: [
+            "minimum coverage:" => "Minimum coverage: 80%",
+        ],
+        vocabulary: Statements,
+    }
     Budget {
         rule: budget(),
         first: ["budget"],

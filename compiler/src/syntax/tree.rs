@@ -195,6 +195,10 @@ pub enum Stmt {
     TargetOptionsFor {
         name: Text,
     },
+    /// `Minimum coverage: 80%`.
+    MinimumCoverage {
+        percent: u32,
+    },
     DefaultTimeout {
         duration: Duration,
     },
@@ -495,6 +499,7 @@ impl Stmt {
             | CompareTarget { .. }
             | TargetOptionsFor { .. }
             | DefaultTimeout { .. }
+            | MinimumCoverage { .. }
             | Budget(_)
             | Redact { .. }
             | Snapshots { .. }

@@ -277,6 +277,7 @@ impl StepRunner<'_> {
         params: Option<Value>,
         timeout: Duration,
     ) -> Result<Reply, NativeFail> {
+        self.exercise(method, params.as_ref());
         let session = self.client.session();
         let token = (n.progress() == Some(true)).then(|| self.client.next_progress_token());
         // A cancellation is a deadline at `cancelAfterMs`, then `notifications/cancelled`.

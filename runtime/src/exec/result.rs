@@ -301,6 +301,10 @@ pub struct TestResult {
     /// The last lines (at most 20) the server wrote on stderr during the test.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// What the test's steps exercised, for coverage (not in reports: the run's coverage
+    /// is).
+    #[serde(skip)]
+    pub exercised: crate::coverage::Exercised,
 }
 
 /// The messages of a test's session, oldest first.
@@ -341,6 +345,7 @@ impl TestResult {
             source: None,
             timing: None,
             stderr: None,
+            exercised: crate::coverage::Exercised::default(),
         }
     }
 }
