@@ -100,6 +100,9 @@ fn settings(args: &RunArgs) -> Result<Resolved, String> {
             .map(|v| v.get_name().to_string()),
         fail_fast: args.fail_fast.then_some(true),
         no_progress: args.no_progress.then_some(true),
+        min_coverage: args
+            .min_coverage
+            .map(|p| config::Percent::Text(p.to_string())),
     };
     let lookup = Lookup {
         config: args.config.clone(),
@@ -150,7 +153,7 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         },
         coverage: run::CoverageSettings {
             enabled: args.coverage,
-            minimum: args.min_coverage,
+            minimum: s.min_coverage.value,
         },
         transcript: args.transcript,
         max_session_buffer: args.max_session_buffer,

@@ -88,6 +88,32 @@ pub struct Settings {
     pub fail_fast: Option<bool>,
     /// No live progress bar.
     pub no_progress: Option<bool>,
+    /// The least coverage in percent (`--min-coverage`): `80`, or text `"72.5%"`.
+    pub min_coverage: Option<Percent>,
+}
+
+/// A percentage as `mcpr.toml` may write it: a whole number, or text (`"72.5%"`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Percent {
+    /// `min-coverage = 80`.
+    Whole(u32),
+    /// `min-coverage = "72.5%"`, and what flags and variables give.
+    Text(String),
+}
+
+impl Percent {
+    /// The value, from 0 to 100.
+    pub fn value(&self) -> Result<f64, String> {
+        let text = match self {
+            Percent::Whole(n) => n.to_string(),
+            Percent::Text(t) => t.clone(),
+        };
+        match text.trim().trim_end_matches('%').parse::<f64>() {
+            Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+            _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
+        }
+    }
 }
 
 /// What `mcpr.toml` holds.
@@ -160,6 +186,8 @@ pub struct Resolved {
     pub fail_fast: Sourced<bool>,
     /// `--no-progress`.
     pub no_progress: Sourced<bool>,
+    /// `--min-coverage`.
+    pub min_coverage: Sourced<f64>,
 }
 
 /// What the command line gave, besides the settings themselves.
@@ -185,6 +213,7 @@ pub const ENV: &[(&str, &str)] = &[
     ("MCPR_FORMAT", "--format"),
     ("MCPR_FAIL_FAST", "--fail-fast"),
     ("MCPR_NO_PROGRESS", "--no-progress"),
+    ("MCPR_MIN_COVERAGE", "--min-coverage"),
     ("MCPR_CONFIG", "--config"),
     ("MCPR_CONFIG_PROFILE", "--config-profile"),
 ];
@@ -299,6 +328,13 @@ pub fn resolve(
     let (protocol, protocol_src) = pick!(protocol, "MCPR_PROTOCOL");
     let (fail_fast, fail_fast_src) = pick!(fail_fast, "MCPR_FAIL_FAST");
     let (no_progress, no_progress_src) = pick!(no_progress, "MCPR_NO_PROGRESS");
+    let (coverage, coverage_src) = pick!(min_coverage, "MCPR_MIN_COVERAGE");
+    let coverage = coverage
+        .map(|p| {
+            p.value()
+                .map_err(|e| format!("min-coverage: {e} ({coverage_src})"))
+        })
+        .transpose()?;
     Ok(Resolved {
         file,
         profile,
@@ -333,6 +369,10 @@ pub fn resolve(
             value: no_progress,
             source: no_progress_src,
         },
+        min_coverage: Sourced {
+            value: coverage,
+            source: coverage_src,
+        },
     })
 }
 
@@ -364,6 +404,7 @@ fn env_settings(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String
         format: env("MCPR_FORMAT"),
         fail_fast: flag("MCPR_FAIL_FAST")?,
         no_progress: flag("MCPR_NO_PROGRESS")?,
+        min_coverage: env("MCPR_MIN_COVERAGE").map(Percent::Text),
     })
 }
 
@@ -465,6 +506,12 @@ impl Resolved {
             |off| if *off { "off".into() } else { "on".into() },
             "on a terminal",
         ));
+        out.push_str(&line(
+            "min-cov",
+            &self.min_coverage,
+            |p| format!("{}%", crate::coverage::shown(*p)),
+            "none",
+        ));
         out
     }
 }
@@ -542,6 +589,35 @@ mod tests {
             let e = resolve(&Settings::default(), &lookup, &none).unwrap_err();
             assert!(e.contains("no mcpr.toml"), "{e}");
         }
+    }
+
+    #[test]
+    fn minimum_coverage_from_each_place() {
+        let none = |_: &str| None;
+        let dir = project("[run]\nmin-coverage = 80\n\n[profiles.ci]\nmin-coverage = \"72.5%\"\n");
+        let mut lookup = Lookup {
+            cwd: dir.path().to_path_buf(),
+            ..Lookup::default()
+        };
+        let r = resolve(&Settings::default(), &lookup, &none).unwrap();
+        assert_eq!(r.min_coverage.value, Some(80.0));
+        assert!(
+            r.describe().contains("min-cov   80% (mcpr.toml [run])"),
+            "{}",
+            r.describe()
+        );
+        lookup.profile = Some("ci".into());
+        let r = resolve(&Settings::default(), &lookup, &none).unwrap();
+        assert_eq!(r.min_coverage.value, Some(72.5));
+        let env = |n: &str| (n == "MCPR_MIN_COVERAGE").then(|| "50".to_string());
+        let r = resolve(&Settings::default(), &lookup, &env).unwrap();
+        assert_eq!(r.min_coverage.value, Some(50.0));
+        let bad = |n: &str| (n == "MCPR_MIN_COVERAGE").then(|| "150".to_string());
+        let e = resolve(&Settings::default(), &lookup, &bad).unwrap_err();
+        assert!(
+            e.contains("min-coverage") && e.contains("MCPR_MIN_COVERAGE"),
+            "{e}"
+        );
     }
 
     #[test]
