@@ -170,6 +170,43 @@ impl ServerCoverage {
     }
 }
 
+/// The coverage of shards of one run (`mcpr report merge`): a definition is exercised when
+/// any shard exercised it (missing from all); the first shard's minimum is checked again.
+/// `None` when no shard measured coverage.
+pub fn merge<'c>(parts: impl Iterator<Item = &'c Coverage>) -> Option<Coverage> {
+    let parts: Vec<&Coverage> = parts.collect();
+    let first = parts.first()?;
+    let both = |a: &KindCoverage, b: &KindCoverage| KindCoverage {
+        advertised: a.advertised,
+        exercised: a.advertised - a.missing.iter().filter(|m| b.missing.contains(m)).count(),
+        missing: a
+            .missing
+            .iter()
+            .filter(|m| b.missing.contains(m))
+            .cloned()
+            .collect(),
+    };
+    let mut servers: Vec<ServerCoverage> = first.servers.clone();
+    for part in &parts[1..] {
+        for s in &mut servers {
+            if let Some(o) = part.servers.iter().find(|o| o.target == s.target) {
+                s.tools = both(&s.tools, &o.tools);
+                s.resources = both(&s.resources, &o.resources);
+                s.resource_templates = both(&s.resource_templates, &o.resource_templates);
+                s.prompts = both(&s.prompts, &o.prompts);
+            }
+        }
+    }
+    for s in &mut servers {
+        s.covered = s.kinds().iter().map(|(_, k)| k.exercised).sum();
+        s.percent = percent(s.covered, s.total);
+    }
+    let mut unlisted: Vec<String> = parts.iter().flat_map(|p| p.unlisted.clone()).collect();
+    unlisted.sort();
+    unlisted.dedup();
+    Some(Coverage::new(servers, first.minimum, unlisted))
+}
+
 /// A percentage as printed: one decimal, without a trailing `.0`.
 pub fn shown(p: f64) -> String {
     let text = format!("{p:.1}");
@@ -282,6 +319,35 @@ mod tests {
         );
         assert!(Coverage::new(Vec::new(), Some(100.0), Vec::new()).passed);
         assert_eq!(shown(66.7), "66.7");
+    }
+
+    #[test]
+    fn shards_merge_what_any_of_them_exercised() {
+        let surface = Surface {
+            server: "s".into(),
+            tools: vec![
+                json!({"name": "a"}),
+                json!({"name": "b"}),
+                json!({"name": "c"}),
+            ],
+            ..Surface::default()
+        };
+        let shard = |tool: &str| {
+            let mut ex = Exercised::default();
+            ex.record("tools/call", Some(&json!({ "name": tool })));
+            Coverage::new(
+                vec![of_server("default", &surface, &ex)],
+                Some(60.0),
+                Vec::new(),
+            )
+        };
+        let (one, two) = (shard("a"), shard("b"));
+        assert!(!one.passed && !two.passed);
+        let merged = merge([&one, &two].into_iter()).unwrap();
+        assert_eq!((merged.covered, merged.total), (2, 3));
+        assert_eq!(merged.servers[0].tools.missing, ["c"]);
+        assert!(merged.passed);
+        assert!(merge(std::iter::empty()).is_none());
     }
 
     #[test]
