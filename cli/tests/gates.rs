@@ -328,6 +328,14 @@ fn coverage_is_printed_reported_and_gated() {
         "{}",
         output_text(&overridden)
     );
+    // GitHub annotations name the shortfall too.
+    let github = run(dir.path(), &["min.mcpr", "--format", "github"], false);
+    assert_eq!(github.status.code(), Some(1), "{}", output_text(&github));
+    assert!(
+        stdout(&github).contains("::error file=min.mcpr,title=mcpr%3A coverage of MCP test suite::MCP-COVERAGE-001: coverage "),
+        "{}",
+        stdout(&github)
+    );
     let bad = run(dir.path(), &["cov.mcpr", "--min-coverage", "120"], false);
     assert_eq!(bad.status.code(), Some(2), "{}", output_text(&bad));
 }
