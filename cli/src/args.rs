@@ -444,6 +444,14 @@ pub struct RunArgs {
     /// Fail a passed test that took over max(1.5 × median, median + 50 ms) of its history.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Print which advertised tools, resources, resource templates and prompts the run
+    /// exercised, per server (after the recap, and in the JSON report).
+    #[arg(long)]
+    pub coverage: bool,
+    /// Fail the run (MCP-COVERAGE-001) when it exercised under PERCENT of what the servers
+    /// advertise (over the suite's `Minimum coverage:`); implies --coverage.
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub min_coverage: Option<f64>,
     /// Run a parity comparison over the suite's compare targets instead (as `mcpr parity`).
     #[arg(long, conflicts_with_all = ["server", "url", "junit", "html", "state_out", "shard"])]
     pub compare: bool,
@@ -582,4 +590,13 @@ pub struct InitArgs {
     pub force: bool,
     #[command(flatten)]
     pub target: AdhocTarget,
+}
+
+/// A percentage from 0 to 100 (`80`, `80%`, `72.5`).
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let digits = text.trim().trim_end_matches('%');
+    match digits.parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
+    }
 }

@@ -5,46 +5,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
-use common::{output_text, reference_server, scratch};
-
-/// The lint server binary, built once per test process (`MCPR_LINT_SERVER` overrides), in
-/// the same `cargo build` as the reference and hostile servers so that feature resolution
-/// matches theirs.
-fn lint_server() -> String {
-    if let Ok(p) = std::env::var("MCPR_LINT_SERVER") {
-        return p;
-    }
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
-                .parent()
-                .unwrap()
-                .to_path_buf();
-            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .args(["build", "--quiet"])
-                .args([
-                    "-p",
-                    "mcpr-reference-server",
-                    "-p",
-                    "mcpr-hostile-server",
-                    "-p",
-                    "mcpr-lint-server",
-                ])
-                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the lint server failed");
-            dir.join("mcpr-lint-server")
-        })
-        .display()
-        .to_string()
-}
+use common::{lint_server, output_text, reference_server, scratch};
 
 fn mcpr(dir: &Path, args: &[&str]) -> Output {
     common::mcpr_in(dir).args(args).output().unwrap()

@@ -124,11 +124,58 @@ fn check(server: &Server<'_>, tools: usize, findings: &[(&str, usize)]) {
     (server.fresh)();
     let run = server.mcpr(
         d,
-        &["run", "--no-history", "--jobs", "1", "starter.mcpr"],
+        &[
+            "run",
+            "--no-history",
+            "--jobs",
+            "1",
+            "--coverage",
+            "--json",
+            "run.json",
+            "starter.mcpr",
+        ],
         false,
     );
     println!("{}", String::from_utf8_lossy(&run.stdout));
     assert_eq!(run.status.code(), Some(0), "{}\n{suite}", output_text(&run));
+    // Coverage: every tool whose starter test passed was exercised.
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
+    let suite_report = &report["suites"][0];
+    let missing = &suite_report["coverage"]["servers"][0]["tools"]["missing"];
+    for t in suite_report["tests"].as_array().unwrap() {
+        if let Some(tool) = t["name"].as_str().and_then(|n| n.strip_prefix("Tool "))
+            && t["status"] == "passed"
+        {
+            assert!(
+                !missing.as_array().unwrap().contains(&tool.into()),
+                "{tool} ran but is not covered: {}",
+                suite_report["coverage"]
+            );
+        }
+    }
+    assert!(suite_report["coverage"]["covered"].as_u64().unwrap() >= 1);
+    // The in-suite gates against the same server: its settings (the header of the starter
+    // suite), lint clean (none of these servers has an error-level finding) and the tool
+    // snapshot (the suite's client declares more than `mcpr snapshot`'s, which adds tools
+    // to some servers: compatible changes).
+    let header: String = suite
+        .lines()
+        .take_while(|l| !l.starts_with("Test:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let gates = format!(
+        "{header}Test: \"Gates\"\n  Expect the server is lint clean\n  Expect the tools match snapshot \"a.json\" allowing compatible changes\n"
+    );
+    std::fs::write(d.join("gates.mcpr"), &gates).unwrap();
+    let gated = server.mcpr(d, &["run", "--no-history", "gates.mcpr"], false);
+    println!("{}", String::from_utf8_lossy(&gated.stdout));
+    assert_eq!(
+        gated.status.code(),
+        Some(0),
+        "{}\n{gates}",
+        output_text(&gated)
+    );
 }
 
 fn nothing() {}

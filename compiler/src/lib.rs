@@ -8,6 +8,7 @@ pub mod command_line;
 pub mod diagnostics;
 pub mod fmt;
 pub mod ir;
+pub mod lint_rules;
 pub mod lower;
 pub mod names;
 pub mod profiles;

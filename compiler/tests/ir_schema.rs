@@ -1215,6 +1215,8 @@ fn full_natives() -> Vec<NativeStep> {
         NativeAction::SkillsList,
         NativeAction::SkillsVerify,
         NativeAction::AppsVerify,
+        NativeAction::LintClean,
+        NativeAction::ToolsSnapshot,
     ] {
         // Every member the action has, filled in through its JSON form.
         let mut doc = serde_json::to_value(NativeStep::new(action)).unwrap();
@@ -1230,6 +1232,10 @@ fn full_natives() -> Vec<NativeStep> {
             ("message", json!("m")),
             ("variable", json!("v")),
             ("status", json!("completed")),
+            ("ignore", json!(["MCP005"])),
+            ("failOn", json!("warning")),
+            ("file", json!("tools.json")),
+            ("allowCompatible", json!(true)),
         ] {
             let mut probe = doc.clone();
             probe[member] = value;
@@ -1420,6 +1426,7 @@ fn full_suite() -> Suite {
         defaults: Some(full_defaults()),
         budgets: Some(vec![full_budget()]),
         redact: Some(vec!["secret".into()]),
+        minimum_coverage: Some(80.0),
         snapshots: Some(full_snapshots()),
         client: Some(ClientBehavior::default()),
         tests: vec![full_test()],

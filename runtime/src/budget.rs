@@ -365,6 +365,7 @@ mod tests {
             timing: None,
             stderr: None,
             session: None,
+            exercised: Default::default(),
         }
     }
 

@@ -17,6 +17,7 @@ pub mod auth;
 pub mod budget;
 pub mod client;
 pub mod codes;
+pub mod coverage;
 pub mod data;
 pub mod error;
 pub mod exec;

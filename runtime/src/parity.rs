@@ -354,6 +354,7 @@ mod tests {
             timing: None,
             stderr: None,
             session: None,
+            exercised: Default::default(),
         }
     }
 
@@ -376,6 +377,7 @@ mod tests {
             withheld_env: Vec::new(),
             state_outputs: Map::new(),
             sensitive_outputs: Vec::new(),
+            coverage: None,
         }
     }
 

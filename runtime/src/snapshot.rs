@@ -27,6 +27,7 @@ pub struct SnapshotStore {
     ci: bool,
     changed: bool,
     redactor: Option<crate::exec::secrets::Redactor>,
+    base_dir: Option<PathBuf>,
 }
 
 impl SnapshotStore {
@@ -77,12 +78,43 @@ impl SnapshotStore {
             ci,
             changed: false,
             redactor: None,
+            base_dir: None,
         })
     }
 
     /// Masks these secrets in every value before it is compared or stored.
     pub fn set_redactor(&mut self, redactor: crate::exec::secrets::Redactor) {
         self.redactor = Some(redactor);
+    }
+
+    /// The folder tool snapshot files are relative to (the suite file's folder).
+    pub fn set_base_dir(&mut self, dir: PathBuf) {
+        self.base_dir = Some(dir);
+    }
+
+    /// Compares the live definitions `live` (a tool snapshot value) with the tool snapshot
+    /// `file` (relative to the suite's folder), with this run's update and CI modes; the
+    /// redactor masks secrets before anything is compared or written.
+    pub fn check_tools(
+        &self,
+        file: &str,
+        live: &Value,
+        allow_compatible: bool,
+    ) -> Result<crate::toolsnap::check::Checked, Mismatch> {
+        let mut live = live.clone();
+        if let Some(r) = &self.redactor {
+            r.value(&mut live);
+        }
+        let path = match &self.base_dir {
+            Some(dir) => dir.join(file),
+            None => PathBuf::from(file),
+        };
+        let mode = crate::toolsnap::check::CheckMode {
+            allow_compatible,
+            update: self.update,
+            ci: self.ci,
+        };
+        crate::toolsnap::check::check_file(&path, file, &live, mode)
     }
 
     /// Compares `value` with the snapshot `key`, recording or updating it as the mode says.

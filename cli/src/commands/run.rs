@@ -101,6 +101,9 @@ fn settings(args: &RunArgs) -> Result<Resolved, String> {
         fail_fast: args.fail_fast.then_some(true),
         no_progress: args.no_progress.then_some(true),
         reuse_server: args.reuse_server.then_some(true),
+        min_coverage: args
+            .min_coverage
+            .map(|p| config::Percent::Text(p.to_string())),
     };
     let lookup = Lookup {
         config: args.config.clone(),
@@ -148,6 +151,10 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
             file: args.history.clone(),
             enabled: !args.no_history,
             fail_on_regression: args.fail_on_regression,
+        },
+        coverage: run::CoverageSettings {
+            enabled: args.coverage,
+            minimum: s.min_coverage.value,
         },
         transcript: args.transcript,
         max_session_buffer: args.max_session_buffer,

@@ -136,6 +136,7 @@ registry! {
     BadExtensions = 421, Error, "Invalid Extensions settings", "";
     IncompleteReference = 422, Error, "Reference without a name", "";
     BadClientBehavior = 423, Error, "Invalid Client behavior settings", "";
+    UnknownLintRule = 424, Error, "Unknown lint rule code", "";
     // 5xx: data sources
     UnknownDataSource = 501, Error, "Unknown data source", "QA-DATA-001";
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";

@@ -316,6 +316,14 @@ pub enum Problem {
         /// The closest built-in.
         suggestion: Option<String>,
     },
+    /// `Expect the server is lint clean ignoring …` (or a `lint-clean` step's `ignore`)
+    /// naming a code that is no lint rule.
+    UnknownLintRule {
+        /// The code as written.
+        code: String,
+        /// The closest rule code.
+        suggestion: Option<String>,
+    },
     /// A result path that cannot be evaluated.
     BadResultPath {
         /// The path as normalised.

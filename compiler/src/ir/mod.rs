@@ -32,9 +32,10 @@ pub use data::{
 };
 pub use map::OrderedMap;
 pub use native::{
-    AwaitNotificationAction, CheckAction, ConfigureClientAction, EchoAction, ListAllAction,
-    LogLevelAction, NativeAction, NativeStep, PlainAction, PromptAction, QueueAnswerAction,
-    RequestAction, ResourceAction, SaveTextAction, TaskAction, TaskListAction, TaskWaitAction,
+    AwaitNotificationAction, CheckAction, ConfigureClientAction, EchoAction, LintCleanAction,
+    ListAllAction, LogLevelAction, NativeAction, NativeStep, PlainAction, PromptAction,
+    QueueAnswerAction, RequestAction, ResourceAction, SaveTextAction, TaskAction, TaskListAction,
+    TaskWaitAction, ToolsSnapshotAction,
 };
 pub use step::{
     Aggregate, Export, FlowFrame, Phase, RequestStep, SetStep, SourceLocation, Step, StepKind,
@@ -91,6 +92,10 @@ pub struct Suite {
     /// Secret strings kept out of every output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redact: Option<Vec<String>>,
+    /// The least coverage in percent (0–100) of the advertised tools, resources, resource
+    /// templates and prompts the run must exercise; below it the run fails (mcpr addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum_coverage: Option<f64>,
     /// Snapshot store settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshots: Option<Snapshots>,
@@ -129,6 +134,7 @@ impl Suite {
             defaults: None,
             budgets: None,
             redact: None,
+            minimum_coverage: None,
             snapshots: None,
             client: None,
             tests,

@@ -59,6 +59,14 @@ pub enum NativeStep {
     /// Check every MCP App (ui extension): `ui://` resources, MIME type, HTML, CSP; fails on
     /// any violation (mcpr addition).
     AppsVerify(PlainAction),
+    /// Apply the lint rules to the server's tools, resources, resource templates and
+    /// prompts; fails on a finding at `failOn` level or worse (default `error`) that
+    /// `ignore` does not name (mcpr addition).
+    LintClean(LintCleanAction),
+    /// Compare the server's tools, resources, resource templates and prompts with the
+    /// committed tool snapshot `file` (relative to the suite file); any change fails, or
+    /// with `allowCompatible` only breaking ones (mcpr addition).
+    ToolsSnapshot(ToolsSnapshotAction),
 }
 
 /// The native actions the runner knows, without their members.
@@ -103,6 +111,10 @@ pub enum NativeAction {
     SkillsVerify,
     /// [`NativeStep::AppsVerify`].
     AppsVerify,
+    /// [`NativeStep::LintClean`].
+    LintClean,
+    /// [`NativeStep::ToolsSnapshot`].
+    ToolsSnapshot,
 }
 
 /// Members of `request`.
@@ -242,6 +254,75 @@ pub struct PlainAction {
     pub timeout_ms: Option<u64>,
 }
 
+/// Members of `lint-clean`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LintCleanAction {
+    /// Lint rule codes not applied (`MCP005`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore: Option<Vec<String>>,
+    /// The least level that fails the step (default `error`: warnings are shown, not failed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_on: Option<crate::lint_rules::Level>,
+    /// Deadline of the action in milliseconds (1–600000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl LintCleanAction {
+    /// The `.mcpr` statement that writes these members (and the step's name).
+    pub fn statement(&self) -> String {
+        let mut s = String::from("Expect the server is lint clean");
+        match self.fail_on {
+            Some(crate::lint_rules::Level::Warning) => s.push_str(" including warnings"),
+            Some(crate::lint_rules::Level::Info) => s.push_str(" including info"),
+            Some(crate::lint_rules::Level::Error) | None => {}
+        }
+        if let Some(codes) = self.ignore.as_ref().filter(|c| !c.is_empty()) {
+            s.push_str(" ignoring ");
+            s.push_str(&codes.join(", "));
+        }
+        s
+    }
+}
+
+/// Members of `tools-snapshot`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolsSnapshotAction {
+    /// The snapshot file, as `mcpr snapshot` writes it, relative to the suite file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Only breaking changes fail; compatible ones are listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_compatible: Option<bool>,
+    /// Deadline of the action in milliseconds (1–600000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl ToolsSnapshotAction {
+    /// The `.mcpr` statement that writes these members (and the step's name); `None` when
+    /// the file name cannot be quoted on one line.
+    pub fn statement(&self) -> Option<String> {
+        let file = self.file.as_deref()?;
+        let quoted = if file.contains(['\n', '\r', '\t']) {
+            return None;
+        } else if !file.contains('"') {
+            format!("\"{file}\"")
+        } else if !file.contains('\'') {
+            format!("'{file}'")
+        } else {
+            return None;
+        };
+        let mut s = format!("Expect the tools match snapshot {quoted}");
+        if self.allow_compatible == Some(true) {
+            s.push_str(" allowing compatible changes");
+        }
+        Some(s)
+    }
+}
+
 /// Members of `configure-client`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -373,6 +454,8 @@ macro_rules! each_variant {
             NativeStep::SkillsList($m) => $body,
             NativeStep::SkillsVerify($m) => $body,
             NativeStep::AppsVerify($m) => $body,
+            NativeStep::LintClean($m) => $body,
+            NativeStep::ToolsSnapshot($m) => $body,
         }
     };
 }
@@ -404,6 +487,10 @@ impl NativeStep {
             NativeAction::SkillsList => NativeStep::SkillsList(PlainAction::default()),
             NativeAction::SkillsVerify => NativeStep::SkillsVerify(PlainAction::default()),
             NativeAction::AppsVerify => NativeStep::AppsVerify(PlainAction::default()),
+            NativeAction::LintClean => NativeStep::LintClean(LintCleanAction::default()),
+            NativeAction::ToolsSnapshot => {
+                NativeStep::ToolsSnapshot(ToolsSnapshotAction::default())
+            }
         }
     }
 
@@ -429,6 +516,8 @@ impl NativeStep {
             NativeStep::SkillsList(_) => NativeAction::SkillsList,
             NativeStep::SkillsVerify(_) => NativeAction::SkillsVerify,
             NativeStep::AppsVerify(_) => NativeAction::AppsVerify,
+            NativeStep::LintClean(_) => NativeAction::LintClean,
+            NativeStep::ToolsSnapshot(_) => NativeAction::ToolsSnapshot,
         }
     }
 
@@ -569,6 +658,8 @@ mod tests {
             r#"{"action":"task-wait","taskId":"t","timeoutMs":1,"status":"completed"}"#,
             r#"{"action":"task-get","params":{"x":1},"taskId":"t"}"#,
             r#"{"action":"check","params":null}"#,
+            r#"{"action":"lint-clean","ignore":["MCP005"],"failOn":"warning","timeoutMs":1}"#,
+            r#"{"action":"tools-snapshot","file":"tools.json","allowCompatible":true}"#,
         ] {
             let n: NativeStep = serde_json::from_str(text).unwrap();
             assert_eq!(serde_json::to_string(&n).unwrap(), text);
@@ -615,6 +706,8 @@ mod tests {
             NativeAction::SkillsList,
             NativeAction::SkillsVerify,
             NativeAction::AppsVerify,
+            NativeAction::LintClean,
+            NativeAction::ToolsSnapshot,
         ];
         for action in all {
             let mut n = NativeStep::new(action);

@@ -495,6 +495,9 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
                 );
             }
         }
+        for (j, step) in t.steps.iter().enumerate() {
+            lint_codes(l, tree, i, j, step);
+        }
         unknown_variables(l, t, &refs);
         let deps_refs = refs
             .into_iter()
@@ -592,6 +595,34 @@ fn unknown_variables(l: &mut Lower<'_>, t: &crate::ir::Test, refs: &[(String, Sp
 }
 
 /// Result paths of a step (captures, exports, assertions) that cannot be evaluated.
+/// The `ignore` codes of a `lint-clean` step that are no lint rule.
+fn lint_codes(l: &mut Lower<'_>, tree: &Node, i: usize, j: usize, step: &crate::ir::Step) {
+    let crate::ir::StepKind::Native(n) = &step.kind else {
+        return;
+    };
+    let crate::ir::NativeStep::LintClean(a) = n.as_ref() else {
+        return;
+    };
+    for (k, code) in a.ignore.iter().flatten().enumerate() {
+        if crate::lint_rules::rule_of(code).is_some() {
+            continue;
+        }
+        let at = path!["tests", i, "steps", j, "native", "ignore", k];
+        let span = value_at(tree, &at).unwrap_or(tree.span);
+        l.report(
+            Problem::UnknownLintRule {
+                code: code.clone(),
+                suggestion: closest(
+                    &code.to_ascii_uppercase(),
+                    crate::lint_rules::RULES.iter().map(|r| r.code),
+                ),
+            },
+            l.entry,
+            span,
+        );
+    }
+}
+
 fn result_paths(l: &mut Lower<'_>, tree: &Node, i: usize, j: usize, step: &crate::ir::Step) {
     let file = l.entry;
     let mut check = |segs: &[String], path: &str| {

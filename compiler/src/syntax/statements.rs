@@ -210,6 +210,15 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    MinimumCoverage {
+        rule: minimum_coverage(),
+        first: ["minimum"],
+        usage: "Minimum coverage: 80%",
+        opens: [
+            "minimum coverage:" => "Minimum coverage: 80%",
+        ],
+        vocabulary: Statements,
+    }
     Budget {
         rule: budget(),
         first: ["budget"],
@@ -686,6 +695,24 @@ statements! { src =>
         usage: "Expect the call to finish within 800 ms",
         opens: [
             "expect the call to finish within" => "Expect the call to finish within 800 ms",
+        ],
+        vocabulary: Statements,
+    }
+    ExpectLintClean {
+        rule: expect_lint_clean(src),
+        first: ["expect", "then"],
+        usage: "Expect the server is lint clean [including warnings] [ignoring MCP005, MCP015]",
+        opens: [
+            "expect the server is lint clean" => "Expect the server is lint clean",
+        ],
+        vocabulary: Statements,
+    }
+    ExpectToolsSnapshot {
+        rule: expect_tools_snapshot(),
+        first: ["expect", "then"],
+        usage: "Expect the tools match snapshot \"FILE\" [allowing compatible changes]",
+        opens: [
+            "expect the tools match snapshot" => "Expect the tools match snapshot \"tools.json\"",
         ],
         vocabulary: Statements,
     }

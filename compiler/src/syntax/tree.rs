@@ -52,6 +52,9 @@ pub struct Number {
     pub span: Span,
 }
 
+/// The least level `Expect the server is lint clean including …` fails on.
+pub use crate::lint_rules::Level as LintLevel;
+
 /// What `List all …` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -192,6 +195,10 @@ pub enum Stmt {
     TargetOptionsFor {
         name: Text,
     },
+    /// `Minimum coverage: 80%`.
+    MinimumCoverage {
+        percent: u32,
+    },
     DefaultTimeout {
         duration: Duration,
     },
@@ -312,6 +319,18 @@ pub enum Stmt {
     },
     ListAll {
         what: ListKind,
+    },
+    /// `Expect the server is lint clean [including warnings|info] [ignoring CODES]`.
+    ExpectLintClean {
+        including: Option<LintLevel>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        ignoring: Vec<Text>,
+    },
+    /// `Expect the tools match snapshot "FILE" [allowing compatible changes]`.
+    ExpectToolsSnapshot {
+        file: Text,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        allow_compatible: bool,
     },
     GetTask {
         task: Text,
@@ -492,6 +511,7 @@ impl Stmt {
             | DefaultTimeout { .. }
             | ShutdownGrace { .. }
             | SessionSetting { .. }
+            | MinimumCoverage { .. }
             | Budget(_)
             | Redact { .. }
             | Snapshots { .. }
@@ -526,6 +546,8 @@ impl Stmt {
             | WaitForNotification { .. }
             | SetLogLevel { .. }
             | ListAll { .. }
+            | ExpectLintClean { .. }
+            | ExpectToolsSnapshot { .. }
             | GetTask { .. }
             | ListTasks
             | CancelTask { .. }

@@ -279,6 +279,10 @@ registry! {
     SnapshotStore = "MCP-SNAPSHOT-001", Setup, "The snapshot store cannot be used", [];
     SnapshotMissing = "MCP-SNAPSHOT-002", Failed, "A snapshot is missing (CI)", [];
     SnapshotChanged = "MCP-SNAPSHOT-003", Failed, "A value differs from its snapshot", [];
+    ToolsChanged = "MCP-SNAPSHOT-004", Failed, "The server's definitions differ from the tool snapshot", [];
+    // Server quality gates.
+    LintNotClean = "MCP-LINT-001", Failed, "The server's definitions have lint findings at the failing level", [];
+    CoverageBelowMinimum = "MCP-COVERAGE-001", Failed, "The run exercised less of the server than the minimum coverage", [];
     // Which tests run.
     MissingCapability = "MCP-REQ-001", Skipped, "The server lacks a required capability", [];
     ProtocolNotRequired = "MCP-REQ-002", Skipped, "The negotiated protocol version is not a required one", [];

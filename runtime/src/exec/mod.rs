@@ -6,6 +6,7 @@ mod answers;
 mod arguments;
 pub mod assert;
 mod extensions;
+mod gates;
 mod last_response;
 mod listen;
 mod native;
@@ -218,6 +219,10 @@ pub async fn run_test_in(
         timing: None,
         stderr: None,
         session: None,
+        exercised: crate::coverage::Exercised {
+            server: test.server.clone(),
+            ..Default::default()
+        },
     };
     let (open, declare) = match session {
         SessionUse::Own => (None, Declarations::of(test)),
@@ -312,6 +317,7 @@ pub async fn run_test_in(
         task: None,
         output: None,
         listen: None,
+        exercised: std::sync::Mutex::new(std::mem::take(&mut result.exercised)),
     };
     if client.session().era() == crate::protocol::Era::Modern {
         // List changes come only on a listen stream: it stands before the first step, so a
@@ -358,6 +364,10 @@ pub async fn run_test_in(
         let _ = client.stop_listen(sub);
     }
     result.outputs = runner.outputs;
+    result.exercised = runner
+        .exercised
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     result.duration_ms = started.elapsed().as_millis() as u64;
     let failed = matches!(result.status, Outcome::Failed | Outcome::Errored);
     if input.record || (input.record_failed && failed) {
@@ -505,6 +515,9 @@ struct StepRunner<'a> {
     output: Option<String>,
     /// The 2026 `subscriptions/listen` stream opened by subscribe/notification steps.
     listen: Listen,
+    /// What the steps exercised (tools called, resources read, prompts got), for coverage;
+    /// behind a lock because requests are sent through `&self`.
+    exercised: std::sync::Mutex<crate::coverage::Exercised>,
 }
 
 /// A step that did not pass, before location and last message are added.

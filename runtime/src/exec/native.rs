@@ -13,6 +13,7 @@ use crate::session::{Match, RequestOptions};
 use super::StepRunner;
 use super::answers::{prompt, queue_answer};
 use super::extensions::{apps_verify, skills_list, skills_verify};
+use super::gates::{lint_clean, tools_snapshot};
 use super::last_response::{check_subject, save_text};
 use super::listen::{Change, listen, needs_listen};
 use super::target::apply_client_settings;
@@ -175,6 +176,21 @@ impl StepRunner<'_> {
             NativeAction::SkillsList => skills_list(c).await?,
             NativeAction::SkillsVerify => skills_verify(c).await.map_err(NativeFail::Step)?,
             NativeAction::AppsVerify => apps_verify(c).await.map_err(NativeFail::Step)?,
+            NativeAction::LintClean | NativeAction::ToolsSnapshot => {
+                let gate = match n {
+                    NativeStep::LintClean(a) => lint_clean(c, a).await,
+                    NativeStep::ToolsSnapshot(a) => {
+                        tools_snapshot(c, a, self.snapshots.as_ref()).await
+                    }
+                    other => Err(fail(
+                        RunCode::Internal,
+                        format!("{:?} is not a gate", other.action()),
+                    )),
+                }
+                .map_err(NativeFail::Step)?;
+                self.output = gate.output;
+                gate.reply
+            }
             NativeAction::ConfigureClient => {
                 let settings = match n.behavior() {
                     // A behaviour is plain data: writing it as JSON cannot fail.
@@ -261,6 +277,7 @@ impl StepRunner<'_> {
         params: Option<Value>,
         timeout: Duration,
     ) -> Result<Reply, NativeFail> {
+        self.exercise(method, params.as_ref());
         let session = self.client.session();
         let token = (n.progress() == Some(true)).then(|| self.client.next_progress_token());
         // A cancellation is a deadline at `cancelAfterMs`, then `notifications/cancelled`.

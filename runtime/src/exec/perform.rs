@@ -25,6 +25,7 @@ impl StepRunner<'_> {
         match &step.kind {
             StepKind::Tool(t) => {
                 let name = self.interp_str(&t.name)?;
+                self.exercise("tools/call", Some(&json!({ "name": name })));
                 let args = match &t.arguments {
                     Some(a) if values::mentions_template(a) => {
                         self.interp(&Value::Object(a.clone()))?
@@ -104,12 +105,20 @@ impl StepRunner<'_> {
         }
     }
 
+    /// Records what a request exercises, for coverage.
+    pub(super) fn exercise(&self, method: &str, params: Option<&Value>) {
+        if let Ok(mut e) = self.exercised.lock() {
+            e.record(method, params);
+        }
+    }
+
     pub(super) async fn request(
         &self,
         method: &str,
         params: Option<Value>,
         timeout: Duration,
     ) -> Result<Reply, Error> {
+        self.exercise(method, params.as_ref());
         let opts = RequestOptions {
             timeout: Some(timeout),
             log_level: self.log_level.clone(),

@@ -305,6 +305,10 @@ pub struct TestResult {
     /// order the run opened them); absent when the test had a session of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<u64>,
+    /// What the test's steps exercised, for coverage (not in reports: the run's coverage
+    /// is).
+    #[serde(skip)]
+    pub exercised: crate::coverage::Exercised,
 }
 
 /// The messages of a test's session, oldest first.
@@ -346,6 +350,7 @@ impl TestResult {
             timing: None,
             stderr: None,
             session: None,
+            exercised: crate::coverage::Exercised::default(),
         }
     }
 }

@@ -121,6 +121,22 @@ pub fn annotations(runs: &[RunResult]) -> String {
             escape_data(&message)
         ));
     }
+    // A run under its minimum coverage, with what was not exercised.
+    for (r, why) in runs
+        .iter()
+        .filter_map(|r| Some((r, r.coverage.as_ref()?.shortfall()?)))
+    {
+        let file = r
+            .file
+            .as_deref()
+            .map(|f| format!("file={},", escape_property(f)))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "::error {file}title={}::{}\n",
+            escape_property(&format!("mcpr: coverage of {}", r.suite_name)),
+            escape_data(&why)
+        ));
+    }
     out.push_str(&format!(
         "::notice title=mcpr::{}\n",
         escape_data(&summary_line(&total))

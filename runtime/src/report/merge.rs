@@ -179,6 +179,7 @@ fn merge_suite(key: &str, mut group: Vec<(String, RunResult)>) -> Result<RunResu
         // A report keeps no secret values: the merged run writes no state file.
         state_outputs: Default::default(),
         sensitive_outputs: Vec::new(),
+        coverage: crate::coverage::merge(group.iter().filter_map(|(_, r)| r.coverage.as_ref())),
     })
 }
 
@@ -220,6 +221,7 @@ mod tests {
             withheld_env: Vec::new(),
             state_outputs: Default::default(),
             sensitive_outputs: Vec::new(),
+            coverage: None,
             budgets: Vec::new(),
             regressions: Vec::new(),
         }

@@ -149,7 +149,10 @@ impl<W: Write> Terminal<W> {
                     // in the order of the steps.
                     for s in &t.steps {
                         if let Some(o) = &s.output {
-                            writeln!(self.out, "      {}", paint(c, "2", o))?;
+                            // Each line under the test (lint warnings are several).
+                            for line in o.split('\n') {
+                                writeln!(self.out, "      {}", paint(c, "2", line))?;
+                            }
                         }
                         if let Some(f) = &s.failure {
                             self.failure(f)?;
@@ -300,7 +303,60 @@ impl<W: Write> Terminal<W> {
             duration(ms)
         );
         let _ = self.out.write_all(recap(runs, self.color).as_bytes());
+        for c in runs.iter().filter_map(|r| r.coverage.as_ref()) {
+            let _ = self.out.write_all(coverage_text(c, self.color).as_bytes());
+        }
     }
+}
+
+/// The coverage of a suite's run, after the recap: per server its share, then each kind
+/// with what was not exercised; the shortfall when the run is under its minimum.
+pub fn coverage_text(c: &crate::coverage::Coverage, color: bool) -> String {
+    use crate::coverage::shown;
+    let mut out = format!(
+        "\nCoverage: {} of {} advertised definitions exercised ({}%{})\n",
+        c.covered,
+        c.total,
+        shown(c.percent),
+        match c.minimum {
+            Some(m) => format!(", minimum {}%", shown(m)),
+            None => String::new(),
+        }
+    );
+    for s in &c.servers {
+        out.push_str(&format!(
+            "  {} ({}): {} of {} ({}%)\n",
+            s.target,
+            if s.server.is_empty() {
+                "server"
+            } else {
+                &s.server
+            },
+            s.covered,
+            s.total,
+            shown(s.percent)
+        ));
+        for (noun, k) in s.kinds() {
+            if k.advertised == 0 {
+                continue;
+            }
+            out.push_str(&format!("    {noun} {}/{}", k.exercised, k.advertised));
+            if !k.missing.is_empty() {
+                out.push_str(&format!(", not exercised: {}", k.missing.join(", ")));
+            }
+            out.push('\n');
+        }
+    }
+    for u in &c.unlisted {
+        out.push_str(&format!(
+            "  {u} (not listed; counted as advertising nothing)\n"
+        ));
+    }
+    if let Some(why) = c.shortfall() {
+        out.push_str(&paint(color, "31", &why));
+        out.push('\n');
+    }
+    out
 }
 
 /// The summary line with each non-zero count in its status's colour.

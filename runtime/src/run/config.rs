@@ -90,6 +90,32 @@ pub struct Settings {
     pub no_progress: Option<bool>,
     /// Tests on the same server share one session per job.
     pub reuse_server: Option<bool>,
+    /// The least coverage in percent (`--min-coverage`): `80`, or text `"72.5%"`.
+    pub min_coverage: Option<Percent>,
+}
+
+/// A percentage as `mcpr.toml` may write it: a whole number, or text (`"72.5%"`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Percent {
+    /// `min-coverage = 80`.
+    Whole(u32),
+    /// `min-coverage = "72.5%"`, and what flags and variables give.
+    Text(String),
+}
+
+impl Percent {
+    /// The value, from 0 to 100.
+    pub fn value(&self) -> Result<f64, String> {
+        let text = match self {
+            Percent::Whole(n) => n.to_string(),
+            Percent::Text(t) => t.clone(),
+        };
+        match text.trim().trim_end_matches('%').parse::<f64>() {
+            Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+            _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
+        }
+    }
 }
 
 /// What `mcpr.toml` holds.
@@ -164,6 +190,8 @@ pub struct Resolved {
     pub no_progress: Sourced<bool>,
     /// `--reuse-server`.
     pub reuse_server: Sourced<bool>,
+    /// `--min-coverage`.
+    pub min_coverage: Sourced<f64>,
 }
 
 /// What the command line gave, besides the settings themselves.
@@ -190,6 +218,7 @@ pub const ENV: &[(&str, &str)] = &[
     ("MCPR_FAIL_FAST", "--fail-fast"),
     ("MCPR_NO_PROGRESS", "--no-progress"),
     ("MCPR_REUSE_SERVER", "--reuse-server"),
+    ("MCPR_MIN_COVERAGE", "--min-coverage"),
     ("MCPR_CONFIG", "--config"),
     ("MCPR_CONFIG_PROFILE", "--config-profile"),
 ];
@@ -305,6 +334,13 @@ pub fn resolve(
     let (fail_fast, fail_fast_src) = pick!(fail_fast, "MCPR_FAIL_FAST");
     let (no_progress, no_progress_src) = pick!(no_progress, "MCPR_NO_PROGRESS");
     let (reuse_server, reuse_server_src) = pick!(reuse_server, "MCPR_REUSE_SERVER");
+    let (coverage, coverage_src) = pick!(min_coverage, "MCPR_MIN_COVERAGE");
+    let coverage = coverage
+        .map(|p| {
+            p.value()
+                .map_err(|e| format!("min-coverage: {e} ({coverage_src})"))
+        })
+        .transpose()?;
     Ok(Resolved {
         file,
         profile,
@@ -343,6 +379,10 @@ pub fn resolve(
             value: reuse_server,
             source: reuse_server_src,
         },
+        min_coverage: Sourced {
+            value: coverage,
+            source: coverage_src,
+        },
     })
 }
 
@@ -375,6 +415,7 @@ fn env_settings(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String
         fail_fast: flag("MCPR_FAIL_FAST")?,
         no_progress: flag("MCPR_NO_PROGRESS")?,
         reuse_server: flag("MCPR_REUSE_SERVER")?,
+        min_coverage: env("MCPR_MIN_COVERAGE").map(Percent::Text),
     })
 }
 
@@ -500,6 +541,12 @@ impl Resolved {
             },
             "the suite's setting, else one per test",
         ));
+        out.push_str(&line(
+            "min-cov",
+            &self.min_coverage,
+            |p| format!("{}%", crate::coverage::shown(*p)),
+            "none",
+        ));
         out
     }
 }
@@ -599,6 +646,35 @@ mod tests {
             let e = resolve(&Settings::default(), &lookup, &none).unwrap_err();
             assert!(e.contains("no mcpr.toml"), "{e}");
         }
+    }
+
+    #[test]
+    fn minimum_coverage_from_each_place() {
+        let none = |_: &str| None;
+        let dir = project("[run]\nmin-coverage = 80\n\n[profiles.ci]\nmin-coverage = \"72.5%\"\n");
+        let mut lookup = Lookup {
+            cwd: dir.path().to_path_buf(),
+            ..Lookup::default()
+        };
+        let r = resolve(&Settings::default(), &lookup, &none).unwrap();
+        assert_eq!(r.min_coverage.value, Some(80.0));
+        assert!(
+            r.describe().contains("min-cov   80% (mcpr.toml [run])"),
+            "{}",
+            r.describe()
+        );
+        lookup.profile = Some("ci".into());
+        let r = resolve(&Settings::default(), &lookup, &none).unwrap();
+        assert_eq!(r.min_coverage.value, Some(72.5));
+        let env = |n: &str| (n == "MCPR_MIN_COVERAGE").then(|| "50".to_string());
+        let r = resolve(&Settings::default(), &lookup, &env).unwrap();
+        assert_eq!(r.min_coverage.value, Some(50.0));
+        let bad = |n: &str| (n == "MCPR_MIN_COVERAGE").then(|| "150".to_string());
+        let e = resolve(&Settings::default(), &lookup, &bad).unwrap_err();
+        assert!(
+            e.contains("min-coverage") && e.contains("MCPR_MIN_COVERAGE"),
+            "{e}"
+        );
     }
 
     #[test]

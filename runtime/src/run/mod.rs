@@ -13,6 +13,7 @@
 //! Parity runs (`mcpr parity`, `run --compare`) have their own entry point, [`parity()`].
 
 pub mod config;
+mod coverage;
 mod parity;
 mod suite;
 mod target;
@@ -23,6 +24,7 @@ use std::time::Duration;
 use mcpr_compiler::ir::Suite;
 
 pub use crate::codes::ExitClass;
+pub use coverage::CoverageSettings;
 pub use parity::{ParityOutcome, ParityRequest, parity};
 pub use target::TargetChoice;
 
@@ -132,6 +134,8 @@ pub struct RunRequest {
     pub snapshots: SnapshotSettings,
     /// The run history.
     pub history: HistorySettings,
+    /// Coverage of what the servers advertise (`--coverage`, `--min-coverage`).
+    pub coverage: CoverageSettings,
     /// Keep each step's response and each session's messages in the results.
     pub transcript: bool,
     /// Most bytes each session keeps waiting (default 64 MiB).
@@ -325,7 +329,10 @@ pub fn classify(runs: Vec<RunResult>) -> RunOutcome {
     let regressed: usize = runs.iter().map(|r| r.regressions.len()).sum();
     let gate = (exceeded + regressed > 0)
         .then(|| format!("{exceeded} budget(s) exceeded, {regressed} regression(s)"));
-    let mut exit = if gate.is_some() {
+    let short = runs
+        .iter()
+        .any(|r| r.coverage.as_ref().is_some_and(|c| !c.passed));
+    let mut exit = if gate.is_some() || short {
         ExitClass::TestsFailed
     } else {
         ExitClass::Passed

@@ -20,6 +20,7 @@ pub(super) struct SuiteRunner<'r> {
     opts: RunOptions,
     data: DataFlags,
     snapshots: SnapshotSettings,
+    coverage: super::CoverageSettings,
     history_settings: HistorySettings,
     history_file: PathBuf,
     history: History,
@@ -48,6 +49,7 @@ impl<'r> SuiteRunner<'r> {
             opts,
             data: req.data,
             snapshots: req.snapshots.clone(),
+            coverage: req.coverage,
             history_settings: req.history.clone(),
             history_file,
             history,
@@ -81,7 +83,9 @@ impl<'r> SuiteRunner<'r> {
         let rows = data::load_suite(&suite, &data_opts)
             .await
             .map_err(|e| RunError::Data(Box::new(e)))?;
-        let store = Arc::new(Mutex::new(self.snapshot_store(&suite)?));
+        let mut store = self.snapshot_store(&suite)?;
+        store.set_base_dir(data_opts.base_dir.clone());
+        let store = Arc::new(Mutex::new(store));
         let mut opts = self.opts.clone();
         opts.snapshots = Some(Arc::clone(&store));
         opts.data = data_opts;
@@ -90,7 +94,8 @@ impl<'r> SuiteRunner<'r> {
         let budgets = suite.budgets.clone().unwrap_or_default();
         let reporter = &mut *self.reporter;
         let mut on_event = |e: &schedule::Event| reporter.event(e);
-        let result = schedule::run_suite(Arc::new(suite), opts, &mut on_event).await;
+        let suite = Arc::new(suite);
+        let result = schedule::run_suite(Arc::clone(&suite), opts.clone(), &mut on_event).await;
         store
             .lock()
             .map_err(|_| "the snapshot store is unusable".to_string())
@@ -111,6 +116,7 @@ impl<'r> SuiteRunner<'r> {
             Err(e) => return Err(RunError::Usage(e.to_string())),
         };
         run.file = Some(shown.clone());
+        run.coverage = super::coverage::measure(&suite, &run, &opts, self.coverage).await;
         run.budgets = budget::evaluate(&budgets, &shown, &run.tests, &self.history);
         if self.history_settings.fail_on_regression {
             run.regressions = budget::regressions(&shown, &run.tests, &self.history);

@@ -249,6 +249,10 @@ pub struct RunResult {
     /// The keys of `state_outputs` that hold sensitive values.
     #[serde(skip)]
     pub sensitive_outputs: Vec<String>,
+    /// What the run exercised of each server (with `--coverage`, `--min-coverage` or the
+    /// suite's `minimumCoverage`; filled in by the caller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<crate::coverage::Coverage>,
 }
 
 /// This machine's name, when it has one.
@@ -388,6 +392,7 @@ pub async fn run_suite(
         withheld_env,
         state_outputs,
         sensitive_outputs,
+        coverage: None,
     })
 }
 

@@ -6,6 +6,7 @@
 //! pretty-printed with two spaces and a final newline — the same server gives the same
 //! bytes (format: docs/lint.md). [`diff::diff`] compares two snapshot values.
 
+pub mod check;
 pub mod diff;
 pub mod render;
 

@@ -133,6 +133,7 @@ impl Problem {
                 suggestion,
                 surface,
             } => names::unknown_function(name, suggestion, surface),
+            UnknownLintRule { code, suggestion } => names::unknown_lint_rule(code, suggestion),
             BadResultPath { path, reason } => names::bad_result_path(path, reason),
             NoTarget => names::no_target(),
             BadServerOption { key, reason } => names::bad_server_option(key, reason),

@@ -284,6 +284,19 @@ pub(super) fn unknown_function(
     )
 }
 
+pub(super) fn unknown_lint_rule(code: &str, suggestion: &Option<String>) -> Wording {
+    let last = crate::lint_rules::RULES.last().map_or("MCP001", |r| r.code);
+    w(
+        Code::UnknownLintRule,
+        "unknown lint rule",
+        format!("`{code}` is not a lint rule, so it cannot be ignored."),
+        Some(match suggestion {
+            Some(s) => format!("did you mean `{s}`? (`mcpr lint --rules` lists every rule)"),
+            None => format!("lint rules are MCP001 to {last}; `mcpr lint --rules` lists them"),
+        }),
+    )
+}
+
 pub(super) fn bad_result_path(path: &str, reason: &str) -> Wording {
     w(
         Code::BadResultPath,

@@ -55,6 +55,7 @@ pub fn suite(suite: &Suite) -> String {
         defaults: _,
         budgets: _,
         redact: _,
+        minimum_coverage: _,
         snapshots: _,
         client: _,
         tests: _,

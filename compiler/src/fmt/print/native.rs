@@ -117,6 +117,20 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
         NativeStep::TaskList(l) => {
             (name == "List tasks" && l.params.is_none()).then(|| ("List tasks".into(), None, None))
         }
+        NativeStep::LintClean(a) => {
+            let text = a.statement();
+            // Codes are written as the lowering writes them: upper case, no separators.
+            let codes_fit = a.ignore.iter().flatten().all(|c| {
+                !c.is_empty()
+                    && c.chars()
+                        .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit())
+            }) && a.ignore.as_ref().is_none_or(|c| !c.is_empty());
+            (name == text && codes_fit).then_some((text, None, None))
+        }
+        NativeStep::ToolsSnapshot(a) => {
+            let text = a.statement()?;
+            (name == text).then_some((text, None, None))
+        }
         // mcpr additions written by legacy `.mcp` scripts: no phrase yet, so they print as
         // `Run step with:`, which carries every setting.
         NativeStep::Echo(_)

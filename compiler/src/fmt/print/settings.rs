@@ -124,6 +124,12 @@ pub(super) fn settings(p: &mut Printer, suite: &Suite) {
         Some(crate::ir::SessionMode::PerTest) => p.line(0, "Session: per test"),
         None => {}
     }
+    if let Some(m) = suite.minimum_coverage
+        && m.fract() == 0.0
+        && (0.0..=100.0).contains(&m)
+    {
+        p.line(0, &format!("Minimum coverage: {m}%"));
+    }
     for b in suite.budgets.iter().flatten() {
         let Some(max) = duration(b.max_ms) else {
             continue;

@@ -55,22 +55,53 @@ pub fn body<'f>(
                     attach(l, b, i, node, scope);
                 }
             }
-            _ => {
-                let cleanup = phase == Phase::Cleanup;
-                let made = request_action(node, scope, cleanup)
-                    .or_else(|| native_action(node, scope, cleanup));
-                if let Some((kind, name, always)) = made {
-                    let mut s = Step::new(kind);
-                    s.name = Some(name);
-                    s.phase = Some(phase);
-                    s.always = always;
-                    s.source = Some(l.location(file, node.span));
-                    s.flow = scope.frames.clone();
-                    b.current = Some(b.steps.len());
-                    b.steps.push(s);
-                }
+            Stmt::ExpectLintClean { ignoring, .. } if !ignoring.is_empty() => {
+                unknown_lint_rules(l, ignoring, file);
+                action_step(l, b, node, scope, phase);
             }
+            _ => action_step(l, b, node, scope, phase),
         }
+    }
+}
+
+/// `ignoring MCP0##, …` naming codes that are no lint rule.
+fn unknown_lint_rules(l: &mut Lower<'_>, codes: &[Text], file: usize) {
+    for code in codes {
+        if crate::lint_rules::rule_of(&code.value).is_none() {
+            l.report(
+                Problem::UnknownLintRule {
+                    code: code.value.clone(),
+                    suggestion: closest(
+                        &code.value.to_ascii_uppercase(),
+                        crate::lint_rules::RULES.iter().map(|r| r.code),
+                    ),
+                },
+                file,
+                code.span,
+            );
+        }
+    }
+}
+
+/// The step of an action line, appended to the body.
+fn action_step(
+    l: &mut Lower<'_>,
+    b: &mut TestBuilder,
+    node: &Node,
+    scope: &Scope<'_>,
+    phase: Phase,
+) {
+    let cleanup = phase == Phase::Cleanup;
+    let made = request_action(node, scope, cleanup).or_else(|| native_action(node, scope, cleanup));
+    if let Some((kind, name, always)) = made {
+        let mut s = Step::new(kind);
+        s.name = Some(name);
+        s.phase = Some(phase);
+        s.always = always;
+        s.source = Some(l.location(scope.file, node.span));
+        s.flow = scope.frames.clone();
+        b.current = Some(b.steps.len());
+        b.steps.push(s);
     }
 }
 
@@ -211,6 +242,37 @@ fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action
                 format!("Set log level to {}", level.value),
                 None,
             )
+        }
+        Stmt::ExpectLintClean {
+            including,
+            ignoring,
+        } => {
+            let a = ir::LintCleanAction {
+                ignore: (!ignoring.is_empty()).then(|| {
+                    ignoring
+                        .iter()
+                        .map(|c| c.value.trim().to_ascii_uppercase())
+                        .collect()
+                }),
+                fail_on: *including,
+                timeout_ms: None,
+            };
+            let name = a.statement();
+            (StepKind::native(NativeStep::LintClean(a)), name, None)
+        }
+        Stmt::ExpectToolsSnapshot {
+            file,
+            allow_compatible,
+        } => {
+            let a = ir::ToolsSnapshotAction {
+                file: Some(file.value.clone()),
+                allow_compatible: allow_compatible.then_some(true),
+                timeout_ms: None,
+            };
+            let name = a
+                .statement()
+                .unwrap_or_else(|| named("Expect the tools match snapshot", &file.value));
+            (StepKind::native(NativeStep::ToolsSnapshot(a)), name, None)
         }
         Stmt::ListAll { what } => {
             let (method, field, noun) = match what {

@@ -75,6 +75,7 @@ struct Settings {
     targets: OrderedMap<Target>,
     targets_at: Vec<(usize, Span)>,
     defaults: Option<ir::Defaults>,
+    minimum_coverage: Option<f64>,
     budgets: Vec<ir::Budget>,
     budget_names: Vec<(String, Span)>,
     redact: Option<Vec<String>>,
@@ -102,6 +103,7 @@ pub fn lower(
         targets: OrderedMap::new(),
         targets_at: Vec::new(),
         defaults: None,
+        minimum_coverage: None,
         budgets: Vec::new(),
         budget_names: Vec::new(),
         redact: None,
@@ -195,6 +197,7 @@ pub fn lower(
     suite.targets = (!settings.targets.is_empty()).then_some(settings.targets);
     suite.servers = (!settings.servers.is_empty()).then_some(settings.servers);
     suite.defaults = settings.defaults;
+    suite.minimum_coverage = settings.minimum_coverage;
     suite.budgets = (!settings.budgets.is_empty()).then_some(settings.budgets);
     suite.redact = settings.redact;
     suite.snapshots = settings.snapshots;

@@ -117,6 +117,9 @@ pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node)
                 ir::SessionMode::PerTest
             });
         }
+        Stmt::MinimumCoverage { percent } => {
+            s.minimum_coverage = Some(f64::from(*percent));
+        }
         Stmt::Budget(b) => {
             let (Some(p), Some(max)) = (b.percentile.value, b.max.ms) else {
                 return;

@@ -291,6 +291,39 @@ pub(crate) fn expect_finish<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E
         .boxed()
 }
 
+pub(crate) fn expect_lint_clean<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
+    let including = kw("including").ignore_then(choice((
+        kw("warnings").to(LintLevel::Warning),
+        kw("info").to(LintLevel::Info),
+    )));
+    let ignoring = kw("ignoring")
+        .ignore_then(rest(src))
+        .map(|t| split_list(&t));
+    expect_lead()
+        .ignore_then(phrase("server is lint clean"))
+        .ignore_then(including.or_not())
+        .then(ignoring.or_not())
+        .then_ignore(end())
+        .map(|(including, ignoring)| Stmt::ExpectLintClean {
+            including,
+            ignoring: ignoring.unwrap_or_default(),
+        })
+        .boxed()
+}
+
+pub(crate) fn expect_tools_snapshot<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    expect_lead()
+        .ignore_then(phrase("tools match snapshot"))
+        .ignore_then(quoted())
+        .then(phrase("allowing compatible changes").or_not())
+        .then_ignore(end())
+        .map(|(file, allow)| Stmt::ExpectToolsSnapshot {
+            file,
+            allow_compatible: allow.is_some(),
+        })
+        .boxed()
+}
+
 pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     let not_equal = phrase("does not equal")
         .ignore_then(rest(src))

@@ -114,6 +114,29 @@ pub(crate) fn session_setting<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt,
         .boxed()
 }
 
+pub(crate) fn minimum_coverage<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    let percent = select! { Tok::Word(w) = e => (w, e.span()) }
+        .try_map(|(w, sp): (&str, SimpleSpan), _| {
+            let digits = w.strip_suffix('%').unwrap_or(w);
+            match digits.parse::<u32>() {
+                Ok(n) if n <= 100 && !digits.starts_with('+') => Ok(n),
+                _ => Err(LabelError::expected_found(
+                    ["a whole percentage from 0% to 100%"],
+                    None,
+                    sp,
+                )),
+            }
+        })
+        .lab::<E>("a whole percentage from 0% to 100%");
+    phrase("minimum coverage")
+        .ignore_then(colon())
+        .ignore_then(percent)
+        .then_ignore(kw("percent").or_not())
+        .then_ignore(end())
+        .map(|percent| Stmt::MinimumCoverage { percent })
+        .boxed()
+}
+
 pub(crate) fn budget<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     let percentile = select! { Tok::Word(w) = e => (w, e.span()) }
         .try_map(|(w, sp): (&str, SimpleSpan), _| {
