@@ -151,7 +151,9 @@ impl DataError {
             context.push(format!("data source {name}"));
         }
         if let Some(at) = &self.at {
-            if let Some(r) = at.row {
+            // A cell (`Cases!B4`) is in the position already; its data row would only
+            // confuse next to the sheet's own row number.
+            if let (Some(r), None) = (at.row, &at.cell) {
                 context.push(format!("row {r}"));
             }
             if let Some(f) = &at.field {
@@ -252,7 +254,12 @@ impl fmt::Display for DataError {
         if let Some(name) = &self.source_name {
             write!(f, "data source {name}: ")?;
         }
-        if let Some(r) = self.at.as_ref().and_then(|a| a.row) {
+        if let Some(r) = self
+            .at
+            .as_ref()
+            .filter(|a| a.cell.is_none())
+            .and_then(|a| a.row)
+        {
             write!(f, "row {r}: ")?;
         }
         write!(f, "{}", self.message)
@@ -440,6 +447,7 @@ impl DataErrors {
             .collect::<Vec<_>>()
             .join("\n");
         for o in &self.omitted {
+            out.push('\n');
             out.push_str(&o.line());
             out.push('\n');
         }

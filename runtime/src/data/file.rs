@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::csv::{MAX_FILE_BYTES, open_checked};
 use super::error::{DataError, DataErrors, DataLocation};
 use super::locate::{Document, How, Locator};
-use super::{Row, follow_path, rows_of};
+use super::{Item, follow_path, items_of};
 
 /// Most YAML aliases (`MCP-DATA-029`).
 pub const MAX_ALIASES: usize = 20;
@@ -27,7 +27,7 @@ pub fn load(
     shown: &str,
     yaml: bool,
     at: Option<&str>,
-) -> Result<(Vec<Row>, Locator), DataErrors> {
+) -> Result<(Vec<Result<Item, DataError>>, Locator), DataErrors> {
     let (mut file, len) = open_checked(path, shown, MAX_FILE_BYTES)?;
     let mut bytes = Vec::with_capacity(len as usize);
     file.read_to_end(&mut bytes).map_err(|e| {
@@ -59,7 +59,7 @@ pub fn load(
     };
     let doc = follow_path(doc, at, shown)?;
     let located = std::sync::Arc::new(Document::new(text, skipped, at));
-    let rows = rows_of(doc, shown, "The data", &|i| {
+    let rows = items_of(doc, shown, "The data", &|i| {
         Some(located.locate_item(shown, i, "not an object"))
     })?;
     let locator = Locator {

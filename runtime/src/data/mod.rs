@@ -505,13 +505,13 @@ fn open_local(
             } else {
                 "YAML"
             })?);
-            let (rows, locator) = file::load(
+            let (items, locator) = file::load(
                 &path,
                 &shown,
                 provider == Provider::Yaml,
                 ds.path.as_deref(),
             )?;
-            Ok((Box::new(numbered(rows).into_iter().map(Ok)), locator))
+            Ok((Box::new(items.into_iter()), locator))
         }
         Provider::Excel => {
             let (path, shown) = opts.resolve(&file("Excel")?);
@@ -597,43 +597,63 @@ async fn fetch_remote(
     }
 }
 
-/// Checks that a value is an array of objects (`MCP-DATA-011`) and returns the rows; every
-/// item that is not an object is a problem, located by `locate_item` (0-based index) when it
-/// can be.
-pub fn rows_of(
+/// Checks that a value is an array (`MCP-DATA-011`) and returns its items as rows, numbered
+/// from 1; an item that is not an object is a problem in its place, located by
+/// `locate_item` (0-based index) when it can be, so the other rows are still checked.
+pub fn items_of(
     value: Value,
     shown: &str,
     what: &str,
     locate_item: &dyn Fn(usize) -> Option<DataLocation>,
-) -> Result<Vec<Row>, DataErrors> {
+) -> Result<Vec<Result<Item, DataError>>, DataError> {
     let Value::Array(items) = value else {
         return Err(DataError::new(
             RunCode::NotRows,
             format!("{what} is {}, not a list of rows.", describe(&value)),
         )
         .in_file(shown)
-        .help("point `path` at an array of objects, e.g. `path: data.items`")
-        .into());
+        .help("point `path` at an array of objects, e.g. `path: data.items`"));
     };
-    let mut rows = Vec::with_capacity(items.len());
-    let mut problems = Problems::default();
-    for (i, item) in items.into_iter().enumerate() {
-        match item {
-            Value::Object(m) => rows.push(m),
+    let lower = what.to_lowercase();
+    Ok(items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::Object(row) => Ok(Item {
+                row,
+                origin: Origin {
+                    row: i as u64 + 1,
+                    ..Origin::default()
+                },
+            }),
             other => {
                 let e = DataError::new(
                     RunCode::NotRows,
                     format!(
-                        "Item {} of {what} is {}; every row must be an object of column values.",
+                        "Item {} of {lower} is {}; every row must be an object of column values.",
                         i + 1,
                         describe(&other)
                     ),
-                );
-                problems.push(match locate_item(i) {
+                )
+                .help("write every row as an object of column values, e.g. {\"id\": 1}");
+                Err(match locate_item(i) {
                     Some(at) => e.at(at),
                     None => e.in_file(shown),
-                });
+                })
             }
+        })
+        .collect())
+}
+
+/// Checks that a value is an array of objects (`MCP-DATA-011`) and returns the rows; every
+/// item that is not an object is a problem.
+pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataErrors> {
+    let mut rows = Vec::new();
+    let mut problems = Problems::default();
+    for item in items_of(value, shown, what, &|_| None)? {
+        match item {
+            Ok(item) => rows.push(item.row),
+            Err(e) => problems.push(e),
         }
     }
     if problems.any() {

@@ -293,19 +293,27 @@ fn cell_error(
     origin: &Origin,
     locator: &Locator,
 ) -> DataError {
-    let row = origin.row;
-    let (code, label, message, help) = match &problem {
+    let label = match &problem {
+        CellProblem::Missing => "no value".to_string(),
+        CellProblem::NotA(kind) => format!("not {}", type_word(*kind)),
+        CellProblem::NotAllowed(_) => "not an allowed value".to_string(),
+    };
+    let at = locator.locate(origin, Some(column), value, &label);
+    // A workbook names the cell the way the sheet does; other data, the row.
+    let row = match &at.cell {
+        Some(cell) => format!("cell {cell}"),
+        None => format!("row {}", origin.row),
+    };
+    let (code, message, help) = match &problem {
         CellProblem::Missing => (
             RunCode::RequiredValue,
-            "no value".to_string(),
-            format!("Column \"{column}\" is required, but row {row} has no value."),
+            format!("Column \"{column}\" is required, but {row} has no value."),
             "fill in the value, or drop `required` from the column",
         ),
         CellProblem::NotA(kind) => (
             RunCode::WrongType,
-            format!("not {}", type_word(*kind)),
             format!(
-                "Column \"{column}\" must be {}, but row {row} has {}.",
+                "Column \"{column}\" must be {}, but {row} has {}.",
                 type_word(*kind),
                 value.map(show_value).unwrap_or_default()
             ),
@@ -313,9 +321,8 @@ fn cell_error(
         ),
         CellProblem::NotAllowed(allowed) => (
             RunCode::NotAllowed,
-            "not an allowed value".to_string(),
             format!(
-                "Column \"{column}\" must be one of {}, but row {row} has {}.",
+                "Column \"{column}\" must be one of {}, but {row} has {}.",
                 allowed
                     .iter()
                     .map(show_value)
@@ -326,9 +333,7 @@ fn cell_error(
             "fix the value in the data, or add it to the column's `one of` list",
         ),
     };
-    DataError::new(code, message)
-        .at(locator.locate(origin, Some(column), value, &label))
-        .help(help)
+    DataError::new(code, message).at(at).help(help)
 }
 
 /// What the pipeline hands back: the rows, in order.

@@ -48,11 +48,10 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
         ..e
     };
     let value = super::follow_path(value, ds.path.as_deref(), &shown).map_err(not_rows)?;
-    let rows =
-        super::rows_of(value, &shown, "The plugin's output", &|_| None).map_err(|mut e| {
-            e.errors = e.errors.into_iter().map(not_rows).collect();
-            e
-        })?;
+    let rows = super::rows_of(value, &shown, "The plugin's output").map_err(|mut e| {
+        e.errors = e.errors.into_iter().map(not_rows).collect();
+        e
+    })?;
     Ok((rows, shown))
 }
 

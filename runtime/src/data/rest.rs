@@ -196,7 +196,7 @@ pub async fn load_rest(
     let shown = shown_url(&url);
     let doc = get_json(&url, &header_pairs(ds), opts).await?;
     let doc = follow_path(doc, ds.path.as_deref(), &shown)?;
-    Ok((rows_of(doc, &shown, "The response", &|_| None)?, shown))
+    Ok((rows_of(doc, &shown, "The response")?, shown))
 }
 
 /// Percent-encodes a path segment.

@@ -208,15 +208,18 @@ impl CheckReport {
     /// The summary line, counting data errors too (they are not compiler diagnostics).
     fn summary_line(&self) -> String {
         let summary = Summary::of(&self.diagnostics, self.files);
-        let n = self.data_errors.len();
+        let n = self.data_errors.total();
         if n == 0 {
             return summary.line();
         }
-        let errors = if n == 1 {
+        let mut errors = if n == 1 {
             "1 data error".to_string()
         } else {
             format!("{n} data errors")
         };
+        if n > self.data_errors.len() {
+            errors.push_str(&format!(" ({} shown)", self.data_errors.len()));
+        }
         if summary.errors + summary.warnings == 0 {
             let files = if self.files == 1 {
                 "1 file".to_string()
