@@ -38,6 +38,53 @@ pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) ->
         .map(|(_, c)| c.to_string())
 }
 
+/// How close a line's opening words are to a phrase, word by word: the words matched in order
+/// (a word matches when it is at most a quarter of its characters — at least one — away:
+/// `tool` matches `tools`, `tools` does not match `tasks`), then the cost of the word-level
+/// edit that turns one into the other (a substitution costs the words' character distance,
+/// an inserted or dropped word its length). Greater is closer: compare with `>`.
+///
+/// `List tools` is closer to `list all tools` (2 words matched, cost 3) than to `list tasks`
+/// (1 word, cost 3).
+pub fn phrase_closeness(words: &[&str], phrase: &[&str]) -> (usize, std::cmp::Reverse<usize>) {
+    let near = |a: &str, b: &str| {
+        let d = edit_distance(a, b);
+        d <= (a.chars().count().max(b.chars().count()) / 4).max(1) && d < b.chars().count()
+    };
+    let len = |w: &str| w.chars().count();
+    // (matched, cost) of the best alignment of words[..i] with phrase[..j].
+    let mut table = vec![vec![(0usize, 0usize); phrase.len() + 1]; words.len() + 1];
+    for (j, p) in phrase.iter().enumerate() {
+        table[0][j + 1] = (0, table[0][j].1 + len(p));
+    }
+    for (i, w) in words.iter().enumerate() {
+        table[i + 1][0] = (0, table[i][0].1 + len(w));
+        for (j, p) in phrase.iter().enumerate() {
+            let lower = w.to_lowercase();
+            let (m, c) = table[i][j];
+            let diag = if near(&lower, p) {
+                (m + 1, c + edit_distance(&lower, p))
+            } else {
+                (m, c + edit_distance(&lower, p).min(len(w).max(len(p))))
+            };
+            let (m, c) = table[i][j + 1];
+            let drop = (m, c + len(w));
+            let (m, c) = table[i + 1][j];
+            let insert = (m, c + len(p));
+            let better = |a: (usize, usize), b: (usize, usize)| {
+                if (a.0, std::cmp::Reverse(a.1)) >= (b.0, std::cmp::Reverse(b.1)) {
+                    a
+                } else {
+                    b
+                }
+            };
+            table[i + 1][j + 1] = better(better(diag, drop), insert);
+        }
+    }
+    let (m, c) = table[words.len()][phrase.len()];
+    (m, std::cmp::Reverse(c))
+}
+
 /// The slug of a test name, the reference rule for test ids: the name lower-cased, every run
 /// of characters other than ASCII letters and digits replaced by one `-`, with no `-` at
 /// either end; `test` when nothing is left.
@@ -80,6 +127,24 @@ mod tests {
         );
         assert_eq!(closest("zzz", ["create-customer"]), None);
         assert_eq!(closest("NAME", ["name", "nmae"]).as_deref(), Some("name"));
+    }
+
+    #[test]
+    fn phrases_are_compared_word_by_word() {
+        let close = |line: &str, phrase: &str| {
+            let words: Vec<&str> = line.split(' ').collect();
+            let phrase: Vec<&str> = phrase.split(' ').collect();
+            phrase_closeness(&words, &phrase)
+        };
+        assert!(close("List tools", "list all tools") > close("List tools", "list tasks"));
+        assert!(close("List prompt", "list all prompts") > close("List prompt", "list tasks"));
+        assert!(close("Get tsk", "get task") > close("Get tsk", "get prompt"));
+        assert_eq!(
+            close("list all tools", "list all tools"),
+            (3, std::cmp::Reverse(0))
+        );
+        // A one-letter word does not match a two-letter one by distance alone.
+        assert_eq!(close("a", "to").0, 0);
     }
 
     #[test]
