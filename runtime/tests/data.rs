@@ -1273,3 +1273,71 @@ async fn check_mode_loads_local_files_only() {
     );
     let _ = Arc::new(());
 }
+
+#[tokio::test]
+async fn plugins_honour_path_as_json_files_do() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rows.sh",
+        "echo '{\"data\": {\"items\": [{\"id\": \"p1\"}, {\"id\": \"p2\"}]}}'\n",
+    );
+    let mut o = opts(dir.path());
+    o.allow_custom_code = true;
+    let ds =
+        json!({"provider": "plugin", "command": "sh", "args": ["rows.sh"], "path": "data.items"});
+    let set = load_with(ds, &o).await.unwrap();
+    assert_eq!(rows(&set), json!([{"id": "p1"}, {"id": "p2"}]));
+    // A path that leads nowhere is the plugin's output problem (MCP-EXT-104).
+    let ds =
+        json!({"provider": "plugin", "command": "sh", "args": ["rows.sh"], "path": "data.rows"});
+    let e = load_with(ds, &o).await.unwrap_err();
+    assert_eq!(e.code, "MCP-EXT-104");
+    assert!(
+        e.message.contains("nothing at `data.rows`"),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
+async fn every_bad_value_of_a_source_is_reported_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "c.csv", "id,n\n1,x\n2,3\n3,y,extra\n4,z\n");
+    let s = suite(
+        json!({"s": {"file": "c.csv", "columns": {"n": {"type": "number"}}}}),
+        json!({"source": "s"}),
+    );
+    let e = data::load_suite(&s, &opts(dir.path())).await.unwrap_err();
+    let found: Vec<(String, Option<u64>)> = e
+        .errors
+        .iter()
+        .map(|e| {
+            (
+                e.code.as_str().to_string(),
+                e.at.as_ref().and_then(|a| a.line),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("MCP-DATA-021".to_string(), Some(2)),
+            ("MCP-DATA-034".to_string(), Some(4)),
+            ("MCP-DATA-021".to_string(), Some(5)),
+        ]
+    );
+    // Two tests over one broken source: its problems once, and it is not loaded twice.
+    let two: Suite = serde_json::from_value(json!({
+        "version": 1,
+        "target": {"transport": "stdio", "command": "true"},
+        "tests": [
+            {"name": "A", "steps": [{"tool": {"name": "echo"}}], "forEach": {"source": "s"}},
+            {"name": "B", "steps": [{"tool": {"name": "echo"}}], "forEach": {"source": "s"}}
+        ],
+        "dataSources": {"s": {"file": "c.csv", "columns": {"n": {"type": "number"}}}},
+    }))
+    .unwrap();
+    let e = data::load_suite(&two, &opts(dir.path())).await.unwrap_err();
+    assert_eq!(e.len(), 3);
+}

@@ -4,7 +4,7 @@
 //! Rows stream through coercion, join, derive and filter one at a time, so a large file is
 //! never held whole: only the rows that survive the filter are kept, a `first` sample stops
 //! reading as soon as it has its rows, `last` keeps a window, `every` keeps every N-th row,
-//! and without a sample the run stops at the first row beyond `--max-rows`. Only a seeded
+//! and without a sample rows beyond `--max-rows` are counted, not kept. Only a seeded
 //! `count` sample needs every filtered row before it can choose.
 
 use crate::codes::RunCode;
