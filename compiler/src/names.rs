@@ -38,17 +38,48 @@ pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) ->
         .map(|(_, c)| c.to_string())
 }
 
+/// Levenshtein distance where swapping two neighbouring characters counts as one edit
+/// (optimal string alignment): `lsit` is one edit from `list`.
+pub fn typo_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// [`phrase_closeness`]: words matched, then the edit cost reversed (greater is closer).
+pub type Closeness = (usize, std::cmp::Reverse<usize>);
+
 /// How close a line's opening words are to a phrase, word by word: the words matched in order
-/// (a word matches when it is at most a quarter of its characters — at least one — away:
+/// (a word matches when it is at most a quarter of its characters — at least one — away,
+/// a swap of two neighbours counting as one:
 /// `tool` matches `tools`, `tools` does not match `tasks`), then the cost of the word-level
 /// edit that turns one into the other (a substitution costs the words' character distance,
 /// an inserted or dropped word its length). Greater is closer: compare with `>`.
 ///
 /// `List tools` is closer to `list all tools` (2 words matched, cost 3) than to `list tasks`
 /// (1 word, cost 3).
-pub fn phrase_closeness(words: &[&str], phrase: &[&str]) -> (usize, std::cmp::Reverse<usize>) {
+pub fn phrase_closeness(words: &[&str], phrase: &[&str]) -> Closeness {
     let near = |a: &str, b: &str| {
-        let d = edit_distance(a, b);
+        let d = typo_distance(a, b);
         d <= (a.chars().count().max(b.chars().count()) / 4).max(1) && d < b.chars().count()
     };
     let len = |w: &str| w.chars().count();
@@ -63,7 +94,7 @@ pub fn phrase_closeness(words: &[&str], phrase: &[&str]) -> (usize, std::cmp::Re
             let lower = w.to_lowercase();
             let (m, c) = table[i][j];
             let diag = if near(&lower, p) {
-                (m + 1, c + edit_distance(&lower, p))
+                (m + 1, c + typo_distance(&lower, p))
             } else {
                 (m, c + edit_distance(&lower, p).min(len(w).max(len(p))))
             };
@@ -143,6 +174,9 @@ mod tests {
             close("list all tools", "list all tools"),
             (3, std::cmp::Reverse(0))
         );
+        assert!(close("Lsit tools", "list all tools") > close("Lsit tools", "list tasks"));
+        assert_eq!(typo_distance("lsit", "list"), 1);
+        assert_eq!(typo_distance("kitten", "sitting"), 3);
         // A one-letter word does not match a two-letter one by distance alone.
         assert_eq!(close("a", "to").0, 0);
     }

@@ -14,6 +14,7 @@ pub use atoms::{duration_ms, make_duration, make_number, split_list, unit_factor
 use super::statements::STATEMENTS;
 use super::token::Tok;
 use super::tree::*;
+use crate::names::Closeness;
 use crate::source::Span;
 use chumsky::extra::ParserExtra;
 use chumsky::input::{Input as _, MappedInput};
@@ -243,9 +244,6 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         }
     }
 }
-
-/// How close a line's words are to an opening phrase ([`crate::names::phrase_closeness`]).
-type Closeness = (usize, std::cmp::Reverse<usize>);
 
 /// The lower-cased words a line opens with, up to its first token that is not a word.
 fn opening_words(tokens: &[(Tok<'_>, SimpleSpan)]) -> Vec<String> {
