@@ -78,11 +78,14 @@ pub type Closeness = (usize, std::cmp::Reverse<usize>);
 /// `List tools` is closer to `list all tools` (2 words matched, cost 3) than to `list tasks`
 /// (1 word, cost 3).
 pub fn phrase_closeness(words: &[&str], phrase: &[&str]) -> Closeness {
-    let near = |a: &str, b: &str| {
-        let d = typo_distance(a, b);
-        d <= (a.chars().count().max(b.chars().count()) / 4).max(1) && d < b.chars().count()
-    };
     let len = |w: &str| w.chars().count();
+    // The distance of two words, when it can be small: a distance is at least the difference
+    // in length, so a long word is never compared letter by letter (a word of a megabyte
+    // against every phrase would take minutes).
+    let distance = |a: &str, b: &str| {
+        let (la, lb) = (len(a), len(b));
+        (la.abs_diff(lb) <= (la.max(lb) / 4).max(1)).then(|| typo_distance(a, b))
+    };
     // (matched, cost) of the best alignment of words[..i] with phrase[..j].
     let mut table = vec![vec![(0usize, 0usize); phrase.len() + 1]; words.len() + 1];
     for (j, p) in phrase.iter().enumerate() {
@@ -90,13 +93,14 @@ pub fn phrase_closeness(words: &[&str], phrase: &[&str]) -> Closeness {
     }
     for (i, w) in words.iter().enumerate() {
         table[i + 1][0] = (0, table[i][0].1 + len(w));
+        let lower = w.to_lowercase();
         for (j, p) in phrase.iter().enumerate() {
-            let lower = w.to_lowercase();
             let (m, c) = table[i][j];
-            let diag = if near(&lower, p) {
-                (m + 1, c + typo_distance(&lower, p))
-            } else {
-                (m, c + edit_distance(&lower, p).min(len(w).max(len(p))))
+            let limit = (len(&lower).max(len(p)) / 4).max(1);
+            let diag = match distance(&lower, p) {
+                Some(d) if d <= limit && d < len(p) => (m + 1, c + d),
+                Some(d) => (m, c + d),
+                None => (m, c + len(&lower).max(len(p))),
             };
             let (m, c) = table[i][j + 1];
             let drop = (m, c + len(w));
