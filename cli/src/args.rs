@@ -223,7 +223,8 @@ pub struct CompileArgs {
 /// How an ad-hoc command reaches its server.
 #[derive(Debug, Args)]
 pub struct AdhocTarget {
-    /// Streamable HTTP endpoint instead of a command.
+    /// MCP endpoint over HTTP instead of a command: Streamable HTTP, falling back to the
+    /// legacy HTTP+SSE transport when the endpoint refuses the POST (400, 404 or 405).
     #[arg(long)]
     pub url: Option<String>,
     /// HTTP header `Name: value` (repeatable).
@@ -354,7 +355,8 @@ pub struct RunArgs {
     /// Run this server command instead of the suite's target (split on spaces; quote with ").
     #[arg(long, conflicts_with = "url")]
     pub server: Option<String>,
-    /// Talk Streamable HTTP to this URL instead of the suite's target.
+    /// Use this HTTP endpoint instead of the suite's target: Streamable HTTP, falling back
+    /// to the legacy HTTP+SSE transport when the endpoint refuses the POST (400, 404 or 405).
     #[arg(long, conflicts_with = "profile")]
     pub url: Option<String>,
     /// Use the server of this profile of an mcp-tester profile file (for `.mcp` scripts,

@@ -38,6 +38,88 @@ pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) ->
         .map(|(_, c)| c.to_string())
 }
 
+/// Levenshtein distance where swapping two neighbouring characters counts as one edit
+/// (optimal string alignment): `lsit` is one edit from `list`.
+pub fn typo_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// [`phrase_closeness`]: words matched, then the edit cost reversed (greater is closer).
+pub type Closeness = (usize, std::cmp::Reverse<usize>);
+
+/// How close a line's opening words are to a phrase, word by word: the words matched in order
+/// (a word matches when it is at most a quarter of its characters — at least one — away,
+/// a swap of two neighbours counting as one:
+/// `tool` matches `tools`, `tools` does not match `tasks`), then the cost of the word-level
+/// edit that turns one into the other (a substitution costs the words' character distance,
+/// an inserted or dropped word its length). Greater is closer: compare with `>`.
+///
+/// `List tools` is closer to `list all tools` (2 words matched, cost 3) than to `list tasks`
+/// (1 word, cost 3).
+pub fn phrase_closeness(words: &[&str], phrase: &[&str]) -> Closeness {
+    let len = |w: &str| w.chars().count();
+    // The distance of two words, when it can be small: a distance is at least the difference
+    // in length, so a long word is never compared letter by letter (a word of a megabyte
+    // against every phrase would take minutes).
+    let distance = |a: &str, b: &str| {
+        let (la, lb) = (len(a), len(b));
+        (la.abs_diff(lb) <= (la.max(lb) / 4).max(1)).then(|| typo_distance(a, b))
+    };
+    // (matched, cost) of the best alignment of words[..i] with phrase[..j].
+    let mut table = vec![vec![(0usize, 0usize); phrase.len() + 1]; words.len() + 1];
+    for (j, p) in phrase.iter().enumerate() {
+        table[0][j + 1] = (0, table[0][j].1 + len(p));
+    }
+    for (i, w) in words.iter().enumerate() {
+        table[i + 1][0] = (0, table[i][0].1 + len(w));
+        let lower = w.to_lowercase();
+        for (j, p) in phrase.iter().enumerate() {
+            let (m, c) = table[i][j];
+            let limit = (len(&lower).max(len(p)) / 4).max(1);
+            let diag = match distance(&lower, p) {
+                Some(d) if d <= limit && d < len(p) => (m + 1, c + d),
+                Some(d) => (m, c + d),
+                None => (m, c + len(&lower).max(len(p))),
+            };
+            let (m, c) = table[i][j + 1];
+            let drop = (m, c + len(w));
+            let (m, c) = table[i + 1][j];
+            let insert = (m, c + len(p));
+            let better = |a: (usize, usize), b: (usize, usize)| {
+                if (a.0, std::cmp::Reverse(a.1)) >= (b.0, std::cmp::Reverse(b.1)) {
+                    a
+                } else {
+                    b
+                }
+            };
+            table[i + 1][j + 1] = better(better(diag, drop), insert);
+        }
+    }
+    let (m, c) = table[words.len()][phrase.len()];
+    (m, std::cmp::Reverse(c))
+}
+
 /// The slug of a test name, the reference rule for test ids: the name lower-cased, every run
 /// of characters other than ASCII letters and digits replaced by one `-`, with no `-` at
 /// either end; `test` when nothing is left.
@@ -80,6 +162,27 @@ mod tests {
         );
         assert_eq!(closest("zzz", ["create-customer"]), None);
         assert_eq!(closest("NAME", ["name", "nmae"]).as_deref(), Some("name"));
+    }
+
+    #[test]
+    fn phrases_are_compared_word_by_word() {
+        let close = |line: &str, phrase: &str| {
+            let words: Vec<&str> = line.split(' ').collect();
+            let phrase: Vec<&str> = phrase.split(' ').collect();
+            phrase_closeness(&words, &phrase)
+        };
+        assert!(close("List tools", "list all tools") > close("List tools", "list tasks"));
+        assert!(close("List prompt", "list all prompts") > close("List prompt", "list tasks"));
+        assert!(close("Get tsk", "get task") > close("Get tsk", "get prompt"));
+        assert_eq!(
+            close("list all tools", "list all tools"),
+            (3, std::cmp::Reverse(0))
+        );
+        assert!(close("Lsit tools", "list all tools") > close("Lsit tools", "list tasks"));
+        assert_eq!(typo_distance("lsit", "list"), 1);
+        assert_eq!(typo_distance("kitten", "sitting"), 3);
+        // A one-letter word does not match a two-letter one by distance alone.
+        assert_eq!(close("a", "to").0, 0);
     }
 
     #[test]

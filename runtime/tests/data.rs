@@ -32,6 +32,7 @@ async fn load_with(ds: Value, o: &DataOptions) -> Result<RowSet, DataError> {
     data::load_suite(&s, o)
         .await
         .map(|r| (*r.by_test[0].clone().unwrap()).clone())
+        .map_err(|e| e.first().clone())
 }
 
 async fn load(dir: &Path, ds: Value) -> Result<RowSet, DataError> {
@@ -268,7 +269,8 @@ async fn the_row_limit_is_max_rows() {
     assert_eq!(e.code, "MCP-DATA-002");
     assert_eq!(
         e.message,
-        "The source gives more than 10 rows after its pipeline, more than the limit of 10 (--max-rows)."
+        // Issue 23: the count is exact, not "more than 10 …, more than the limit of 10".
+        "The source gives 20 rows after its pipeline, more than the limit of 10 (--max-rows)."
     );
     // Filtering or sampling below the limit is fine; a sample above it is not.
     let ok = load_with(
@@ -1240,17 +1242,102 @@ async fn check_mode_loads_local_files_only() {
     let s: Suite = serde_json::from_value(json!({
         "version": 1,
         "target": {"transport": "stdio", "command": "true"},
-        "tests": [{"name": "T", "steps": [{"tool": {"name": "echo"}}], "forEach": {"file": "bad.csv"}}],
+        "tests": [
+            {"name": "T", "steps": [{"tool": {"name": "echo"}}], "forEach": {"file": "bad.csv"}},
+            {"name": "N", "steps": [{"tool": {"name": "echo"}}], "forEach": {"source": "numbers"}},
+            {"name": "R", "steps": [{"tool": {"name": "echo"}}], "forEach": {"source": "remote"}},
+            {"name": "P", "steps": [{"tool": {"name": "echo"}}], "forEach": {"source": "plugin"}}
+        ],
         "dataSources": {
             "numbers": {"file": "bad.csv", "columns": {"n": {"type": "number"}}},
             "remote": {"url": "https://example.com/rows"},
-            "plugin": {"provider": "plugin", "command": "false"}
+            "plugin": {"provider": "plugin", "command": "false"},
+            "unused": {"file": "missing.csv"}
         },
     }))
     .unwrap();
     let errors = data::check_suite(&s, &opts(dir.path())).await;
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert_eq!(errors[0].code, "MCP-DATA-021");
-    assert_eq!(errors[0].source_name.as_deref(), Some("\"numbers\""));
+    assert_eq!(errors.errors[0].code, "MCP-DATA-021");
+    assert_eq!(
+        errors.errors[0].source_name,
+        Some(data::SourceRef::Named("numbers".into()))
+    );
+    // A source no test uses is not loaded, by `check --data` as by `run`.
+    let errors = data::load_suite(&s, &opts(dir.path())).await.unwrap_err();
+    assert!(
+        errors
+            .errors
+            .iter()
+            .all(|e| !e.to_string().contains("missing.csv"))
+    );
     let _ = Arc::new(());
+}
+
+#[tokio::test]
+async fn plugins_honour_path_as_json_files_do() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "rows.sh",
+        "echo '{\"data\": {\"items\": [{\"id\": \"p1\"}, {\"id\": \"p2\"}]}}'\n",
+    );
+    let mut o = opts(dir.path());
+    o.allow_custom_code = true;
+    let ds =
+        json!({"provider": "plugin", "command": "sh", "args": ["rows.sh"], "path": "data.items"});
+    let set = load_with(ds, &o).await.unwrap();
+    assert_eq!(rows(&set), json!([{"id": "p1"}, {"id": "p2"}]));
+    // A path that leads nowhere is the plugin's output problem (MCP-EXT-104).
+    let ds =
+        json!({"provider": "plugin", "command": "sh", "args": ["rows.sh"], "path": "data.rows"});
+    let e = load_with(ds, &o).await.unwrap_err();
+    assert_eq!(e.code, "MCP-EXT-104");
+    assert!(
+        e.message.contains("nothing at `data.rows`"),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
+async fn every_bad_value_of_a_source_is_reported_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "c.csv", "id,n\n1,x\n2,3\n3,y,extra\n4,z\n");
+    let s = suite(
+        json!({"s": {"file": "c.csv", "columns": {"n": {"type": "number"}}}}),
+        json!({"source": "s"}),
+    );
+    let e = data::load_suite(&s, &opts(dir.path())).await.unwrap_err();
+    let found: Vec<(String, Option<u64>)> = e
+        .errors
+        .iter()
+        .map(|e| {
+            (
+                e.code.as_str().to_string(),
+                e.at.as_ref().and_then(|a| a.line),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("MCP-DATA-021".to_string(), Some(2)),
+            ("MCP-DATA-034".to_string(), Some(4)),
+            ("MCP-DATA-021".to_string(), Some(5)),
+        ]
+    );
+    // Two tests over one broken source: its problems once, and it is not loaded twice.
+    let two: Suite = serde_json::from_value(json!({
+        "version": 1,
+        "target": {"transport": "stdio", "command": "true"},
+        "tests": [
+            {"name": "A", "steps": [{"tool": {"name": "echo"}}], "forEach": {"source": "s"}},
+            {"name": "B", "steps": [{"tool": {"name": "echo"}}], "forEach": {"source": "s"}}
+        ],
+        "dataSources": {"s": {"file": "c.csv", "columns": {"n": {"type": "number"}}}},
+    }))
+    .unwrap();
+    let e = data::load_suite(&two, &opts(dir.path())).await.unwrap_err();
+    assert_eq!(e.len(), 3);
 }

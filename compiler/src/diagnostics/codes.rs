@@ -168,6 +168,7 @@ registry! {
     UnreadVariable = 903, Warning, "Variables entry never read", "";
     UnusedExport = 904, Warning, "Export nobody depends on", "";
     UnknownBudgetTest = 905, Warning, "Budget for a test that does not exist", "";
+    UnusedDataSource = 906, Warning, "Data source never used", "";
 }
 
 impl std::fmt::Display for Code {

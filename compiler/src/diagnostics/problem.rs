@@ -511,6 +511,12 @@ pub enum Problem {
         /// The argument name.
         name: String,
     },
+    /// A data source declared in the file that no test takes its rows from (it is not
+    /// loaded).
+    UnusedDataSource {
+        /// The data source.
+        name: String,
+    },
     /// A flow declared in the file and used by no test.
     UnusedFlow {
         /// The flow.

@@ -72,6 +72,34 @@ pub fn sources(l: &mut Lower<'_>, doc: &Document) -> OrderedMap<DataSource> {
     out
 }
 
+/// Warns about the data sources of the entry file no test takes its rows from: they are not
+/// loaded, by `mcpr run` or `mcpr check --data`.
+pub fn report_unused<'t>(
+    l: &mut Lower<'_>,
+    doc: &Document,
+    tests: impl Iterator<Item = &'t crate::ir::Test>,
+) {
+    let used: Vec<&str> = tests
+        .filter_map(|t| match &t.for_each {
+            Some(ForEach::Source(s)) => Some(s.source.as_str()),
+            _ => None,
+        })
+        .collect();
+    for node in &doc.nodes {
+        if let Stmt::DataSourceHeader { name } = &node.stmt
+            && !used.contains(&name.value.as_str())
+        {
+            l.report(
+                Problem::UnusedDataSource {
+                    name: name.value.clone(),
+                },
+                l.entry,
+                name.span,
+            );
+        }
+    }
+}
+
 /// A data source written in phrases.
 fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
     let mut s = DataSource::default();

@@ -519,6 +519,17 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
     }
     deps::check(l, &mut built);
 
+    // Data sources no test takes its rows from are not loaded (MCPLANG906).
+    for name in &sources {
+        let used = suite
+            .tests
+            .iter()
+            .any(|t| matches!(&t.for_each, Some(ForEach::Source(s)) if s.source == *name));
+        if !used {
+            let span = key_at(tree, &path!["dataSources", name]).unwrap_or(tree.span);
+            l.report(Problem::UnusedDataSource { name: name.clone() }, file, span);
+        }
+    }
     for (k, b) in suite.budgets.iter().flatten().enumerate() {
         if b.test == "*" {
             continue;

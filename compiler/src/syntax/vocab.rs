@@ -44,6 +44,27 @@ pub fn suggest(line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
         }
     }
     best.map(|(_, _, u)| u)
+        .or_else(|| by_words(&words, vocabulary))
+}
+
+/// When no phrase is near letter by letter (`Lsit tools`), the phrase that shares most of its
+/// words with the line (more than half of them, a swap of two letters counting as one edit),
+/// the closest word-level edit first.
+fn by_words(words: &[&str], vocabulary: Vocabulary) -> Option<&'static str> {
+    let mut best: Option<(crate::names::Closeness, &'static str)> = None;
+    for (phrase, usage) in openings(vocabulary) {
+        let phrase: Vec<&str> = phrase.split(' ').collect();
+        // Only words that could be the phrase's: a long line is not compared word by word.
+        let line: Vec<&str> = words.iter().take(phrase.len() + 1).copied().collect();
+        let c = crate::names::phrase_closeness(&line, &phrase);
+        // The line starts with the phrase's first word (give or take a typo).
+        let starts =
+            crate::names::phrase_closeness(&line[..line.len().min(1)], &phrase[..1]).0 == 1;
+        if starts && 2 * c.0 > phrase.len() && best.is_none_or(|(b, _)| c > b) {
+            best = Some((c, usage));
+        }
+    }
+    best.map(|(_, u)| u)
 }
 
 #[cfg(test)]
@@ -67,6 +88,11 @@ mod tests {
         assert_eq!(
             suggest("Frobnicate the server", Vocabulary::Statements),
             None
+        );
+        // Word by word when letters alone are too far: a swapped pair and a dropped word.
+        assert_eq!(
+            suggest("Lsit tools", Vocabulary::Statements),
+            Some("List all tools")
         );
     }
 }

@@ -13,7 +13,7 @@ use serde_json::Map;
 
 use super::coerce::infer_scalar;
 use super::error::{DataError, DataLocation, Snippet};
-use super::{Item, Locator, Origin, Rows};
+use super::{How, Item, Locator, Origin, Rows};
 
 /// Largest data file (`MCP-DATA-005`).
 pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -104,7 +104,10 @@ pub fn open(path: &Path, shown: &str) -> Result<(Rows<'static>, Locator), DataEr
     }
     let locator = Locator {
         file: shown.to_string(),
-        csv: Some((path.to_path_buf(), headers.clone())),
+        how: How::Csv {
+            path: path.to_path_buf(),
+            headers: headers.clone(),
+        },
     };
     let rows = CsvRows {
         reader,
@@ -299,6 +302,8 @@ impl CsvRows {
                 column: Some(char_column(&text, quote)),
                 ..DataLocation::default()
             };
+            let q = quote.min(text.len()) as u64;
+            at.span = Some((byte + q, (byte + q + 1).min(byte + text.len() as u64)));
             at.snippet = Some(Snippet {
                 start: quote.min(text.len()),
                 end: (quote + 1).min(text.len()),
@@ -330,7 +335,9 @@ impl Iterator for CsvRows {
                 None
             }
             Err(e) => {
-                self.done = true;
+                // A record with the wrong number of fields or an oversized field was read
+                // whole: the next record can be read, so its problems are reported too.
+                self.done = !matches!(e.code, RunCode::CsvFieldCount | RunCode::CsvFieldTooLarge);
                 Some(Err(e))
             }
         }
@@ -433,6 +440,8 @@ fn line_location(
         None => (text.len(), text.len()),
     };
     at.column = Some(char_column(&text, start));
+    let from = byte + skip as u64;
+    at.span = Some((from + start as u64, from + end as u64));
     at.snippet = Some(Snippet {
         text,
         start,

@@ -19,8 +19,13 @@ pub struct DataLocation {
     pub row: Option<u64>,
     /// The data column (field name) concerned.
     pub field: Option<String>,
+    /// For a workbook: the cell as the sheet names it, `Sheet1!B3` (then `line` and `column`
+    /// are the sheet's own row and column numbers).
+    pub cell: Option<String>,
     /// The source line and the byte range of the caret within it.
     pub snippet: Option<Snippet>,
+    /// Byte range of the caret in the text file, when known (for machine positions).
+    pub span: Option<(u64, u64)>,
 }
 
 /// One line of a data file with the part a caret points at.
@@ -44,8 +49,8 @@ pub struct DataError {
     pub code: RunCode,
     /// The explanation, one or two sentences.
     pub message: String,
-    /// The data source (its name, or `test "T"` for a file named by a test).
-    pub source_name: Option<String>,
+    /// The data source: its declared name, or the test that names a file or table.
+    pub source_name: Option<SourceRef>,
     /// Where in the data.
     pub at: Option<Box<DataLocation>>,
     /// A suggested fix, printed after `Try:`.
@@ -88,9 +93,9 @@ impl DataError {
     }
 
     /// Names the data source, unless an inner source was named already.
-    pub fn source_named(mut self, name: &str) -> DataError {
+    pub fn source_named(mut self, name: &SourceRef) -> DataError {
         if self.source_name.is_none() {
-            self.source_name = Some(name.to_string());
+            self.source_name = Some(name.clone());
         }
         self
     }
@@ -106,14 +111,30 @@ impl DataError {
         self.code
     }
 
-    /// `file:line:col` (or `file`, or nothing) of the error.
+    /// `file:line:col` (or `file`, or nothing) of the error; `file Sheet!B3` for a cell of
+    /// a workbook.
     pub fn position(&self) -> Option<String> {
         let at = self.at.as_ref()?;
+        if let Some(cell) = &at.cell {
+            return Some(format!("{} {cell}", at.file));
+        }
         Some(match (at.line, at.column) {
             (Some(l), Some(c)) => format!("{}:{l}:{c}", at.file),
             (Some(l), None) => format!("{}:{l}", at.file),
             _ => at.file.clone(),
         })
+    }
+
+    /// The key problems are sorted by: file, line (or row), column, code.
+    fn sort_key(&self) -> (String, u64, u64, u64, &'static str) {
+        let at = self.at.as_deref().cloned().unwrap_or_default();
+        (
+            at.file,
+            at.line.or(at.row).unwrap_or(0),
+            at.column.unwrap_or(0),
+            at.row.unwrap_or(0),
+            self.code.as_str(),
+        )
     }
 
     /// Multi-line rendering like a compile diagnostic: `CODE path:line:col`, the data line
@@ -130,7 +151,9 @@ impl DataError {
             context.push(format!("data source {name}"));
         }
         if let Some(at) = &self.at {
-            if let Some(r) = at.row {
+            // A cell (`Cases!B4`) is in the position already; its data row would only
+            // confuse next to the sheet's own row number.
+            if let (Some(r), None) = (at.row, &at.cell) {
                 context.push(format!("row {r}"));
             }
             if let Some(f) = &at.field {
@@ -151,8 +174,11 @@ impl DataError {
             label,
         }) = self.at.as_ref().and_then(|a| a.snippet.as_ref())
         {
-            let line = self.at.as_ref().and_then(|a| a.line).unwrap_or(0);
-            let gutter = line.to_string();
+            let at = self.at.as_deref();
+            let gutter = match at.and_then(|a| a.cell.as_deref()) {
+                Some(cell) => cell.rsplit('!').next().unwrap_or(cell).to_string(),
+                None => at.and_then(|a| a.line).unwrap_or(0).to_string(),
+            };
             let pad = " ".repeat(gutter.len());
             let shown = shorten_line(text, *start, *end);
             out.push_str(&format!("{blue}{pad} |{reset}\n"));
@@ -228,7 +254,12 @@ impl fmt::Display for DataError {
         if let Some(name) = &self.source_name {
             write!(f, "data source {name}: ")?;
         }
-        if let Some(r) = self.at.as_ref().and_then(|a| a.row) {
+        if let Some(r) = self
+            .at
+            .as_ref()
+            .filter(|a| a.cell.is_none())
+            .and_then(|a| a.row)
+        {
             write!(f, "row {r}: ")?;
         }
         write!(f, "{}", self.message)
@@ -236,6 +267,214 @@ impl fmt::Display for DataError {
 }
 
 impl std::error::Error for DataError {}
+
+/// Most problems reported for one data source; the others are counted ("and N more").
+pub const MAX_PROBLEMS_PER_SOURCE: usize = 100;
+
+/// Which data source a problem belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SourceRef {
+    /// A `Data source:` block (`dataSources` entry) by its name.
+    Named(String),
+    /// The rows a test names itself (`For each row:` or `For each row in "file"`).
+    OfTest(String),
+}
+
+impl SourceRef {
+    /// The declared name, for a named source.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            SourceRef::Named(n) => Some(n),
+            SourceRef::OfTest(_) => None,
+        }
+    }
+
+    /// The test, for rows a test names itself.
+    pub fn test(&self) -> Option<&str> {
+        match self {
+            SourceRef::OfTest(t) => Some(t),
+            SourceRef::Named(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for SourceRef {
+    /// `"customers"`, or `of test "T"` (after the words "data source").
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceRef::Named(n) => write!(f, "\"{n}\""),
+            SourceRef::OfTest(t) => write!(f, "of test \"{t}\""),
+        }
+    }
+}
+
+/// Problems of one source beyond [`MAX_PROBLEMS_PER_SOURCE`]: counted, not shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Omitted {
+    /// The source.
+    pub source: Option<SourceRef>,
+    /// The file (as shown), URL or provider the source reads.
+    pub file: String,
+    /// How many problems were not shown.
+    pub count: usize,
+}
+
+impl Omitted {
+    /// `… and 12 more problems in data source "customers" (only the first 100 of a source
+    /// are shown)`.
+    pub fn line(&self) -> String {
+        let what = if self.count == 1 {
+            "problem"
+        } else {
+            "problems"
+        };
+        let source = match &self.source {
+            Some(s) => format!("data source {s}"),
+            None => self.file.clone(),
+        };
+        format!(
+            "… and {} more {what} in {source} (only the first {MAX_PROBLEMS_PER_SOURCE} of a source are shown)",
+            self.count
+        )
+    }
+}
+
+/// Every problem of the data of a suite (or of one source), sorted by file and position; at
+/// most [`MAX_PROBLEMS_PER_SOURCE`] per source, the rest counted in `omitted`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DataErrors {
+    /// The problems, sorted.
+    pub errors: Vec<DataError>,
+    /// Per source, the problems beyond the limit.
+    pub omitted: Vec<Omitted>,
+}
+
+impl From<DataError> for DataErrors {
+    fn from(e: DataError) -> DataErrors {
+        DataErrors {
+            errors: vec![e],
+            omitted: Vec::new(),
+        }
+    }
+}
+
+impl DataErrors {
+    /// Whether there is no problem.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// How many problems are shown.
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// How many problems were found, shown or not.
+    pub fn total(&self) -> usize {
+        self.errors.len() + self.omitted.iter().map(|o| o.count).sum::<usize>()
+    }
+
+    /// Adds the problems of `other`.
+    pub fn extend(&mut self, other: DataErrors) {
+        self.errors.extend(other.errors);
+        self.omitted.extend(other.omitted);
+    }
+
+    /// Names the source of every problem not named yet.
+    pub fn source_named(mut self, name: &SourceRef) -> DataErrors {
+        self.errors = self
+            .errors
+            .into_iter()
+            .map(|e| e.source_named(name))
+            .collect();
+        for o in &mut self.omitted {
+            if o.source.is_none() {
+                o.source = Some(name.clone());
+            }
+        }
+        self
+    }
+
+    /// Sorts the problems by file, position and code, and drops repeats (a source two
+    /// tests use is loaded twice).
+    pub fn sort(&mut self) {
+        self.errors.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let mut seen = Vec::<DataError>::new();
+        self.errors.retain(|e| {
+            let new = !seen.contains(e);
+            if new {
+                seen.push(e.clone());
+            }
+            new
+        });
+        let mut kept = Vec::<Omitted>::new();
+        for o in self.omitted.drain(..) {
+            if !kept
+                .iter()
+                .any(|k| k.source == o.source && k.file == o.file)
+            {
+                kept.push(o);
+            }
+        }
+        self.omitted = kept;
+    }
+
+    /// The registered code of the first problem.
+    pub fn run_code(&self) -> RunCode {
+        self.first().code
+    }
+
+    /// Whether the environment is at fault for any problem (`mcpr run` exits 3).
+    pub fn is_environment(&self) -> bool {
+        self.errors.iter().any(DataError::is_environment)
+    }
+
+    /// The first problem.
+    pub fn first(&self) -> &DataError {
+        static NONE: std::sync::LazyLock<DataError> = std::sync::LazyLock::new(|| {
+            DataError::new(RunCode::DataUnreadable, "No data problem was recorded.")
+        });
+        self.errors.first().unwrap_or(&NONE)
+    }
+
+    /// Every problem rendered like a compile diagnostic, a blank line between two, then the
+    /// "and N more" lines.
+    pub fn render(&self, color: bool) -> String {
+        let mut out = self
+            .errors
+            .iter()
+            .map(|e| e.render(color))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for o in &self.omitted {
+            out.push('\n');
+            out.push_str(&o.line());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A set of problems reads like its first one (`errors.code`, `errors.message`): what a
+/// caller that acts on one problem needs.
+impl std::ops::Deref for DataErrors {
+    type Target = DataError;
+
+    fn deref(&self) -> &DataError {
+        self.first()
+    }
+}
+
+impl fmt::Display for DataErrors {
+    /// One line per problem, then the "and N more" lines.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut lines: Vec<String> = self.errors.iter().map(ToString::to_string).collect();
+        lines.extend(self.omitted.iter().map(Omitted::line));
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+impl std::error::Error for DataErrors {}
 
 #[cfg(test)]
 mod tests {
@@ -253,6 +492,8 @@ mod tests {
             column: Some(5),
             row: Some(2),
             field: Some("spend".into()),
+            cell: None,
+            span: None,
             snippet: Some(Snippet {
                 text: "C-2,abc,gold".into(),
                 start: 4,
@@ -260,7 +501,7 @@ mod tests {
                 label: "not a number".into(),
             }),
         })
-        .source_named("\"customers\"")
+        .source_named(&SourceRef::Named("customers".into()))
         .help("fix the value or declare the column as string");
         assert_eq!(
             e.render(false),

@@ -11,10 +11,10 @@ use std::path::Path;
 use calamine::{Data, Reader};
 use serde_json::{Map, Value};
 
-use super::Row;
-use super::coerce::js_number;
+use super::coerce::{as_text, js_number};
 use super::csv::open_checked;
-use super::error::DataError;
+use super::error::{DataError, DataLocation, Snippet};
+use super::{How, Item, Locator, Origin, pipeline};
 
 /// Largest workbook file (`MCP-DATA-018`).
 pub const MAX_FILE_BYTES: u64 = 25 * 1024 * 1024;
@@ -120,12 +120,82 @@ fn header_text(c: &Data) -> String {
     match cell(c) {
         Value::String(s) => s,
         Value::Null => String::new(),
-        other => super::coerce::as_text(&other),
+        other => as_text(&other),
     }
 }
 
-/// Reads the rows of sheet `sheet` (the first sheet when `None`).
-pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, DataError> {
+/// The sheet rows were read from and the column of each header, to name a cell as the sheet
+/// does: `Cases!C3` (the sheet's own row number, not the data row).
+#[derive(Debug)]
+pub struct Sheet {
+    name: String,
+    columns: Vec<(String, u32)>,
+}
+
+/// `A` … `Z`, `AA` … for a 0-based column.
+pub fn column_letters(col: u32) -> String {
+    let mut n = u64::from(col) + 1;
+    let mut out = Vec::new();
+    while n > 0 {
+        let r = ((n - 1) % 26) as u8;
+        out.push(char::from(b'A' + r));
+        n = (n - 1) / 26;
+    }
+    out.iter().rev().collect()
+}
+
+/// A sheet name as a cell reference writes it: quoted when it holds more than letters,
+/// digits and `_` (`'My cases'!B3`).
+fn sheet_ref(name: &str) -> String {
+    if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        name.to_string()
+    } else {
+        format!("'{}'", name.replace('\'', "''"))
+    }
+}
+
+impl Sheet {
+    /// The cell of column `col` (0-based) in sheet row `row` (1-based).
+    fn cell(&self, col: u32, row: u64) -> String {
+        format!("{}!{}{row}", sheet_ref(&self.name), column_letters(col))
+    }
+
+    /// The cell of column `field` in the row `origin` points at, with its value.
+    pub fn locate(
+        &self,
+        shown: &str,
+        origin: &Origin,
+        field: Option<&str>,
+        value: Option<&Value>,
+        label: &str,
+    ) -> DataLocation {
+        let mut at = pipeline::plain_location(shown, origin, field);
+        let col = field.and_then(|f| self.columns.iter().find(|(h, _)| h == f).map(|(_, c)| *c));
+        if let (Some(col), Some(row)) = (col, origin.line) {
+            at.cell = Some(self.cell(col, row));
+            at.line = Some(row);
+            at.column = Some(u64::from(col) + 1);
+            let text = match value {
+                None | Some(Value::Null) => String::new(),
+                Some(v) => as_text(v),
+            };
+            at.snippet = Some(Snippet {
+                end: text.len(),
+                text,
+                start: 0,
+                label: label.to_string(),
+            });
+        }
+        at
+    }
+}
+
+/// Reads the rows of sheet `sheet` (the first sheet when `None`), each with its sheet row.
+pub fn load(
+    path: &Path,
+    shown: &str,
+    sheet: Option<&str>,
+) -> Result<(Vec<Item>, Locator), DataError> {
     let (mut file, len) = open_checked(path, shown, MAX_FILE_BYTES).map_err(|e| {
         if e.code == RunCode::DataFileTooLarge {
             DataError {
@@ -183,26 +253,43 @@ pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, D
         other => dense(other, &name, shown)?,
     };
     let mut lines = lines.into_iter();
-    let Some(header) = lines.next() else {
-        return Ok(Vec::new());
+    let Some((header_row, header)) = lines.next() else {
+        let sheet = Sheet {
+            name,
+            columns: Vec::new(),
+        };
+        return Ok((Vec::new(), sheet_locator(shown, sheet)));
     };
     let headers: Vec<(u32, String)> = header
         .iter()
         .map(|(c, d)| (*c, header_text(d)))
         .filter(|(_, h)| !h.is_empty())
         .collect();
-    for (i, (_, name)) in headers.iter().enumerate() {
-        if headers[..i].iter().any(|(_, h)| h == name) {
+    let sheet = Sheet {
+        name,
+        columns: headers.iter().map(|(c, h)| (h.clone(), *c)).collect(),
+    };
+    for (i, (col, header)) in headers.iter().enumerate() {
+        if headers[..i].iter().any(|(_, h)| h == header) {
+            let cell = sheet.cell(*col, u64::from(header_row) + 1);
             return Err(DataError::new(
                 RunCode::DuplicateHeader,
-                format!("The header names column \"{name}\" twice."),
+                format!("The header names column \"{header}\" twice (again in {cell})."),
             )
-            .in_file(shown)
+            .at(DataLocation {
+                file: shown.to_string(),
+                line: Some(u64::from(header_row) + 1),
+                column: Some(u64::from(*col) + 1),
+                field: Some(header.clone()),
+                cell: Some(cell),
+                ..DataLocation::default()
+            })
             .help("give every column its own name"));
         }
     }
-    Ok(lines
-        .map(|cells| {
+    let items = lines
+        .enumerate()
+        .map(|(i, (sheet_row, cells))| {
             let mut row = Map::new();
             for (col, name) in &headers {
                 let v = cells
@@ -211,13 +298,29 @@ pub fn load(path: &Path, shown: &str, sheet: Option<&str>) -> Result<Vec<Row>, D
                     .map_or(Value::Null, |(_, d)| cell(d));
                 row.insert(name.clone(), v);
             }
-            row
+            Item {
+                row,
+                origin: Origin {
+                    row: i as u64 + 1,
+                    line: Some(u64::from(sheet_row) + 1),
+                    byte: None,
+                },
+            }
         })
-        .collect())
+        .collect();
+    Ok((items, sheet_locator(shown, sheet)))
 }
 
-/// Non-empty rows of a sheet as (column, cell) lists, in order.
-type Lines = Vec<Vec<(u32, Data)>>;
+fn sheet_locator(shown: &str, sheet: Sheet) -> Locator {
+    Locator {
+        file: shown.to_string(),
+        how: How::Sheet(std::sync::Arc::new(sheet)),
+    }
+}
+
+/// Non-empty rows of a sheet, each with its 0-based sheet row and its (column, cell) list,
+/// in order.
+type Lines = Vec<(u32, Vec<(u32, Data)>)>;
 
 fn too_many_cells(name: &str, shown: &str) -> DataError {
     DataError::new(
@@ -256,9 +359,9 @@ fn streamed(
         }
         if current != Some(row) {
             current = Some(row);
-            lines.push(Vec::new());
+            lines.push((row, Vec::new()));
         }
-        if let Some(line) = lines.last_mut() {
+        if let Some((_, line)) = lines.last_mut() {
             line.push((col, data));
         }
     }
@@ -278,17 +381,20 @@ fn dense<RS: Read + std::io::Seek>(
     if h.saturating_mul(w) > MAX_CELLS {
         return Err(too_many_cells(name, shown));
     }
-    let first_col = range.start().map_or(0, |(_, c)| c);
+    let (first_row, first_col) = range.start().unwrap_or((0, 0));
     Ok(range
         .rows()
-        .map(|r| {
-            r.iter()
+        .enumerate()
+        .map(|(n, r)| {
+            let cells = r
+                .iter()
                 .enumerate()
                 .filter(|(_, d)| !matches!(d, Data::Empty))
                 .map(|(i, d)| (first_col + i as u32, d.clone()))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            (first_row + n as u32, cells)
         })
-        .filter(|line| !line.is_empty())
+        .filter(|(_, line)| !line.is_empty())
         .collect())
 }
 

@@ -10,8 +10,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::csv::{MAX_FILE_BYTES, open_checked};
-use super::error::{DataError, DataLocation};
-use super::{Row, follow_path, rows_of};
+use super::error::{DataError, DataErrors, DataLocation};
+use super::locate::{Document, How, Locator};
+use super::{Item, follow_path, items_of};
 
 /// Most YAML aliases (`MCP-DATA-029`).
 pub const MAX_ALIASES: usize = 20;
@@ -20,8 +21,13 @@ pub const MAX_DEPTH: usize = 50;
 /// Most YAML nodes (`MCP-DATA-030`).
 pub const MAX_NODES: usize = 100_000;
 
-/// Reads the rows of a JSON (`yaml: false`) or YAML file.
-pub fn load(path: &Path, shown: &str, yaml: bool, at: Option<&str>) -> Result<Vec<Row>, DataError> {
+/// Reads the rows of a JSON (`yaml: false`) or YAML file, and how to find them in its text.
+pub fn load(
+    path: &Path,
+    shown: &str,
+    yaml: bool,
+    at: Option<&str>,
+) -> Result<(Vec<Result<Item, DataError>>, Locator), DataErrors> {
     let (mut file, len) = open_checked(path, shown, MAX_FILE_BYTES)?;
     let mut bytes = Vec::with_capacity(len as usize);
     file.read_to_end(&mut bytes).map_err(|e| {
@@ -42,14 +48,25 @@ pub fn load(path: &Path, shown: &str, yaml: bool, at: Option<&str>) -> Result<Ve
         .in_file(shown)
         .help("save the file as UTF-8")
     })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let (text, skipped) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (rest.to_string(), 3),
+        None => (text, 0),
+    };
     let doc = if yaml {
-        parse_yaml(text, shown)?
+        parse_yaml(&text, shown)?
     } else {
-        parse_json(text, shown)?
+        parse_json(&text, shown)?
     };
     let doc = follow_path(doc, at, shown)?;
-    rows_of(doc, shown, "The data")
+    let located = std::sync::Arc::new(Document::new(text, skipped, at));
+    let rows = items_of(doc, shown, "The data", &|i| {
+        Some(located.locate_item(shown, i, "not an object"))
+    })?;
+    let locator = Locator {
+        file: shown.to_string(),
+        how: How::Document(located),
+    };
+    Ok((rows, locator))
 }
 
 fn located(shown: &str, line: usize, column: usize) -> DataLocation {

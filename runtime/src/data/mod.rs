@@ -14,6 +14,7 @@ pub mod error;
 pub mod excel;
 pub mod file;
 pub mod fingerprint;
+pub mod locate;
 pub mod net;
 pub mod pipeline;
 pub mod plugin;
@@ -24,12 +25,15 @@ pub mod sql;
 use crate::codes::RunCode;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+use pipeline::Problems;
 use std::sync::{Arc, Mutex};
 
 use mcpr_compiler::ir::{DataSource, ForEach, Provider, Suite};
 use serde_json::{Map, Value};
 
-pub use error::{DataError, DataLocation, Snippet};
+pub use error::{DataError, DataErrors, DataLocation, Omitted, Snippet, SourceRef};
+pub use locate::{How, Locator};
 use pipeline::{JoinIndex, Spec};
 
 /// One row: column name → value, in column order.
@@ -57,33 +61,6 @@ pub struct Item {
 
 /// A provider's rows, read one at a time.
 pub type Rows<'a> = Box<dyn Iterator<Item = Result<Item, DataError>> + Send + 'a>;
-
-/// Turns a row's origin into a location in the data (file, line and caret for CSV).
-#[derive(Debug, Clone)]
-pub struct Locator {
-    /// The file (as shown), URL or provider name.
-    pub file: String,
-    /// For CSV: the file on disk and its header, so the offending cell can be shown.
-    pub csv: Option<(PathBuf, Vec<String>)>,
-}
-
-impl Locator {
-    /// A locator that names the file (or URL or provider) and the row only.
-    pub fn plain(file: &str) -> Locator {
-        Locator {
-            file: file.to_string(),
-            csv: None,
-        }
-    }
-
-    /// The location of `field` in the row `origin` points at.
-    pub fn locate(&self, origin: &Origin, field: Option<&str>, label: &str) -> DataLocation {
-        match &self.csv {
-            Some((path, headers)) => csv::locate(&self.file, path, headers, origin, field, label),
-            None => pipeline::plain_location(&self.file, origin, field),
-        }
-    }
-}
 
 /// What a run may load and how much.
 #[derive(Debug, Clone)]
@@ -173,63 +150,54 @@ struct Ctx {
 }
 
 /// Loads the rows of every data-driven test of `suite` (each source once per test that
-/// uses it; sources with `cache` once per run). The first problem stops the load.
-pub async fn load_suite(suite: &Suite, opts: &DataOptions) -> Result<SuiteRows, DataError> {
+/// uses it; sources with `cache` once per run). Declared sources no test uses are not loaded
+/// (the compiler warns about them, MCPLANG906). Every source is read to its end and every
+/// problem is reported, sorted (at most [`error::MAX_PROBLEMS_PER_SOURCE`] per source); a
+/// source that failed is not tried again for the next test that uses it.
+pub async fn load_suite(suite: &Suite, opts: &DataOptions) -> Result<SuiteRows, DataErrors> {
     let ctx = Ctx {
         opts: Arc::new(opts.clone()),
         cache: Cache::default(),
     };
     let mut by_test = Vec::with_capacity(suite.tests.len());
+    let mut problems = DataErrors::default();
+    let mut failed: Vec<SourceRef> = Vec::new();
     for test in &suite.tests {
-        let set = match &test.for_each {
-            None => None,
-            Some(each) => {
-                let (label, ds) = source_of(suite, &test.name, each)?;
-                Some(Arc::new(load_named(&ctx, &label, ds).await?))
+        let Some(each) = &test.for_each else {
+            by_test.push(None);
+            continue;
+        };
+        let set = match source_of(suite, &test.name, each) {
+            Err(e) => {
+                problems.extend(e.into());
+                None
             }
+            Ok((label, _)) if failed.contains(&label) => None,
+            Ok((label, ds)) => match load_named(&ctx, &label, ds).await {
+                Ok(set) => Some(Arc::new(set)),
+                Err(e) => {
+                    problems.extend(e);
+                    failed.push(label);
+                    None
+                }
+            },
         };
         by_test.push(set);
     }
-    Ok(SuiteRows { by_test })
+    if problems.is_empty() {
+        Ok(SuiteRows { by_test })
+    } else {
+        problems.sort();
+        Err(problems)
+    }
 }
 
-/// `mcpr check --data`: loads every declared source and every file a test names, local
-/// files only, and returns every problem (one per source at most).
-pub async fn check_suite(suite: &Suite, opts: &DataOptions) -> Vec<DataError> {
+/// `mcpr check --data`: loads the sources the tests use, the way `mcpr run` does but local
+/// files only (never the network, never plugins), and returns every problem, sorted.
+pub async fn check_suite(suite: &Suite, opts: &DataOptions) -> DataErrors {
     let mut opts = opts.clone();
     opts.local_only = true;
-    let ctx = Ctx {
-        opts: Arc::new(opts),
-        cache: Cache::default(),
-    };
-    let mut errors = Vec::new();
-    for (name, ds) in suite.data_sources.iter().flat_map(|m| m.iter()) {
-        if let Err(e) = load_named(&ctx, &format!("\"{name}\""), ds.clone()).await {
-            errors.push(e);
-        }
-    }
-    for test in &suite.tests {
-        match &test.for_each {
-            Some(ForEach::Source(s)) => {
-                let declared = suite
-                    .data_sources
-                    .as_ref()
-                    .is_some_and(|m| m.get(&s.source).is_some());
-                if !declared {
-                    errors.push(unknown_source(&test.name, &s.source));
-                }
-            }
-            Some(each) => {
-                if let Ok((label, ds)) = source_of(suite, &test.name, each)
-                    && let Err(e) = load_named(&ctx, &label, ds).await
-                {
-                    errors.push(e);
-                }
-            }
-            None => {}
-        }
-    }
-    errors
+    load_suite(suite, &opts).await.err().unwrap_or_default()
 }
 
 fn unknown_source(test: &str, name: &str) -> DataError {
@@ -241,10 +209,14 @@ fn unknown_source(test: &str, name: &str) -> DataError {
 }
 
 /// The data source a test iterates over, and how to name it in messages.
-fn source_of(suite: &Suite, test: &str, each: &ForEach) -> Result<(String, DataSource), DataError> {
+fn source_of(
+    suite: &Suite,
+    test: &str,
+    each: &ForEach,
+) -> Result<(SourceRef, DataSource), DataError> {
     Ok(match each {
         ForEach::Rows(r) => (
-            format!("of test \"{test}\""),
+            SourceRef::OfTest(test.to_string()),
             DataSource {
                 provider: Some(Provider::Inline),
                 rows: Some(r.rows.clone()),
@@ -257,10 +229,10 @@ fn source_of(suite: &Suite, test: &str, each: &ForEach) -> Result<(String, DataS
                 .as_ref()
                 .and_then(|m| m.get(&s.source))
                 .ok_or_else(|| unknown_source(test, &s.source))?;
-            (format!("\"{}\"", s.source), ds.clone())
+            (SourceRef::Named(s.source.clone()), ds.clone())
         }
         ForEach::File(f) => (
-            format!("of test \"{test}\""),
+            SourceRef::OfTest(test.to_string()),
             DataSource {
                 file: Some(f.file.clone()),
                 sheet: f.sheet.clone(),
@@ -270,7 +242,7 @@ fn source_of(suite: &Suite, test: &str, each: &ForEach) -> Result<(String, DataS
     })
 }
 
-async fn load_named(ctx: &Ctx, label: &str, ds: DataSource) -> Result<RowSet, DataError> {
+async fn load_named(ctx: &Ctx, label: &SourceRef, ds: DataSource) -> Result<RowSet, DataErrors> {
     let max = Some(ctx.opts.max_rows);
     load(ctx, ds, max).await.map_err(|e| e.source_named(label))
 }
@@ -383,7 +355,7 @@ fn load(
     ctx: &Ctx,
     ds: DataSource,
     max_rows: Option<usize>,
-) -> crate::BoxFuture<'_, Result<RowSet, DataError>> {
+) -> crate::BoxFuture<'_, Result<RowSet, DataErrors>> {
     Box::pin(async move {
         let ds = substitute_env(&ds);
         let spec = Spec::new(&ds)?;
@@ -414,10 +386,22 @@ fn load(
         }
         if local(provider, &ds) {
             let cache = Arc::clone(&ctx.cache);
-            let task = tokio::task::spawn_blocking(move || {
+            let task = tokio::task::spawn_blocking(move || -> Result<RowSet, DataErrors> {
                 let (rows, locator) = open_local(provider, &ds, &opts)?;
                 if cached {
-                    let items: Vec<Item> = rows.collect::<Result<_, _>>()?;
+                    let read: Vec<Result<Item, DataError>> = rows.collect();
+                    if read.iter().any(Result::is_err) {
+                        // Not kept: the pipeline reports every problem of the rows.
+                        let out = pipeline::run(
+                            &spec,
+                            Box::new(read.into_iter()),
+                            &locator,
+                            join.as_ref(),
+                            max_rows,
+                        )?;
+                        return Ok(RowSet::new(locator.file.clone(), out));
+                    }
+                    let items: Vec<Item> = read.into_iter().flatten().collect();
                     let shared = Arc::new((items, locator));
                     if let Ok(mut c) = cache.lock() {
                         c.insert(key, Arc::clone(&shared));
@@ -435,10 +419,10 @@ fn load(
                 Ok(RowSet::new(locator.file.clone(), out))
             });
             return task.await.map_err(|e| {
-                DataError::new(
+                DataErrors::from(DataError::new(
                     RunCode::DataUnreadable,
                     format!("Loading the data failed: {e}"),
-                )
+                ))
             })?;
         }
         let (items, locator) = fetch_remote(provider, &ds, &opts).await?;
@@ -457,7 +441,7 @@ fn load(
     })
 }
 
-async fn join_index(ctx: &Ctx, j: &DataSource) -> Result<JoinIndex, DataError> {
+async fn join_index(ctx: &Ctx, j: &DataSource) -> Result<JoinIndex, DataErrors> {
     let on = j.on.clone().filter(|o| !o.is_empty()).ok_or_else(|| {
         DataError::new(
             RunCode::JoinWithoutOn,
@@ -493,7 +477,7 @@ fn open_local(
     provider: Provider,
     ds: &DataSource,
     opts: &DataOptions,
-) -> Result<(Rows<'static>, Locator), DataError> {
+) -> Result<(Rows<'static>, Locator), DataErrors> {
     let file = |what: &str| {
         ds.file.clone().ok_or_else(|| {
             DataError::new(
@@ -513,7 +497,7 @@ fn open_local(
         }
         Provider::Csv => {
             let (path, shown) = opts.resolve(&file("CSV")?);
-            csv::open(&path, &shown)
+            Ok(csv::open(&path, &shown)?)
         }
         Provider::Json | Provider::Yaml => {
             let (path, shown) = opts.resolve(&file(if provider == Provider::Json {
@@ -521,24 +505,18 @@ fn open_local(
             } else {
                 "YAML"
             })?);
-            let rows = file::load(
+            let (items, locator) = file::load(
                 &path,
                 &shown,
                 provider == Provider::Yaml,
                 ds.path.as_deref(),
             )?;
-            Ok((
-                Box::new(numbered(rows).into_iter().map(Ok)),
-                Locator::plain(&shown),
-            ))
+            Ok((Box::new(items.into_iter()), locator))
         }
         Provider::Excel => {
             let (path, shown) = opts.resolve(&file("Excel")?);
-            let rows = excel::load(&path, &shown, ds.sheet.as_deref())?;
-            Ok((
-                Box::new(numbered(rows).into_iter().map(Ok)),
-                Locator::plain(&shown),
-            ))
+            let (items, locator) = excel::load(&path, &shown, ds.sheet.as_deref())?;
+            Ok((Box::new(items.into_iter().map(Ok)), locator))
         }
         Provider::Sql => {
             let query = sql::query_of(ds)?;
@@ -547,7 +525,8 @@ fn open_local(
                     RunCode::SqlSource,
                     "A SQL source needs a database: `file` (SQLite) or `connection` (PostgreSQL).",
                 )
-                .help("add `file: shop.db` or `connection: postgresql://user@host/db`"));
+                .help("add `file: shop.db` or `connection: postgresql://user@host/db`")
+                .into());
             };
             let (path, shown) = opts.resolve(db);
             let timeout = ds
@@ -571,7 +550,7 @@ async fn fetch_remote(
     provider: Provider,
     ds: &DataSource,
     opts: &DataOptions,
-) -> Result<(Vec<Item>, Locator), DataError> {
+) -> Result<(Vec<Item>, Locator), DataErrors> {
     match provider {
         Provider::Rest | Provider::GoogleSheets => {
             if !opts.allow_remote_data {
@@ -579,9 +558,8 @@ async fn fetch_remote(
                     RunCode::RemoteDataOff,
                     "Remote data sources are turned off.",
                 )
-                .help(
-                    "run with --allow-remote-data to let this suite fetch rows over the network",
-                ));
+                .help("run with --allow-remote-data to let this suite fetch rows over the network")
+                .into());
             }
             let (rows, shown) = if provider == Provider::Rest {
                 rest::load_rest(ds, opts).await?
@@ -596,7 +574,8 @@ async fn fetch_remote(
                     RunCode::RemoteDataOff,
                     "Database connections over the network are turned off.",
                 )
-                .help("run with --allow-remote-data to let this suite query the database"));
+                .help("run with --allow-remote-data to let this suite query the database")
+                .into());
             }
             let query = sql::query_of(ds)?;
             let (rows, shown) = sql::postgres(ds, &query, opts).await?;
@@ -608,7 +587,8 @@ async fn fetch_remote(
                     RunCode::PluginsOff,
                     "Plugin data sources run a program, which is turned off.",
                 )
-                .help("run with --allow-custom-code to let this suite run the plugin"));
+                .help("run with --allow-custom-code to let this suite run the plugin")
+                .into());
             }
             let (rows, shown) = plugin::run(ds, opts).await?;
             Ok((numbered(rows), Locator::plain(&shown)))
@@ -617,8 +597,15 @@ async fn fetch_remote(
     }
 }
 
-/// Checks that a value is an array of objects (`MCP-DATA-011`) and returns the rows.
-pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataError> {
+/// Checks that a value is an array (`MCP-DATA-011`) and returns its items as rows, numbered
+/// from 1; an item that is not an object is a problem in its place, located by
+/// `locate_item` (0-based index) when it can be, so the other rows are still checked.
+pub fn items_of(
+    value: Value,
+    shown: &str,
+    what: &str,
+    locate_item: &dyn Fn(usize) -> Option<DataLocation>,
+) -> Result<Vec<Result<Item, DataError>>, DataError> {
     let Value::Array(items) = value else {
         return Err(DataError::new(
             RunCode::NotRows,
@@ -627,22 +614,50 @@ pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataEr
         .in_file(shown)
         .help("point `path` at an array of objects, e.g. `path: data.items`"));
     };
-    let mut rows = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
-        match item {
-            Value::Object(m) => rows.push(m),
+    let lower = what.to_lowercase();
+    Ok(items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| match item {
+            Value::Object(row) => Ok(Item {
+                row,
+                origin: Origin {
+                    row: i as u64 + 1,
+                    ..Origin::default()
+                },
+            }),
             other => {
-                return Err(DataError::new(
+                let e = DataError::new(
                     RunCode::NotRows,
                     format!(
-                        "Item {} of {what} is {}; every row must be an object of column values.",
+                        "Item {} of {lower} is {}; every row must be an object of column values.",
                         i + 1,
                         describe(&other)
                     ),
                 )
-                .in_file(shown));
+                .help("write every row as an object of column values, e.g. {\"id\": 1}");
+                Err(match locate_item(i) {
+                    Some(at) => e.at(at),
+                    None => e.in_file(shown),
+                })
             }
+        })
+        .collect())
+}
+
+/// Checks that a value is an array of objects (`MCP-DATA-011`) and returns the rows; every
+/// item that is not an object is a problem.
+pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataErrors> {
+    let mut rows = Vec::new();
+    let mut problems = Problems::default();
+    for item in items_of(value, shown, what, &|_| None)? {
+        match item {
+            Ok(item) => rows.push(item.row),
+            Err(e) => problems.push(e),
         }
+    }
+    if problems.any() {
+        return Err(problems.into_errors(shown));
     }
     Ok(rows)
 }

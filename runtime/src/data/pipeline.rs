@@ -4,7 +4,7 @@
 //! Rows stream through coercion, join, derive and filter one at a time, so a large file is
 //! never held whole: only the rows that survive the filter are kept, a `first` sample stops
 //! reading as soon as it has its rows, `last` keeps a window, `every` keeps every N-th row,
-//! and without a sample the run stops at the first row beyond `--max-rows`. Only a seeded
+//! and without a sample rows beyond `--max-rows` are counted, not kept. Only a seeded
 //! `count` sample needs every filtered row before it can choose.
 
 use crate::codes::RunCode;
@@ -15,7 +15,7 @@ use mcpr_compiler::regexp::Pattern as Regex;
 use serde_json::Value;
 
 use super::coerce::{self, CellProblem, as_text, show_value, strict_equal, type_word};
-use super::error::{DataError, DataLocation};
+use super::error::{DataError, DataErrors, DataLocation, MAX_PROBLEMS_PER_SOURCE, Omitted};
 use super::sample::{self, Plan};
 use super::{Item, Locator, Origin, Row, Rows};
 
@@ -190,7 +190,10 @@ impl Spec {
         })
     }
 
-    fn coerce(&self, item: &mut Item, locator: &Locator) -> Result<(), DataError> {
+    /// Converts the declared columns of a row; every cell that fails is a problem (the row is
+    /// then dropped, and the load fails after every row is read).
+    fn coerce(&self, item: &mut Item, locator: &Locator, problems: &mut Problems) -> bool {
+        let mut ok = true;
         for (name, column) in &self.columns {
             let present = item.row.get(name);
             match coerce::apply(column, present) {
@@ -199,11 +202,12 @@ impl Spec {
                 }
                 Ok(None) => {}
                 Err(problem) => {
-                    return Err(cell_error(problem, name, present, &item.origin, locator));
+                    problems.push(cell_error(problem, name, present, &item.origin, locator));
+                    ok = false;
                 }
             }
         }
-        Ok(())
+        ok
     }
 
     fn derive(&self, row: &mut Row) {
@@ -289,19 +293,27 @@ fn cell_error(
     origin: &Origin,
     locator: &Locator,
 ) -> DataError {
-    let row = origin.row;
-    let (code, label, message, help) = match &problem {
+    let label = match &problem {
+        CellProblem::Missing => "no value".to_string(),
+        CellProblem::NotA(kind) => format!("not {}", type_word(*kind)),
+        CellProblem::NotAllowed(_) => "not an allowed value".to_string(),
+    };
+    let at = locator.locate(origin, Some(column), value, &label);
+    // A workbook names the cell the way the sheet does; other data, the row.
+    let row = match &at.cell {
+        Some(cell) => format!("cell {cell}"),
+        None => format!("row {}", origin.row),
+    };
+    let (code, message, help) = match &problem {
         CellProblem::Missing => (
             RunCode::RequiredValue,
-            "no value".to_string(),
-            format!("Column \"{column}\" is required, but row {row} has no value."),
+            format!("Column \"{column}\" is required, but {row} has no value."),
             "fill in the value, or drop `required` from the column",
         ),
         CellProblem::NotA(kind) => (
             RunCode::WrongType,
-            format!("not {}", type_word(*kind)),
             format!(
-                "Column \"{column}\" must be {}, but row {row} has {}.",
+                "Column \"{column}\" must be {}, but {row} has {}.",
                 type_word(*kind),
                 value.map(show_value).unwrap_or_default()
             ),
@@ -309,9 +321,8 @@ fn cell_error(
         ),
         CellProblem::NotAllowed(allowed) => (
             RunCode::NotAllowed,
-            "not an allowed value".to_string(),
             format!(
-                "Column \"{column}\" must be one of {}, but row {row} has {}.",
+                "Column \"{column}\" must be one of {}, but {row} has {}.",
                 allowed
                     .iter()
                     .map(show_value)
@@ -322,27 +333,69 @@ fn cell_error(
             "fix the value in the data, or add it to the column's `one of` list",
         ),
     };
-    DataError::new(code, message)
-        .at(locator.locate(origin, Some(column), &label))
-        .help(help)
+    DataError::new(code, message).at(at).help(help)
 }
 
 /// What the pipeline hands back: the rows, in order.
 pub type Output = Vec<Row>;
 
-/// Runs coercion, join, derive, where, sample and the row limit over `rows`.
+/// The problems of one source: the first [`MAX_PROBLEMS_PER_SOURCE`] kept, the rest counted.
+#[derive(Debug, Default)]
+pub struct Problems {
+    kept: Vec<DataError>,
+    more: usize,
+}
+
+impl Problems {
+    /// Records one problem.
+    pub fn push(&mut self, e: DataError) {
+        if self.kept.len() < MAX_PROBLEMS_PER_SOURCE {
+            self.kept.push(e);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// Whether any problem was recorded.
+    pub fn any(&self) -> bool {
+        !self.kept.is_empty()
+    }
+
+    /// The problems, sorted, with the count of the others for `file`.
+    pub fn into_errors(self, file: &str) -> DataErrors {
+        let mut out = DataErrors {
+            errors: self.kept,
+            omitted: Vec::new(),
+        };
+        if self.more > 0 {
+            out.omitted.push(Omitted {
+                source: None,
+                file: file.to_string(),
+                count: self.more,
+            });
+        }
+        out.sort();
+        out
+    }
+}
+
+/// Runs coercion, join, derive, where, sample and the row limit over `rows`. Every bad value
+/// and every bad row the provider reports is a problem; reading goes on after them (up to
+/// [`MAX_PROBLEMS_PER_SOURCE`] kept) and the source fails with all of them at the end. A
+/// provider ends its rows after a problem it cannot read past (a syntax error).
 pub fn run(
     spec: &Spec,
     rows: Rows<'_>,
     locator: &Locator,
     join: Option<&JoinIndex>,
     max_rows: Option<usize>,
-) -> Result<Output, DataError> {
+) -> Result<Output, DataErrors> {
+    let mut problems = Problems::default();
     let mut kept: Vec<Row> = Vec::new();
     let mut window: VecDeque<Row> = VecDeque::new();
     let mut seen = 0usize;
     let limit = max_rows.unwrap_or(usize::MAX);
-    let too_many = |count: String| -> DataError {
+    let too_many = |count: usize| -> DataError {
         DataError::new(
             RunCode::TooManyRows,
             format!(
@@ -352,9 +405,21 @@ pub fn run(
         .in_file(&locator.file)
         .help("narrow the rows with `Keep rows where` or `Sample`, or raise `--max-rows`")
     };
+    // Rows beyond the limit (without a sample) are counted, not kept, so the message can say
+    // how many there are.
+    let mut beyond = 0usize;
     'rows: for item in rows {
-        let mut item = item?;
-        spec.coerce(&mut item, locator)?;
+        let mut item = match item {
+            Ok(item) => item,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
+        if !spec.coerce(&mut item, locator, &mut problems) || problems.any() {
+            // A source with a problem gives no rows: only the remaining values are checked.
+            continue;
+        }
         let joined = match join {
             Some(j) => j.apply(std::mem::take(&mut item.row)),
             None => vec![std::mem::take(&mut item.row)],
@@ -372,7 +437,8 @@ pub fn run(
             match spec.sample {
                 None => {
                     if kept.len() >= limit {
-                        return Err(too_many(format!("more than {limit}")));
+                        beyond += 1;
+                        continue;
                     }
                     kept.push(row);
                 }
@@ -397,6 +463,12 @@ pub fn run(
             }
         }
     }
+    if beyond > 0 {
+        problems.push(too_many(kept.len() + beyond));
+    }
+    if problems.any() {
+        return Err(problems.into_errors(&locator.file));
+    }
     let out: Vec<Row> = match spec.sample {
         Some(Plan::Last(_)) => window.into(),
         Some(Plan::Random { count, seed }) => {
@@ -410,7 +482,7 @@ pub fn run(
         _ => kept,
     };
     if out.len() > limit {
-        return Err(too_many(out.len().to_string()));
+        return Err(too_many(out.len()).into());
     }
     Ok(out)
 }
@@ -459,6 +531,7 @@ mod tests {
             join,
             Some(1000),
         )
+        .map_err(|e| e.first().clone())
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use mcpr_compiler::ir::{DataSource, Permission};
 use tokio::io::AsyncReadExt;
 
-use super::error::DataError;
+use super::error::{DataError, DataErrors};
 use super::{DataOptions, Row};
 
 /// Default time a plugin may take.
@@ -40,7 +40,26 @@ fn tail(text: &str) -> String {
 }
 
 /// Runs the plugin and returns its rows and how to name it.
-pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, String), DataError> {
+pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, String), DataErrors> {
+    let (value, shown) = output(ds, opts).await?;
+    // `path` leads to the rows inside the output, as for JSON files and REST answers.
+    let not_rows = |e: DataError| DataError {
+        code: RunCode::PluginNotRows,
+        ..e
+    };
+    let value = super::follow_path(value, ds.path.as_deref(), &shown).map_err(not_rows)?;
+    let rows = super::rows_of(value, &shown, "The plugin's output").map_err(|mut e| {
+        e.errors = e.errors.into_iter().map(not_rows).collect();
+        e
+    })?;
+    Ok((rows, shown))
+}
+
+/// Runs the plugin and returns its output as JSON, and how to name it.
+async fn output(
+    ds: &DataSource,
+    opts: &DataOptions,
+) -> Result<(serde_json::Value, String), DataError> {
     let Some(command) = ds.command.clone().filter(|c| !c.trim().is_empty()) else {
         return Err(DataError::new(
             RunCode::PluginCommand,
@@ -195,9 +214,5 @@ pub async fn run(ds: &DataSource, opts: &DataOptions) -> Result<(Vec<Row>, Strin
         .in_file(&shown)
         .help("print exactly one JSON array of row objects on stdout (diagnostics go to stderr)")
     })?;
-    let rows = super::rows_of(value, &shown, "The plugin's output").map_err(|e| DataError {
-        code: RunCode::PluginNotRows,
-        ..e
-    })?;
-    Ok((rows, shown))
+    Ok((value, shown))
 }

@@ -12,7 +12,7 @@ use mcpr_compiler::ir::DataSource;
 use serde_json::{Map, Value};
 
 use super::coerce::infer_scalar;
-use super::error::DataError;
+use super::error::{DataError, DataErrors};
 use super::net::{check_url, resolve, shown_url};
 use super::{DataOptions, Row, follow_path, rows_of};
 
@@ -188,7 +188,7 @@ fn header_pairs(ds: &DataSource) -> Vec<(String, String)> {
 pub async fn load_rest(
     ds: &DataSource,
     opts: &DataOptions,
-) -> Result<(Vec<Row>, String), DataError> {
+) -> Result<(Vec<Row>, String), DataErrors> {
     let url = ds.url.clone().ok_or_else(|| {
         DataError::new(RunCode::BadDataUrl, "A REST source needs a `url`.")
             .help("add `From REST \"https://…\"`")

@@ -29,7 +29,7 @@ pub use parity::{ParityOutcome, ParityRequest, parity};
 pub use target::TargetChoice;
 
 use crate::budget::Verdict;
-use crate::data::DataError;
+use crate::data::DataErrors;
 use crate::exec::Outcome;
 use crate::interrupt::{Interrupt, StopSignal};
 use crate::report::{Report, Reporter};
@@ -161,8 +161,9 @@ pub struct RunRequest {
 pub enum RunError {
     /// Bad settings or a suite that cannot run (exit class [`ExitClass::Usage`]).
     Usage(String),
-    /// A data source could not be loaded; the caller renders it (with colour or not).
-    Data(Box<DataError>),
+    /// Data sources could not be loaded: every problem, sorted; the caller renders them (with
+    /// colour or not).
+    Data(Box<DataErrors>),
     /// The run could not go on (exit class [`ExitClass::ServerFailure`]).
     Failure(String),
 }

@@ -12,7 +12,8 @@ pub enum TargetChoice {
     /// Each suite's own target (and the servers its tests name).
     #[default]
     Suite,
-    /// A Streamable HTTP endpoint.
+    /// An HTTP endpoint: Streamable HTTP, with the legacy HTTP+SSE fallback of
+    /// `Session::start_http`.
     Url(String),
     /// A command line, split into words by the `Server:` rule (`mcpr_compiler::command_line`).
     Command(String),

@@ -10,9 +10,10 @@ use mcpr_compiler::diagnostics::{self, Diagnostic};
 use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 
+use super::data_json::DataFiles;
 use super::{FsLoader, discover, display_path};
 use crate::codes::RunCode;
-use crate::data::{self, DataError, DataOptions};
+use crate::data::{self, DataError, DataErrors, DataOptions};
 
 /// What to check.
 #[derive(Debug, Clone, Default)]
@@ -44,7 +45,7 @@ pub enum CheckFormat {
 pub struct CheckReport {
     map: SourceMap,
     diagnostics: Vec<Diagnostic>,
-    data_errors: Vec<DataError>,
+    data_errors: DataErrors,
     files: usize,
     with_data: bool,
 }
@@ -55,7 +56,7 @@ pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, Stri
     let files = discover(paths)?;
     let mut map = SourceMap::new();
     let mut diags = Vec::new();
-    let mut data_errors = Vec::new();
+    let mut data_errors = DataErrors::default();
     // Imports are read relative to the shown paths, which are relative to the working folder.
     let loader = FsLoader::new(".");
     let options = Options {
@@ -73,6 +74,7 @@ pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, Stri
         }
     }
     diagnostics::sort(&mut diags);
+    data_errors.sort();
     Ok(CheckReport {
         map,
         diagnostics: diags,
@@ -100,10 +102,10 @@ fn check_data(
     loader: &FsLoader,
     options: &Options,
     path: &Path,
-) -> Vec<DataError> {
+) -> DataErrors {
     let compiled = mcpr_compiler::lower::compile(map, id, loader, options);
     let Some(suite) = compiled.suite else {
-        return Vec::new();
+        return DataErrors::default();
     };
     let opts = DataOptions {
         base_dir: match path.parent() {
@@ -117,10 +119,11 @@ fn check_data(
         .build()
     {
         Ok(rt) => rt.block_on(data::check_suite(&suite, &opts)),
-        Err(e) => vec![DataError::new(
+        Err(e) => DataError::new(
             RunCode::DataUnreadable,
             format!("cannot start the async runtime: {e}"),
-        )],
+        )
+        .into(),
     }
 }
 
@@ -140,17 +143,24 @@ impl CheckReport {
                     out.push_str(&text);
                     out.push('\n');
                 }
-                for e in &self.data_errors {
+                for e in &self.data_errors.errors {
                     out.push_str(&e.render(color));
                     out.push('\n');
+                }
+                for o in &self.data_errors.omitted {
+                    out.push_str(&o.line());
+                    out.push_str("\n\n");
                 }
                 out.push_str(&self.summary_line());
                 out.push('\n');
             }
             CheckFormat::Short => {
                 out.push_str(&render::short(&self.diagnostics, &self.map));
-                for e in &self.data_errors {
+                for e in &self.data_errors.errors {
                     out.push_str(&format!("{e}\n"));
+                }
+                for o in &self.data_errors.omitted {
+                    out.push_str(&format!("{}\n", o.line()));
                 }
                 out.push_str(&self.summary_line());
                 out.push('\n');
@@ -160,19 +170,35 @@ impl CheckReport {
                 if self.with_data
                     && let Some(obj) = v.as_object_mut()
                 {
-                    obj.insert(
-                        "dataErrors".into(),
-                        serde_json::Value::Array(self.data_errors.iter().map(data_json).collect()),
-                    );
+                    let mut files = DataFiles::default();
+                    let list = self
+                        .data_errors
+                        .errors
+                        .iter()
+                        .map(|e| files.diagnostic(e))
+                        .collect();
+                    obj.insert("dataErrors".into(), serde_json::Value::Array(list));
+                    let shown = self.data_errors.len();
+                    let omitted = self.data_errors.total() - shown;
+                    if let Some(summary) = obj.get_mut("summary").and_then(|s| s.as_object_mut()) {
+                        let errors = summary.get("errors").and_then(|e| e.as_u64()).unwrap_or(0);
+                        summary.insert("errors".into(), (errors + shown as u64).into());
+                        summary.insert("dataErrors".into(), shown.into());
+                        summary.insert("dataErrorsOmitted".into(), omitted.into());
+                    }
                 }
                 out.push_str(&serde_json::to_string_pretty(&v).unwrap_or_default());
                 out.push('\n');
             }
             CheckFormat::Github => {
                 out.push_str(&render::github(&self.diagnostics, &self.map));
-                for e in &self.data_errors {
+                for e in &self.data_errors.errors {
                     out.push_str(&github_annotation(e));
                     out.push('\n');
+                }
+                for o in &self.data_errors.omitted {
+                    let line = o.line().replace('%', "%25");
+                    out.push_str(&format!("::warning file={}::{line}\n", o.file));
                 }
             }
         }
@@ -182,15 +208,18 @@ impl CheckReport {
     /// The summary line, counting data errors too (they are not compiler diagnostics).
     fn summary_line(&self) -> String {
         let summary = Summary::of(&self.diagnostics, self.files);
-        let n = self.data_errors.len();
+        let n = self.data_errors.total();
         if n == 0 {
             return summary.line();
         }
-        let errors = if n == 1 {
+        let mut errors = if n == 1 {
             "1 data error".to_string()
         } else {
             format!("{n} data errors")
         };
+        if n > self.data_errors.len() {
+            errors.push_str(&format!(" ({} shown)", self.data_errors.len()));
+        }
         if summary.errors + summary.warnings == 0 {
             let files = if self.files == 1 {
                 "1 file".to_string()
@@ -202,22 +231,6 @@ impl CheckReport {
             format!("{}; {errors}", summary.line())
         }
     }
-}
-
-/// A data error in `--format json`.
-fn data_json(e: &DataError) -> serde_json::Value {
-    let at = e.at.clone().unwrap_or_default();
-    serde_json::json!({
-        "code": e.code,
-        "message": e.message,
-        "source": e.source_name,
-        "file": at.file,
-        "line": at.line,
-        "column": at.column,
-        "row": at.row,
-        "field": at.field,
-        "help": e.help,
-    })
 }
 
 /// A data error as a GitHub Actions `::error` line.

@@ -3,6 +3,7 @@
 //! over many files with their data sources ([`check`]).
 
 pub mod check;
+mod data_json;
 mod discover;
 mod loader;
 

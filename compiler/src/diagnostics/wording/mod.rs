@@ -193,6 +193,7 @@ impl Problem {
             SuiteTooLarge { bytes, limit } => suites::suite_too_large(bytes, limit),
             SchemaViolation { context, rule } => suites::schema_violation(context, rule),
             UnusedFlow { name } => warnings::unused_flow(name),
+            UnusedDataSource { name } => warnings::unused_data_source(name),
             UnreadSavedVariable { name } => warnings::unread_saved_variable(name),
             UnreadVariable { name } => warnings::unread_variable(name),
             UnknownBudgetTest {

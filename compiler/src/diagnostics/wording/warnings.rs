@@ -14,6 +14,19 @@ pub(super) fn unused_flow(name: &str) -> Wording {
     )
 }
 
+pub(super) fn unused_data_source(name: &str) -> Wording {
+    w(
+        Code::UnusedDataSource,
+        "no test uses it",
+        format!(
+            "No test takes its rows from the data source \"{name}\", so neither `mcpr run` nor `mcpr check --data` loads it."
+        ),
+        Some(format!(
+            "use it with `For each row from \"{name}\"`, or remove it"
+        )),
+    )
+}
+
 pub(super) fn unread_saved_variable(name: &str) -> Wording {
     w(
         Code::UnreadSavedVariable,

@@ -146,6 +146,7 @@ pub fn lower(
         .any(|n| matches!(n.stmt, Stmt::FlowHeader { .. }));
     if !tests.is_empty() {
         flows.report_unused(l);
+        data::report_unused(l, doc, tests.iter().map(|t| &t.test));
     }
     deps::check(l, &mut tests);
     for (name, span) in &settings.budget_names {

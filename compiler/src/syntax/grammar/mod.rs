@@ -14,6 +14,7 @@ pub use atoms::{duration_ms, make_duration, make_number, split_list, unit_factor
 use super::statements::STATEMENTS;
 use super::token::Tok;
 use super::tree::*;
+use crate::names::Closeness;
 use crate::source::Span;
 use chumsky::extra::ParserExtra;
 use chumsky::input::{Input as _, MappedInput};
@@ -90,6 +91,8 @@ impl<'a, 's: 'a, O, P> Lab<'a, 's, O> for P {}
 pub struct Rule<'a, 's> {
     /// How the statement is written.
     pub usage: &'static str,
+    /// The form's opening phrases (lower case) with the usage each suggests.
+    pub openings: &'static [(&'static str, &'static str)],
     /// The parser.
     pub parser: P<'a, 's, Stmt, Ex<'a, 's>>,
 }
@@ -136,6 +139,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             for w in statement.first_words {
                 let rule = Rule {
                     usage: statement.usage,
+                    openings: statement.openings,
                     parser: rich.clone(),
                 };
                 by_word.entry(w).or_default().push((rule, fast.clone()));
@@ -174,8 +178,11 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         }
         // Diagnose: find the rule that got furthest and report its usage.
         // Ties go to the rule that would have accepted the end of the line
-        // there (the statement was complete), then to the simpler form.
-        type Key = (usize, bool, std::cmp::Reverse<usize>);
+        // there (the statement was complete), then to the form whose opening
+        // phrase is closest to the line's words (`List tools` means `List all
+        // tools`, not `List tasks`), then to the simpler form.
+        let words = opening_words(tokens);
+        type Key = (usize, bool, Closeness, std::cmp::Reverse<usize>);
         let mut best: Option<(Key, &'static str, Rich<'a, Tok<'s>>)> = None;
         for rule in rules {
             let errs = rule
@@ -186,13 +193,15 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
                 let wants_end = err
                     .expected()
                     .any(|p| matches!(p, chumsky::error::RichPattern::EndOfInput));
+                let (closeness, shown) = closest_opening(&words, rule);
                 let key = (
                     err.span().start,
                     wants_end,
+                    closeness,
                     std::cmp::Reverse(rule.usage.len()),
                 );
                 if best.as_ref().is_none_or(|(b, _, _)| key > *b) {
-                    best = Some((key, rule.usage, err));
+                    best = Some((key, shown, err));
                 }
             }
         }
@@ -233,6 +242,52 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             }
             at = (at + 1) % SLOTS;
         }
+    }
+}
+
+/// The lower-cased words a line opens with, up to its first token that is not a word.
+fn opening_words(tokens: &[(Tok<'_>, SimpleSpan)]) -> Vec<String> {
+    tokens
+        .iter()
+        .map_while(|(t, _)| match t {
+            Tok::Word(w) => Some(w.to_lowercase()),
+            _ => None,
+        })
+        .take(8)
+        .collect()
+}
+
+/// The rule's opening phrase closest to the line's words, and the usage to suggest: the
+/// phrase's own (`List all tools`) when it shares more words with the line than the first and
+/// more than any other phrase of the rule (`List all widgets` gets the whole usage), else the
+/// rule's.
+fn closest_opening(words: &[String], rule: &Rule<'_, '_>) -> (Closeness, &'static str) {
+    let scored: Vec<(Closeness, &'static str)> = rule
+        .openings
+        .iter()
+        .map(|(phrase, shown)| {
+            let phrase: Vec<&str> = phrase.split(' ').collect();
+            let line: Vec<&str> = words
+                .iter()
+                .take(phrase.len())
+                .map(String::as_str)
+                .collect();
+            (crate::names::phrase_closeness(&line, &phrase), *shown)
+        })
+        .collect();
+    let Some(&(best, shown)) = scored.iter().max_by(|a, b| a.0.cmp(&b.0)) else {
+        return ((0, std::cmp::Reverse(usize::MAX)), rule.usage);
+    };
+    let unique = scored
+        .iter()
+        .filter(|(c, s)| *s != shown && c.0 >= best.0)
+        .count()
+        == 0;
+    let distinct = scored.iter().any(|(_, s)| *s != shown);
+    if distinct && unique && best.0 > 1 {
+        (best, shown)
+    } else {
+        (best, rule.usage)
     }
 }
 
