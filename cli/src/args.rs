@@ -602,3 +602,28 @@ fn parse_percent(text: &str) -> Result<f64, String> {
         _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
     }
 }
+
+impl RunArgs {
+    /// What the flags set of the settings that may also come from `MCPR_*` variables and
+    /// mcpr.toml (unset flags are `None`, so the next place decides).
+    pub fn flag_settings(&self) -> mcpr_runtime::run::config::Settings {
+        use mcpr_runtime::run::config::{Percent, Settings};
+        Settings {
+            jobs: self.jobs,
+            timeout: self.timeout.clone(),
+            shutdown_grace: self.shutdown_grace.clone(),
+            protocol: self.protocol.clone(),
+            json: self.json.clone(),
+            junit: self.junit.clone(),
+            html: self.html.clone(),
+            format: self
+                .format
+                .and_then(|f| f.to_possible_value())
+                .map(|v| v.get_name().to_string()),
+            fail_fast: self.fail_fast.then_some(true),
+            no_progress: self.no_progress.then_some(true),
+            reuse_server: self.reuse_server.then_some(true),
+            min_coverage: self.min_coverage.map(|p| Percent::Text(p.to_string())),
+        }
+    }
+}

@@ -2,14 +2,12 @@
 //! compile each suite, hand them to `mcpr_runtime::run::run` with the chosen reporters,
 //! map the outcome to the exit code.
 
-use clap::ValueEnum;
-
 use crate::args::RunArgs;
 use crate::output::{self, exit_code};
 use crate::reporters::Outputs;
 use crate::suites;
 use mcpr_runtime::report::terminal::Verbosity;
-use mcpr_runtime::run::config::{self, Lookup, Resolved, Settings};
+use mcpr_runtime::run::config::{self, Lookup, Resolved};
 use mcpr_runtime::run::{
     self, DataFlags, ExitClass, HistorySettings, RunError, RunRequest, SnapshotSettings,
     TargetChoice,
@@ -86,25 +84,7 @@ pub fn run(args: RunArgs) -> u8 {
 
 /// The settings that may also come from `MCPR_*` variables and mcpr.toml, resolved.
 fn settings(args: &RunArgs) -> Result<Resolved, String> {
-    let flags = Settings {
-        jobs: args.jobs,
-        timeout: args.timeout.clone(),
-        shutdown_grace: args.shutdown_grace.clone(),
-        protocol: args.protocol.clone(),
-        json: args.json.clone(),
-        junit: args.junit.clone(),
-        html: args.html.clone(),
-        format: args
-            .format
-            .and_then(|f| f.to_possible_value())
-            .map(|v| v.get_name().to_string()),
-        fail_fast: args.fail_fast.then_some(true),
-        no_progress: args.no_progress.then_some(true),
-        reuse_server: args.reuse_server.then_some(true),
-        min_coverage: args
-            .min_coverage
-            .map(|p| config::Percent::Text(p.to_string())),
-    };
+    let flags = args.flag_settings();
     let lookup = Lookup {
         config: args.config.clone(),
         profile: args.config_profile.clone(),
