@@ -86,16 +86,7 @@ fn every_case_reports_every_bad_value_as_expected() {
     assert!(names.len() >= 6, "{names:?}");
     for name in &names {
         let tmp = prepare(name);
-        let out = common::mcpr_in(tmp.path())
-            .args(["check", "--data", name])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{name}: {}",
-            common::output_text(&out)
-        );
+        let out = refused(tmp.path(), name, &["check", "--data", name]);
         let got = String::from_utf8(out.stdout).unwrap();
         let file = corpus().join(name).join("expected.txt");
         if bless {
@@ -109,16 +100,7 @@ fn every_case_reports_every_bad_value_as_expected() {
             continue;
         }
         // `run` stops before any test with the same diagnostics (no summary line).
-        let out = common::mcpr_in(tmp.path())
-            .args(["run", &format!("{name}/suite.mcpr")])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{name}: {}",
-            common::output_text(&out)
-        );
+        let out = refused(tmp.path(), name, &["run", &format!("{name}/suite.mcpr")]);
         let stderr = String::from_utf8(out.stderr).unwrap();
         let body = want.trim_end().rsplit_once('\n').map_or("", |(b, _)| b);
         if stderr.trim_end() != body.trim_end() {
@@ -167,4 +149,16 @@ fn workbook_cells_have_sheet_positions_in_json() {
         [("Cases!B4", 4, 2), ("Cases!C4", 4, 3), ("Cases!D5", 5, 4)]
     );
     assert!(v["dataErrors"][0]["offset"].is_null());
+}
+
+/// `mcpr ARGS…` in `dir`, which must stop with exit 2 (the data of case `name` is refused).
+fn refused(dir: &Path, name: &str, args: &[&str]) -> std::process::Output {
+    let out = common::mcpr_in(dir).args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{name}: {}",
+        common::output_text(&out)
+    );
+    out
 }

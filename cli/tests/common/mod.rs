@@ -4,75 +4,55 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The reference server binary, built once per test process with the same
-/// invocation as the runtime's tests so one build serves both
-/// (`MCPR_REFERENCE_SERVER` overrides).
-pub fn reference_server() -> String {
-    if let Ok(p) = std::env::var("MCPR_REFERENCE_SERVER") {
-        return p;
-    }
+/// The folder of the test servers (reference, hostile, OAuth and lint), built once per test
+/// process in one `cargo build`, so feature resolution is the same for all of them and one
+/// build serves the runtime's tests too.
+fn test_servers() -> &'static Path {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
-                .parent()
-                .unwrap()
-                .to_path_buf();
-            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .args([
-                    "build",
-                    "--quiet",
-                    "-p",
-                    "mcpr-reference-server",
-                    "-p",
-                    "mcpr-hostile-server",
-                    "-p",
-                    "mcpr-auth-server",
-                ])
-                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the reference server failed");
-            dir.join("mcpr-reference-server")
-        })
-        .display()
-        .to_string()
+    BUILT.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        build
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["build", "--quiet"]);
+        for package in [
+            "mcpr-reference-server",
+            "mcpr-hostile-server",
+            "mcpr-auth-server",
+            "mcpr-lint-server",
+        ] {
+            build.args(["-p", package]);
+        }
+        let status = build
+            .env("CARGO_TARGET_DIR", dir.parent().unwrap())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building the test servers failed");
+        dir
+    })
 }
 
-/// The lint server binary, built once per test process (`MCPR_LINT_SERVER` overrides), in
-/// the same `cargo build` as the reference and hostile servers so that feature resolution
-/// matches theirs.
+/// The reference server binary (`MCPR_REFERENCE_SERVER` overrides).
+pub fn reference_server() -> String {
+    std::env::var("MCPR_REFERENCE_SERVER").unwrap_or_else(|_| {
+        test_servers()
+            .join("mcpr-reference-server")
+            .display()
+            .to_string()
+    })
+}
+
+/// The lint server binary (`MCPR_LINT_SERVER` overrides).
 pub fn lint_server() -> String {
-    if let Ok(p) = std::env::var("MCPR_LINT_SERVER") {
-        return p;
-    }
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let dir = Path::new(env!("CARGO_BIN_EXE_mcpr"))
-                .parent()
-                .unwrap()
-                .to_path_buf();
-            let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .args(["build", "--quiet"])
-                .args([
-                    "-p",
-                    "mcpr-reference-server",
-                    "-p",
-                    "mcpr-hostile-server",
-                    "-p",
-                    "mcpr-lint-server",
-                ])
-                .env("CARGO_TARGET_DIR", dir.parent().unwrap())
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "building the lint server failed");
-            dir.join("mcpr-lint-server")
-        })
-        .display()
-        .to_string()
+    std::env::var("MCPR_LINT_SERVER").unwrap_or_else(|_| {
+        test_servers()
+            .join("mcpr-lint-server")
+            .display()
+            .to_string()
+    })
 }
 
 /// The repository's root folder (the CLI crate's parent).

@@ -48,6 +48,8 @@ pub fn server_bin(name: &str) -> PathBuf {
                 "mcpr-hostile-server",
                 "-p",
                 "mcpr-auth-server",
+                "-p",
+                "mcpr-lint-server",
             ])
             .env("CARGO_TARGET_DIR", &target_dir);
         if dir.file_name().is_some_and(|n| n == "release") {
