@@ -178,3 +178,31 @@ fn parallel_jobs_each_hold_one_shared_session() {
         );
     }
 }
+
+#[test]
+fn a_test_whose_request_timed_out_leaves_the_next_one_a_new_session() {
+    let text = format!(
+        "MCP Test 1\nSuite: \"Errors\"\nServer: {}\nSession: shared\n\n\
+         Test: \"Times out\"\n  Call tool \"slow\" with:\n    ms: 3000\n  Wait up to 100 ms\n\n\
+         Test: \"Next\"\n  Call tool \"echo\" with:\n    text: \"x\"\n",
+        reference_server()
+    );
+    let dir = scratch(&[("suite.mcpr", &text)]);
+    let out = mcpr_in(dir.path())
+        .args(["run", "suite.mcpr", "--no-history", "--jobs", "1"])
+        .args(["--json", "report.json"])
+        .output()
+        .unwrap();
+    let shown = output_text(&out);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let tests = tests(&report);
+    let first = by_name(&tests, "Times out");
+    assert_eq!(first["status"], "failed", "{first:#}\n{shown}");
+    assert_eq!(first["failure"]["code"], "MCP-TIMEOUT-001", "{first:#}");
+    assert_eq!(first["session"], 1);
+    let next = by_name(&tests, "Next");
+    assert_eq!(next["status"], "passed", "{next:#}\n{shown}");
+    assert_eq!(next["session"], 2, "{next:#}");
+}

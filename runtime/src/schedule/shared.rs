@@ -7,7 +7,8 @@
 //! Between two tests of a session, `Session::begin_next_test` forgets the notification
 //! inbox, queued answers, the server requests seen and the transcript, and restores the
 //! client behaviour; variables are each test's own anyway. A session that broke (its server
-//! exited, the connection failed) is closed, and the next test opens a new one.
+//! exited, the connection failed), or whose test errored or timed out, is closed, and the
+//! next test opens a new one.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,7 +18,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::plan::Planned;
 use crate::client::Client;
-use crate::exec::{self, Declarations, SessionUse, TestInput, TestResult};
+use crate::codes::RunCode;
+use crate::exec::{self, Declarations, Outcome, SessionUse, TestInput, TestResult};
 
 /// Which server a test's session talks to: the name of its `server`, `None` for the
 /// suite's target.
@@ -88,6 +90,18 @@ impl Worker {
     }
 }
 
+/// Whether test `r` leaves a session the next test should not inherit: it errored (the
+/// server misbehaved), or a request of it timed out — a server that still works on it may
+/// not answer the next test's requests (many stdio servers take one at a time).
+fn left_unsettled(r: &TestResult) -> bool {
+    r.status == Outcome::Errored
+        || r.steps.iter().any(|s| {
+            s.failure
+                .as_ref()
+                .is_some_and(|f| f.code == RunCode::Timeout)
+        })
+}
+
 /// An open shared session: its server, the client and its number in the run.
 struct Open {
     key: SessionKey,
@@ -137,8 +151,9 @@ async fn work(
                 };
                 let number = number.unwrap_or_else(|| sessions.fetch_add(1, Ordering::Relaxed) + 1);
                 r.session = Some(number);
+                let usable = client.session().is_alive() && !left_unsettled(&r);
                 let _ = job.reply.send(r);
-                if client.session().is_alive() {
+                if usable {
                     open = Some(Open {
                         key,
                         client,
