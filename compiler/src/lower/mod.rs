@@ -165,8 +165,8 @@ fn compile_mcpr(
     };
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
-    let suite = mcpr::lower(&mut l, &parsed.document, &docs, threads);
-    if let Some(s) = &suite
+    let mut suite = mcpr::lower(&mut l, &parsed.document, &docs, threads);
+    if let Some(s) = &mut suite
         && !l.diags.iter().any(Diagnostic::is_error)
     {
         validate::lowered(&mut l, s);

@@ -87,6 +87,23 @@ pub fn is_valid(doc: &Value) -> bool {
     validator().is_valid(doc)
 }
 
+/// Whether one test (a member of `tests`) satisfies the schema's `test` definition, so a
+/// suite can be checked a test at a time without the whole document in memory at once.
+pub fn test_is_valid(test: &Value) -> bool {
+    static VALIDATOR: OnceLock<Validator> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| {
+            let whole = schema();
+            let one = serde_json::json!({
+                "$schema": whole["$schema"],
+                "$ref": "#/$defs/test",
+                "$defs": whole["$defs"],
+            });
+            jsonschema::draft202012::new(&one).expect("the test definition compiles")
+        })
+        .is_valid(test)
+}
+
 /// Every schema problem of the document with the path of the value it is about (the
 /// `.mcpr` check of a lowered suite locates them itself).
 pub fn problems_by_path(tree: &Node, doc: &Value) -> Vec<(Vec<String>, Problem)> {
