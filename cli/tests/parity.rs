@@ -117,12 +117,7 @@ fn parity_needs_two_compare_targets() {
         .args(["parity", "one.mcpr"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("MCP-PARITY-001"),
-        "{}",
-        text(&out)
-    );
+    common::assert_exit_with(&out, 2, "MCP-PARITY-001");
 }
 
 #[test]

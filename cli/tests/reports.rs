@@ -32,6 +32,16 @@ fn in_ci() -> bool {
         || std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
+/// A report consumer (`what`) is not installed: a failure where one is required, else the
+/// test is skipped with how to install it.
+fn missing_consumer(what: &str, install: &str) {
+    assert!(
+        !in_ci(),
+        "a report consumer is required but {what} is not installed (.ci/run installs it)"
+    );
+    eprintln!("skipped: {what} is not installed ({install}); CI runs it");
+}
+
 /// A suite whose every test opens a session: two pass, one fails, a data-driven test with
 /// three rows (one fails), and one whose server writes to stderr.
 fn mixed_suite(dir: &Path, name: &str) -> PathBuf {
@@ -100,12 +110,7 @@ fn chromium_run(browser: &Path, profile: &Path, args: &[String]) -> Output {
 #[test]
 fn html_report_renders_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        assert!(
-            !in_ci(),
-            "a report consumer is required but Debian's chromium is not installed (.ci/run installs it)"
-        );
-        eprintln!("skipped: no chromium on this machine (apt-get install chromium); CI runs it");
-        return;
+        return missing_consumer("Debian's chromium", "apt-get install chromium");
     };
     let tmp = tempfile::tempdir().unwrap();
     let suite = mixed_suite(tmp.path(), "html report");
@@ -253,12 +258,7 @@ print(json.dumps(cases))
 #[test]
 fn junit_is_read_by_junitparser() {
     let Some(python) = junitparser_python() else {
-        assert!(
-            !in_ci(),
-            "a report consumer is required but junitparser is not installed (.ci/run installs it)"
-        );
-        eprintln!("skipped: junitparser is not installed (pip install junitparser); CI runs it");
-        return;
+        return missing_consumer("junitparser", "pip install junitparser");
     };
     let tmp = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(tmp.path().join("a")).unwrap();
@@ -423,12 +423,7 @@ fn three_shards_merge_into_the_unsharded_report() {
         .args([&shards[0], &shards[2]])
         .output()
         .unwrap();
-    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
-    assert!(
-        String::from_utf8_lossy(&missing.stderr).contains("shard 2/3 missing"),
-        "{}",
-        text(&missing)
-    );
+    common::assert_exit_with(&missing, 2, "shard 2/3 missing");
     let twice = mcpr()
         .args(["report", "merge"])
         .args([&whole, &whole])

@@ -236,12 +236,7 @@ fn ir_json_input_and_exit_codes() {
         .args(["--server", &server])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("error MCPLANG405"),
-        "{}",
-        text(&out)
-    );
+    common::assert_exit_with(&out, 2, "error MCPLANG405");
 
     // A --test pattern that matches nothing: exit 2.
     let out = mcpr()

@@ -130,6 +130,17 @@ pub fn output_text(out: &Output) -> String {
     )
 }
 
+/// Asserts that `out` exited with `code` and that its stderr holds `needle`; both streams
+/// are shown when it did not.
+pub fn assert_exit_with(out: &Output, code: i32, needle: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", output_text(out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(needle),
+        "{needle:?} not in stderr\n{}",
+        output_text(out)
+    );
+}
+
 /// A test server listening on 127.0.0.1 that prints its URL as the last word of its first
 /// stderr line (the reference server with `--http`, the hostile server's HTTP modes, the
 /// auth server); killed when dropped.
