@@ -140,6 +140,8 @@ pub struct ConvertArgs {
     /// Write the result to this file instead of standard output.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub size: SizeLimitArg,
 }
 
 /// Output format of diagnostics.
@@ -186,6 +188,21 @@ pub struct CheckArgs {
     /// never touched.
     #[arg(long)]
     pub data: bool,
+    #[command(flatten)]
+    pub size: SizeLimitArg,
+}
+
+/// The size limit of the suite files a command reads.
+#[derive(Debug, Args, Clone, Copy, Default)]
+pub struct SizeLimitArg {
+    /// The largest suite or imported file to read (default 16MiB; also MCPR_MAX_FILE_SIZE),
+    /// e.g. `64MiB`, `500KB`, `2000000`.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_file_size: Option<usize>,
+}
+
+fn parse_size(text: &str) -> Result<usize, String> {
+    mcpr_compiler::size::parse(text)
 }
 
 #[derive(Debug, Args)]
@@ -218,6 +235,8 @@ pub struct CompileArgs {
     /// Also warn about things that are often intended (an export no test reads).
     #[arg(long)]
     pub pedantic: bool,
+    #[command(flatten)]
+    pub size: SizeLimitArg,
 }
 
 /// How an ad-hoc command reaches its server.
@@ -484,6 +503,8 @@ pub struct RunArgs {
     /// has not read (default 64 MiB); past it the test errors with MCP-PROTOCOL-012.
     #[arg(long, value_name = "BYTES")]
     pub max_session_buffer: Option<usize>,
+    #[command(flatten)]
+    pub size: SizeLimitArg,
 }
 
 /// `mcpr parity`: exit 0 when every test behaves alike on every target, 1 when some test

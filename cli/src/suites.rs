@@ -7,11 +7,22 @@ use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::Suite;
 use mcpr_compiler::lower::Options;
 use mcpr_runtime::run::SuiteFile;
-use mcpr_runtime::suites::{compile_file, discover, display_path};
+use mcpr_runtime::suites::{compile_file, discover, display_path, file_limit};
+
+use crate::args::SizeLimitArg;
+
+/// The compiler's options for the files of a command: its `--max-file-size`, else
+/// `MCPR_MAX_FILE_SIZE`, else the default limit.
+pub fn options(size: SizeLimitArg) -> Result<Options, String> {
+    Ok(Options {
+        max_file_bytes: file_limit(size.max_file_size)?,
+        ..Options::default()
+    })
+}
 
 /// Reads one file into a suite, printing its diagnostics; an error when it cannot be run.
-pub fn load(path: &Path) -> Result<Suite, String> {
-    let compiled = compile_file(path, &Options::default())?;
+pub fn load(path: &Path, options: &Options) -> Result<Suite, String> {
+    let compiled = compile_file(path, options)?;
     if !compiled.diagnostics.is_empty() {
         eprint!("{}", render::short(&compiled.diagnostics, &compiled.map));
     }
@@ -27,8 +38,8 @@ pub fn load(path: &Path) -> Result<Suite, String> {
 }
 
 /// [`load`], with the file's display path and folder (relative data paths start there).
-pub fn load_file(path: &Path) -> Result<SuiteFile, String> {
-    let suite = load(path)?;
+pub fn load_file(path: &Path, options: &Options) -> Result<SuiteFile, String> {
+    let suite = load(path, options)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => ".".into(),
@@ -42,7 +53,10 @@ pub fn load_file(path: &Path) -> Result<SuiteFile, String> {
 
 /// The suites of files and folders, in command-line order (a folder's suites sorted, as
 /// `check` finds them); a folder's files of flows alone (imported by suites) are left out.
-pub fn load_paths(paths: &[std::path::PathBuf]) -> Result<Vec<SuiteFile>, String> {
+pub fn load_paths(
+    paths: &[std::path::PathBuf],
+    options: &Options,
+) -> Result<Vec<SuiteFile>, String> {
     let mut out: Vec<SuiteFile> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for p in paths {
@@ -55,16 +69,16 @@ pub fn load_paths(paths: &[std::path::PathBuf]) -> Result<Vec<SuiteFile>, String
             if !seen.insert(f.clone()) {
                 continue;
             }
-            if in_folder && only_flows(&f) {
+            if in_folder && only_flows(&f, options) {
                 continue;
             }
-            out.push(load_file(&f)?);
+            out.push(load_file(&f, options)?);
         }
     }
     Ok(out)
 }
 
 /// Whether a file compiles cleanly to flows without tests.
-fn only_flows(path: &Path) -> bool {
-    compile_file(path, &Options::default()).is_ok_and(|c| !c.has_errors() && c.suite.is_none())
+fn only_flows(path: &Path, options: &Options) -> bool {
+    compile_file(path, options).is_ok_and(|c| !c.has_errors() && c.suite.is_none())
 }

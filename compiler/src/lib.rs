@@ -13,6 +13,7 @@ pub mod lower;
 pub mod names;
 pub mod profiles;
 pub mod regexp;
+pub mod size;
 pub mod source;
 pub mod syntax;
 pub mod yaml;

@@ -5,7 +5,6 @@
 mod common;
 
 use mcpr_compiler::diagnostics::{Code, Diagnostic, render};
-use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 use mcpr_compiler::{SourceMap, check};
 use std::collections::BTreeSet;
@@ -51,24 +50,13 @@ fn load(path: &Path) -> (SourceMap, usize) {
 }
 
 /// Checks a case the way `mcpr check` does: imports are read from the repository (the shown
-/// paths are relative to its root); a `# check: --pedantic` line turns on pedantic warnings.
+/// paths are relative to its root); `# check:` lines give the options (`--pedantic`,
+/// `--max-file-size SIZE`).
 fn run_check(path: &Path) -> (SourceMap, usize, Vec<Diagnostic>) {
     let (mut map, id) = load(path);
-    let pedantic = map
-        .get(id)
-        .text()
-        .lines()
-        .any(|l| l.trim() == "# check: --pedantic");
+    let options = common::check_options(map.get(id).text());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let diags = check(
-        &mut map,
-        id,
-        &common::DirLoader(root),
-        &Options {
-            pedantic,
-            ..Options::default()
-        },
-    );
+    let diags = check(&mut map, id, &common::DirLoader(root), &options);
     (map, id, diags)
 }
 

@@ -4,6 +4,8 @@
 //! comments (in a `.json` file, which cannot hold comments, in a `.expect` file next to it).
 //! Adding a case needs no Rust.
 
+mod common;
+
 use mcpr_compiler::SourceMap;
 use mcpr_compiler::diagnostics::{Diagnostic, render};
 use mcpr_compiler::ir::{SCHEMA_TEXT, Suite};
@@ -43,19 +45,13 @@ fn shown(path: &Path) -> String {
     )
 }
 
-fn compile(path: &Path, pedantic: bool) -> (SourceMap, lower::Compiled) {
+/// Compiles a case with the options of its `# check:` lines.
+fn compile(path: &Path) -> (SourceMap, lower::Compiled) {
     let text = std::fs::read_to_string(path).unwrap();
+    let options = common::check_options(&text);
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(shown(path), text));
-    let compiled = lower::compile(
-        &mut map,
-        id,
-        &MemoryLoader::new(),
-        &Options {
-            pedantic,
-            ..Options::default()
-        },
-    );
+    let compiled = lower::compile(&mut map, id, &MemoryLoader::new(), &options);
     (map, compiled)
 }
 
@@ -101,13 +97,6 @@ fn expected(path: &Path) -> Vec<(String, String)> {
     out
 }
 
-fn pedantic(path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .any(|l| l.trim() == "# check: --pedantic")
-}
-
 fn validator() -> jsonschema::Validator {
     let schema: Value = serde_json::from_str(SCHEMA_TEXT).unwrap();
     jsonschema::draft202012::new(&schema).unwrap()
@@ -129,7 +118,7 @@ fn valid_files_lower_clean_and_keep_every_member() {
     let v = validator();
     let mut failures = Vec::new();
     for f in &files {
-        let (map, compiled) = compile(f, pedantic(f));
+        let (map, compiled) = compile(f);
         if !compiled.diagnostics.is_empty() {
             failures.push(format!(
                 "{}:\n{}",
@@ -209,7 +198,7 @@ fn invalid_files_report_exactly_their_expectations() {
     for f in &files {
         let want = expected(f);
         assert!(!want.is_empty(), "{} has no `# expect:` lines", shown(f));
-        let (map, compiled) = compile(f, pedantic(f));
+        let (map, compiled) = compile(f);
         let got = positions(&map, &compiled.diagnostics);
         if got != want {
             failures.push(format!(
@@ -294,7 +283,7 @@ fn human_renderings() {
         "../../conformance-tests/yaml",
         "invalid/*.{yaml,yml,json}",
         |path| {
-            let (map, compiled) = compile(path, pedantic(path));
+            let (map, compiled) = compile(path);
             insta::assert_snapshot!(render::human(&compiled.diagnostics, &map, false));
         }
     );

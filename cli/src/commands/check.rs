@@ -3,12 +3,21 @@
 use crate::args::{CheckArgs, FormatArg};
 use crate::output::{self, use_color};
 use mcpr_runtime::suites::check::{CheckFormat, CheckOptions, check};
+use mcpr_runtime::suites::file_limit;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: CheckArgs) -> u8 {
+    let max_file_bytes = match file_limit(args.size.max_file_size) {
+        Ok(limit) => limit,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return output::USAGE;
+        }
+    };
     let opts = CheckOptions {
         pedantic: args.pedantic,
         data: args.data,
+        max_file_bytes,
     };
     let report = match check(&args.paths, &opts) {
         Ok(r) => r,

@@ -19,9 +19,15 @@ pub fn run(args: CompileArgs) -> u8 {
     };
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(display_path(&args.file), text));
-    let options = Options {
-        pedantic: args.pedantic,
-        ..Options::default()
+    let options = match crate::suites::options(args.size) {
+        Ok(o) => Options {
+            pedantic: args.pedantic,
+            ..o
+        },
+        Err(e) => {
+            eprintln!("error: {e}");
+            return output::USAGE;
+        }
     };
     let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &options);
     let failed = compiled.diagnostics.iter().any(|d| d.is_error());

@@ -35,7 +35,7 @@ pub fn run(args: ConvertArgs) -> u8 {
         None if from == Some(Format::Mcpr) => Format::Yaml,
         None => Format::Mcpr,
     };
-    let suite = match load(&args.file) {
+    let suite = match crate::suites::options(args.size).and_then(|o| load(&args.file, &o)) {
         Ok(s) => s,
         Err(msg) => {
             if !msg.is_empty() {
@@ -85,7 +85,7 @@ fn input_format(path: &Path) -> Option<Format> {
 /// Compiles the input, whatever its format (`.mcpr` with its imports, YAML/JSON suites with
 /// located MCPLANG 6xx diagnostics, legacy `.mcp` scripts). Diagnostics are printed to
 /// standard error; the error text is empty when they already said everything.
-fn load(path: &Path) -> Result<Suite, String> {
+fn load(path: &Path, options: &Options) -> Result<Suite, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         format!(
@@ -97,7 +97,7 @@ fn load(path: &Path) -> Result<Suite, String> {
     let shown = display_path(path);
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(shown.clone(), text));
-    let compiled = lower::compile(&mut map, id, &FsLoader::new("."), &Options::default());
+    let compiled = lower::compile(&mut map, id, &FsLoader::new("."), options);
     if !compiled.diagnostics.is_empty() {
         let color =
             use_color(ColorArg::Auto) && std::io::IsTerminal::is_terminal(&std::io::stderr());

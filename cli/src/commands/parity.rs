@@ -41,7 +41,8 @@ pub fn parity(args: ParityArgs) -> u8 {
 
 /// Runs the parity of every file and returns the exit code.
 pub fn run(req: Request) -> u8 {
-    let loaded: Result<Vec<_>, _> = req.files.iter().map(|f| suites::load(f)).collect();
+    let loaded: Result<Vec<_>, _> = suites::options(Default::default())
+        .and_then(|o| req.files.iter().map(|f| suites::load(f, &o)).collect());
     let suites = match loaded {
         Ok(s) => s,
         Err(e) => {

@@ -105,7 +105,7 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         (None, None, None) => TargetChoice::Suite,
     };
     Ok(RunRequest {
-        suites: suites::load_paths(&args.files)?,
+        suites: suites::load_paths(&args.files, &suites::options(args.size)?)?,
         target,
         filter: args.test.clone(),
         no_deps: args.no_deps,

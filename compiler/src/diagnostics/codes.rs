@@ -108,7 +108,7 @@ registry! {
     ImportUnreadable = 302, Error, "Imported file cannot be read", "MCPLANG302";
     ImportTooDeep = 303, Error, "Imports nested too deeply", "MCPLANG303";
     AbsoluteImport = 304, Error, "Absolute import path", "MCPLANG304";
-    ImportTooLarge = 305, Error, "Imported file larger than 1 MiB", "MCPLANG305";
+    ImportTooLarge = 305, Error, "Imported file larger than the size limit", "MCPLANG305";
     TooManyImports = 306, Error, "More than 64 imported files", "MCPLANG306";
     ImportOutsideFolder = 307, Error, "Import outside the entry file's folder", "MCPLANG307";
     UnknownStdLibrary = 308, Error, "Unknown standard flow library", "";
@@ -149,7 +149,7 @@ registry! {
     MissingField = 604, Error, "Missing required field", "MCP-CONFIG-003";
     InvalidValue = 605, Error, "Value not among the allowed ones", "MCP-CONFIG-003";
     YamlAlias = 606, Error, "YAML anchor, alias or merge key", "MCP-CONFIG-001";
-    SuiteTooLarge = 607, Error, "Suite file larger than 1 MiB", "MCP-CONFIG-002";
+    SuiteTooLarge = 607, Error, "Suite file larger than the size limit", "MCP-CONFIG-002";
     SchemaViolation = 608, Error, "Value breaks the suite schema", "MCP-CONFIG-003";
     // 7xx: legacy .mcp scripts
     LegacyUnterminatedQuote = 701, Error, "Unterminated quote in a script line", "";

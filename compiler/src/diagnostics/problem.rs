@@ -197,6 +197,8 @@ pub enum Problem {
         path: String,
         /// Its size in bytes.
         bytes: usize,
+        /// The limit in bytes.
+        limit: usize,
     },
     /// More distinct imported files than the limit.
     TooManyImports {

@@ -357,6 +357,10 @@ pub fn expand<'f>(
     functions_declared: bool,
 ) {
     let Some(flow) = flows.get(&name.value) else {
+        // A flow of a file that could not be imported is not reported again as unknown.
+        if l.import_failed() {
+            return;
+        }
         l.report(
             Problem::UnknownFlow {
                 name: name.value.clone(),

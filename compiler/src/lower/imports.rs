@@ -16,8 +16,6 @@ use std::collections::BTreeMap;
 pub const MAX_DEPTH: usize = 8;
 /// At most this many distinct files may be imported.
 pub const MAX_FILES: usize = 64;
-/// An imported file may have at most this many bytes.
-pub const MAX_BYTES: usize = 1024 * 1024;
 
 /// Why a file could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,12 +259,14 @@ impl Resolver {
                     continue;
                 }
             };
-            if text.len() > MAX_BYTES {
+            if text.len() > ctx.file_limit {
+                let limit = ctx.file_limit;
                 report(
                     ctx,
                     Problem::ImportTooLarge {
                         path: target,
                         bytes: text.len(),
+                        limit,
                     },
                 );
                 continue;

@@ -22,7 +22,7 @@ pub use mcpr::BUILT_IN_FUNCTIONS;
 use crate::SourceMap;
 use crate::diagnostics::{Diagnostic, Problem, Surface};
 use crate::ir::Suite;
-use crate::source::Span;
+use crate::source::{SourceFile, Span};
 use crate::syntax;
 
 /// Choices of a compilation.
@@ -33,9 +33,23 @@ pub struct Options {
     /// Threads for parsing and lowering a `.mcpr` file: 0 decides by the file's size
     /// ([`syntax::threads_for`]). The result is the same for every number.
     pub threads: usize,
+    /// The largest file a compilation reads, in bytes: the main file of any format and each
+    /// imported file (MCPLANG607, MCPLANG305). `None` is [`DEFAULT_MAX_FILE_BYTES`].
+    pub max_file_bytes: Option<usize>,
 }
 
+/// The size limit of every file a compilation reads, unless [`Options::max_file_bytes`]
+/// says otherwise: far above any suite written by hand, and above what `mcpr compile` and
+/// `mcpr convert` write for the largest suites `check` handles comfortably, while keeping
+/// the memory of checking an untrusted file bounded.
+pub const DEFAULT_MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+
 impl Options {
+    /// The size limit of a file, in bytes.
+    pub fn file_limit(&self) -> usize {
+        self.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES)
+    }
+
     /// The number of threads for a text of `len` bytes.
     fn threads_for(&self, len: usize) -> usize {
         if self.threads == 0 {
@@ -90,6 +104,8 @@ pub(crate) struct Ctx<'a> {
     pub entry: usize,
     pub loader: &'a dyn Loader,
     pub diags: Vec<Diagnostic>,
+    /// The size limit of an imported file, in bytes.
+    pub file_limit: usize,
 }
 
 /// State of the lowering walk (after every file is loaded).
@@ -100,12 +116,27 @@ pub struct Lower<'a> {
     diags: Vec<Diagnostic>,
     /// The format being lowered, for the wording of shared checks.
     surface: Surface,
+    /// An imported file could not be read (see [`Lower::import_failed`]).
+    import_failed: bool,
 }
 
 impl Lower<'_> {
     fn report(&mut self, problem: Problem, file: usize, span: Span) {
         self.diags.push(Diagnostic::new(problem, file, span));
     }
+
+    /// Whether an imported file could not be read: names it would have defined are then
+    /// not reported as unknown.
+    fn import_failed(&self) -> bool {
+        self.import_failed
+    }
+}
+
+/// Whether `diags` hold an error of the imports (the 3xx family).
+fn import_failed(diags: &[Diagnostic]) -> bool {
+    diags
+        .iter()
+        .any(|d| d.is_error() && (300..400).contains(&d.code.number()))
 }
 
 /// Compiles the file `entry` of `map` to the Suite IR, in the format its extension names.
@@ -115,6 +146,9 @@ pub fn compile(
     loader: &dyn Loader,
     options: &Options,
 ) -> Compiled {
+    if let Some(too_large) = size_check(map.get(entry), entry, options.file_limit()) {
+        return finish(None, vec![too_large], None);
+    }
     match Format::of(map.get(entry).path()) {
         Format::Mcpr => compile_mcpr(map, entry, loader, options),
         Format::Yaml => compile_yaml(map, entry, options),
@@ -125,6 +159,22 @@ pub fn compile(
     }
 }
 
+/// MCPLANG607 when the main file is larger than `limit`, located on the line where the limit
+/// is crossed; nothing else of such a file is read.
+fn size_check(source: &SourceFile, file: usize, limit: usize) -> Option<Diagnostic> {
+    let text = source.text();
+    if text.len() <= limit {
+        return None;
+    }
+    let at = source.floor_char_boundary(limit);
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let problem = Problem::SuiteTooLarge {
+        bytes: text.len(),
+        limit,
+    };
+    Some(Diagnostic::new(problem, file, Span::new(line_start, at)))
+}
+
 /// Compiles a YAML or JSON suite (which imports nothing).
 fn compile_yaml(map: &SourceMap, entry: usize, options: &Options) -> Compiled {
     let mut l = Lower {
@@ -133,6 +183,7 @@ fn compile_yaml(map: &SourceMap, entry: usize, options: &Options) -> Compiled {
         options: *options,
         diags: Vec::new(),
         surface: Surface::Yaml,
+        import_failed: false,
     };
     let suite = yaml::lower(&mut l);
     finish(suite, l.diags, None)
@@ -153,6 +204,7 @@ fn compile_mcpr(
         entry,
         loader,
         diags: parsed.diagnostics,
+        file_limit: options.file_limit(),
     };
     let imported = imports::resolve(&mut ctx, &parsed.document);
     let Ctx { map, diags, .. } = ctx;
@@ -160,6 +212,7 @@ fn compile_mcpr(
         map,
         entry,
         options: *options,
+        import_failed: import_failed(&diags),
         diags,
         surface: Surface::Mcpr,
     };

@@ -31,9 +31,6 @@ use schema::locate;
 use std::collections::HashMap;
 use tree::{Node, ReadError};
 
-/// A suite file may have at most this many bytes.
-pub const MAX_BYTES: usize = 1024 * 1024;
-
 /// Path segments from string literals and indexes.
 macro_rules! path {
     ($($seg:expr),* $(,)?) => {
@@ -47,19 +44,6 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
     let source = l.map.get(file);
     let text = source.text();
     let json = source.path().to_ascii_lowercase().ends_with(".json");
-    if text.len() > MAX_BYTES {
-        let at = floor_char_boundary(text, MAX_BYTES);
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-        l.report(
-            Problem::SuiteTooLarge {
-                bytes: text.len(),
-                limit: MAX_BYTES,
-            },
-            file,
-            Span::new(line_start, at),
-        );
-        return None;
-    }
     // A byte order mark is not JSON, but editors write it; it is not an error here.
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let shift = text.len() - body.len();
@@ -168,9 +152,9 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
 /// key. A file that does not parse is judged by its text — a `version:` and a `tests:` line
 /// at column 0 (YAML), or `"version"` and `"tests"` members (JSON) — so a broken suite is
 /// still checked and reported. Only the first 64 KiB are looked at when the file is larger
-/// than a suite may be.
+/// than a suite may be by default.
 pub fn is_suite(text: &str) -> bool {
-    if text.len() <= MAX_BYTES {
+    if text.len() <= super::DEFAULT_MAX_FILE_BYTES {
         let mut options = serde_saphyr::Options::default();
         options.strict_booleans = true;
         if let Ok(v) = serde_saphyr::from_str_with_options::<serde_json::Value>(text, options) {

@@ -53,3 +53,26 @@ pub fn mcpr_files(root: &Path, folders: &[&str]) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The options a corpus case asks for on its `# check:` lines, as `mcpr check` takes them:
+/// `--pedantic` and `--max-file-size SIZE`.
+pub fn check_options(text: &str) -> mcpr_compiler::lower::Options {
+    let mut options = mcpr_compiler::lower::Options::default();
+    for line in text.lines() {
+        let Some(flags) = line.trim().strip_prefix("# check:") else {
+            continue;
+        };
+        let mut words = flags.split_whitespace();
+        while let Some(flag) = words.next() {
+            match flag {
+                "--pedantic" => options.pedantic = true,
+                "--max-file-size" => {
+                    let size = words.next().expect("a size after --max-file-size");
+                    options.max_file_bytes = Some(mcpr_compiler::size::parse(size).unwrap());
+                }
+                other => panic!("unknown `# check:` flag {other}"),
+            }
+        }
+    }
+    options
+}

@@ -22,6 +22,8 @@ pub struct CheckOptions {
     pub pedantic: bool,
     /// Also load local data files and report bad values.
     pub data: bool,
+    /// The size limit of a file (`None`: the compiler's default).
+    pub max_file_bytes: Option<usize>,
 }
 
 /// How a check report is printed.
@@ -61,6 +63,7 @@ pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, Stri
     let loader = FsLoader::new(".");
     let options = Options {
         pedantic: opts.pedantic,
+        max_file_bytes: opts.max_file_bytes,
         ..Options::default()
     };
     for path in &files {

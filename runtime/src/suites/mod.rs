@@ -36,6 +36,21 @@ impl Compiled {
     }
 }
 
+/// The size limit of the files a command compiles: `flag` (a command's `--max-file-size`)
+/// when given, else `MCPR_MAX_FILE_SIZE`, else the compiler's default (`None`). The error
+/// names the variable whose value is not a size.
+pub fn file_limit(flag: Option<usize>) -> Result<Option<usize>, String> {
+    if flag.is_some() {
+        return Ok(flag);
+    }
+    match std::env::var("MCPR_MAX_FILE_SIZE") {
+        Ok(v) if !v.trim().is_empty() => mcpr_compiler::size::parse(&v)
+            .map(Some)
+            .map_err(|e| format!("MCPR_MAX_FILE_SIZE: {e}")),
+        _ => Ok(None),
+    }
+}
+
 /// Reads and compiles one file (`.mcpr`, `.mcp`, or YAML/JSON — Suite IR JSON included —
 /// by its extension); imports are read relative to the working folder, as the file's
 /// shown path is. The error says why the file could not be read.

@@ -43,14 +43,18 @@ pub(super) fn absolute_import(path: &str) -> Wording {
     )
 }
 
-pub(super) fn import_too_large(path: &str, bytes: &usize) -> Wording {
+pub(super) fn import_too_large(path: &str, bytes: &usize, limit: &usize) -> Wording {
     w(
         Code::ImportTooLarge,
-        "file larger than 1 MiB",
+        "file larger than the size limit",
         format!(
-            "The imported file `{path}` has {bytes} bytes; an imported file may have at most 1 MiB (1048576 bytes)."
+            "The imported file `{path}` has {bytes} bytes; a file may have at most {}.",
+            crate::size::bytes_and_unit(*limit)
         ),
-        Some("split the flows into several smaller files".into()),
+        Some(format!(
+            "split the flows into several smaller files, or raise the limit ({})",
+            suites::LIMIT_SETTING
+        )),
     )
 }
 

@@ -93,7 +93,7 @@ impl Problem {
             ImportUnreadable { path, reason } => imports::import_unreadable(path, reason),
             ImportTooDeep { limit } => imports::import_too_deep(limit),
             AbsoluteImport { path } => imports::absolute_import(path),
-            ImportTooLarge { path, bytes } => imports::import_too_large(path, bytes),
+            ImportTooLarge { path, bytes, limit } => imports::import_too_large(path, bytes, limit),
             TooManyImports { limit } => imports::too_many_imports(limit),
             ImportOutsideFolder { path } => imports::import_outside_folder(path),
             UnknownStdLibrary { name } => imports::unknown_std_library(name),

@@ -145,17 +145,20 @@ pub(super) fn yaml_alias(what: &AliasKind, name: &str) -> Wording {
     )
 }
 
+/// Where the size limit of a file is set, as a `Try:` names it.
+pub(super) const LIMIT_SETTING: &str = "`--max-file-size` or `MCPR_MAX_FILE_SIZE`";
+
 pub(super) fn suite_too_large(bytes: &usize, limit: &usize) -> Wording {
     w(
         Code::SuiteTooLarge,
         "the limit is crossed here",
         format!(
-            "The suite file has {bytes} bytes; a suite file may have at most {limit} bytes (1 MiB)."
+            "The suite file has {bytes} bytes; a file may have at most {}.",
+            crate::size::bytes_and_unit(*limit)
         ),
-        Some(
-            "split the tests into several suite files, or load large data with `dataSources` files"
-                .into(),
-        ),
+        Some(format!(
+            "split the tests into several suite files, load large data from data files, or raise the limit ({LIMIT_SETTING})"
+        )),
     )
 }
 

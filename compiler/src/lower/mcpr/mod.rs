@@ -240,6 +240,7 @@ fn lower_tests(
     }
     let per = nodes.len().div_ceil(threads);
     let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
+    let import_failed = l.import_failed;
     // Each run lowers into a context of its own: same file and settings, own diagnostics.
     let own = move || Lower {
         map,
@@ -247,6 +248,7 @@ fn lower_tests(
         options,
         diags: Vec::new(),
         surface,
+        import_failed,
     };
     let parts: Vec<(Vec<BuiltTest>, Vec<crate::diagnostics::Diagnostic>)> =
         std::thread::scope(|scope| {
