@@ -149,14 +149,16 @@ pub fn compile(
     if let Some(too_large) = size_check(map.get(entry), entry, options.file_limit()) {
         return finish(None, vec![too_large], None);
     }
-    match Format::of(map.get(entry).path()) {
+    let mut compiled = match Format::of(map.get(entry).path()) {
         Format::Mcpr => compile_mcpr(map, entry, loader, options),
         Format::Yaml => compile_yaml(map, entry, options),
         Format::Legacy => {
             let (suite, diagnostics) = legacy::compile(map, entry);
             finish(suite, diagnostics, None)
         }
-    }
+    };
+    crate::diagnostics::fix::settle(&mut compiled.diagnostics, map);
+    compiled
 }
 
 /// MCPLANG607 when the main file is larger than `limit`, located on the line where the limit
