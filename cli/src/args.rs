@@ -63,6 +63,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Print a shell completion script: `mcpr completions bash > ~/.local/share/bash-completion/completions/mcpr`.
     Completions(CompletionsArgs),
+    /// Serve the language server protocol on stdin and stdout, for editors (docs/lsp.md).
+    Lsp,
 }
 
 /// A shell for `mcpr completions`.

@@ -36,6 +36,7 @@ fn main() -> ExitCode {
         args::Command::Init(a) => commands::init::run(a),
         args::Command::Report(a) => commands::report::run(a),
         args::Command::Completions(a) => commands::completions::run(a),
+        args::Command::Lsp => commands::lsp::run(),
     };
     ExitCode::from(code)
 }

@@ -9,6 +9,7 @@ pub mod convert;
 pub mod explain;
 pub mod init;
 pub mod lint;
+pub mod lsp;
 pub mod parity;
 pub mod report;
 pub mod run;
