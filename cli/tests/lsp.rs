@@ -393,3 +393,37 @@ fn bad_requests_get_errors_and_the_server_goes_on() {
     assert_eq!(h, Value::Null);
     c.stop();
 }
+
+#[test]
+fn yaml_suites_are_checked_by_their_extension() {
+    let dir = project();
+    let mut c = Client::start(dir.path());
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../conformance-tests/yaml/invalid/108-patterns.yaml");
+    let text = std::fs::read_to_string(case).expect("corpus case");
+    let want: Vec<(String, u64)> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# expect: "))
+        .filter_map(|r| {
+            let (code, at) = r.split_once(' ')?;
+            Some((
+                code.to_string(),
+                at.split(':').next()?.parse::<u64>().ok()? - 1,
+            ))
+        })
+        .collect();
+    let u = uri(&dir.path().join("patterns.yaml"));
+    c.open(&u, &text);
+    let got: Vec<(String, u64)> = c
+        .diagnostics(&u)
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    c.stop();
+}

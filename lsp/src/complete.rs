@@ -12,7 +12,7 @@ use mcpr_compiler::syntax::Stmt;
 
 use crate::forms::{self, Place};
 use crate::server::Open;
-use crate::{convert, explain, scope, tools};
+use crate::{convert, scope, tools};
 
 /// The completions at a byte offset of the entry.
 pub(crate) fn complete(open: &Open, offset: usize) -> Option<Vec<CompletionItem>> {
@@ -156,7 +156,7 @@ pub(crate) fn complete(open: &Open, offset: usize) -> Option<Vec<CompletionItem>
                 Some(o.row.usage.to_string()),
             );
             it.insert_text_format = Some(InsertTextFormat::SNIPPET);
-            it.documentation = explain::statement_doc(o.usage).map(|d| {
+            it.documentation = o.doc.clone().map(|d| {
                 Documentation::MarkupContent(MarkupContent {
                     kind: MarkupKind::Markdown,
                     value: d,

@@ -9,14 +9,38 @@ use mcpr_compiler::source::{SourceFile, Span};
 
 use crate::store;
 
-/// A byte span of a file as an LSP range (UTF-16 columns).
-pub fn range(file: &SourceFile, span: Span) -> Range {
-    store::range_of(file.text(), span.range())
+/// A byte offset of a file as an LSP position, through the file's line index.
+pub fn position(file: &SourceFile, byte: usize) -> lsp_types::Position {
+    let p = file.position(byte);
+    lsp_types::Position::new(p.line - 1, p.column - 1)
 }
 
-/// The byte offset of an LSP position in a file.
+/// A byte span of a file as an LSP range (UTF-16 columns).
+pub fn range(file: &SourceFile, span: Span) -> Range {
+    Range {
+        start: position(file, span.start as usize),
+        end: position(file, span.end as usize),
+    }
+}
+
+/// The byte offset of an LSP position in a file: a line past the end is the end of the
+/// file, a column past the end of its line the end of the line, a column inside a surrogate
+/// pair the start of its character.
 pub fn offset(file: &SourceFile, pos: lsp_types::Position) -> usize {
-    store::byte_of(file.text(), pos)
+    let line = pos.line as usize;
+    if line >= file.line_count() {
+        return file.text().len();
+    }
+    let span = file.line_span(line);
+    let mut units = 0u32;
+    for (i, ch) in file.line_text(line).char_indices() {
+        let w = ch.len_utf16() as u32;
+        if units + w > pos.character {
+            return span.start as usize + i;
+        }
+        units += w;
+    }
+    span.end as usize
 }
 
 /// The address of a code's page: `{docs}/CODE.md` when a docs folder is known.

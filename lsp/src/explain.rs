@@ -45,7 +45,7 @@ pub(crate) fn hover(open: &Open, offset: usize) -> Option<Hover> {
                 parts.extend(with_key(open, &node.stmt, key));
                 range = Some(span);
             }
-        } else if let Some(doc) = statement_doc(&text[node.span.range()]) {
+        } else if let Some(doc) = forms::statement_doc(&text[node.span.range()]) {
             parts.push(doc);
             range.get_or_insert(node.span);
         }
@@ -183,14 +183,4 @@ fn with_key(open: &Open, stmt: &Stmt, key: &str) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// The usage of the statement a line holds and its row of the language reference.
-pub(crate) fn statement_doc(line: &str) -> Option<String> {
-    let (row, usage) = forms::form_of(line)?;
-    let mut s = format!("```mcpr\n{}\n```", row.map_or(usage, |r| r.usage));
-    if let Some((section, text)) = forms::reference_row(usage) {
-        s.push_str(&format!("\n\n{text}\n\n*Language reference: {section}*"));
-    }
-    Some(s)
 }

@@ -33,6 +33,8 @@ pub struct Offer {
     pub row: &'static Statement,
     /// Where it may stand.
     pub places: Vec<Place>,
+    /// Its documentation (as hover shows it).
+    pub doc: Option<String>,
 }
 
 /// Every form's offers, computed once.
@@ -56,7 +58,12 @@ pub fn offers() -> &'static [Offer] {
                         Vocabulary::Statements => vec![Place::Test, Place::Flow],
                     };
                 }
-                out.push(Offer { usage, row, places });
+                out.push(Offer {
+                    usage,
+                    row,
+                    places,
+                    doc: statement_doc(usage),
+                });
             }
         }
         out
@@ -84,6 +91,16 @@ fn parses_in(usage: &str, place: Place) -> bool {
         .walk()
         .find(|n| file.line_index(n.span.start as usize) == line);
     clean && node.is_some_and(|n| !matches!(n.stmt, Stmt::Error | Stmt::Comment))
+}
+
+/// The usage of the statement a line holds and its row of the language reference.
+pub fn statement_doc(line: &str) -> Option<String> {
+    let (row, usage) = form_of(line)?;
+    let mut s = format!("```mcpr\n{}\n```", row.map_or(usage, |r| r.usage));
+    if let Some((section, text)) = reference_row(usage) {
+        s.push_str(&format!("\n\n{text}\n\n*Language reference: {section}*"));
+    }
+    Some(s)
 }
 
 /// The table row and the opening usage of the form a line starts with (longest opening

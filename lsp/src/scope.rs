@@ -196,7 +196,12 @@ pub fn node_at(open: &Open, offset: usize) -> Option<(&Node, bool)> {
 
 /// The `${…}` reference around an offset of a text: its inside and the span of the inside.
 pub fn reference_at(text: &str, offset: usize) -> Option<(&str, Span)> {
-    mcpr_compiler::lower::values::refs(text).find_map(|(at, inner)| {
+    // A reference never spans lines: only the offset's line is searched.
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    mcpr_compiler::lower::values::refs(&text[start..end]).find_map(|(at, inner)| {
+        let at = start + at;
         let span = Span::new(at + 2, at + 2 + inner.len());
         covers(span, offset).then_some((inner, span))
     })

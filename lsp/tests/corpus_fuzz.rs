@@ -86,17 +86,19 @@ impl Harness {
     }
 }
 
-/// Positions to probe in a text: every line at its start, middle, end and past its end.
+/// Positions to probe in a text: every line at its start, its middle and past its end.
 fn positions(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         let n = line.encode_utf16().count();
-        for c in [0, 1, n / 2, n.saturating_sub(1), n, n + 3] {
+        for c in [0, n / 2, n + 3] {
             out.push((i, c));
         }
     }
     out.dedup();
-    out
+    // A large file (the corpus has one of a megabyte) is probed at about 600 places.
+    let step = (out.len() / 600).max(1);
+    out.into_iter().step_by(step).collect()
 }
 
 #[test]
@@ -108,6 +110,7 @@ fn every_corpus_file_and_its_truncations_are_served_without_a_panic_or_a_hang() 
     h.request("initialize", json!({"capabilities": {}}));
     h.notify("initialized", json!({}));
     let files = corpus();
+    let started = std::time::Instant::now();
     assert!(files.len() > 100, "the corpus is there: {}", files.len());
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance-tests/compiler");
     for (n, path) in files.iter().enumerate() {
@@ -135,7 +138,7 @@ fn every_corpus_file_and_its_truncations_are_served_without_a_panic_or_a_hang() 
         // Truncations (whole-text changes) and incremental edits that cut a line in two,
         // insert astral characters and delete across lines.
         let chars: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
-        let cuts = 6.min(chars.len());
+        let cuts = 4.min(chars.len());
         for k in 1..=cuts {
             let cut = chars[chars.len() * k / (cuts + 1)];
             let part = &text[..cut];
@@ -174,7 +177,15 @@ fn every_corpus_file_and_its_truncations_are_served_without_a_panic_or_a_hang() 
             "textDocument/didClose",
             json!({"textDocument": {"uri": uri}}),
         );
-        let _ = (n, &dir);
+        if n % 20 == 0 {
+            eprintln!(
+                "{n}/{} files, {} requests, {:?}",
+                files.len(),
+                h.next,
+                started.elapsed()
+            );
+        }
+        let _ = &dir;
     }
     h.request("shutdown", Value::Null);
     h.notify("exit", Value::Null);
