@@ -3,11 +3,13 @@
 //! renderer per output format.
 
 pub mod codes;
+pub mod fix;
 pub mod problem;
 pub mod render;
 mod wording;
 
 pub use codes::{Code, Severity};
+pub use fix::{Edit, Fix};
 pub use problem::{Problem, Surface};
 pub use wording::Wording;
 
@@ -43,12 +45,18 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Other places that matter.
     pub secondary: Vec<Label>,
+    /// The `Try:` suggestion as edits a tool may apply without asking (`mcpr check --fix`,
+    /// an editor's quick fix), when it is mechanical.
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
     /// Builds a diagnostic from the data of a problem and its location.
     pub fn new(problem: Problem, file: usize, span: Span) -> Self {
         let w = problem.describe();
+        let fix = problem
+            .rename()
+            .map(|(written, suggested)| Fix::rename(span, written, suggested));
         Diagnostic {
             code: w.code,
             severity: w.code.severity(),
@@ -58,7 +66,14 @@ impl Diagnostic {
             message: w.message,
             help: w.help,
             secondary: Vec::new(),
+            fix,
         }
+    }
+
+    /// Sets the machine-applicable fix.
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
     }
 
     /// Adds a secondary label.

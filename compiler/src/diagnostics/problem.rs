@@ -627,3 +627,40 @@ pub enum TableProblem {
     /// Rows written as a YAML list whose items are not `column: value` mappings.
     RowsNotMappings,
 }
+
+impl Problem {
+    /// The misspelt word and the word to write instead, when the problem's `Try:` suggestion
+    /// is a mechanical rename (a flow, test id, function, lint rule, data source, variable,
+    /// YAML key or budget test closest to what was written). The diagnostic's fix replaces
+    /// the word where it stands in the diagnostic's span.
+    pub fn rename(&self) -> Option<(&str, &str)> {
+        use Problem::*;
+        let (written, suggested) = match self {
+            UnknownFlow { name, suggestion }
+            | UnknownFunction {
+                name, suggestion, ..
+            }
+            | UnknownDataSource {
+                name, suggestion, ..
+            }
+            | UnknownBudgetTest {
+                name, suggestion, ..
+            } => (name.as_str(), suggestion.as_deref()?),
+            UnknownDependency { id, suggestion, .. } => (id.as_str(), suggestion.as_deref()?),
+            UnknownLintRule { code, suggestion } => (code.as_str(), suggestion.as_deref()?),
+            UnknownField {
+                field, suggestion, ..
+            } => (field.as_str(), suggestion.as_deref()?),
+            UnknownVariable {
+                reference,
+                suggestion,
+                ..
+            } => (
+                reference.split('.').next().unwrap_or(reference),
+                suggestion.as_deref()?,
+            ),
+            _ => return None,
+        };
+        (written != suggested && !written.is_empty()).then_some((written, suggested))
+    }
+}

@@ -1,9 +1,13 @@
 //! Writing suites back out: the Suite IR as canonical `.mcpr` text ([`print`]) and as a
 //! YAML or JSON suite in the `version: 1` model ([`suite_value`], [`emit`]). `mcpr convert`
-//! is [`render`] of a compiled suite.
+//! is [`render`] of a compiled suite. `mcpr fmt` is [`format_source`]: the canonical layout
+//! of a `.mcpr` source, comments, flows and imports kept ([`layout`]).
 
 pub mod emit;
+pub mod layout;
 pub mod print;
+
+pub use layout::{FormatError, format_source};
 
 use crate::ir::Suite;
 use serde_json::Value;

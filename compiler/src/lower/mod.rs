@@ -115,14 +115,16 @@ pub fn compile(
     loader: &dyn Loader,
     options: &Options,
 ) -> Compiled {
-    match Format::of(map.get(entry).path()) {
+    let mut compiled = match Format::of(map.get(entry).path()) {
         Format::Mcpr => compile_mcpr(map, entry, loader, options),
         Format::Yaml => compile_yaml(map, entry, options),
         Format::Legacy => {
             let (suite, diagnostics) = legacy::compile(map, entry);
             finish(suite, diagnostics, None)
         }
-    }
+    };
+    crate::diagnostics::fix::settle(&mut compiled.diagnostics, map);
+    compiled
 }
 
 /// Compiles a YAML or JSON suite (which imports nothing).

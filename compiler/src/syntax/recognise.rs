@@ -7,7 +7,7 @@ use super::tree::*;
 use super::{Context, Line, LineKind, Parser};
 use super::{statements, vocab};
 use crate::diagnostics::problem::{DurationProblem, TableProblem};
-use crate::diagnostics::{Diagnostic, Problem};
+use crate::diagnostics::{Diagnostic, Fix, Problem};
 use crate::source::Span;
 use chumsky::span::SimpleSpan;
 
@@ -149,18 +149,28 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 if let Some(sp) = unclosed_quote(toks) {
                     let q = self.text(sp).chars().next().unwrap_or('"');
                     self.report(Problem::UnclosedQuote { quote: q }, sp);
-                } else if ctx == Context::DataSource {
-                    let suggestion = vocab::suggest(text, statements::Vocabulary::DataPhrases);
-                    self.report(Problem::UnknownDataPhrase { suggestion }, line.trimmed);
                 } else {
-                    let suggestion = vocab::suggest(text, statements::Vocabulary::Statements);
-                    self.report(
+                    let vocabulary = if ctx == Context::DataSource {
+                        statements::Vocabulary::DataPhrases
+                    } else {
+                        statements::Vocabulary::Statements
+                    };
+                    let suggestion = vocab::suggest(text, vocabulary);
+                    let problem = if ctx == Context::DataSource {
+                        Problem::UnknownDataPhrase { suggestion }
+                    } else {
                         Problem::UnknownStatement {
                             context: ctx.describe(),
                             suggestion,
-                        },
-                        line.trimmed,
-                    );
+                        }
+                    };
+                    let mut d = Diagnostic::new(problem, self.file_id, line.trimmed);
+                    if let Some((len, words)) = vocab::respell(text, vocabulary) {
+                        let at = line.trimmed.start as usize;
+                        let message = format!("write `{words}`");
+                        d = d.with_fix(Fix::replace(Span::new(at, at + len), words, message));
+                    }
+                    self.diags.push(d);
                 }
                 simple(Stmt::Error, line)
             }

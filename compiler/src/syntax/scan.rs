@@ -1,7 +1,7 @@
 //! The first pass over the lines of a file: indentation, tabs, comments, `${…}` references.
 
 use super::{Line, LineKind};
-use crate::diagnostics::{Diagnostic, Problem};
+use crate::diagnostics::{Diagnostic, Edit, Fix, Problem};
 use crate::source::{SourceFile, Span};
 
 /// First pass: indentation, tabs, comments, references, version header.
@@ -55,11 +55,21 @@ pub(super) fn scan_lines(
         // Tabs: one diagnostic per line, at the first tab.
         let tab = crate::bytes::find_byte(text.as_bytes(), b'\t');
         if let Some(t) = tab {
-            diags.push(Diagnostic::new(
-                Problem::Tab,
-                file_id,
-                Span::new(start + t, start + t + 1),
-            ));
+            let mut d = Diagnostic::new(Problem::Tab, file_id, Span::new(start + t, start + t + 1));
+            // A tab in the indentation counts as two spaces: writing them changes nothing.
+            let edits: Vec<Edit> = text[..lead]
+                .match_indices('\t')
+                .map(|(i, _)| Edit {
+                    span: Span::new(start + i, start + i + 1),
+                    replacement: "  ".into(),
+                })
+                .collect();
+            if !edits.is_empty() && t < lead {
+                let mut fix = Fix::replace(Span::at(0), "", "indent with two spaces per tab");
+                fix.edits = edits;
+                d = d.with_fix(fix);
+            }
+            diags.push(d);
         }
         let tab_in_indent = tab.is_some_and(|t| text[..t].bytes().all(|b| b == b' '));
         if kind != LineKind::Blank && indent % 2 == 1 && !tab_in_indent {

@@ -25,7 +25,14 @@ pub fn suggest(line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
     let head = lower.split(['"', '\'']).next().unwrap_or("");
     // No opening phrase is longer than a few words.
     let words: Vec<&str> = head.split_whitespace().take(8).collect();
-    let mut best: Option<(usize, usize, &'static str)> = None;
+    letterwise(&words, vocabulary)
+        .map(|(_, u)| u)
+        .or_else(|| by_words(&words, vocabulary))
+}
+
+/// The opening phrase and usage nearest to the first words of a line, letter by letter.
+fn letterwise(words: &[&str], vocabulary: Vocabulary) -> Option<(&'static str, &'static str)> {
+    let mut best: Option<(usize, usize, &'static str, &'static str)> = None;
     for (phrase, usage) in openings(vocabulary) {
         let n = phrase.split(' ').count();
         if words.len() < n.min(1) {
@@ -39,12 +46,52 @@ pub fn suggest(line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
             continue;
         }
         let d = crate::names::edit_distance(&candidate, phrase);
-        if d <= limit && best.is_none_or(|(bd, bn, _)| d < bd || (d == bd && n > bn)) {
-            best = Some((d, n, usage));
+        if d <= limit && best.is_none_or(|(bd, bn, _, _)| d < bd || (d == bd && n > bn)) {
+            best = Some((d, n, phrase, usage));
         }
     }
-    best.map(|(_, _, u)| u)
-        .or_else(|| by_words(&words, vocabulary))
+    best.map(|(_, _, p, u)| (p, u))
+}
+
+/// The mechanical fix of a line that matches no form but whose first words are a near
+/// miss of one form's opening phrase (`Cal tool "add"`): the byte length of the misspelt
+/// words at the start of `line` and the words to write instead, spelt as the form's usage
+/// spells them (`Call tool`). `None` when the suggestion is not a plain respelling.
+pub fn respell(line: &str, vocabulary: Vocabulary) -> Option<(usize, String)> {
+    let head = line.split(['"', '\'']).next().unwrap_or("");
+    let lower = head.to_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().take(8).collect();
+    let (phrase, usage) = letterwise(&words, vocabulary)?;
+    let n = phrase.split(' ').count();
+    let right: Vec<&str> = usage.split_whitespace().take(n).collect();
+    if right.len() < n || right.join(" ").to_lowercase() != phrase {
+        return None;
+    }
+    // The end of the n-th word of the line as written.
+    let mut end = None;
+    let mut seen = 0;
+    let mut in_word = false;
+    for (i, c) in head.char_indices() {
+        if c.is_whitespace() {
+            if in_word {
+                seen += 1;
+                if seen == n {
+                    end = Some(i);
+                    break;
+                }
+            }
+            in_word = false;
+        } else {
+            in_word = true;
+        }
+    }
+    let end = match end {
+        Some(e) => e,
+        None if in_word && seen + 1 == n => head.len(),
+        None => return None,
+    };
+    let replacement = right.join(" ");
+    (line[..end] != replacement).then_some((end, replacement))
 }
 
 /// When no phrase is near letter by letter (`Lsit tools`), the phrase that shares most of its
@@ -94,5 +141,19 @@ mod tests {
             suggest("Lsit tools", Vocabulary::Statements),
             Some("List all tools")
         );
+    }
+
+    #[test]
+    fn respells_near_misses_only() {
+        assert_eq!(
+            respell("Cal tool \"x\" with:", Vocabulary::Statements),
+            Some((8, "Call tool".to_string()))
+        );
+        assert_eq!(
+            respell("expcet \"x\" equals 2", Vocabulary::Statements),
+            Some((6, "Expect".to_string()))
+        );
+        assert_eq!(respell("Lsit tools", Vocabulary::Statements), None);
+        assert_eq!(respell("Frobnicate it", Vocabulary::Statements), None);
     }
 }

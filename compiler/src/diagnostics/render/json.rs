@@ -54,5 +54,25 @@ fn one(d: &Diagnostic, map: &SourceMap) -> Value {
         "help": d.help,
         "related": related,
         "replaces": d.code.replaces(),
+        "fix": d.fix.as_ref().map(|fix| fix_json(fix, d.file, map)),
     })
+}
+
+/// A machine-applicable fix: its message and edits, each with its LSP range and UTF-16
+/// offsets, ready to be an LSP `TextEdit`.
+fn fix_json(fix: &crate::diagnostics::Fix, file: usize, map: &SourceMap) -> Value {
+    let f = map.get(file);
+    let edits: Vec<Value> = fix
+        .edits
+        .iter()
+        .map(|e| {
+            json!({
+                "range": range(map, file, e.span),
+                "offset": f.utf16_offset(e.span.start as usize),
+                "endOffset": f.utf16_offset(e.span.end as usize),
+                "newText": e.replacement,
+            })
+        })
+        .collect();
+    json!({ "message": fix.message, "edits": edits })
 }

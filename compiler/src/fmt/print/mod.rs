@@ -39,8 +39,8 @@ use native::*;
 use serde_json::{Map, Value, json};
 use settings::*;
 use steps::*;
-pub use test::table_fits;
 use test::*;
+pub use test::{table_fits, table_lines};
 
 /// The canonical `.mcpr` text of a suite.
 pub fn suite(suite: &Suite) -> String {

@@ -167,10 +167,16 @@ pub(super) fn table(rows: &[Map<String, Value>]) -> Vec<String> {
                 .collect()
         })
         .collect();
+    table_lines(&header, &body)
+}
+
+/// Table lines: the header, a separator, the rows, cells padded to line up (what `mcpr fmt`
+/// writes for an inline table too).
+pub fn table_lines(header: &[String], body: &[Vec<String>]) -> Vec<String> {
     let widths: Vec<usize> = (0..header.len())
         .map(|i| {
             std::iter::once(&header[i])
-                .chain(body.iter().map(|r| &r[i]))
+                .chain(body.iter().filter_map(|r| r.get(i)))
                 .map(|c| c.chars().count())
                 .max()
                 .unwrap_or(1)
@@ -185,7 +191,7 @@ pub(super) fn table(rows: &[Map<String, Value>]) -> Vec<String> {
             .collect();
         format!("|{}|", padded.join("|"))
     };
-    let mut lines = vec![line(&header)];
+    let mut lines = vec![line(header)];
     lines.push(format!(
         "|{}|",
         widths
