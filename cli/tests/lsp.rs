@@ -427,3 +427,101 @@ fn yaml_suites_are_checked_by_their_extension() {
     assert_eq!(got, want);
     c.stop();
 }
+
+#[test]
+fn formatting_gives_the_layout_of_mcpr_fmt() {
+    let dir = project();
+    let mut c = Client::start(dir.path());
+    let text = "MCP Test 1\nServer:   node server.js\n\n\n\nTest:   \"😀 spaced\"\n  call tool  \"add\"   with:\n      a:    1\n  Expect \"sum\"  equals 1\n";
+    let path = dir.path().join("messy.mcpr");
+    let u = uri(&path);
+    c.open(&u, text);
+    c.diagnostics(&u);
+    let edits = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    let edits = edits.as_array().cloned().expect("edits");
+    assert!(!edits.is_empty(), "the file is not in the canonical layout");
+    let formatted = lsp_client::apply(text, &edits);
+    let want = mcpr_compiler::fmt::format_source(&path.to_string_lossy(), text).expect("formats");
+    assert_eq!(formatted, want);
+    // Formatted already: no edit.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": formatted}]}),
+    );
+    c.diagnostics(&u);
+    let again = c.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert_eq!(again, json!([]));
+    // A file with syntax errors is refused with the reason.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": "Test: x\n\tCall tool \"a\"\n"}]}),
+    );
+    c.diagnostics(&u);
+    let refused = c.request_raw(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("syntax error")),
+        "{refused}"
+    );
+    c.stop();
+}
+
+#[test]
+fn code_actions_apply_the_fixes_of_diagnostics() {
+    let dir = project();
+    let mut c = Client::start(dir.path());
+    let text = "MCP Test 1\nServer: node server.js\nTest: \"😀 typos\"\n  Cal tool \"add\"\n  Expcet \"x\" equals 1\n";
+    let u = uri(&dir.path().join("typos.mcpr"));
+    c.open(&u, text);
+    let diags = c.diagnostics(&u);
+    assert_eq!(diags.len(), 2, "{diags:?}");
+    let at = pos(text, "Cal tool", 0, 1);
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": {"start": at, "end": at},
+               "context": {"diagnostics": [diags[0]]}}),
+    );
+    let quick: Vec<&Value> = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .filter(|a| a["kind"] == "quickfix")
+        .collect();
+    assert_eq!(quick.len(), 1, "{actions}");
+    assert_eq!(quick[0]["diagnostics"][0]["code"], diags[0]["code"]);
+    let edits = quick[0]["edit"]["changes"][&u]
+        .as_array()
+        .cloned()
+        .expect("edits");
+    let fixed = lsp_client::apply(text, &edits);
+    assert!(fixed.contains("\n  Call tool \"add\"\n"), "{fixed}");
+    // Every fix at once.
+    let all = actions
+        .as_array()
+        .expect("actions")
+        .iter()
+        .find(|a| a["kind"] == "source.fixAll")
+        .cloned()
+        .unwrap_or_else(|| panic!("a fix-all action: {actions}"));
+    let edits = all["edit"]["changes"][&u]
+        .as_array()
+        .cloned()
+        .expect("edits");
+    let fixed = lsp_client::apply(text, &edits);
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    assert_eq!(c.diagnostics(&u), Vec::<Value>::new(), "every fix applied");
+    c.stop();
+}

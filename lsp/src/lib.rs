@@ -4,12 +4,14 @@
 //! The server is a thin layer over the compiler. Each open document is compiled as
 //! `mcpr check` compiles it ([`analysis`]), with imports read from open documents first and
 //! from the disk otherwise; [`index`] lists the names the compilation declares and uses;
-//! each request kind has a module that answers it from those two. Positions are UTF-16 at
+//! each request kind has a module that answers it from those two, and [`edits`] proposes the
+//! layout of `mcpr fmt` and the diagnostics' fixes. Positions are UTF-16 at
 //! the protocol's edge and byte offsets inside ([`store`]). See docs/lsp.md.
 
 pub mod analysis;
 mod complete;
 mod convert;
+mod edits;
 mod explain;
 mod forms;
 pub mod index;

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::analysis::Analysis;
 use crate::index::Index;
 use crate::store::{self, Store};
-use crate::{complete, convert, explain, navigate, outline};
+use crate::{complete, convert, edits, explain, navigate, outline};
 
 /// How the server is set up.
 #[derive(Debug, Clone)]
@@ -75,6 +75,14 @@ pub fn capabilities() -> ServerCapabilities {
         references_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
         folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+        document_formatting_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::SOURCE_FIX_ALL,
+            ]),
+            ..CodeActionOptions::default()
+        })),
         ..ServerCapabilities::default()
     }
 }
@@ -188,6 +196,22 @@ impl State {
             req::FoldingRangeRequest::METHOD => {
                 let p: FoldingRangeParams = params(r)?;
                 json(self.doc(&p.text_document.uri).map(outline::folding))
+            }
+            req::Formatting::METHOD => {
+                let p: DocumentFormattingParams = params(r)?;
+                match self.doc(&p.text_document.uri) {
+                    Some(o) => json(edits::format(o).map_err(|e| (ErrorCode::RequestFailed, e))?),
+                    None => json(Value::Null),
+                }
+            }
+            req::CodeActionRequest::METHOD => {
+                let p: CodeActionParams = params(r)?;
+                let docs = self.settings.docs.as_deref();
+                let only = p.context.only.as_deref();
+                json(
+                    self.doc(&p.text_document.uri)
+                        .map(|o| edits::actions(o, &p.text_document.uri, p.range, only, docs)),
+                )
             }
             _ => Err((
                 ErrorCode::MethodNotFound,

@@ -232,3 +232,38 @@ fn read_frame(r: &mut impl BufRead) -> Option<Value> {
     r.read_exact(&mut body).ok()?;
     serde_json::from_slice(&body).ok()
 }
+
+/// The byte offset of an LSP position (line, UTF-16 column) in `text`.
+pub fn byte_at(text: &str, p: &Value) -> usize {
+    let line = p["line"].as_u64().expect("line") as usize;
+    let col = p["character"].as_u64().expect("character") as usize;
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let mut units = 0;
+    for (i, ch) in text[start..].char_indices() {
+        if units >= col || ch == '\n' {
+            return start + i;
+        }
+        units += ch.len_utf16();
+    }
+    text.len()
+}
+
+/// `text` with LSP text edits applied (positions of the original text).
+pub fn apply(text: &str, edits: &[Value]) -> String {
+    let mut spans: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| {
+            (
+                byte_at(text, &e["range"]["start"]),
+                byte_at(text, &e["range"]["end"]),
+                e["newText"].as_str().expect("newText").to_string(),
+            )
+        })
+        .collect();
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let mut out = text.to_string();
+    for (s, e, t) in spans {
+        out.replace_range(s..e, &t);
+    }
+    out
+}
