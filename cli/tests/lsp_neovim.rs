@@ -1,9 +1,10 @@
 //! `mcpr lsp` in a real editor: headless Neovim (Debian's package) with its built-in LSP
 //! client, started by a Lua script on files of the compiler corpus. It checks that the
 //! corpus' expected diagnostics appear at their lines, that Neovim's own incremental edits
-//! (after an emoji) are applied, and that go-to-definition on `Use flow` jumps to the
-//! `Flow:` line. Without `nvim` the test is skipped, except where `.ci/run` requires it
-//! (`MCPR_REQUIRE_EDITORS=1`, or `CI=true`).
+//! (after an emoji) are applied, that go-to-definition on `Use flow` jumps to the `Flow:`
+//! line, and that formatting applies `mcpr fmt`'s layout in the buffer. Without `nvim` the
+//! test is skipped, except where `.ci/run` requires it (`MCPR_REQUIRE_EDITORS=1`, or
+//! `CI=true`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -95,6 +96,15 @@ vim.api.nvim_buf_set_lines(buf, 0, 0, false, { '# 😀 emoji first' })
 vim.api.nvim_buf_set_text(buf, EDIT_LINE, 2, EDIT_LINE, 6, { 'Cal' })
 vim.wait(10000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
 for _, d in ipairs(vim.diagnostic.get(buf)) do log('edited ' .. (d.lnum + 1) .. ' ' .. d.col) end
+-- Formatting: Neovim applies the server's edits to a messy file.
+local messy = attach(MESSY)
+if vim.lsp.buf.format then
+  vim.lsp.buf.format({ timeout_ms = 10000 })
+else
+  vim.lsp.buf.formatting_sync(nil, 10000)
+end
+vim.fn.writefile(vim.api.nvim_buf_get_lines(messy, 0, -1, false), FORMATTED)
+log('formatted')
 vim.lsp.stop_client(vim.lsp.get_active_clients())
 vim.wait(5000, function() return #vim.lsp.get_active_clients() == 0 end, 20)
 local f = io.open(out_path, 'w')
@@ -108,7 +118,7 @@ fn lua_string(s: &str) -> String {
 }
 
 #[test]
-fn neovim_shows_diagnostics_and_jumps_to_flows() {
+fn neovim_shows_diagnostics_jumps_to_flows_and_formats() {
     let Some(nvim) = nvim() else { return };
     let dir = tempfile::tempdir().expect("temp dir");
     let cases = [
@@ -155,17 +165,23 @@ fn neovim_shows_diagnostics_and_jumps_to_flows() {
         .iter()
         .position(|l| l.starts_with("  Call tool") && !l.contains("😀"))
         .expect("a Call tool line");
+    let messy_text = "MCP Test 1\nServer:   node server.js\n\n\nTest:   \"😀 spaced\"\n  call tool  \"add\"   with:\n      a:    1\n";
+    let messy = dir.path().join("messy.mcpr");
+    std::fs::write(&messy, messy_text).expect("write");
+    let formatted = dir.path().join("formatted.mcpr");
     let out = dir.path().join("out.txt");
     let script = dir.path().join("test.lua");
     let uses_lua: Vec<String> = uses.iter().map(|(u, _)| u.to_string()).collect();
     let header = format!(
-        "MCPR = {}\nOUT = {}\nCASES = {{ {} }}\nVALID = {}\nUSES = {{ {} }}\nEDIT_LINE = {}\n",
+        "MCPR = {}\nOUT = {}\nCASES = {{ {} }}\nVALID = {}\nUSES = {{ {} }}\nEDIT_LINE = {}\nMESSY = {}\nFORMATTED = {}\n",
         lua_string(env!("CARGO_BIN_EXE_mcpr")),
         lua_string(&out.to_string_lossy()),
         lua_cases.join(", "),
         lua_string(&valid.to_string_lossy()),
         uses_lua.join(", "),
         step + 1,
+        lua_string(&messy.to_string_lossy()),
+        lua_string(&formatted.to_string_lossy()),
     );
     std::fs::write(&script, format!("{header}{SCRIPT}")).expect("write script");
     let mut child = Command::new(nvim)
@@ -221,6 +237,12 @@ fn neovim_shows_diagnostics_and_jumps_to_flows() {
             "`Use flow` on line {use_line} jumps to line {flow}:\n{log}"
         );
     }
+    // Formatting applied in the buffer: the layout of `mcpr fmt`.
+    let want = mcpr_compiler::fmt::format_source(&messy.to_string_lossy(), messy_text)
+        .expect("the messy file formats");
+    let got = std::fs::read_to_string(&formatted).expect("Neovim wrote the formatted buffer");
+    assert_ne!(want, messy_text);
+    assert_eq!(got, want, "{log}");
     // The misspelt step, one line lower after the inserted comment, column 2.
     assert!(
         log.contains(&format!("edited {} 2\n", step + 2)),
