@@ -66,6 +66,8 @@ pub enum Command {
     /// Lay out `.mcpr` files canonically (docs/fmt.md): in place, `--check`, `--diff`, or `-`
     /// for standard input to standard output.
     Fmt(FmtArgs),
+    /// Serve the language server protocol on stdin and stdout, for editors (docs/lsp.md).
+    Lsp,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod fmt;
 pub mod init;
 pub mod lint;
+pub mod lsp;
 pub mod parity;
 pub mod report;
 pub mod run;
