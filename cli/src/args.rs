@@ -510,6 +510,14 @@ pub struct RunArgs {
     /// tests keep a session of their own).
     #[arg(long)]
     pub reuse_server: bool,
+    /// Run a failed or errored test again, each time in a new session, up to N times (where
+    /// the test sets no `Retries:`); one that passes on a retry is reported flaky.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub retries: Option<u32>,
+    /// A file of test ids, names or globs, one a line: they run and are reported, but their
+    /// failures do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub quarantine: Option<PathBuf>,
     /// Let data sources fetch rows over the network (REST, Google Sheets, PostgreSQL).
     #[arg(long)]
     pub allow_remote_data: bool,
@@ -668,6 +676,8 @@ impl RunArgs {
             no_progress: self.no_progress.then_some(true),
             reuse_server: self.reuse_server.then_some(true),
             min_coverage: self.min_coverage.map(|p| Percent::Text(p.to_string())),
+            retries: self.retries,
+            quarantine: self.quarantine.clone(),
         }
     }
 }

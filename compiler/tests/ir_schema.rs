@@ -656,7 +656,7 @@ fn the_schema_rejects_broken_documents_at_the_right_place() {
         ),
         (
             "an unknown member of a test",
-            |d| d["tests"][0]["retries"] = json!(2),
+            |d| d["tests"][0]["attempts"] = json!(2),
             vec!["/tests/0".into()],
         ),
         (
@@ -1347,6 +1347,7 @@ fn full_test() -> Test {
         for_each: Some(ForEach::Source(ForEachSource { source: "s".into() })),
         continue_on_failure: Some(true),
         isolated: Some(true),
+        retries: Some(2),
     }
 }
 
@@ -1439,6 +1440,7 @@ fn full_defaults() -> Defaults {
     Defaults {
         timeout_ms: Some(1),
         shutdown_grace_ms: Some(0),
+        retries: Some(1),
         session: Some(ir::SessionMode::Shared),
     }
 }

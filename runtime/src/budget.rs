@@ -12,6 +12,9 @@
 //! `min(3, window)` samples leave a budget pending: a verdict on one or two measurements
 //! would be noise.
 //!
+//! The history also flags unsteady tests ([`flips`]): a test whose outcome changed between
+//! passing and not passing (failed, errored, flaky) at least twice in its last ten runs.
+//!
 //! `--fail-on-regression` compares each passed test with its own history: with at least five
 //! earlier passed samples (window 50) a duration over `max(1.5 × median, median + 50 ms)` is a
 //! regression.
@@ -152,6 +155,70 @@ impl History {
             .flat_map(|r| r.tests.iter())
             .filter(move |t| t.name == name && t.status == "passed")
     }
+}
+
+/// Runs a flip count looks at, the current one included.
+pub const FLIP_WINDOW: usize = 10;
+/// Flips within the window that mark a test unsteady (one flip is a fix or a breakage).
+pub const FLIP_THRESHOLD: usize = 2;
+
+/// A test whose outcome changed between passing and not passing several times in its
+/// recent runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Flip {
+    /// The test's id.
+    pub id: String,
+    /// The test's name.
+    pub test: String,
+    /// Changes between passing and not passing, oldest run to newest.
+    pub flips: usize,
+    /// Runs looked at (at most [`FLIP_WINDOW`]), the current one included.
+    pub runs: usize,
+}
+
+/// Whether a recorded outcome counts as a pass (`Some(true)`), a failure (`Some(false)`) or
+/// says nothing (skipped, blocked: the test did not run). A flaky run counts as a failure:
+/// the test did fail before it passed.
+fn verdict(status: &str) -> Option<bool> {
+    match status {
+        "passed" => Some(true),
+        "failed" | "errored" | "flaky" => Some(false),
+        _ => None,
+    }
+}
+
+/// The tests of `current` whose outcome flipped at least [`FLIP_THRESHOLD`] times over their
+/// last [`FLIP_WINDOW`] runs of `suite` (the current one included; runs in which the test
+/// did not run are left out).
+pub fn flips(suite: &str, current: &[TestResult], history: &History) -> Vec<Flip> {
+    let mut out = Vec::new();
+    for t in current {
+        let Some(now) = verdict(t.status.as_str()) else {
+            continue;
+        };
+        let mut seen: Vec<bool> = history
+            .runs
+            .iter()
+            .rev()
+            .filter(|r| r.suite == suite)
+            .filter_map(|r| r.tests.iter().find(|p| p.id == t.id))
+            .filter_map(|p| verdict(&p.status))
+            .take(FLIP_WINDOW - 1)
+            .collect();
+        seen.reverse();
+        seen.push(now);
+        let flips = seen.windows(2).filter(|w| w[0] != w[1]).count();
+        if flips >= FLIP_THRESHOLD {
+            out.push(Flip {
+                id: t.id.clone(),
+                test: t.name.clone(),
+                flips,
+                runs: seen.len(),
+            });
+        }
+    }
+    out
 }
 
 /// Appends one run to a history file, creating its folder (with a `.gitignore` keeping the
@@ -365,6 +432,9 @@ mod tests {
             timing: None,
             stderr: None,
             session: None,
+            attempts: 0,
+            previous_attempts: Vec::new(),
+            quarantined: false,
             exercised: Default::default(),
         }
     }
@@ -497,6 +567,32 @@ mod tests {
         assert_eq!(r.len(), 1);
         assert_eq!((r[0].median_ms, r[0].threshold_ms), (100, 150));
         assert!(regressions("s", &[result("A", Outcome::Failed, 900)], &h).is_empty());
+    }
+
+    #[test]
+    fn flips_count_changes_over_the_last_ten_runs() {
+        use Outcome::*;
+        let outcomes = [Passed, Failed, Passed, Skipped, Passed, Passed];
+        let h = History::from_runs(
+            outcomes
+                .iter()
+                .map(|o| run("s", &[("A", *o, 5), ("B", Passed, 5)]))
+                .chain([run("other", &[("A", Failed, 5)])])
+                .collect(),
+        );
+        let cur = [result("A", Flaky, 5), result("B", Passed, 5)];
+        let f = flips("s", &cur, &h);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!((f[0].test.as_str(), f[0].flips, f[0].runs), ("A", 3, 6));
+        // A single change is a fix or a breakage, not a flip-flop.
+        let h = History::from_runs(vec![run("s", &[("A", Failed, 5)])]);
+        assert!(flips("s", &[result("A", Passed, 5)], &h).is_empty());
+        // Only the last ten runs count.
+        let mut runs: Vec<RunRecord> = (0..4)
+            .map(|i| run("s", &[("A", if i % 2 == 0 { Passed } else { Failed }, 5)]))
+            .collect();
+        runs.extend((0..9).map(|_| run("s", &[("A", Passed, 5)])));
+        assert!(flips("s", &[result("A", Passed, 5)], &History::from_runs(runs)).is_empty());
     }
 
     #[test]

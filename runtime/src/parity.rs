@@ -354,6 +354,9 @@ mod tests {
             timing: None,
             stderr: None,
             session: None,
+            attempts: 0,
+            previous_attempts: Vec::new(),
+            quarantined: false,
             exercised: Default::default(),
         }
     }
@@ -373,6 +376,7 @@ mod tests {
             outputs: Map::new(),
             budgets: Vec::new(),
             regressions: Vec::new(),
+            flips: Vec::new(),
             interrupted: None,
             withheld_env: Vec::new(),
             state_outputs: Map::new(),

@@ -143,5 +143,7 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         timeout: s.timeout.value,
         shutdown_grace: s.shutdown_grace.value,
         reuse_server: s.reuse_server.value == Some(true),
+        retries: s.retries.value,
+        quarantine: s.quarantine.value.clone(),
     })
 }

@@ -96,6 +96,8 @@ pub const AMBIENT: &[&str] = &[
     "MCPR_NO_PROGRESS",
     "MCPR_CONFIG",
     "MCPR_CONFIG_PROFILE",
+    "MCPR_RETRIES",
+    "MCPR_QUARANTINE",
 ];
 
 /// The `mcpr` binary under test, with the ambient variables removed.

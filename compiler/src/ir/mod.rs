@@ -178,6 +178,10 @@ pub struct Defaults {
     /// milliseconds (0–60000; mcpr addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shutdown_grace_ms: Option<u64>,
+    /// How many times a failed or errored test is run again when neither the test nor the
+    /// run says (mcpr addition; 0–100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
     /// Whether tests share sessions (mcpr addition; absent: a session per test).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<SessionMode>,

@@ -50,6 +50,11 @@ pub struct Test {
     /// addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolated: Option<bool>,
+    /// How many times a failed or errored test is run again, each time in a new session; a
+    /// test that passes on a retry is `flaky` (mcpr addition; 0–100). Absent: the run's
+    /// `--retries`, else the suite's `defaults.retries`, else 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<u32>,
 }
 
 impl Test {
@@ -69,6 +74,7 @@ impl Test {
             for_each: None,
             continue_on_failure: None,
             isolated: None,
+            retries: None,
         }
     }
 }

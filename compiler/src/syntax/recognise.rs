@@ -235,6 +235,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     numbers.push((w, "window size"));
                 }
             }
+            Stmt::Retries { count } | Stmt::DefaultRetries { count } => {
+                numbers.push((count, "retry count"))
+            }
             Stmt::ExpectErrorCode { code } => numbers.push((code, "error code")),
             Stmt::ExpectLength { count, .. } => numbers.push((count, "item count")),
             Stmt::Sample { count, .. } => numbers.push((count, "row count")),
@@ -521,6 +524,7 @@ fn range_of(what: &str) -> Option<(i64, i64)> {
         "percentile" => Some((1, 100)),
         "window size" => Some((1, 1000)),
         "row count" => Some((1, i64::MAX)),
+        "retry count" => Some((0, 100)),
         _ => None,
     }
 }

@@ -191,6 +191,15 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    DefaultRetries {
+        rule: default_retries(),
+        first: ["default"],
+        usage: "Default retries: 2",
+        opens: [
+            "default retries:" => "Default retries: 2",
+        ],
+        vocabulary: Statements,
+    }
     ShutdownGrace {
         rule: shutdown_grace(),
         first: ["shutdown"],
@@ -400,6 +409,15 @@ statements! { src =>
         usage: "Isolated session",
         opens: [
             "isolated session" => "Isolated session",
+        ],
+        vocabulary: Statements,
+    }
+    Retries {
+        rule: retries(),
+        first: ["retries"],
+        usage: "Retries: 2",
+        opens: [
+            "retries:" => "Retries: 2",
         ],
         vocabulary: Statements,
     }

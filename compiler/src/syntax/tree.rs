@@ -202,6 +202,10 @@ pub enum Stmt {
     DefaultTimeout {
         duration: Duration,
     },
+    /// `Default retries: 2`: how many times a failing test is run again, suite-wide.
+    DefaultRetries {
+        count: Number,
+    },
     /// `Shutdown grace: 200 ms`: how long a server may take to exit after its stdin closes.
     ShutdownGrace {
         duration: Duration,
@@ -260,6 +264,10 @@ pub enum Stmt {
     ContinueOnFailure,
     /// `Isolated session`: the test opens a session of its own in a suite that shares them.
     IsolatedSession,
+    /// `Retries: 2`: how many times the test is run again when it fails or errors.
+    Retries {
+        count: Number,
+    },
     /// `Logical name: NAME`: the name the rows of a data-driven test are grouped under.
     LogicalName {
         name: Text,
@@ -510,6 +518,7 @@ impl Stmt {
             | TargetOptionsFor { .. }
             | DefaultTimeout { .. }
             | ShutdownGrace { .. }
+            | DefaultRetries { .. }
             | SessionSetting { .. }
             | MinimumCoverage { .. }
             | Budget(_)
@@ -530,6 +539,7 @@ impl Stmt {
             | Variables
             | ContinueOnFailure
             | IsolatedSession
+            | Retries { .. }
             | LogicalName { .. }
             | DataRow
             | Require { .. }

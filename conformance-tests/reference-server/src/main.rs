@@ -77,6 +77,33 @@ struct Reference {
     /// `--variant conflict`: a drifted twin for compare targets, whose `add` answers the
     /// sum as a string and which offers only `echo` and `add`.
     conflict: bool,
+    /// `--flaky FILE`: the first tool call of a session fails while fewer than
+    /// `--flaky-sessions N` sessions (counted in FILE, across processes) have failed.
+    flaky: Option<Arc<Flaky>>,
+    /// Per session: whether a tool call came already (a new one for each HTTP session).
+    called: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// The flaky mode's settings: the file counting the sessions that failed, and how many.
+struct Flaky {
+    file: std::path::PathBuf,
+    sessions: u64,
+}
+
+impl Flaky {
+    /// Whether this session's first call fails: yes while the count in the file is under
+    /// `sessions` (the count goes up by one).
+    fn take(&self) -> bool {
+        let done: u64 = std::fs::read_to_string(&self.file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        if done >= self.sessions {
+            return false;
+        }
+        let _ = std::fs::write(&self.file, (done + 1).to_string());
+        true
+    }
 }
 
 fn is_modern(context: &RequestContext<RoleServer>) -> bool {
@@ -305,6 +332,13 @@ impl Reference {
         let modern = is_modern(&context);
         let str_arg = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
         let u64_arg = |k: &str| args.get(k).and_then(Value::as_u64);
+        let first = !self.called.swap(true, std::sync::atomic::Ordering::SeqCst);
+        if first && self.flaky.as_ref().is_some_and(|f| f.take()) {
+            return Err(ErrorData::internal_error(
+                "flaky: the first tool call of this session fails",
+                None,
+            ));
+        }
         if self.conflict && !matches!(request.name.as_ref(), "echo" | "add") {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {}", request.name),
@@ -1037,6 +1071,8 @@ async fn main() {
     let mut conflict = false;
     let mut http: Option<String> = None;
     let mut required: Vec<(String, String)> = Vec::new();
+    let mut flaky_file: Option<std::path::PathBuf> = None;
+    let mut flaky_sessions: u64 = 1;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.clone().next().map(String::as_str)) {
@@ -1048,6 +1084,14 @@ async fn main() {
                 http = Some(addr.to_string());
                 it.next();
             }
+            ("--flaky", Some(file)) => {
+                flaky_file = Some(file.into());
+                it.next();
+            }
+            ("--flaky-sessions", Some(n)) if n.parse::<u64>().is_ok() => {
+                flaky_sessions = n.parse().unwrap_or(1);
+                it.next();
+            }
             ("--require-header", Some(pair)) if pair.contains(':') => {
                 let (name, value) = pair.split_once(':').unwrap_or_default();
                 required.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
@@ -1055,7 +1099,7 @@ async fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: mcpr-reference-server [--variant conflict] [--http HOST:PORT [--require-header 'NAME: VALUE']…]"
+                    "usage: mcpr-reference-server [--variant conflict] [--flaky FILE [--flaky-sessions N]] [--http HOST:PORT [--require-header 'NAME: VALUE']…]"
                 );
                 std::process::exit(2);
             }
@@ -1063,6 +1107,12 @@ async fn main() {
     }
     let server = Reference {
         conflict,
+        flaky: flaky_file.map(|file| {
+            Arc::new(Flaky {
+                file,
+                sessions: flaky_sessions,
+            })
+        }),
         ..Reference::default()
     };
     if let Some(addr) = http {
@@ -1092,7 +1142,13 @@ async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String
     };
     let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        // Each session its own `called` flag (the rest of the state is the server's).
+        move || {
+            Ok(Reference {
+                called: Arc::default(),
+                ..server.clone()
+            })
+        },
         Arc::new(LocalSessionManager::default()),
         config,
     );

@@ -19,7 +19,7 @@ mod tasks;
 pub mod values;
 
 pub use result::{
-    Failure, Outcome, StepResult, StepStatus, TestResult, TestTranscript, Timing,
+    Attempt, Failure, Outcome, StepResult, StepStatus, TestResult, TestTranscript, Timing,
     show_last_message, test_id,
 };
 pub use target::{
@@ -219,6 +219,9 @@ pub async fn run_test_in(
         timing: None,
         stderr: None,
         session: None,
+        attempts: 0,
+        previous_attempts: Vec::new(),
+        quarantined: false,
         exercised: crate::coverage::Exercised {
             server: test.server.clone(),
             ..Default::default()

@@ -23,6 +23,9 @@ pub enum Outcome {
     Skipped,
     /// Not run: a dependency did not pass.
     Blocked,
+    /// Failed or errored, then passed on a retry (`Retries:`, `--retries`): passed for its
+    /// dependents and the exit code, reported apart.
+    Flaky,
 }
 
 impl Outcome {
@@ -34,8 +37,35 @@ impl Outcome {
             Outcome::Errored => "errored",
             Outcome::Skipped => "skipped",
             Outcome::Blocked => "blocked",
+            Outcome::Flaky => "flaky",
         }
     }
+
+    /// Whether the test passed in the end (at once, or on a retry).
+    pub fn is_pass(self) -> bool {
+        matches!(self, Outcome::Passed | Outcome::Flaky)
+    }
+
+    /// Whether the test ran and did not pass (what a retry runs again).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Outcome::Failed | Outcome::Errored)
+    }
+}
+
+/// One attempt of a retried test before the attempt it is reported by.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attempt {
+    /// `failed` or `errored`.
+    pub status: Outcome,
+    /// Milliseconds from opening the attempt's session to its last step.
+    pub duration_ms: u64,
+    /// Why it did not pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// The shared session it ran in, in a run that shares sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<u64>,
 }
 
 /// Why a step or a test did not pass.
@@ -305,6 +335,15 @@ pub struct TestResult {
     /// order the run opened them); absent when the test had a session of its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<u64>,
+    /// How many times the test ran (absent: once); more than once when it was retried.
+    #[serde(default, skip_serializing_if = "ran_once")]
+    pub attempts: u32,
+    /// The attempts before the one this result reports, oldest first (a retried test).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_attempts: Vec<Attempt>,
+    /// The test is listed in the quarantine file: a failure of it does not fail the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quarantined: bool,
     /// What the test's steps exercised, for coverage (not in reports: the run's coverage
     /// is).
     #[serde(skip)]
@@ -350,9 +389,26 @@ impl TestResult {
             timing: None,
             stderr: None,
             session: None,
+            attempts: 0,
+            previous_attempts: Vec::new(),
+            quarantined: false,
             exercised: crate::coverage::Exercised::default(),
         }
     }
+
+    /// This result as an earlier attempt of a retried test.
+    pub fn as_attempt(&self) -> Attempt {
+        Attempt {
+            status: self.status,
+            duration_ms: self.duration_ms,
+            failure: self.failure.clone(),
+            session: self.session,
+        }
+    }
+}
+
+fn ran_once(n: &u32) -> bool {
+    *n <= 1
 }
 
 /// The id a test is known by: `id`, else the slug of its name (§4.7).

@@ -219,6 +219,13 @@ impl Redactor {
         if let Some(f) = &mut r.failure {
             self.failure(f);
         }
+        for f in r
+            .previous_attempts
+            .iter_mut()
+            .flat_map(|a| a.failure.as_mut())
+        {
+            self.failure(f);
+        }
         for s in &mut r.steps {
             if let Some(f) = &mut s.failure {
                 self.failure(f);

@@ -1,6 +1,8 @@
 //! GitHub Actions output (printed when `GITHUB_ACTIONS=true` or with `--format github`):
 //! one `::error` per test that failed, errored or was blocked, pointing at the line of the
 //! failing statement (or of the test's first step when none failed: a blocked test), a
+//! `::warning` per flaky test (passed on a retry), quarantined failure and unsteady test
+//! (its outcome flipped in recent runs), a `::notice` per quarantined test that passes, a
 //! closing `::notice` with the counts, and a Markdown job summary appended to
 //! `$GITHUB_STEP_SUMMARY` (counts per suite, each failure with its location and diff).
 
@@ -98,27 +100,60 @@ pub fn annotations(runs: &[RunResult]) -> String {
     let mut out = String::new();
     let (total, _) = Summary::of_runs(runs);
     for t in runs.iter().flat_map(|r| &r.tests) {
-        if !did_not_pass(t.status) {
-            continue;
-        }
+        // A flaky test, a quarantined one and one whose quarantine can go are warnings and
+        // notices: they do not fail the run.
+        let level = match t.status {
+            Outcome::Flaky => "warning",
+            s if did_not_pass(s) && t.quarantined => "warning",
+            s if did_not_pass(s) => "error",
+            Outcome::Passed if t.quarantined => "notice",
+            _ => continue,
+        };
         let mut props = Vec::new();
         if let Some(loc) = test_location(t) {
             props.push(format!("file={}", escape_property(&loc.file)));
             props.push(format!("line={}", loc.line));
             props.push(format!("col={}", loc.column));
         }
-        let message = match &t.failure {
+        let failure = t
+            .failure
+            .as_ref()
+            .filter(|_| t.status != Outcome::Flaky)
+            .or_else(|| t.previous_attempts.first()?.failure.as_ref());
+        let mut message = match failure {
             Some(f) => super::failure_text(f),
             None => format!("{} {}", t.name, t.status.as_str()),
         };
-        props.push(format!(
-            "title={}",
-            escape_property(&format!("mcpr: {}", t.name))
-        ));
+        if t.status == Outcome::Flaky {
+            message = format!(
+                "flaky: passed on attempt {}; the first attempt: {message}",
+                t.attempts
+            );
+        } else if t.quarantined && t.status == Outcome::Passed {
+            message = "quarantined, and passes now: remove it from the quarantine".into();
+        } else if t.quarantined {
+            message = format!("quarantined (does not fail the run): {message}");
+        }
+        let title = match t.status {
+            Outcome::Flaky => format!("mcpr: {} (flaky)", t.name),
+            _ if t.quarantined => format!("mcpr: {} (quarantined)", t.name),
+            _ => format!("mcpr: {}", t.name),
+        };
+        props.push(format!("title={}", escape_property(&title)));
         out.push_str(&format!(
-            "::error {}::{}\n",
+            "::{level} {}::{}\n",
             props.join(","),
             escape_data(&message)
+        ));
+    }
+    for f in runs.iter().flat_map(|r| &r.flips) {
+        out.push_str(&format!(
+            "::warning title={}::{}\n",
+            escape_property(&format!("mcpr: {} (unsteady)", f.test)),
+            escape_data(&format!(
+                "{} flipped {} times in the last {} runs",
+                f.test, f.flips, f.runs
+            ))
         ));
     }
     // A run under its minimum coverage, with what was not exercised.
@@ -185,22 +220,31 @@ pub fn job_summary(runs: &[RunResult]) -> String {
     let failing: Vec<_> = runs
         .iter()
         .flat_map(|r| &r.tests)
-        .filter(|t| did_not_pass(t.status))
+        .filter(|t| did_not_pass(t.status) || t.status == Outcome::Flaky)
         .collect();
     if failing.is_empty() {
         return out;
     }
-    out.push_str("\n### Did not pass\n\n");
+    out.push_str("\n### Did not pass, or only on a retry\n\n");
     for t in failing {
         let at = test_location(t)
             .map(|l| format!(" at <code>{}:{}:{}</code>", html(&l.file), l.line, l.column))
             .unwrap_or_default();
+        let status = match (t.quarantined, t.attempts) {
+            (true, _) => format!("{}, quarantined", t.status.as_str()),
+            (false, n) if n > 1 => format!("{} on attempt {n}", t.status.as_str()),
+            _ => t.status.as_str().to_string(),
+        };
         out.push_str(&format!(
-            "<details><summary><b>{}</b> — {}{at}</summary>\n\n",
+            "<details><summary><b>{}</b> — {status}{at}</summary>\n\n",
             html(&t.name),
-            t.status.as_str()
         ));
-        if let Some(f) = &t.failure {
+        let failure = t
+            .failure
+            .as_ref()
+            .filter(|_| t.status != Outcome::Flaky)
+            .or_else(|| t.previous_attempts.first()?.failure.as_ref());
+        if let Some(f) = failure {
             out.push_str(&format!("{}: {}\n\n", f.code, html(&f.message)));
             if let Some(d) = failure_diff(f) {
                 let text = unified(&d);

@@ -1,15 +1,18 @@
 //! `--junit PATH` (`-` for stdout): JUnit XML through quick-junit. Failed tests carry
 //! `<failure>`, errored and blocked tests `<error>` (type `errored` / `blocked`), skipped
-//! ones `<skipped>`; every message names the file:line of the failing statement.
+//! ones `<skipped>`; every message names the file:line of the failing statement. A flaky
+//! test (passed on a retry) is a success with a `<flakyFailure>`/`<flakyError>` per earlier
+//! attempt and the property `mcpr.status` = `flaky`; a retried test that never passed has
+//! `<rerunFailure>`/`<rerunError>`; `mcpr.attempts` and `mcpr.quarantined` are properties.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{FlakyOrRerun, NonSuccessKind, TestCase, TestCaseStatus, TestRerun, TestSuite};
 
 use super::terminal::duration;
 use super::{Report, Reporter, failure_text, tail, test_location};
-use crate::exec::{Outcome, StepStatus, TestResult};
+use crate::exec::{Attempt, Outcome, StepStatus, TestResult};
 use crate::schedule::RunResult;
 
 /// Writes the JUnit XML of a run to a file when the command ends (a parity run has none).
@@ -81,8 +84,8 @@ fn case(t: &TestResult, classname: &str) -> TestCase {
         })
         .unwrap_or_default();
     let detail = t.failure.as_ref().map(failure_text).unwrap_or_default();
-    let status = match t.status {
-        Outcome::Passed => TestCaseStatus::success(),
+    let mut status = match t.status {
+        Outcome::Passed | Outcome::Flaky => TestCaseStatus::success(),
         Outcome::Skipped => {
             let mut s = TestCaseStatus::skipped();
             s.set_message(message);
@@ -98,11 +101,24 @@ fn case(t: &TestResult, classname: &str) -> TestCase {
             s.set_message(message);
             s.set_type(t.status.as_str());
             s.set_description(detail);
+            s.set_rerun_kind(FlakyOrRerun::Rerun);
             s
         }
     };
+    // Earlier attempts: `<flakyFailure>`/`<flakyError>` under a test that passed on a
+    // retry, `<rerunFailure>`/`<rerunError>` under one that never passed.
+    status.add_reruns(t.previous_attempts.iter().map(rerun));
     let mut case = TestCase::new(t.name.as_str(), status);
     case.set_classname(classname);
+    if t.status == Outcome::Flaky {
+        case.add_property(("mcpr.status", "flaky"));
+    }
+    if t.attempts > 1 {
+        case.add_property(("mcpr.attempts", t.attempts.to_string().as_str()));
+    }
+    if t.quarantined {
+        case.add_property(("mcpr.quarantined", "true"));
+    }
     case.set_time(Duration::from_millis(t.duration_ms));
     if let Some(l) = test_location(t) {
         case.extra.insert("file".into(), l.file.as_str().into());
@@ -120,6 +136,26 @@ fn case(t: &TestResult, classname: &str) -> TestCase {
         case.set_system_err(tail(e, 20));
     }
     case
+}
+
+/// An earlier attempt of a retried test as a JUnit rerun.
+fn rerun(a: &Attempt) -> TestRerun {
+    let kind = if a.status == Outcome::Errored {
+        NonSuccessKind::Error
+    } else {
+        NonSuccessKind::Failure
+    };
+    let mut r = TestRerun::new(kind);
+    r.set_time(Duration::from_millis(a.duration_ms));
+    r.set_type(a.status.as_str());
+    if let Some(f) = &a.failure {
+        r.set_message(match &f.location {
+            Some(l) => format!("{}:{}: {}: {}", l.file, l.line, f.code, f.message),
+            None => format!("{}: {}", f.code, f.message),
+        });
+        r.set_description(failure_text(f));
+    }
+    r
 }
 
 /// One line per step that ran (status, name, method, duration) with what it printed.

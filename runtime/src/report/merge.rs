@@ -166,6 +166,7 @@ fn merge_suite(key: &str, mut group: Vec<(String, RunResult)>) -> Result<RunResu
             .iter()
             .flat_map(|(_, r)| r.regressions.clone())
             .collect(),
+        flips: group.iter().flat_map(|(_, r)| r.flips.clone()).collect(),
         interrupted,
         withheld_env: {
             let mut names: Vec<String> = group
@@ -224,6 +225,7 @@ mod tests {
             coverage: None,
             budgets: Vec::new(),
             regressions: Vec::new(),
+            flips: Vec::new(),
         }
     }
 

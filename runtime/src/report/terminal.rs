@@ -1,7 +1,8 @@
 //! The terminal reporter: one line per test with its status and duration, and for each
 //! failure the file:line with its source line, expected and actual, the last MCP message
 //! and the server's stderr tail when it died; then `P passed, F failed, S skipped, B blocked`
-//! and a recap of every test that failed, errored or was blocked, with its file:line.
+//! and a recap of every test that failed, errored or was blocked, with its file:line, of
+//! every flaky test (passed on a retry) and of tests whose outcome flipped in recent runs.
 //! `-q` keeps only the failures, the summary and the recap; `-v` adds every step.
 //! Colour only when asked (the CLI decides: a TTY and no `NO_COLOR`).
 
@@ -110,10 +111,14 @@ impl<W: Write> Terminal<W> {
             Outcome::Errored => (paint(c, "31;1", "!"), paint(c, "31;1", "errored")),
             Outcome::Skipped => (paint(c, "33", "○"), paint(c, "33", "skipped")),
             Outcome::Blocked => (paint(c, "35", "⊘"), paint(c, "35", "blocked")),
+            Outcome::Flaky => (paint(c, "33;1", "~"), paint(c, "33;1", "flaky")),
         };
+        let word = format!("{word}{}", attempts_note(t));
         let quiet = self.verbosity == Verbosity::Quiet;
         match t.status {
-            Outcome::Passed | Outcome::Skipped | Outcome::Blocked if quiet => Ok(()),
+            Outcome::Passed | Outcome::Skipped | Outcome::Blocked if quiet && !t.quarantined => {
+                Ok(())
+            }
             Outcome::Skipped | Outcome::Blocked => {
                 let why = t
                     .failure
@@ -128,6 +133,14 @@ impl<W: Write> Terminal<W> {
                     t.name,
                     duration(t.duration_ms)
                 )?;
+                for (n, a) in t.previous_attempts.iter().enumerate() {
+                    let why = a.failure.as_ref().map_or(String::new(), |f| {
+                        let first = f.message.lines().next().unwrap_or_default();
+                        format!(": {} {first}", f.code)
+                    });
+                    let line = format!("attempt {} {}{why}", n + 1, a.status.as_str());
+                    writeln!(self.out, "      {}", paint(c, "2", &line))?;
+                }
                 if self.verbosity == Verbosity::Verbose {
                     for s in &t.steps {
                         let (mark, word) = match s.status {
@@ -379,7 +392,33 @@ pub fn painted_summary(s: &Summary, color: bool) -> String {
     if s.errored > 0 {
         line.push_str(&format!(", {}", part(s.errored, "errored", "31;1")));
     }
+    if s.flaky > 0 {
+        line.push_str(&format!(", {}", part(s.flaky, "flaky", "33;1")));
+    }
+    if s.quarantined > 0 {
+        line.push_str(&format!(", {}", part(s.quarantined, "quarantined", "2")));
+    }
     line
+}
+
+/// After a test's status: how many attempts it took, and whether it is quarantined
+/// (`, passed on attempt 2`, ` (3 attempts)`, `, quarantined`, `, quarantined — passes now:
+/// remove it from the quarantine`).
+fn attempts_note(t: &TestResult) -> String {
+    let mut note = String::new();
+    if t.attempts > 1 && t.status == Outcome::Flaky {
+        note.push_str(&format!(", passed on attempt {}", t.attempts));
+    } else if t.attempts > 1 {
+        note.push_str(&format!(" ({} attempts)", t.attempts));
+    }
+    if t.quarantined {
+        note.push_str(if t.status == Outcome::Passed {
+            ", quarantined — passes now: remove it from the quarantine"
+        } else {
+            ", quarantined"
+        });
+    }
+    note
 }
 
 /// Every test that failed, errored or was blocked, one line each with its file:line and
@@ -391,11 +430,12 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
             Outcome::Failed => ("✗", "31"),
             Outcome::Errored => ("!", "31;1"),
             Outcome::Blocked => ("⊘", "35"),
-            Outcome::Passed | Outcome::Skipped => continue,
+            Outcome::Passed | Outcome::Skipped | Outcome::Flaky => continue,
         };
         if out.is_empty() {
             out.push_str(&format!("{}\n", paint(color, "1", "Did not pass:")));
         }
+        let code = if t.quarantined { "2" } else { code };
         let at = super::test_location(t)
             .map(|l| format!(" at {}:{}:{}", l.file, l.line, l.column))
             .unwrap_or_default();
@@ -411,7 +451,55 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
             "  {} {} — {}{at}{why}\n",
             paint(color, code, mark),
             t.name,
-            paint(color, code, t.status.as_str())
+            paint(
+                color,
+                code,
+                &format!("{}{}", t.status.as_str(), attempts_note(t))
+            )
+        ));
+    }
+    let mut flaky = runs
+        .iter()
+        .flat_map(|r| &r.tests)
+        .filter(|t| t.status == Outcome::Flaky)
+        .peekable();
+    if flaky.peek().is_some() {
+        out.push_str(&format!(
+            "{}\n",
+            paint(color, "1", "Flaky (passed on a retry):")
+        ));
+    }
+    for t in flaky {
+        let at = super::test_location(t)
+            .map(|l| format!(" at {}:{}:{}", l.file, l.line, l.column))
+            .unwrap_or_default();
+        let first = t.previous_attempts.first().and_then(|a| a.failure.as_ref());
+        let why = first
+            .map(|f| {
+                let line = f.message.lines().next().unwrap_or_default();
+                format!(": first attempt {} {line}", f.code)
+            })
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {} {} — {}{at}{why}\n",
+            paint(color, "33;1", "~"),
+            t.name,
+            paint(color, "33;1", &format!("flaky{}", attempts_note(t)))
+        ));
+    }
+    if runs.iter().any(|r| !r.flips.is_empty()) {
+        out.push_str(&format!(
+            "{}\n",
+            paint(color, "1", "Unsteady (the outcome flipped in recent runs):")
+        ));
+    }
+    for f in runs.iter().flat_map(|r| &r.flips) {
+        out.push_str(&format!(
+            "  {} {} flipped {} times in the last {} runs\n",
+            paint(color, "33", "↯"),
+            f.test,
+            f.flips,
+            f.runs
         ));
     }
     out
@@ -446,6 +534,12 @@ pub fn summary_line(s: &Summary) -> String {
     );
     if s.errored > 0 {
         line.push_str(&format!(", {} errored", s.errored));
+    }
+    if s.flaky > 0 {
+        line.push_str(&format!(", {} flaky", s.flaky));
+    }
+    if s.quarantined > 0 {
+        line.push_str(&format!(", {} quarantined", s.quarantined));
     }
     line
 }

@@ -92,6 +92,10 @@ pub struct Settings {
     pub reuse_server: Option<bool>,
     /// The least coverage in percent (`--min-coverage`): `80`, or text `"72.5%"`.
     pub min_coverage: Option<Percent>,
+    /// How many times a failed or errored test runs again (`--retries`).
+    pub retries: Option<u32>,
+    /// The quarantine file (`--quarantine`).
+    pub quarantine: Option<PathBuf>,
 }
 
 /// A percentage as `mcpr.toml` may write it: a whole number, or text (`"72.5%"`).
@@ -192,6 +196,10 @@ pub struct Resolved {
     pub reuse_server: Sourced<bool>,
     /// `--min-coverage`.
     pub min_coverage: Sourced<f64>,
+    /// `--retries`.
+    pub retries: Sourced<u32>,
+    /// `--quarantine`.
+    pub quarantine: Sourced<PathBuf>,
 }
 
 /// What the command line gave, besides the settings themselves.
@@ -219,6 +227,8 @@ pub const ENV: &[(&str, &str)] = &[
     ("MCPR_NO_PROGRESS", "--no-progress"),
     ("MCPR_REUSE_SERVER", "--reuse-server"),
     ("MCPR_MIN_COVERAGE", "--min-coverage"),
+    ("MCPR_RETRIES", "--retries"),
+    ("MCPR_QUARANTINE", "--quarantine"),
     ("MCPR_CONFIG", "--config"),
     ("MCPR_CONFIG_PROFILE", "--config-profile"),
 ];
@@ -334,6 +344,13 @@ pub fn resolve(
     let (fail_fast, fail_fast_src) = pick!(fail_fast, "MCPR_FAIL_FAST");
     let (no_progress, no_progress_src) = pick!(no_progress, "MCPR_NO_PROGRESS");
     let (reuse_server, reuse_server_src) = pick!(reuse_server, "MCPR_REUSE_SERVER");
+    let (retries, retries_src) = pick!(retries, "MCPR_RETRIES");
+    if let Some(n) = retries.filter(|n| *n > crate::schedule::MAX_RETRIES) {
+        return Err(format!(
+            "retries {n} is too many: at most {} ({retries_src})",
+            crate::schedule::MAX_RETRIES
+        ));
+    }
     let (coverage, coverage_src) = pick!(min_coverage, "MCPR_MIN_COVERAGE");
     let coverage = coverage
         .map(|p| {
@@ -383,6 +400,11 @@ pub fn resolve(
             value: coverage,
             source: coverage_src,
         },
+        retries: Sourced {
+            value: retries,
+            source: retries_src,
+        },
+        quarantine: in_file(pick!(quarantine, "MCPR_QUARANTINE")),
     })
 }
 
@@ -416,6 +438,14 @@ fn env_settings(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String
         no_progress: flag("MCPR_NO_PROGRESS")?,
         reuse_server: flag("MCPR_REUSE_SERVER")?,
         min_coverage: env("MCPR_MIN_COVERAGE").map(Percent::Text),
+        retries: env("MCPR_RETRIES")
+            .map(|v| {
+                v.trim()
+                    .parse()
+                    .map_err(|_| format!("MCPR_RETRIES={v:?} is not a whole number"))
+            })
+            .transpose()?,
+        quarantine: env("MCPR_QUARANTINE").map(Into::into),
     })
 }
 
@@ -547,6 +577,13 @@ impl Resolved {
             |p| format!("{}%", crate::coverage::shown(*p)),
             "none",
         ));
+        out.push_str(&line(
+            "retries",
+            &self.retries,
+            ToString::to_string,
+            "the test's, else the suite's Default retries, else 0",
+        ));
+        out.push_str(&line("quarantine", &self.quarantine, path, "none"));
         out
     }
 }
@@ -560,6 +597,44 @@ mod tests {
         std::fs::write(dir.path().join(FILE_NAME), toml).unwrap();
         std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
         dir
+    }
+
+    #[test]
+    fn retries_and_quarantine_come_from_every_place() {
+        let dir = project("[run]\nretries = 2\nquarantine = \"q.txt\"\n");
+        let lookup = Lookup {
+            cwd: dir.path().into(),
+            ..Lookup::default()
+        };
+        let none = |_: &str| None;
+        let r = resolve(&Settings::default(), &lookup, &none).unwrap();
+        assert_eq!(r.retries.value, Some(2));
+        assert_eq!(r.quarantine.value, Some(dir.path().join("q.txt")));
+        let env = |n: &str| (n == "MCPR_RETRIES").then(|| "1".to_string());
+        let r = resolve(&Settings::default(), &lookup, &env).unwrap();
+        assert_eq!(r.retries.value, Some(1));
+        assert_eq!(r.retries.source, Source::Env("MCPR_RETRIES"));
+        let flags = Settings {
+            retries: Some(0),
+            ..Settings::default()
+        };
+        let r = resolve(&flags, &lookup, &env).unwrap();
+        assert_eq!((r.retries.value, r.retries.source), (Some(0), Source::Flag));
+        let bad = |n: &str| (n == "MCPR_RETRIES").then(|| "many".to_string());
+        assert!(
+            resolve(&Settings::default(), &lookup, &bad)
+                .unwrap_err()
+                .contains("MCPR_RETRIES")
+        );
+        let flags = Settings {
+            retries: Some(101),
+            ..Settings::default()
+        };
+        assert!(
+            resolve(&flags, &lookup, &none)
+                .unwrap_err()
+                .contains("at most 100")
+        );
     }
 
     #[test]

@@ -154,6 +154,11 @@ pub struct RunRequest {
     /// Tests on the same server share one session per job (`--reuse-server`), as a
     /// suite's `Session: shared` asks.
     pub reuse_server: bool,
+    /// How many times a failed or errored test runs again where the test says nothing
+    /// (`--retries`; 0 to [`crate::schedule::MAX_RETRIES`]).
+    pub retries: Option<u32>,
+    /// The quarantine file (`--quarantine`): its tests' failures do not fail the run.
+    pub quarantine: Option<PathBuf>,
 }
 
 /// Why a run stopped before it could report.
@@ -223,6 +228,18 @@ fn run_options(
             .unwrap_or(crate::session::config::DEFAULT_BUFFER_BYTES),
         ..RunOptions::default()
     };
+    if let Some(n) = req.retries {
+        if n > crate::schedule::MAX_RETRIES {
+            return Err(RunError::Usage(format!(
+                "--retries {n} is too many: at most {}",
+                crate::schedule::MAX_RETRIES
+            )));
+        }
+        opts.retries = Some(n);
+    }
+    if let Some(path) = &req.quarantine {
+        opts.quarantine = crate::schedule::Quarantine::load(path).map_err(RunError::Usage)?;
+    }
     if let Some(j) = req.jobs {
         if j == 0 {
             return Err(RunError::Usage("--jobs must be at least 1".into()));
@@ -338,7 +355,11 @@ pub fn classify(runs: Vec<RunResult>) -> RunOutcome {
     } else {
         ExitClass::Passed
     };
-    for t in runs.iter().flat_map(|r| &r.tests) {
+    for t in runs
+        .iter()
+        .flat_map(|r| &r.tests)
+        .filter(|t| !t.quarantined)
+    {
         match t.status {
             Outcome::Errored => exit = ExitClass::ServerFailure,
             Outcome::Failed | Outcome::Blocked => exit = exit.max(ExitClass::TestsFailed),

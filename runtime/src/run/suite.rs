@@ -121,6 +121,9 @@ impl<'r> SuiteRunner<'r> {
         if self.history_settings.fail_on_regression {
             run.regressions = budget::regressions(&shown, &run.tests, &self.history);
         }
+        if self.history_settings.enabled {
+            run.flips = budget::flips(&shown, &run.tests, &self.history);
+        }
         self.reporter.suite_finished(&run);
         if self.history_settings.enabled {
             let record = budget::RunRecord::new(&shown, &run.tests);

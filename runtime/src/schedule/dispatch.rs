@@ -17,6 +17,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::plan::{Plan, Planned, deps_value, skip_reason};
+use super::retry::{Attempts, retries_of};
 use super::shared::{Job, SessionKey, Worker, shareable};
 use super::{Event, PlanError, RunOptions, plan_error};
 use crate::codes::RunCode;
@@ -226,9 +227,8 @@ impl<'o> Dispatch<'o> {
                             timing.lane = lane;
                             timing.start_us = at.duration_since(self.epoch).as_micros() as u64;
                         }
-                        if self.opts.fail_fast
-                            && matches!(r.status, Outcome::Failed | Outcome::Errored)
-                        {
+                        r.quarantined = self.opts.quarantine.holds(&r.id, &r.name);
+                        if self.opts.fail_fast && r.status.is_failure() && !r.quarantined {
                             self.stop = true;
                         }
                         self.results[i] = Some(r);
@@ -431,6 +431,8 @@ impl<'o> Dispatch<'o> {
             index: i,
             input,
             shared,
+            retries: retries_of(&self.suite, &self.tests[i].test, self.opts.retries),
+            interrupt: self.opts.interrupt.clone(),
             reply,
         };
         if !s.workers[w].send(job) {
@@ -483,10 +485,18 @@ impl<'o> Dispatch<'o> {
                 !self.plan.selected[**p]
                     || self.results[**p]
                         .as_ref()
-                        .is_some_and(|r| r.status != Outcome::Passed)
+                        .is_some_and(|r| !r.status.is_pass())
             })
             .map(id_of)
             .collect();
+        // Blocked only by quarantined tests: quarantined too (it had no chance to run).
+        let by_quarantine = !not_passed.is_empty()
+            && producers.iter().all(|p| {
+                self.plan.selected[*p]
+                    && self.results[*p]
+                        .as_ref()
+                        .is_some_and(|r| r.status.is_pass() || r.quarantined)
+            });
         let (status, failure) = if !not_passed.is_empty() {
             let unselected: Vec<&str> = producers
                 .iter()
@@ -506,7 +516,10 @@ impl<'o> Dispatch<'o> {
         } else {
             return None;
         };
-        Some(TestResult::not_run(&t.id, &t.test.name, status, failure))
+        let mut r = TestResult::not_run(&t.id, &t.test.name, status, failure);
+        r.quarantined = self.opts.quarantine.holds(&t.id, &t.test.name)
+            || (status == Outcome::Blocked && by_quarantine);
+        Some(r)
     }
 
     /// What test `i` needs besides the IR: its target, its dependencies' outputs, the
@@ -544,11 +557,16 @@ impl<'o> Dispatch<'o> {
         let t = &self.tests[i];
         let (id, name) = (t.id.clone(), t.test.name.clone());
         let alive = LiveGuard::enter(&self.live, &self.ended);
+        let retries = (
+            retries_of(&self.suite, &t.test, self.opts.retries),
+            self.opts.interrupt.clone(),
+        );
         match spawn_test(
             Arc::clone(&self.suite),
             Arc::clone(&self.tests),
             i,
             input,
+            retries,
             alive,
         ) {
             Ok((thread, result)) => {
@@ -638,6 +656,7 @@ pub(super) fn spawn_test(
     tests: Arc<Vec<Planned>>,
     i: usize,
     input: TestInput,
+    (retries, interrupt): (u32, Option<Interrupt>),
     alive: LiveGuard,
 ) -> std::io::Result<(
     std::thread::JoinHandle<u64>,
@@ -656,7 +675,17 @@ pub(super) fn spawn_test(
             // the `block_on` future would first turn the I/O driver (one more system call
             // for every message).
             let test = async move {
-                let (r, client) = exec::run_test_open(&suite, &tests[i].test, input).await;
+                let mut attempts = Attempts::new(retries, interrupt);
+                let (r, client) = loop {
+                    let (r, client) =
+                        exec::run_test_open(&suite, &tests[i].test, input.clone()).await;
+                    if !attempts.again(&r) {
+                        break (attempts.finish(r), client);
+                    }
+                    if let Some(c) = client {
+                        c.close().await;
+                    }
+                };
                 let _ = tx.send(r);
                 // Off the critical path: the next test need not wait for the shutdown.
                 let closing = Instant::now();

@@ -13,6 +13,8 @@
 
 mod dispatch;
 mod plan;
+mod quarantine;
+mod retry;
 mod shared;
 
 use std::collections::BTreeMap;
@@ -29,6 +31,8 @@ use crate::data::{DataOptions, SuiteRows};
 use crate::exec::{Outcome, TestResult};
 
 pub use plan::glob_match;
+pub use quarantine::Quarantine;
+pub use retry::MAX_RETRIES;
 
 /// How to run a suite.
 #[derive(Debug, Clone)]
@@ -78,6 +82,11 @@ pub struct RunOptions {
     /// Raised by a signal: every server is ended and the tests that did not finish are
     /// marked interrupted (`MCP-INTERRUPT-001`).
     pub interrupt: Option<crate::interrupt::Interrupt>,
+    /// How many times a failed or errored test runs again (`--retries`), where the test
+    /// says nothing; `None`: the suite's `defaults.retries`, else 0.
+    pub retries: Option<u32>,
+    /// The tests whose failures do not fail the run (`--quarantine`).
+    pub quarantine: Quarantine,
 }
 
 impl Default for RunOptions {
@@ -103,6 +112,8 @@ impl Default for RunOptions {
             data: DataOptions::default(),
             rows: None,
             interrupt: None,
+            retries: None,
+            quarantine: Quarantine::default(),
         }
     }
 }
@@ -164,6 +175,17 @@ pub struct Summary {
     pub skipped: usize,
     /// Blocked tests.
     pub blocked: usize,
+    /// Tests that passed on a retry (also counted nowhere else).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flaky: usize,
+    /// Quarantined tests that failed, errored or were blocked (counted nowhere else: they
+    /// do not fail the run).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub quarantined: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
@@ -177,6 +199,8 @@ impl Summary {
             total.errored += r.summary.errored;
             total.skipped += r.summary.skipped;
             total.blocked += r.summary.blocked;
+            total.flaky += r.summary.flaky;
+            total.quarantined += r.summary.quarantined;
             ms += r.duration_ms;
         }
         (total, ms)
@@ -235,6 +259,10 @@ pub struct RunResult {
     /// Tests that took markedly longer than they used to (with `--fail-on-regression`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regressions: Vec<crate::budget::Regression>,
+    /// Tests whose outcome flipped between passing and not passing in recent runs (filled
+    /// in by the caller that keeps history).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flips: Vec<crate::budget::Flip>,
     /// The signal that stopped the run (`SIGINT`, `SIGTERM`, `SIGHUP`), if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
@@ -284,12 +312,17 @@ impl RunResult {
     pub fn summarise(tests: &[TestResult]) -> Summary {
         let mut s = Summary::default();
         for t in tests {
+            if t.quarantined && !t.status.is_pass() && t.status != Outcome::Skipped {
+                s.quarantined += 1;
+                continue;
+            }
             match t.status {
                 Outcome::Passed => s.passed += 1,
                 Outcome::Failed => s.failed += 1,
                 Outcome::Errored => s.errored += 1,
                 Outcome::Skipped => s.skipped += 1,
                 Outcome::Blocked => s.blocked += 1,
+                Outcome::Flaky => s.flaky += 1,
             }
         }
         s
@@ -388,6 +421,7 @@ pub async fn run_suite(
         summary,
         budgets: Vec::new(),
         regressions: Vec::new(),
+        flips: Vec::new(),
         interrupted: interrupted.map(|s| s.name().to_string()),
         withheld_env,
         state_outputs,

@@ -8,7 +8,8 @@
 //! inbox, queued answers, the server requests seen and the transcript, and restores the
 //! client behaviour; variables are each test's own anyway. A session that broke (its server
 //! exited, the connection failed), or whose test errored or timed out, is closed, and the
-//! next test opens a new one.
+//! next test opens a new one. A retried test's later attempts each open a new session too
+//! (the failed attempt's is closed); the last attempt's may then be kept for the next test.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +18,7 @@ use mcpr_compiler::ir::Suite;
 use tokio::sync::{mpsc, oneshot};
 
 use super::plan::Planned;
+use super::retry::Attempts;
 use crate::client::Client;
 use crate::codes::RunCode;
 use crate::exec::{self, Declarations, Outcome, SessionUse, TestInput, TestResult};
@@ -39,6 +41,10 @@ pub(super) struct Job {
     /// `Some`: the session to share (what every test that may share it needs declared);
     /// `None`: the test gets a session of its own.
     pub(super) shared: Option<(SessionKey, Declarations)>,
+    /// How many times the test runs again when it fails (each retry in a new session).
+    pub(super) retries: u32,
+    /// Raised by a signal: no retry starts.
+    pub(super) interrupt: Option<crate::interrupt::Interrupt>,
     /// Where the result goes as soon as the test ends.
     pub(super) reply: oneshot::Sender<TestResult>,
 }
@@ -127,30 +133,49 @@ async fn work(
         if !keep && let Some(o) = open.take() {
             o.client.close().await;
         }
+        let mut attempts = Attempts::new(job.retries, job.interrupt.clone());
         match job.shared {
             None => {
-                let (r, client) = exec::run_test_in(&suite, test, job.input, SessionUse::Own).await;
+                let (r, client) = loop {
+                    let input = job.input.clone();
+                    let (r, client) = exec::run_test_in(&suite, test, input, SessionUse::Own).await;
+                    if !attempts.again(&r) {
+                        break (attempts.finish(r), client);
+                    }
+                    if let Some(c) = client {
+                        c.close().await;
+                    }
+                };
                 let _ = job.reply.send(r);
                 if let Some(c) = client {
                     c.close().await;
                 }
             }
             Some((key, declare)) => {
-                let (number, reuse) = match open.take() {
-                    Some(o) => (Some(o.number), Some(Box::new(o.client))),
-                    None => (None, None),
+                // The first attempt takes the session the last test left; a retry opens a
+                // new one (the failed attempt's is closed).
+                let mut reuse = open.take().map(|o| (o.number, Box::new(o.client)));
+                let (r, client) = loop {
+                    let (number, open) = reuse.take().unzip();
+                    let session = SessionUse::Shared { open, declare };
+                    let input = job.input.clone();
+                    let (mut r, client) = exec::run_test_in(&suite, test, input, session).await;
+                    if client.is_some() {
+                        let n =
+                            number.unwrap_or_else(|| sessions.fetch_add(1, Ordering::Relaxed) + 1);
+                        r.session = Some(n);
+                    }
+                    if !attempts.again(&r) {
+                        break (attempts.finish(r), client);
+                    }
+                    if let Some(c) = client {
+                        c.close().await;
+                    }
                 };
-                let session = SessionUse::Shared {
-                    open: reuse,
-                    declare,
-                };
-                let (mut r, client) = exec::run_test_in(&suite, test, job.input, session).await;
-                let Some(client) = client else {
+                let (Some(client), Some(number)) = (client, r.session) else {
                     let _ = job.reply.send(r);
                     continue;
                 };
-                let number = number.unwrap_or_else(|| sessions.fetch_add(1, Ordering::Relaxed) + 1);
-                r.session = Some(number);
                 let usable = client.session().is_alive() && !left_unsettled(&r);
                 let _ = job.reply.send(r);
                 if usable {

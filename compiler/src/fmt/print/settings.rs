@@ -119,6 +119,9 @@ pub(super) fn settings(p: &mut Printer, suite: &Suite) {
     {
         p.line(0, &format!("Shutdown grace: {d}"));
     }
+    if let Some(n) = suite.defaults.as_ref().and_then(|d| d.retries) {
+        p.line(0, &format!("Default retries: {n}"));
+    }
     match suite.defaults.as_ref().and_then(|d| d.session) {
         Some(crate::ir::SessionMode::Shared) => p.line(0, "Session: shared"),
         Some(crate::ir::SessionMode::PerTest) => p.line(0, "Session: per test"),

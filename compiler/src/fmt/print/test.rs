@@ -21,6 +21,7 @@ pub(super) fn test(p: &mut Printer, suite: &Suite, t: &Test) {
         for_each: _,
         continue_on_failure: _,
         isolated: _,
+        retries: _,
     } = t;
     p.line(
         0,
@@ -84,6 +85,9 @@ pub(super) fn test(p: &mut Printer, suite: &Suite, t: &Test) {
     }
     if t.isolated == Some(true) {
         p.line(2, "Isolated session");
+    }
+    if let Some(n) = t.retries {
+        p.line(2, &format!("Retries: {n}"));
     }
     if let Some(vars) = t.variables.as_ref().filter(|v| !v.is_empty()) {
         p.line(2, "Variables:");

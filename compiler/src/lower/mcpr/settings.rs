@@ -110,6 +110,15 @@ pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node)
                     .shutdown_grace_ms = Some(ms);
             }
         }
+        Stmt::DefaultRetries { count } => {
+            if let Some(n) = count
+                .value
+                .and_then(|v| u32::try_from(v).ok())
+                .filter(|n| *n <= 100)
+            {
+                s.defaults.get_or_insert_with(ir::Defaults::default).retries = Some(n);
+            }
+        }
         Stmt::SessionSetting { shared } => {
             s.defaults.get_or_insert_with(ir::Defaults::default).session = Some(if *shared {
                 ir::SessionMode::Shared

@@ -156,6 +156,12 @@ fn properties(
             }
             Stmt::ContinueOnFailure => t.continue_on_failure = Some(true),
             Stmt::IsolatedSession => t.isolated = Some(true),
+            Stmt::Retries { count } => {
+                t.retries = count
+                    .value
+                    .and_then(|v| u32::try_from(v).ok())
+                    .filter(|n| *n <= 100)
+            }
             Stmt::LogicalName { name } => t.logical_name = Some(name.value.clone()),
             Stmt::DataRow => t.data = block_map(node),
             Stmt::Variables => {

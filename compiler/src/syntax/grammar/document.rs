@@ -93,6 +93,24 @@ pub(crate) fn default_timeout<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt,
         .boxed()
 }
 
+pub(crate) fn default_retries<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    phrase("default retries")
+        .ignore_then(colon())
+        .ignore_then(number())
+        .then_ignore(end())
+        .map(|count| Stmt::DefaultRetries { count })
+        .boxed()
+}
+
+pub(crate) fn retries<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    kw("retries")
+        .ignore_then(colon())
+        .ignore_then(number())
+        .then_ignore(end())
+        .map(|count| Stmt::Retries { count })
+        .boxed()
+}
+
 pub(crate) fn shutdown_grace<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("shutdown grace")
         .ignore_then(colon())
