@@ -36,6 +36,8 @@ fn main() -> ExitCode {
         args::Command::Init(a) => commands::init::run(a),
         args::Command::Report(a) => commands::report::run(a),
         args::Command::Completions(a) => commands::completions::run(a),
+        args::Command::Record(a) => commands::record::run(a),
+        args::Command::Fuzz(a) => commands::fuzz::run(a),
     };
     ExitCode::from(code)
 }
