@@ -68,6 +68,12 @@ pub enum Command {
     Fmt(FmtArgs),
     /// Serve the language server protocol on stdin and stdout, for editors (docs/lsp.md).
     Lsp,
+    /// Record a client's session with a server as a draft suite: the client starts
+    /// `mcpr record -o draft.mcpr -- CMD ARGS…` as its server (docs/record.md).
+    Record(RecordArgs),
+    /// Call each tool with inputs made from its inputSchema (valid, boundary, invalid) and
+    /// report crashes, hangs and protocol violations as regression tests (docs/fuzz.md).
+    Fuzz(FuzzArgs),
 }
 
 #[derive(Debug, Args)]
@@ -642,6 +648,47 @@ pub struct InitArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub target: AdhocTarget,
+}
+
+/// `mcpr record`: exit 0 the draft was written, 2 nothing to write or the file exists,
+/// 3 the server could not start.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// The draft suite to write.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Overwrite the output file if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// How long the server may take to exit at each stage of its shutdown, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub shutdown_grace: u64,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+/// `mcpr fuzz`: exit 0 nothing found, 1 a finding, 2 usage, 3 the server failed to start.
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    /// Only this tool.
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// Inputs per tool.
+    #[arg(long, value_name = "N", default_value_t = mcpr_runtime::fuzz::DEFAULT_CASES)]
+    pub cases: usize,
+    /// The seed of the inputs (printed; the same seed gives the same inputs) [default: from
+    /// the clock].
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Where regression tests of the findings are written.
+    #[arg(short, long, value_name = "DIR", default_value = "mcpr-fuzz")]
+    pub output: PathBuf,
+    /// Most calls spent minimising one finding.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub shrink_calls: usize,
     #[command(flatten)]
     pub target: AdhocTarget,
 }

@@ -38,6 +38,8 @@ fn main() -> ExitCode {
         args::Command::Completions(a) => commands::completions::run(a),
         args::Command::Fmt(a) => commands::fmt::run(a),
         args::Command::Lsp => commands::lsp::run(),
+        args::Command::Record(a) => commands::record::run(a),
+        args::Command::Fuzz(a) => commands::fuzz::run(a),
     };
     ExitCode::from(code)
 }

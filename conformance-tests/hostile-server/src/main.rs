@@ -63,6 +63,7 @@ const MODES: &[&str] = &[
     "bad-progress",
     "bad-structured",
     "instant",
+    "fuzz-target",
     "batch",
     "sloppy-modern",
     "late-modern",
@@ -217,7 +218,55 @@ fn tool_list(mode: &str) -> Value {
     if mode == "bad-structured" {
         echo["outputSchema"] = json!({"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]});
     }
+    if mode == "fuzz-target" {
+        return json!([
+            echo,
+            {"name": "divide", "description": "Divides `a` by `b`", "inputSchema": {"type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}},
+            {"name": "score", "description": "Scores a name", "inputSchema": {"type": "object",
+                "properties": {"name": {"type": "string", "maxLength": 40}}, "required": ["name"]},
+                "outputSchema": {"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]}},
+        ]);
+    }
     json!([echo])
+}
+
+/// `fuzz-target`: `divide` crashes when `b` is 0 (whatever else is given), `score` answers
+/// a non-ASCII name with `structuredContent` against its `outputSchema`; wrong or missing
+/// arguments get -32602.
+fn fuzz_target_call(id: &Value, params: &Value) -> Value {
+    let args = &params["arguments"];
+    match params["name"].as_str() {
+        Some("echo") => match args["text"].as_str() {
+            Some(t) => result(id, json!({"content": [{"type": "text", "text": t}]})),
+            None => error(id, -32602, "echo needs a string `text`"),
+        },
+        Some("divide") => {
+            if args["b"].as_f64() == Some(0.0) {
+                eprintln!("hostile: panicked at 'attempt to divide by zero' (mode fuzz-target)");
+                std::process::exit(70);
+            }
+            match (args["a"].as_i64(), args["b"].as_i64()) {
+                (Some(a), Some(b)) => result(
+                    id,
+                    json!({"content": [{"type": "text", "text": a.wrapping_div(b).to_string()}]}),
+                ),
+                _ => error(id, -32602, "divide needs integers `a` and `b`"),
+            }
+        }
+        Some("score") => match args["name"].as_str() {
+            Some(n) if n.is_ascii() => result(
+                id,
+                json!({"content": [{"type": "text", "text": n.len().to_string()}], "structuredContent": {"score": n.len()}}),
+            ),
+            Some(_) => result(
+                id,
+                json!({"content": [{"type": "text", "text": "NaN"}], "structuredContent": {"score": "NaN"}}),
+            ),
+            None => error(id, -32602, "score needs a string `name`"),
+        },
+        _ => error(id, -32602, "unknown tool"),
+    }
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -409,6 +458,7 @@ async fn main() {
             "tools/call" => {
                 answered_calls += 1;
                 match mode.as_str() {
+                    "fuzz-target" => fuzz_target_call(&id, &params),
                     "endless-input" => result(
                         &id,
                         json!({"resultType": "input_required", "inputRequests": {"roots": {"method": "roots/list", "params": {}}}, "requestState": format!("round-{answered_calls}")}),
