@@ -14,6 +14,7 @@ pub mod names;
 pub mod profiles;
 pub mod regexp;
 pub mod source;
+pub mod stdlib;
 pub mod syntax;
 pub mod yaml;
 
