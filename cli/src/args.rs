@@ -53,6 +53,8 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Check a server's tools, resources and prompts against the lint rules (MCP001…).
     Lint(LintArgs),
+    /// Run the standard flow library against a server in every protocol era it speaks.
+    Conformance(ConformanceArgs),
     /// Write a server's tools, resources, templates and prompts to a snapshot file.
     Snapshot(SnapshotArgs),
     /// Compare a server with a snapshot file and classify every change.
@@ -727,4 +729,63 @@ impl RunArgs {
             quarantine: self.quarantine.clone(),
         }
     }
+}
+
+/// Output format of `conformance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConformanceFormat {
+    /// One line per check and a summary.
+    Human,
+    /// The checks as one JSON document (docs/conformance.md).
+    Json,
+    /// The run's JUnit XML on stdout.
+    Junit,
+}
+
+/// `mcpr conformance [--url URL | -- CMD ARGS…]`: exit 0 every check succeeded (warnings
+/// and infos allowed), 1 a check failed, 2 usage, 3 the server could not be reached.
+#[derive(Debug, Args)]
+pub struct ConformanceArgs {
+    /// MCP endpoint over Streamable HTTP instead of a command.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Protocol version to test (repeatable), or `all` [default: every era the server speaks].
+    #[arg(long, value_name = "VERSION|all")]
+    pub protocol: Vec<String>,
+    /// Standard library to run (`tools` or `std:tools`; repeatable) [default: all].
+    #[arg(long, value_name = "NAME")]
+    pub suite: Vec<String>,
+    /// An input of the flows, `NAME=VALUE` (the value read as JSON, else text); repeatable.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub input: Vec<String>,
+    /// Expected failures, one check id (`CHECK` or `CHECK@VERSION`) per line.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// List the checks of the libraries and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = ConformanceFormat::Human)]
+    pub format: ConformanceFormat,
+    /// Also write the run's JSON report to this file (`-`: stdout).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Also write JUnit XML to this file (`-`: stdout).
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Also write the HTML report to this file.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
+    /// Most checks at once.
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Seconds each request may take.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+    /// When to use colour.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+    /// The server command and its arguments, after `--`.
+    #[arg(last = true)]
+    pub command: Vec<String>,
 }

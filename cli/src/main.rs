@@ -31,6 +31,7 @@ fn main() -> ExitCode {
         args::Command::Schema => commands::schema::run(),
         args::Command::Convert(a) => commands::convert::run(a),
         args::Command::Lint(a) => commands::lint::run(a),
+        args::Command::Conformance(a) => commands::conformance::run(a),
         args::Command::Snapshot(a) => commands::snapshot::snapshot(a),
         args::Command::Diff(a) => commands::snapshot::diff(a),
         args::Command::Init(a) => commands::init::run(a),

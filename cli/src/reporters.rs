@@ -116,6 +116,31 @@ impl Outputs {
     }
 }
 
+/// The report files of a command that prints its own lines (`mcpr conformance`): JSON,
+/// JUnit and HTML (`-`: stdout, at most one), and the run's notes on stderr.
+pub fn report_files(
+    json: &[PathBuf],
+    junit: &[PathBuf],
+    html: Option<&PathBuf>,
+) -> Result<Reporters, String> {
+    let all = json.iter().chain(junit).chain(html);
+    if all.filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err("only one report can go to stdout (`-`); write the others to files".into());
+    }
+    let mut reporters = Reporters::new();
+    reporters.push(StderrNotes);
+    for path in json {
+        reporters.push(JsonFile::new(path.clone()));
+    }
+    for path in junit {
+        reporters.push(JunitFile::new(path.clone()));
+    }
+    if let Some(path) = html {
+        reporters.push(HtmlFile::new(path.clone()));
+    }
+    Ok(reporters)
+}
+
 /// The terminal's summary and recap alone (a merged report has no live events).
 struct SummaryOnly(Terminal<Box<dyn Write + Send>>);
 

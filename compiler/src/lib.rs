@@ -15,6 +15,7 @@ pub mod profiles;
 pub mod regexp;
 pub mod size;
 pub mod source;
+pub mod stdlib;
 pub mod syntax;
 pub mod yaml;
 

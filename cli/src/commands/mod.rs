@@ -5,6 +5,7 @@ pub mod auth_check;
 pub mod check;
 pub mod compile;
 pub mod completions;
+pub mod conformance;
 pub mod convert;
 pub mod explain;
 pub mod fmt;

@@ -214,6 +214,8 @@ pub enum Problem {
     UnknownStdLibrary {
         /// The name after `std:`.
         name: String,
+        /// The libraries this version ships (`std:protocol`, …).
+        known: Vec<String>,
     },
     /// `Use flow` naming no declared or imported flow.
     UnknownFlow {

@@ -8,7 +8,7 @@
 
 use super::Ctx;
 use crate::diagnostics::{Diagnostic, Problem};
-use crate::source::SourceFile;
+use crate::source::{SourceFile, Span};
 use crate::syntax::{self, Document, Stmt};
 use std::collections::BTreeMap;
 
@@ -189,10 +189,35 @@ impl Resolver {
                 ctx.diags.push(Diagnostic::new(p, file, path.span));
             };
             if let Some(name) = written.strip_prefix("std:") {
+                match crate::stdlib::library(name) {
+                    Some(lib) => {
+                        let shown = format!("std:{}", lib.name);
+                        self.load(
+                            ctx,
+                            file,
+                            path.span,
+                            shown.clone(),
+                            shown,
+                            || Ok(lib.text.to_string()),
+                            stack,
+                        );
+                    }
+                    None => report(
+                        ctx,
+                        Problem::UnknownStdLibrary {
+                            name: name.to_string(),
+                            known: crate::stdlib::known_names(),
+                        },
+                    ),
+                }
+                continue;
+            }
+            if shown.starts_with("std:") {
                 report(
                     ctx,
-                    Problem::UnknownStdLibrary {
-                        name: name.to_string(),
+                    Problem::ImportUnreadable {
+                        path: written.to_string(),
+                        reason: "a standard library imports only other `std:` libraries".into(),
                     },
                 );
                 continue;
@@ -229,60 +254,81 @@ impl Resolver {
                 );
                 continue;
             }
-            if let Some(at) = stack.iter().position(|(c, _)| *c == canonical) {
-                let mut chain: Vec<String> = stack[at..].iter().map(|(_, s)| s.clone()).collect();
-                chain.push(stack[at].1.clone());
-                report(ctx, Problem::ImportCycle { chain });
-                continue;
-            }
-            if stack.len() >= MAX_DEPTH {
-                report(ctx, Problem::ImportTooDeep { limit: MAX_DEPTH });
-                continue;
-            }
-            if self.seen.contains_key(&canonical) {
-                continue;
-            }
-            if self.seen.len() >= MAX_FILES {
-                report(ctx, Problem::TooManyImports { limit: MAX_FILES });
-                continue;
-            }
-            let text = match ctx.loader.read(&target) {
-                Ok(t) => t,
-                Err(e) => {
-                    report(
-                        ctx,
-                        Problem::ImportUnreadable {
-                            path: target,
-                            reason: e.reason,
-                        },
-                    );
-                    continue;
-                }
-            };
-            if text.len() > ctx.file_limit {
-                let limit = ctx.file_limit;
+            let loader: &dyn Loader = ctx.loader;
+            let read = || loader.read(&target);
+            self.load(ctx, file, path.span, canonical, target.clone(), read, stack);
+        }
+    }
+
+    /// Reads one imported file (unless a cycle, a limit or an earlier import forbids it),
+    /// parses it and visits its own imports.
+    #[allow(clippy::too_many_arguments)]
+    fn load(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        file: usize,
+        span: Span,
+        canonical: String,
+        target: String,
+        read: impl FnOnce() -> Result<String, LoadError>,
+        stack: &mut Vec<(String, String)>,
+    ) {
+        let report = |ctx: &mut Ctx<'_>, p: Problem| {
+            ctx.diags.push(Diagnostic::new(p, file, span));
+        };
+        if let Some(at) = stack.iter().position(|(c, _)| *c == canonical) {
+            let mut chain: Vec<String> = stack[at..].iter().map(|(_, s)| s.clone()).collect();
+            chain.push(stack[at].1.clone());
+            report(ctx, Problem::ImportCycle { chain });
+            return;
+        }
+        if stack.len() >= MAX_DEPTH {
+            report(ctx, Problem::ImportTooDeep { limit: MAX_DEPTH });
+            return;
+        }
+        if self.seen.contains_key(&canonical) {
+            return;
+        }
+        if self.seen.len() >= MAX_FILES {
+            report(ctx, Problem::TooManyImports { limit: MAX_FILES });
+            return;
+        }
+        let text = match read() {
+            Ok(t) => t,
+            Err(e) => {
                 report(
                     ctx,
-                    Problem::ImportTooLarge {
+                    Problem::ImportUnreadable {
                         path: target,
-                        bytes: text.len(),
-                        limit,
+                        reason: e.reason,
                     },
                 );
-                continue;
+                return;
             }
-            let id = ctx.map.add(SourceFile::new(target.clone(), text));
-            let parsed = syntax::parse(ctx.map.get(id), id);
-            ctx.diags.extend(parsed.diagnostics);
-            self.seen.insert(canonical.clone(), self.out.len());
-            stack.push((canonical, target.clone()));
-            self.visit(ctx, id, &target, &parsed.document, stack);
-            stack.pop();
-            self.out.push(Imported {
-                file: id,
-                document: parsed.document,
-            });
+        };
+        if text.len() > ctx.file_limit {
+            let limit = ctx.file_limit;
+            report(
+                ctx,
+                Problem::ImportTooLarge {
+                    path: target,
+                    bytes: text.len(),
+                    limit,
+                },
+            );
+            return;
         }
+        let id = ctx.map.add(SourceFile::new(target.clone(), text));
+        let parsed = syntax::parse(ctx.map.get(id), id);
+        ctx.diags.extend(parsed.diagnostics);
+        self.seen.insert(canonical.clone(), self.out.len());
+        stack.push((canonical, target.clone()));
+        self.visit(ctx, id, &target, &parsed.document, stack);
+        stack.pop();
+        self.out.push(Imported {
+            file: id,
+            document: parsed.document,
+        });
     }
 }
 

@@ -66,20 +66,25 @@ impl StepRunner<'_> {
                     return call_tool(self.client, t, &name, args, &opts, timeout, &mut self.task)
                         .await;
                 }
-                match self.client.call_tool(&name, args, &opts).await {
-                    Ok(call) if call.is_error => Ok(Reply::ToolError(call.result)),
-                    Ok(call) => Ok(Reply::Ok(call.result)),
-                    Err(e) => match e.rpc_error() {
-                        Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
-                        None => Err(broke(e)),
-                    },
-                }
+                self.call(&name, args, &opts).await
             }
             StepKind::Request(r) => {
                 let params = match &r.params {
                     Some(p) => Some(self.interp(p)?),
                     None => None,
                 };
+                if let Some((name, args)) = plain_tool_call(&r.method, params.as_ref()) {
+                    // A well-formed `tools/call` is a tool call, with its checks
+                    // (`outputSchema` ⇒ `structuredContent`, 2026 `x-mcp-header`).
+                    self.exercise("tools/call", Some(&json!({ "name": name })));
+                    let opts = CallOptions {
+                        timeout: Some(timeout),
+                        allow_error: true,
+                        log_level: self.log_level.clone(),
+                        ..CallOptions::default()
+                    };
+                    return self.call(&name, args, &opts).await;
+                }
                 if r.method == "ping"
                     && params.is_none()
                     && self.client.session().era() == crate::protocol::Era::Modern
@@ -102,6 +107,18 @@ impl StepRunner<'_> {
                 NativeFail::Step(f) => f,
             }),
             StepKind::Set(_) => Ok(Reply::Ok(Value::Null)),
+        }
+    }
+
+    /// One `tools/call` through the client, its answer as a reply.
+    async fn call(&self, name: &str, args: Value, opts: &CallOptions) -> Result<Reply, StepFail> {
+        match self.client.call_tool(name, args, opts).await {
+            Ok(call) if call.is_error => Ok(Reply::ToolError(call.result)),
+            Ok(call) => Ok(Reply::Ok(call.result)),
+            Err(e) => match e.rpc_error() {
+                Some(rpc) => Ok(Reply::Rpc(rpc.clone())),
+                None => Err(broke(e)),
+            },
         }
     }
 
@@ -140,4 +157,24 @@ impl StepRunner<'_> {
             },
         }
     }
+}
+
+/// The name and arguments of a request that is a plain `tools/call`: params with a string
+/// `name` and an object `arguments` (or none) and nothing else. Any other shape is sent as
+/// written (a suite testing how a server answers malformed calls).
+fn plain_tool_call(method: &str, params: Option<&Value>) -> Option<(String, Value)> {
+    if method != "tools/call" {
+        return None;
+    }
+    let p = params?.as_object()?;
+    let name = p.get("name")?.as_str()?;
+    if !p.keys().all(|k| k == "name" || k == "arguments") {
+        return None;
+    }
+    let args = match p.get("arguments") {
+        None => json!({}),
+        Some(a) if a.is_object() => a.clone(),
+        Some(_) => return None,
+    };
+    Some((name.to_string(), args))
 }

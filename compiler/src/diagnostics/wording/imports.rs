@@ -78,13 +78,26 @@ pub(super) fn import_outside_folder(path: &str) -> Wording {
     )
 }
 
-pub(super) fn unknown_std_library(name: &str) -> Wording {
+pub(super) fn unknown_std_library(name: &str, known: &[String]) -> Wording {
+    let close = crate::names::closest(&format!("std:{name}"), known.iter().map(String::as_str));
     w(
         Code::UnknownStdLibrary,
         "unknown standard library",
         format!(
-            "`std:{name}` is not a standard flow library of this version of mcpr; `std:` names are reserved for libraries shipped with mcpr."
+            "`std:{name}` is not a standard flow library of this version of mcpr; it ships {}.",
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
-        Some("import a file by its relative path instead, e.g. `./flows.mcpr`".into()),
+        Some(match close {
+            Some(c) => format!(
+                "did you mean `{c}`? (a file of your own is imported by its relative path, e.g. `./flows.mcpr`)"
+            ),
+            None => {
+                "import a file of your own by its relative path instead, e.g. `./flows.mcpr`".into()
+            }
+        }),
     )
 }

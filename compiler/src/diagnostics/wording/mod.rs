@@ -96,7 +96,7 @@ impl Problem {
             ImportTooLarge { path, bytes, limit } => imports::import_too_large(path, bytes, limit),
             TooManyImports { limit } => imports::too_many_imports(limit),
             ImportOutsideFolder { path } => imports::import_outside_folder(path),
-            UnknownStdLibrary { name } => imports::unknown_std_library(name),
+            UnknownStdLibrary { name, known } => imports::unknown_std_library(name, known),
             UnknownFlow { name, suggestion } => names::unknown_flow(name, suggestion),
             RecursiveFlow { chain } => names::recursive_flow(chain),
             DuplicateTestId {

@@ -1,0 +1,256 @@
+//! `mcpr conformance`: the standard flow library against real servers over real pipes and
+//! sockets — the reference server passes every check in both eras over stdio and HTTP;
+//! broken behaviour fails exactly the checks it breaks; baselines, inputs and reports.
+
+mod common;
+
+use common::{HttpServer, mcpr_in, output_text, reference_server, scratch};
+use serde_json::Value;
+use std::process::Output;
+
+/// The reference server's own names, for the flows that need them.
+const REFERENCE_INPUTS: &[&str] = &[
+    "tool=echo",
+    r#"arguments={"text":"hi"}"#,
+    r#"invalid_arguments={"text":5}"#,
+    "error_tool=fail",
+];
+
+fn conformance(dir: &std::path::Path, args: &[&str]) -> Output {
+    mcpr_in(dir).arg("conformance").args(args).output().unwrap()
+}
+
+fn with_inputs(extra: &[&str]) -> Vec<String> {
+    let mut v = Vec::new();
+    for i in REFERENCE_INPUTS {
+        v.push("--input".to_string());
+        v.push(i.to_string());
+    }
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
+/// The checks of `--format json` as `(version, check) → verdict`.
+fn verdicts(out: &Output) -> Vec<(String, String, String)> {
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("not JSON ({e}):\n{}", output_text(out));
+    });
+    doc["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["version"].as_str().unwrap().to_string(),
+                c["check"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn assert_all_succeed(out: &Output) {
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(out));
+    let v = verdicts(out);
+    let versions: std::collections::BTreeSet<&str> = v.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(
+        versions.into_iter().collect::<Vec<_>>(),
+        ["2025-11-25", "2026-07-28"],
+        "both eras are discovered and tested"
+    );
+    let not_ok: Vec<_> = v.iter().filter(|c| c.2 != "SUCCESS").collect();
+    assert!(not_ok.is_empty(), "{not_ok:?}\n{}", output_text(out));
+    let libs = mcpr_compiler::stdlib::documents().unwrap();
+    let expected: usize = ["2025-11-25", "2026-07-28"]
+        .iter()
+        .map(|version| {
+            libs.iter()
+                .flat_map(|l| &l.flows)
+                .filter(|f| f.applies_to(version))
+                .count()
+        })
+        .sum();
+    assert_eq!(v.len(), expected, "every check of every library ran");
+}
+
+#[test]
+fn the_reference_server_passes_every_check_in_both_eras_over_stdio() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    let mut args = with_inputs(&["--format", "json", "--"]);
+    args.push(server);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_all_succeed(&conformance(dir.path(), &args));
+}
+
+#[test]
+fn the_reference_server_passes_every_check_in_both_eras_over_http() {
+    let dir = scratch(&[]);
+    let http = HttpServer::start(reference_server(), &["--http", "127.0.0.1:0"]);
+    let mut args = with_inputs(&["--format", "json", "--url"]);
+    args.push(http.url.clone());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_all_succeed(&conformance(dir.path(), &args));
+}
+
+#[test]
+fn the_human_lines_name_the_verdict_and_the_spec_and_checks_without_inputs_are_info() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    let out = conformance(
+        dir.path(),
+        &[
+            "--protocol",
+            "2025-11-25",
+            "--suite",
+            "tools",
+            "--",
+            &server,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("protocol 2025-11-25 (initialize)"), "{text}");
+    assert!(
+        text.contains("SUCCESS tools.unknown-tool")
+            && text.contains("[server/tools#error-handling]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("INFO    tools.call") && text.contains("not run: needs --input tool=…"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("protocol.ping"),
+        "--suite tools runs std:tools alone: {text}"
+    );
+    assert!(text.contains("0 failure"), "{text}");
+}
+
+#[test]
+fn a_check_that_fails_exits_1_and_says_why() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    // `echo` does not fail: the isError check must.
+    let out = conformance(
+        dir.path(),
+        &[
+            "--protocol",
+            "2025-11-25",
+            "--suite",
+            "std:tools",
+            "--input",
+            "error_tool=echo",
+            "--input",
+            r#"error_arguments={"text":"x"}"#,
+            "--",
+            &server,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("FAILURE tools.is-error"), "{text}");
+    assert!(text.contains("expected an MCP error"), "{text}");
+    assert!(text.contains("1 failure"), "{text}");
+}
+
+#[test]
+fn a_baseline_expects_known_failures_and_fails_stale_entries() {
+    let dir = scratch(&[
+        (
+            "expected.txt",
+            "# known failures\ntools.is-error@2025-11-25\n",
+        ),
+        ("stale.txt", "tools.unknown-tool\n"),
+        ("typo.txt", "tools.unknwn-tool\n"),
+    ]);
+    let server = reference_server();
+    let base = [
+        "--protocol",
+        "2025-11-25",
+        "--suite",
+        "tools",
+        "--input",
+        "error_tool=echo",
+        "--input",
+        r#"error_arguments={"text":"x"}"#,
+    ];
+    let run = |baseline: &str| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(["--baseline", baseline, "--", &server]);
+        conformance(dir.path(), &args)
+    };
+    let out = run("expected.txt");
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("expected failure (baseline)"), "{text}");
+    assert!(text.contains("1 expected failure"), "{text}");
+
+    let out = run("stale.txt");
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAILURE tools.unknown-tool") && text.contains("stale baseline entry"),
+        "{text}"
+    );
+
+    let out = run("typo.txt");
+    common::assert_exit_with(&out, 2, "typo.txt:1: `tools.unknwn-tool` is not a check");
+}
+
+#[test]
+fn the_common_reports_are_written_over_every_era() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    let out = conformance(
+        dir.path(),
+        &[
+            "--suite",
+            "protocol",
+            "--json",
+            "report.json",
+            "--junit",
+            "report.xml",
+            "--",
+            &server,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let text = report.to_string();
+    assert!(
+        text.contains("mcpr conformance 2025-11-25")
+            && text.contains("mcpr conformance 2026-07-28"),
+        "one suite per era in the JSON report: {text}"
+    );
+    let junit = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
+    assert!(junit.contains("protocol.ping"), "{junit}");
+}
+
+#[test]
+fn bad_usage_is_exit_2() {
+    let dir = scratch(&[]);
+    common::assert_exit_with(&conformance(dir.path(), &[]), 2, "give the server");
+    common::assert_exit_with(
+        &conformance(dir.path(), &["--suite", "nope", "--", "true"]),
+        2,
+        "std:protocol",
+    );
+    common::assert_exit_with(
+        &conformance(dir.path(), &["--input", "novalue", "--", "true"]),
+        2,
+        "NAME=VALUE",
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_is_exit_3() {
+    let dir = scratch(&[]);
+    common::assert_exit_with(
+        &conformance(dir.path(), &["--", "/nonexistent/mcp-server"]),
+        3,
+        "cannot reach the server",
+    );
+}

@@ -1,0 +1,88 @@
+//! The terminal lines of `mcpr conformance`: each check with its verdict and specification
+//! reference, grouped by protocol version, then a summary; and the JSON of the checks.
+
+use super::{CheckResult, ConformanceOutcome, Verdict};
+
+fn paint(text: &str, verdict: Verdict, color: bool) -> String {
+    if !color {
+        return text.to_string();
+    }
+    let code = match verdict {
+        Verdict::Success => "32",
+        Verdict::Failure => "31",
+        Verdict::Warning => "33",
+        Verdict::Info => "36",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
+}
+
+fn line(c: &CheckResult, color: bool) -> String {
+    let word = format!("{:<7}", c.verdict.as_str());
+    let mut s = format!(
+        "  {} {:<34} {}  [{}]\n",
+        paint(&word, c.verdict, color),
+        c.check,
+        c.flow,
+        c.spec.join("; ")
+    );
+    if c.expected {
+        s.push_str("          expected failure (baseline)\n");
+    }
+    if let Some(d) = &c.detail {
+        for l in d.lines() {
+            s.push_str(&format!("          {l}\n"));
+        }
+    }
+    s
+}
+
+/// Every check by version, then the counts.
+pub fn human(out: &ConformanceOutcome, color: bool) -> String {
+    let mut s = String::new();
+    for version in &out.versions {
+        let era = match crate::protocol::version::era_of(version) {
+            Some(crate::protocol::Era::Modern) => "stateless",
+            _ => "initialize",
+        };
+        s.push_str(&format!("protocol {version} ({era})\n"));
+        for c in out.checks.iter().filter(|c| &c.version == version) {
+            s.push_str(&line(c, color));
+        }
+    }
+    for e in &out.unused_baseline {
+        s.push_str(&format!(
+            "note: baseline entry `{e}` matched no check that ran\n"
+        ));
+    }
+    let expected = out.checks.iter().filter(|c| c.expected).count();
+    s.push_str(&format!(
+        "conformance: {} success, {} failure, {} warning, {} info{} over {} protocol version(s)\n",
+        out.count(Verdict::Success),
+        out.count(Verdict::Failure),
+        out.count(Verdict::Warning),
+        out.count(Verdict::Info),
+        if expected > 0 {
+            format!(", {expected} expected failure(s)")
+        } else {
+            String::new()
+        },
+        out.versions.len()
+    ));
+    s
+}
+
+/// The checks as a JSON document: `{versions, checks, summary}`.
+pub fn json(out: &ConformanceOutcome) -> serde_json::Value {
+    serde_json::json!({
+        "versions": out.versions,
+        "checks": out.checks,
+        "summary": {
+            "success": out.count(Verdict::Success),
+            "failure": out.count(Verdict::Failure),
+            "warning": out.count(Verdict::Warning),
+            "info": out.count(Verdict::Info),
+            "expectedFailures": out.checks.iter().filter(|c| c.expected).count(),
+        },
+        "unusedBaseline": out.unused_baseline,
+    })
+}
