@@ -129,19 +129,18 @@ fn line() -> impl Strategy<Value = String> {
     // `{i}` is the indentation of the test's body, chosen once per test.
     let indent = Just("{i}");
     prop_oneof![
-        (indent.clone(), spaces.clone(), prop::bool::ANY).prop_map(|(i, s, up)| format!(
+        (indent, spaces.clone(), prop::bool::ANY).prop_map(|(i, s, up)| format!(
             "{i}{}{s}tool{s}\"add\"{s}with:\n{i}  a:{s}1\n{i}  b: [1,{s}2]\n",
             if up { "CALL" } else { "call" }
         )),
-        (indent.clone(), spaces.clone())
+        (indent, spaces.clone())
             .prop_map(|(i, s)| format!("{i}expect{s}\"structuredContent.sum\"{s}equals{s}3\n")),
-        (indent.clone(), spaces.clone()).prop_map(|(i, s)| format!("{i}Expect{s}it{s}succeeds\n")),
-        (indent.clone(), spaces.clone())
+        (indent, spaces.clone()).prop_map(|(i, s)| format!("{i}Expect{s}it{s}succeeds\n")),
+        (indent, spaces.clone())
             .prop_map(|(i, s)| format!("{i}save \"structuredContent.sum\"{s}as{s}'total'\n")),
-        indent.clone().prop_map(|i| format!("{i}# a comment  \n")),
+        indent.prop_map(|i| format!("{i}# a comment  \n")),
         Just("\n".to_string()),
-        (indent.clone(), spaces.clone())
-            .prop_map(|(i, s)| format!("{i}Wait{s}up to 2{s}seconds\n")),
+        (indent, spaces.clone()).prop_map(|(i, s)| format!("{i}Wait{s}up to 2{s}seconds\n")),
         indent.prop_map(|i| format!("{i}Send \"ping\"\n")),
     ]
 }

@@ -85,7 +85,7 @@ fn every_statement_opening_is_a_keyword_of_the_grammar() {
             let words = phrase.trim_end_matches([':', ',']);
             for line in [format!("  {phrase} x"), format!("  {shown}")] {
                 let got = re.captures(&line).and_then(|c| c.get(1));
-                if !got.is_some_and(|m| m.as_str().to_lowercase() == words) {
+                if got.is_none_or(|m| m.as_str().to_lowercase() != words) {
                     missing.push(format!(
                         "{:?}: `{line}` → {:?}",
                         s.form,

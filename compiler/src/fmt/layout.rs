@@ -397,12 +397,10 @@ fn canonical_line(text: &str, base: usize, stmt: &Stmt) -> String {
                     }
                 }
             };
-        let space = match (prev, piece) {
-            (None, _) => false,
-            (_, Piece::Colon | Piece::Comma | Piece::Equals) => false,
-            (Some(Piece::Equals), _) => false,
-            _ => true,
-        };
+        let space = !matches!(
+            (prev, piece),
+            (None, _) | (_, Piece::Colon | Piece::Comma | Piece::Equals) | (Some(Piece::Equals), _)
+        );
         if space {
             out.push(' ');
         }

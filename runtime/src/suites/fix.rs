@@ -95,7 +95,7 @@ mod tests {
             "Server: node s.js\n\nFlow: \"Add\"\n  Call tool \"add\"\n\nTest: \"one\"\n\tCal tool \"x\"\n  Use flow \"Ad\"\n  Set \"v\" using \"lowercse\" with:\n    value: a\n  Frobnicate\n",
         )
         .unwrap();
-        let out = check_and_fix(&[file.clone()], &CheckOptions::default()).unwrap();
+        let out = check_and_fix(std::slice::from_ref(&file), &CheckOptions::default()).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("  Call tool \"x\"\n"), "{text}");
         assert!(text.contains("Use flow \"Add\""), "{text}");
