@@ -64,7 +64,7 @@ pub fn capabilities() -> ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(
-                ["{", ".", "\"", " ", ":"]
+                ["{", ".", "\""]
                     .iter()
                     .map(|s| s.to_string())
                     .collect(),
