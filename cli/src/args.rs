@@ -65,6 +65,23 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Serve the language server protocol on stdin and stdout, for editors (docs/lsp.md).
     Lsp,
+    /// Lay out `.mcpr` files canonically (docs/fmt.md): in place, `--check`, `--diff`, or `-`
+    /// for standard input to standard output.
+    Fmt(FmtArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    /// Files or folders (every `.mcpr` file below a folder); `-` reads standard input and
+    /// writes the formatted text to standard output.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Write nothing; list the files that would change and exit 1 if there are any.
+    #[arg(long)]
+    pub check: bool,
+    /// Write nothing; print a unified diff of each change and exit 1 if there are any.
+    #[arg(long)]
+    pub diff: bool,
 }
 
 /// A shell for `mcpr completions`.
@@ -188,6 +205,10 @@ pub struct CheckArgs {
     /// never touched.
     #[arg(long)]
     pub data: bool,
+    /// Apply the machine-applicable fixes (the mechanical `Try:` suggestions) to the files,
+    /// then check again and report what was fixed and what remains.
+    #[arg(long)]
+    pub fix: bool,
 }
 
 #[derive(Debug, Args)]

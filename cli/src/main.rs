@@ -37,6 +37,7 @@ fn main() -> ExitCode {
         args::Command::Report(a) => commands::report::run(a),
         args::Command::Completions(a) => commands::completions::run(a),
         args::Command::Lsp => commands::lsp::run(),
+        args::Command::Fmt(a) => commands::fmt::run(a),
     };
     ExitCode::from(code)
 }

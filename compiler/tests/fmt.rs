@@ -104,9 +104,9 @@ fn every_corpus_file_formats_to_the_same_meaning_and_is_a_fixed_point() {
 #[test]
 fn a_messy_file_gets_the_canonical_layout() {
     let messy = "\u{feff}MCP Test 1\nsuite:   \"Shop\"\nServer:  node  server.js\n\n\n\
-# about the test\ntest:   'Adds numbers'\n\n    call TOOL 'add'   with:\n        a:   2\n        b: \"three words\"\n    # a note\n    EXPECT  \"structuredContent.sum\"  equals 5\n    save \"x\"  as \"y\"\n\n\n\n    expect it SUCCEEDS\nTest: \"Rows\"\n  For each row:\n    |a|bb|\n    |---|---|\n    | 1 |2|\n  Call tool \"t\" with:\n    v: \"${row.a}\"\n    # keep me\n    w: [1, 2]\n";
+# about the test\ntest:   'Adds numbers'\n\n    call TOOL 'add'   with:\n        a:   2\n        b: \"three words\"\n    # a note\n    EXPECT  \"structuredContent.sum\"  equals 5\n    save \"x\"  as \"y\"\n    id: x\n    test id: y\n\n\n\n    expect it SUCCEEDS\nTest: \"Rows\"\n  For each row:\n    |a|bb|\n    |---|---|\n    | 1 |2|\n  Call tool \"t\" with:\n    v: \"${row.a}\"\n    # keep me\n    w: [1, 2]\n";
     let want = "MCP Test 1\nSuite: \"Shop\"\nServer: node  server.js\n\n\
-# about the test\nTest: \"Adds numbers\"\n  Call tool \"add\" with:\n    a: 2\n    b: three words\n  # a note\n  Expect \"structuredContent.sum\" equals 5\n  Save \"x\" as \"y\"\n\n  Expect it succeeds\n\nTest: \"Rows\"\n  For each row:\n    | a | bb |\n    |---|----|\n    | 1 | 2  |\n  Call tool \"t\" with:\n    v: \"${row.a}\"\n    # keep me\n    w: [1, 2]\n";
+# about the test\nTest: \"Adds numbers\"\n  Call tool \"add\" with:\n    a: 2\n    b: three words\n  # a note\n  Expect \"structuredContent.sum\" equals 5\n  Save \"x\" as \"y\"\n  Id: x\n  Test ID: y\n\n  Expect it succeeds\n\nTest: \"Rows\"\n  For each row:\n    | a | bb |\n    |---|----|\n    | 1 | 2  |\n  Call tool \"t\" with:\n    v: \"${row.a}\"\n    # keep me\n    w: [1, 2]\n";
     let out = format_source("messy.mcpr", messy).unwrap();
     assert_eq!(out, want, "\n{out}");
     assert!(check_one("messy", "messy.mcpr", messy, &MemoryLoader::default()).unwrap());

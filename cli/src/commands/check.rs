@@ -1,8 +1,10 @@
-//! `mcpr check PATH…`: compile files (imports included) and report every diagnostic.
+//! `mcpr check PATH…`: compile files (imports included) and report every diagnostic;
+//! `--fix` applies the machine-applicable fixes first and reports what it fixed.
 
 use crate::args::{CheckArgs, FormatArg};
 use crate::output::{self, use_color};
 use mcpr_runtime::suites::check::{CheckFormat, CheckOptions, check};
+use mcpr_runtime::suites::fix::check_and_fix;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: CheckArgs) -> u8 {
@@ -10,7 +12,22 @@ pub fn run(args: CheckArgs) -> u8 {
         pedantic: args.pedantic,
         data: args.data,
     };
-    let report = match check(&args.paths, &opts) {
+    let found = if args.fix {
+        check_and_fix(&args.paths, &opts).map(|outcome| {
+            for f in &outcome.fixed {
+                eprintln!("fixed {}:{}: {} ({})", f.file, f.line, f.message, f.code);
+            }
+            match outcome.fixed.len() {
+                0 => eprintln!("nothing to fix"),
+                1 => eprintln!("1 problem fixed"),
+                n => eprintln!("{n} problems fixed"),
+            }
+            outcome.report
+        })
+    } else {
+        check(&args.paths, &opts)
+    };
+    let report = match found {
         Ok(r) => r,
         Err(msg) => {
             eprintln!("error: {msg}");

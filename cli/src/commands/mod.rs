@@ -7,6 +7,7 @@ pub mod compile;
 pub mod completions;
 pub mod convert;
 pub mod explain;
+pub mod fmt;
 pub mod init;
 pub mod lint;
 pub mod lsp;

@@ -423,13 +423,16 @@ enum Piece {
 }
 
 /// A keyword as the statement table spells it: the first word of the line capitalised,
-/// the others in lower case, except [`SPELLED`]; a word with anything but letters stays as
+/// the others in lower case, except [`SPELLED`] (of which only `MCP` comes first); a word with anything but letters stays as
 /// written.
 fn spell(word: &str, first: bool) -> String {
     if !word.chars().all(char::is_alphabetic) {
         return word.to_string();
     }
-    if let Some(s) = SPELLED.iter().find(|s| s.eq_ignore_ascii_case(word)) {
+    // `MCP URL:` is the only form whose first word is not capitalised; `Id:` opens a form
+    // while `ID` is spelt in capitals after `Test`.
+    let spelled = if first { &SPELLED[..1] } else { SPELLED };
+    if let Some(s) = spelled.iter().find(|s| s.eq_ignore_ascii_case(word)) {
         return s.to_string();
     }
     let lower = word.to_lowercase();

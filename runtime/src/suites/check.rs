@@ -43,8 +43,8 @@ pub enum CheckFormat {
 /// Everything `check` found.
 #[derive(Debug)]
 pub struct CheckReport {
-    map: SourceMap,
-    diagnostics: Vec<Diagnostic>,
+    pub(super) map: SourceMap,
+    pub(super) diagnostics: Vec<Diagnostic>,
     data_errors: DataErrors,
     files: usize,
     with_data: bool,

@@ -54,6 +54,7 @@ impl DataFiles {
             "help": e.help,
             "related": [],
             "replaces": "",
+            "fix": null,
             "source": e.source_name.as_ref().and_then(|s| s.name()),
             "test": e.source_name.as_ref().and_then(|s| s.test()),
             "row": at.row,

@@ -5,6 +5,8 @@
 pub mod check;
 mod data_json;
 mod discover;
+pub mod fix;
+pub mod format;
 mod loader;
 
 use std::path::Path;

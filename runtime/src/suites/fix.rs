@@ -1,0 +1,116 @@
+//! `mcpr check --fix`: the machine-applicable fixes of the diagnostics (the mechanical `Try:`
+//! suggestions, `Diagnostic::fix`) applied to the files, each file written atomically, then
+//! checked again, until no fix is left (at most [`ROUNDS`] times: a fix can reveal another).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mcpr_compiler::diagnostics::fix::{Fix, apply};
+
+use super::check::{CheckOptions, CheckReport, check};
+use crate::files::{Access, write_atomic};
+
+/// Most rounds of fixing and checking again.
+pub const ROUNDS: usize = 8;
+
+/// One applied fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fixed {
+    /// The file as shown.
+    pub file: String,
+    /// 1-based line of the diagnostic, in the file as it was before the fix.
+    pub line: u32,
+    /// The diagnostic's code.
+    pub code: String,
+    /// What the fix did.
+    pub message: String,
+}
+
+/// What `check --fix` did: the fixes applied, in order, and the check of the fixed files.
+#[derive(Debug)]
+pub struct FixOutcome {
+    /// Every fix applied.
+    pub fixed: Vec<Fixed>,
+    /// The last check: what remains.
+    pub report: CheckReport,
+}
+
+/// Checks `paths`, applies every machine-applicable fix, and checks again. The error names
+/// a file that cannot be read or written.
+pub fn check_and_fix(paths: &[PathBuf], opts: &CheckOptions) -> Result<FixOutcome, String> {
+    let mut fixed = Vec::new();
+    let mut report = check(paths, opts)?;
+    for _ in 0..ROUNDS {
+        let mut by_file: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, d) in report.diagnostics.iter().enumerate() {
+            if d.fix.is_some() {
+                by_file.entry(d.file).or_default().push(i);
+            }
+        }
+        let mut wrote = false;
+        for (file, indexes) in by_file {
+            let source = report.map.get(file);
+            let path = Path::new(source.path());
+            if !path.is_file() {
+                continue;
+            }
+            let fixes: Vec<&Fix> = indexes
+                .iter()
+                .filter_map(|&i| report.diagnostics[i].fix.as_ref())
+                .collect();
+            let result = apply(source.text(), &fixes);
+            if result.applied.is_empty() || result.text == source.text() {
+                continue;
+            }
+            write_atomic(path, result.text.as_bytes(), Access::Shared)?;
+            wrote = true;
+            for &k in &result.applied {
+                let d = &report.diagnostics[indexes[k]];
+                fixed.push(Fixed {
+                    file: source.path().to_string(),
+                    line: source.position(d.span.start as usize).line,
+                    code: d.code.as_str().to_string(),
+                    message: fixes[k].message.clone(),
+                });
+            }
+        }
+        if !wrote {
+            break;
+        }
+        report = check(paths, opts)?;
+    }
+    Ok(FixOutcome { fixed, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixes_are_applied_and_what_remains_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.mcpr");
+        std::fs::write(
+            &file,
+            "Server: node s.js\n\nFlow: \"Add\"\n  Call tool \"add\"\n\nTest: \"one\"\n\tCal tool \"x\"\n  Use flow \"Ad\"\n  Set \"v\" using \"lowercse\" with:\n    value: a\n  Frobnicate\n",
+        )
+        .unwrap();
+        let out = check_and_fix(&[file.clone()], &CheckOptions::default()).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("  Call tool \"x\"\n"), "{text}");
+        assert!(text.contains("Use flow \"Add\""), "{text}");
+        assert!(text.contains("using \"lowercase\""), "{text}");
+        let codes: Vec<&str> = out.fixed.iter().map(|f| f.code.as_str()).collect();
+        for code in ["MCPLANG101", "MCPLANG204"] {
+            assert!(codes.contains(&code), "{codes:?}");
+        }
+        assert!(out.report.has_errors(), "`Frobnicate` has no fix");
+        let remaining: Vec<&str> = out
+            .report
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
+        assert_eq!(remaining, vec!["MCPLANG204"], "{remaining:?}");
+    }
+}
