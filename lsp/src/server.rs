@@ -63,12 +63,7 @@ pub fn capabilities() -> ServerCapabilities {
         position_encoding: Some(PositionEncodingKind::UTF16),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         completion_provider: Some(CompletionOptions {
-            trigger_characters: Some(
-                ["{", ".", "\"", " ", ":"]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-            ),
+            trigger_characters: Some(["{", ".", "\""].iter().map(|s| s.to_string()).collect()),
             ..CompletionOptions::default()
         }),
         definition_provider: Some(OneOf::Left(true)),

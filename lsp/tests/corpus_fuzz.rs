@@ -1,7 +1,8 @@
 //! No panic and no hang on any input: every file of the compiler's corpus
 //! (conformance-tests/compiler, valid and invalid), and truncations of each, fed to a server
 //! in this process through open, incremental changes, hover, completion, definition,
-//! references, symbols and folding, at many positions. Every answer has a deadline.
+//! references, code actions, symbols, folding and formatting, at many positions. Every
+//! answer has a deadline.
 
 use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
@@ -80,9 +81,15 @@ impl Harness {
         ] {
             self.request(m, at.clone());
         }
-        let mut refs = at;
+        let mut refs = at.clone();
         refs["context"] = json!({"includeDeclaration": true});
         self.request("textDocument/references", refs);
+        let p = at["position"].clone();
+        self.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": p, "end": p},
+                   "context": {"diagnostics": []}}),
+        );
     }
 }
 
