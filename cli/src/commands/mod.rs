@@ -16,3 +16,4 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod snapshot;
+pub mod watch;
