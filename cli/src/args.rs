@@ -394,7 +394,7 @@ Environment:
 
 /// `mcpr run`: exit 0 all passed, 1 a test failed or was blocked, 2 usage or compile error,
 /// 3 a server, transport or internal failure (a test errored).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(after_long_help = RUN_HELP)]
 pub struct RunArgs {
     /// Suite files or folders: `.mcpr`, YAML/JSON suites (`.yaml`, `.yml`, `.json`), legacy
@@ -513,6 +513,10 @@ pub struct RunArgs {
     /// No live progress bar (it is shown only on a terminal and never when CI is set).
     #[arg(long)]
     pub no_progress: bool,
+    /// Run again whenever a suite, an import or a data file changes (debounced), the
+    /// suites of the changed file first; Ctrl-C ends it (docs/run-report.md).
+    #[arg(long, conflicts_with = "compare")]
+    pub watch: bool,
     /// Tests on the same server run one after another in one session per job, reset between
     /// them, as the suite setting `Session: shared` asks (data rows and `Isolated session`
     /// tests keep a session of their own).

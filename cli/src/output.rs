@@ -133,14 +133,14 @@ fn runtime() -> Result<tokio::runtime::Runtime, u8> {
 }
 
 /// The stop signals, listened to from the moment they are installed.
-struct Signals {
+pub(crate) struct Signals {
     interrupt: Option<Signal>,
     terminate: Option<Signal>,
     hangup: Option<Signal>,
 }
 
 impl Signals {
-    fn install() -> Signals {
+    pub(crate) fn install() -> Signals {
         Signals {
             interrupt: signal(SignalKind::interrupt()).ok(),
             terminate: signal(SignalKind::terminate()).ok(),
@@ -149,7 +149,7 @@ impl Signals {
     }
 
     /// The next stop signal.
-    async fn next(&mut self) -> StopSignal {
+    pub(crate) async fn next(&mut self) -> StopSignal {
         async fn on(s: &mut Option<Signal>) {
             match s {
                 Some(s) => {

@@ -42,6 +42,7 @@ pub mod surface;
 pub mod toolsnap;
 pub mod transcript;
 pub mod transport;
+pub mod watch;
 
 pub use client::{CallOptions, Client, Target, ToolCall};
 pub use error::{Error, ErrorKind};

@@ -19,3 +19,4 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod snapshot;
+pub mod watch;

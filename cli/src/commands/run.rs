@@ -15,6 +15,9 @@ use mcpr_runtime::run::{
 
 /// Runs the command and returns the exit code.
 pub fn run(args: RunArgs) -> u8 {
+    if args.watch {
+        return super::watch::run(args);
+    }
     if args.compare {
         return super::parity::run(super::parity::Request {
             files: args.files,

@@ -194,7 +194,9 @@ pub fn valid(schema: &Value, rng: &mut XorShiftRng, depth: usize) -> Value {
                 .collect();
             if let Some(props) = schema["properties"].as_object() {
                 for (k, s) in props {
-                    if required.contains(&k.as_str()) || (depth < 3 && rng.next_u32() % 2 == 0) {
+                    if required.contains(&k.as_str())
+                        || (depth < 3 && rng.next_u32().is_multiple_of(2))
+                    {
                         out.insert(k.clone(), valid(s, rng, depth + 1));
                     }
                 }
@@ -223,7 +225,7 @@ pub fn valid(schema: &Value, rng: &mut XorShiftRng, depth: usize) -> Value {
             let x = lo + (hi - lo) * f;
             json!((x * 100.0).round() / 100.0)
         }
-        "boolean" => json!(rng.next_u32() % 2 == 0),
+        "boolean" => json!(rng.next_u32().is_multiple_of(2)),
         "null" => Value::Null,
         _ => json!(text(schema, rng)),
     }
