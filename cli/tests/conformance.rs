@@ -14,6 +14,15 @@ const REFERENCE_INPUTS: &[&str] = &[
     r#"arguments={"text":"hi"}"#,
     r#"invalid_arguments={"text":5}"#,
     "error_tool=fail",
+    "resource_uri=fixture://status",
+    "prompt=code_review",
+    r#"prompt_arguments={"language":"rust"}"#,
+    "completion_argument=language",
+    "completion_value=py",
+    "progress_tool=progress",
+    r#"progress_arguments={"steps":3}"#,
+    "slow_tool=slow",
+    r#"slow_arguments={"ms":3000}"#,
 ];
 
 fn conformance(dir: &std::path::Path, args: &[&str]) -> Output {
