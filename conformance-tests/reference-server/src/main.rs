@@ -88,6 +88,27 @@ struct Reference {
     /// `--variant conflict`: a drifted twin for compare targets, whose `add` answers the
     /// sum as a string and which offers only `echo` and `add`.
     conflict: bool,
+    /// `--broken LIST`: the rules this server breaks on purpose, for `mcpr conformance`'s
+    /// own tests (see [`BREAKS`]).
+    broken: Arc<HashSet<String>>,
+}
+
+/// What `--broken` may break: `unknown-tool` (an unknown tool is -32603, not -32602),
+/// `unknown-method` (an unknown method is -32603, not -32601), `progress` (the `progress`
+/// tool reports 1, 3, 2), `stdout` (a banner on stdout before the first message),
+/// `stdin-exit` (the server stays alive after its stdin closes).
+const BREAKS: &[&str] = &[
+    "unknown-tool",
+    "unknown-method",
+    "progress",
+    "stdout",
+    "stdin-exit",
+];
+
+impl Reference {
+    fn breaks(&self, rule: &str) -> bool {
+        self.broken.contains(rule)
+    }
 }
 
 fn is_modern(context: &RequestContext<RoleServer>) -> bool {
@@ -361,7 +382,12 @@ impl Reference {
                 let steps = u64_arg("steps").unwrap_or(3);
                 let delay = u64_arg("delayMs").unwrap_or(5);
                 if let Some(token) = context.meta.get_progress_token() {
-                    for i in 1..=steps {
+                    let order: Vec<u64> = if self.breaks("progress") {
+                        vec![1, 3, 2]
+                    } else {
+                        (1..=steps).collect()
+                    };
+                    for i in order {
                         tokio::time::sleep(Duration::from_millis(delay)).await;
                         let p: ProgressNotificationParam = conv(
                             json!({"progressToken": token, "progress": i, "total": steps, "message": format!("step {i} of {steps}")}),
@@ -611,6 +637,10 @@ impl Reference {
                 "The reference app is at ui://reference/app.html (text fallback).",
             )
             .into()),
+            other if self.breaks("unknown-tool") => Err(ErrorData::internal_error(
+                format!("Unknown tool: {other}"),
+                None,
+            )),
             other => Err(ErrorData::invalid_params(
                 format!("Unknown tool: {other}"),
                 None,
@@ -992,6 +1022,9 @@ impl ServerHandler for Reference {
         }
         if request.method != "tasks/result" || is_modern(&context) {
             let what = format!("Method not found: {}", request.method);
+            if self.breaks("unknown-method") {
+                return Err(ErrorData::internal_error(what, None));
+            }
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, what, None));
         }
         let id = request
@@ -1054,11 +1087,16 @@ async fn main() {
     let mut conflict = false;
     let mut http: Option<String> = None;
     let mut required: Vec<(String, String)> = Vec::new();
+    let mut broken: HashSet<String> = HashSet::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.clone().next().map(String::as_str)) {
             ("--variant", Some("conflict")) => {
                 conflict = true;
+                it.next();
+            }
+            ("--broken", Some(list)) if list.split(',').all(|b| BREAKS.contains(&b.trim())) => {
+                broken.extend(list.split(',').map(|b| b.trim().to_string()));
                 it.next();
             }
             ("--http", Some(addr)) => {
@@ -1072,7 +1110,8 @@ async fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: mcpr-reference-server [--variant conflict] [--http HOST:PORT [--require-header 'NAME: VALUE']…]"
+                    "usage: mcpr-reference-server [--variant conflict] [--broken {}] [--http HOST:PORT [--require-header 'NAME: VALUE']…]",
+                    BREAKS.join(",")
                 );
                 std::process::exit(2);
             }
@@ -1080,12 +1119,17 @@ async fn main() {
     }
     let server = Reference {
         conflict,
+        broken: Arc::new(broken),
         ..Reference::default()
     };
+    if server.breaks("stdout") {
+        println!("reference server starting (this banner is not JSON-RPC)");
+    }
     if let Some(addr) = http {
         serve_http(server, &addr, required).await;
         return;
     }
+    let server_breaks_stdin_exit = server.breaks("stdin-exit");
     let service = match server.serve(rmcp::transport::stdio()).await {
         Ok(s) => s,
         Err(e) => {
@@ -1093,7 +1137,12 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(e) = service.waiting().await {
+    let ended = service.waiting().await;
+    if server_breaks_stdin_exit {
+        // Stays alive after stdin closed, until a signal ends it.
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    if let Err(e) = ended {
         eprintln!("mcpr-reference-server: {e}");
         std::process::exit(1);
     }
