@@ -14,6 +14,15 @@ const REFERENCE_INPUTS: &[&str] = &[
     r#"arguments={"text":"hi"}"#,
     r#"invalid_arguments={"text":5}"#,
     "error_tool=fail",
+    "resource_uri=fixture://status",
+    "prompt=code_review",
+    r#"prompt_arguments={"language":"rust"}"#,
+    "completion_argument=language",
+    "completion_value=py",
+    "progress_tool=progress",
+    r#"progress_arguments={"steps":3}"#,
+    "slow_tool=slow",
+    r#"slow_arguments={"ms":3000}"#,
 ];
 
 fn conformance(dir: &std::path::Path, args: &[&str]) -> Output {
@@ -49,7 +58,7 @@ fn verdicts(out: &Output) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn assert_all_succeed(out: &Output) {
+fn assert_all_succeed(out: &Output, stdio: bool) {
     assert_eq!(out.status.code(), Some(0), "{}", output_text(out));
     let v = verdicts(out);
     let versions: std::collections::BTreeSet<&str> = v.iter().map(|c| c.0.as_str()).collect();
@@ -69,7 +78,12 @@ fn assert_all_succeed(out: &Output) {
                 .filter(|f| f.applies_to(version))
                 .count()
         })
-        .sum();
+        .sum::<usize>()
+        + if stdio {
+            2 * mcpr_runtime::conformance::STDIO_CHECKS.len()
+        } else {
+            0
+        };
     assert_eq!(v.len(), expected, "every check of every library ran");
 }
 
@@ -80,7 +94,7 @@ fn the_reference_server_passes_every_check_in_both_eras_over_stdio() {
     let mut args = with_inputs(&["--format", "json", "--"]);
     args.push(server);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    assert_all_succeed(&conformance(dir.path(), &args));
+    assert_all_succeed(&conformance(dir.path(), &args), true);
 }
 
 #[test]
@@ -90,7 +104,7 @@ fn the_reference_server_passes_every_check_in_both_eras_over_http() {
     let mut args = with_inputs(&["--format", "json", "--url"]);
     args.push(http.url.clone());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    assert_all_succeed(&conformance(dir.path(), &args));
+    assert_all_succeed(&conformance(dir.path(), &args), false);
 }
 
 #[test]
@@ -253,4 +267,44 @@ fn a_server_that_cannot_start_is_exit_3() {
         3,
         "cannot reach the server",
     );
+}
+
+/// The reference server with `--broken RULE` fails exactly the checks of that rule, in
+/// both eras, and nothing else.
+#[test]
+fn a_deliberately_broken_server_fails_exactly_the_checks_it_breaks() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    const BOTH: &[&str] = &["2025-11-25", "2026-07-28"];
+    // `stdin-exit` breaks the handshake era only: after a 2026 discovery the SDK's stdio
+    // service ends the process by itself (docs/conformance.md).
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        ("unknown-tool", &["tools.unknown-tool"], BOTH),
+        ("unknown-method", &["protocol.unknown-method"], BOTH),
+        ("progress", &["progress.notifications"], BOTH),
+        (
+            "stdin-exit",
+            &["stdio.exit-on-stdin-close"],
+            &["2025-11-25"],
+        ),
+    ];
+    for (rule, broken, eras) in cases {
+        let mut args = with_inputs(&["--format", "json", "--"]);
+        args.extend([server.clone(), "--broken".into(), rule.to_string()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = conformance(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(1), "{rule}: {}", output_text(&out));
+        let mut failed: Vec<(String, String)> = verdicts(&out)
+            .into_iter()
+            .filter(|c| c.2 != "SUCCESS")
+            .map(|c| (c.0, c.1))
+            .collect();
+        failed.sort();
+        let mut want: Vec<(String, String)> = eras
+            .iter()
+            .flat_map(|v| broken.iter().map(|c| (v.to_string(), c.to_string())))
+            .collect();
+        want.sort();
+        assert_eq!(failed, want, "--broken {rule}");
+    }
 }

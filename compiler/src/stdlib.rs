@@ -39,6 +39,30 @@ pub const LIBRARIES: &[Library] = &[
         name: "tools",
         text: include_str!("../../stdlib-flows/tools.mcpr"),
     },
+    Library {
+        name: "resources",
+        text: include_str!("../../stdlib-flows/resources.mcpr"),
+    },
+    Library {
+        name: "prompts",
+        text: include_str!("../../stdlib-flows/prompts.mcpr"),
+    },
+    Library {
+        name: "logging",
+        text: include_str!("../../stdlib-flows/logging.mcpr"),
+    },
+    Library {
+        name: "completion",
+        text: include_str!("../../stdlib-flows/completion.mcpr"),
+    },
+    Library {
+        name: "progress",
+        text: include_str!("../../stdlib-flows/progress.mcpr"),
+    },
+    Library {
+        name: "cancellation",
+        text: include_str!("../../stdlib-flows/cancellation.mcpr"),
+    },
 ];
 
 /// The library named `name` (after `std:`).

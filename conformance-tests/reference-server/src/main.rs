@@ -34,6 +34,17 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 const PAGE: usize = 4;
+/// Methods this server serves through the SDK's typed handlers: one that reaches the
+/// custom-request handler had params the SDK could not read.
+const KNOWN_METHODS: &[&str] = &[
+    "logging/setLevel",
+    "tools/call",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/get",
+    "completion/complete",
+];
 const APP_URI: &str = "ui://reference/app.html";
 const SKILL_URI: &str = "skill://reference/greeter/SKILL.md";
 const SKILL_EXTRA_URI: &str = "skill://reference/greeter/phrases.txt";
@@ -82,6 +93,9 @@ struct Reference {
     flaky: Option<Arc<Flaky>>,
     /// Per session: whether a tool call came already (a new one for each HTTP session).
     called: Arc<std::sync::atomic::AtomicBool>,
+    /// `--broken LIST`: the rules this server breaks on purpose, for `mcpr conformance`'s
+    /// own tests (see [`BREAKS`]).
+    broken: Arc<HashSet<String>>,
 }
 
 /// The flaky mode's settings: the file counting the sessions that failed, and how many.
@@ -103,6 +117,24 @@ impl Flaky {
         }
         let _ = std::fs::write(&self.file, (done + 1).to_string());
         true
+    }
+}
+
+/// What `--broken` may break: `unknown-tool` (an unknown tool is -32603, not -32602),
+/// `unknown-method` (an unknown method is -32603, not -32601), `progress` (the `progress`
+/// tool reports 1, 3, 2), `stdout` (a banner on stdout before the first message),
+/// `stdin-exit` (the server stays alive after its stdin closes).
+const BREAKS: &[&str] = &[
+    "unknown-tool",
+    "unknown-method",
+    "progress",
+    "stdout",
+    "stdin-exit",
+];
+
+impl Reference {
+    fn breaks(&self, rule: &str) -> bool {
+        self.broken.contains(rule)
     }
 }
 
@@ -384,7 +416,12 @@ impl Reference {
                 let steps = u64_arg("steps").unwrap_or(3);
                 let delay = u64_arg("delayMs").unwrap_or(5);
                 if let Some(token) = context.meta.get_progress_token() {
-                    for i in 1..=steps {
+                    let order: Vec<u64> = if self.breaks("progress") {
+                        vec![1, 3, 2]
+                    } else {
+                        (1..=steps).collect()
+                    };
+                    for i in order {
                         tokio::time::sleep(Duration::from_millis(delay)).await;
                         let p: ProgressNotificationParam = conv(
                             json!({"progressToken": token, "progress": i, "total": steps, "message": format!("step {i} of {steps}")}),
@@ -634,6 +671,10 @@ impl Reference {
                 "The reference app is at ui://reference/app.html (text fallback).",
             )
             .into()),
+            other if self.breaks("unknown-tool") => Err(ErrorData::internal_error(
+                format!("Unknown tool: {other}"),
+                None,
+            )),
             other => Err(ErrorData::invalid_params(
                 format!("Unknown tool: {other}"),
                 None,
@@ -1007,8 +1048,17 @@ impl ServerHandler for Reference {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if KNOWN_METHODS.contains(&request.method.as_str()) {
+            // A method the server serves, whose params the SDK could not read into their
+            // type (a log level that does not exist, a missing name): Invalid params.
+            let what = format!("invalid params of {}", request.method);
+            return Err(ErrorData::invalid_params(what, None));
+        }
         if request.method != "tasks/result" || is_modern(&context) {
             let what = format!("Method not found: {}", request.method);
+            if self.breaks("unknown-method") {
+                return Err(ErrorData::internal_error(what, None));
+            }
             return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, what, None));
         }
         let id = request
@@ -1073,11 +1123,16 @@ async fn main() {
     let mut required: Vec<(String, String)> = Vec::new();
     let mut flaky_file: Option<std::path::PathBuf> = None;
     let mut flaky_sessions: u64 = 1;
+    let mut broken: HashSet<String> = HashSet::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.clone().next().map(String::as_str)) {
             ("--variant", Some("conflict")) => {
                 conflict = true;
+                it.next();
+            }
+            ("--broken", Some(list)) if list.split(',').all(|b| BREAKS.contains(&b.trim())) => {
+                broken.extend(list.split(',').map(|b| b.trim().to_string()));
                 it.next();
             }
             ("--http", Some(addr)) => {
@@ -1099,7 +1154,8 @@ async fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: mcpr-reference-server [--variant conflict] [--flaky FILE [--flaky-sessions N]] [--http HOST:PORT [--require-header 'NAME: VALUE']…]"
+                    "usage: mcpr-reference-server [--variant conflict] [--flaky FILE [--flaky-sessions N]] [--broken {}] [--http HOST:PORT [--require-header 'NAME: VALUE']…]",
+                    BREAKS.join(",")
                 );
                 std::process::exit(2);
             }
@@ -1113,12 +1169,17 @@ async fn main() {
                 sessions: flaky_sessions,
             })
         }),
+        broken: Arc::new(broken),
         ..Reference::default()
     };
+    if server.breaks("stdout") {
+        println!("reference server starting (this banner is not JSON-RPC)");
+    }
     if let Some(addr) = http {
         serve_http(server, &addr, required).await;
         return;
     }
+    let server_breaks_stdin_exit = server.breaks("stdin-exit");
     let service = match server.serve(rmcp::transport::stdio()).await {
         Ok(s) => s,
         Err(e) => {
@@ -1126,7 +1187,12 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    if let Err(e) = service.waiting().await {
+    let ended = service.waiting().await;
+    if server_breaks_stdin_exit {
+        // Stays alive after stdin closed, until a signal ends it.
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    if let Err(e) = ended {
         eprintln!("mcpr-reference-server: {e}");
         std::process::exit(1);
     }

@@ -15,6 +15,7 @@
 pub mod baseline;
 pub mod discover;
 pub mod render;
+pub mod stdio;
 pub mod suite;
 
 use std::collections::BTreeMap;
@@ -156,7 +157,7 @@ pub fn libraries(names: &[String]) -> Result<Vec<LibraryDoc>, ConformanceError> 
         return Ok(docs);
     }
     let mut out = Vec::new();
-    for name in names {
+    for name in names.iter().filter(|n| n.as_str() != STDIO) {
         let bare = name.strip_prefix("std:").unwrap_or(name);
         match docs.iter().find(|d| d.library.name == bare) {
             Some(d) => out.push(d.clone()),
@@ -170,6 +171,12 @@ pub fn libraries(names: &[String]) -> Result<Vec<LibraryDoc>, ConformanceError> 
     }
     Ok(out)
 }
+
+/// The name of the stdio transport's checks for `--suite` (not a flow library).
+pub const STDIO: &str = "stdio";
+
+/// The ids of the stdio transport's checks.
+pub const STDIO_CHECKS: &[&str] = &["stdio.stdout-clean", "stdio.exit-on-stdin-close"];
 
 /// Forwards everything but `finish`: the reports are written once, after every era.
 struct Eras<'a>(&'a mut dyn Reporter);
@@ -216,9 +223,25 @@ pub async fn run(
         }
         req.versions.clone()
     };
+    let transport_checks = req.suites.is_empty() || req.suites.iter().any(|s| s == STDIO);
+    let stdio_command = match &req.target {
+        TargetChoice::Command(_) if transport_checks => {
+            let opts = discover::options(&req.target, Duration::from_secs(1))
+                .map_err(ConformanceError::Usage)?;
+            Some((opts.command, opts.args))
+        }
+        _ => None,
+    };
     let mut runs = Vec::new();
     let mut checks = Vec::new();
     for version in &versions {
+        if let Some((program, args)) = &stdio_command {
+            let timeout = req.timeout.unwrap_or(Duration::from_secs(10));
+            checks.extend(stdio::checks(program, args, version, timeout).await);
+        }
+        if libs.is_empty() {
+            continue;
+        }
         let generated = suite::generate(version, &libs, &req.inputs);
         let compiled = suite::compile(&generated.source).map_err(ConformanceError::Usage)?;
         let run_req = RunRequest {

@@ -309,14 +309,22 @@ impl StepRunner<'_> {
             }
             Err(e) => return Err(NativeFail::Session(e)),
         };
-        let progress = match &token {
+        let (progress, problems) = match &token {
             Some(t) => {
-                let (events, _) = session.progress_of(t);
+                let p = session.progress_of(t);
                 session.retire_progress_token(t);
-                events
+                p
             }
-            None => Vec::new(),
+            None => (Vec::new(), Vec::new()),
         };
+        // The progress rule (monotonic, the token echoed) holds for a completed request as
+        // it does for `Call tool … with progress` through the client.
+        if let (Some(t), Some(Ok(_)), false) = (&token, &outcome, problems.is_empty()) {
+            return Err(NativeFail::Session(session.error(ErrorKind::Progress {
+                token: t.to_string(),
+                reason: problems.join("; "),
+            })));
+        }
         Ok(match outcome {
             None => Reply::Ok(json!({"cancelled": true, "progress": progress})),
             Some(Ok(result)) if token.is_some() => {
