@@ -1320,6 +1320,10 @@ fn full_step(kind: StepKind) -> Step {
         capture: Some(OrderedMap::from_iter([("v", "$.v".to_owned())])),
         export: Some(OrderedMap::from_iter([("e", full_export())])),
         timeout_ms: Some(1),
+        fault: Some(mcpr_compiler::ir::Fault {
+            kind: mcpr_compiler::ir::FaultKind::Delay,
+            delay_ms: Some(5),
+        }),
         source: Some(loc(1)),
         flow: vec![full_frame()],
     }
@@ -1576,6 +1580,14 @@ fn schema_properties_and_type_members_are_the_same() {
     );
     check_in_step(c, "/$defs/test", &[full_test()]);
     check_in_step(c, "/$defs/test/properties/requires", &[full_requirements()]);
+    check_in_step(
+        c,
+        "/$defs/step/properties/fault",
+        &[mcpr_compiler::ir::Fault {
+            kind: mcpr_compiler::ir::FaultKind::Delay,
+            delay_ms: Some(5),
+        }],
+    );
     check_in_step(
         c,
         "/$defs/forEach/oneOf/0",

@@ -38,8 +38,8 @@ pub use native::{
     TaskWaitAction, ToolsSnapshotAction,
 };
 pub use step::{
-    Aggregate, Export, FlowFrame, Phase, RequestStep, SetStep, SourceLocation, Step, StepKind,
-    TaskMode, ToolStep,
+    Aggregate, Export, Fault, FaultKind, FlowFrame, Phase, RequestStep, SetStep, SourceLocation,
+    Step, StepKind, TaskMode, ToolStep,
 };
 pub use target::{
     HttpTarget, InheritEnv, OAuth, OAuthGrant, OAuthIdp, OAuthSettings, StdioTarget, Target,

@@ -31,6 +31,9 @@ pub struct Step {
     pub export: Option<OrderedMap<Export>>,
     /// Deadline of the step's request in milliseconds (1–600000).
     pub timeout_ms: Option<u64>,
+    /// A fault injected between the runner and the server on the step's request (mcpr
+    /// addition; docs/faults.md).
+    pub fault: Option<Fault>,
     /// Position of the statement that produced the step (mcpr addition).
     pub source: Option<SourceLocation>,
     /// Flow calls the step was expanded from, outermost first (mcpr addition).
@@ -65,10 +68,38 @@ impl Step {
             capture: None,
             export: None,
             timeout_ms: None,
+            fault: None,
             source: None,
             flow: Vec::new(),
         }
     }
+}
+
+/// A fault injected on a step's request (`fault:`): what happens to the server's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Fault {
+    /// What the fault does.
+    pub kind: FaultKind,
+    /// For `delay`: how long the answer is held, in milliseconds (1–600000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_ms: Option<u64>,
+}
+
+/// The kinds of fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FaultKind {
+    /// The answer never reaches the runner: the request times out.
+    Drop,
+    /// The answer reaches the runner `delayMs` later.
+    Delay,
+    /// The runner closes the connection right after sending the request.
+    Disconnect,
+    /// The answer arrives twice.
+    Duplicate,
+    /// The answer arrives cut in half (not JSON).
+    Corrupt,
 }
 
 /// The action of a step; on its own it serialises as `{"tool": {…}}` and so on.
@@ -273,6 +304,8 @@ struct StepRepr {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     timeout_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    fault: Option<Fault>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     source: Option<SourceLocation>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     flow: Vec<FlowFrame>,
@@ -316,6 +349,7 @@ impl TryFrom<StepRepr> for Step {
             capture: repr.capture,
             export: repr.export,
             timeout_ms: repr.timeout_ms,
+            fault: repr.fault,
             source: repr.source,
             flow: repr.flow,
         })
@@ -336,6 +370,7 @@ impl From<Step> for StepRepr {
             capture: step.capture,
             export: step.export,
             timeout_ms: step.timeout_ms,
+            fault: step.fault,
             source: step.source,
             flow: step.flow,
         };

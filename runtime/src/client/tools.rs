@@ -37,6 +37,8 @@ pub struct CallOptions {
     pub reset_timeout_on_progress: bool,
     /// Hard maximum with `reset_timeout_on_progress`.
     pub max_total: Option<Duration>,
+    /// A fault to inject on the call's answer (docs/faults.md).
+    pub fault: Option<crate::session::Fault>,
 }
 
 /// The outcome of a tool call.
@@ -181,6 +183,7 @@ impl Client {
             reset_on_progress: copts.reset_timeout_on_progress,
             max_total: copts.max_total,
             http_headers,
+            fault: copts.fault,
             ..Default::default()
         };
         let start = Instant::now();

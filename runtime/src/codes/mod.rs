@@ -232,6 +232,7 @@ registry! {
     InvalidResult = "MCP-PROTOCOL-005", Failed, "A result without the shape the protocol requires", [];
     BadProgress = "MCP-PROTOCOL-006", Failed, "Progress notifications that break the rules", [];
     RepeatedCursor = "MCP-PROTOCOL-007", Failed, "A list returned the same cursor twice", [];
+    FaultNotSeen = "MCP-FAULT-001", Failed, "A step's injected fault did not have its effect", [];
     StructuredContent = "MCP-PROTOCOL-008", Failed, "structuredContent missing or not matching the outputSchema", [];
     NotificationFlood = "MCP-PROTOCOL-009", Errored, "The server flooded the session with notifications", [];
     InputRequired = "MCP-PROTOCOL-010", Failed, "A multi round-trip request did not converge", [];

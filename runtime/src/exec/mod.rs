@@ -6,6 +6,7 @@ mod answers;
 mod arguments;
 pub mod assert;
 mod extensions;
+mod fault;
 mod gates;
 mod last_response;
 mod listen;

@@ -37,6 +37,7 @@ impl StepRunner<'_> {
                     timeout: Some(timeout),
                     allow_error: true,
                     log_level: self.log_level.clone(),
+                    fault: super::fault::session_fault(step),
                     ..CallOptions::default()
                 };
                 if t.positional.is_some() || t.coerce == Some(true) || t.task.is_some() {
@@ -98,7 +99,7 @@ impl StepRunner<'_> {
                         },
                     };
                 }
-                self.request(&r.method, params, timeout)
+                self.request_faulted(&r.method, params, timeout, step)
                     .await
                     .map_err(broke)
             }
@@ -135,10 +136,33 @@ impl StepRunner<'_> {
         params: Option<Value>,
         timeout: Duration,
     ) -> Result<Reply, Error> {
+        self.request_with(method, params, timeout, None).await
+    }
+
+    /// [`StepRunner::request`] with the step's fault, if it has one.
+    async fn request_faulted(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+        step: &Step,
+    ) -> Result<Reply, Error> {
+        let fault = super::fault::session_fault(step);
+        self.request_with(method, params, timeout, fault).await
+    }
+
+    async fn request_with(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+        fault: Option<crate::session::Fault>,
+    ) -> Result<Reply, Error> {
         self.exercise(method, params.as_ref());
         let opts = RequestOptions {
             timeout: Some(timeout),
             log_level: self.log_level.clone(),
+            fault,
             ..RequestOptions::default()
         };
         match self

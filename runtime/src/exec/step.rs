@@ -22,6 +22,10 @@ impl StepRunner<'_> {
         let started = Instant::now();
         self.reply = None;
         let outcome = self.run_inner(step, &name).await;
+        let outcome = match &step.fault {
+            Some(fault) => self.judge_fault(fault, outcome),
+            None => outcome,
+        };
         let (response, error) = self.reply.take().unwrap_or((None, None));
         let duration_ms = started.elapsed().as_millis() as u64;
         let (status, failure) = match outcome {

@@ -225,7 +225,11 @@ pub fn job_summary(runs: &[RunResult]) -> String {
     if failing.is_empty() {
         return out;
     }
-    out.push_str("\n### Did not pass, or only on a retry\n\n");
+    if failing.iter().any(|t| t.status == Outcome::Flaky) {
+        out.push_str("\n### Did not pass, or passed only on a retry\n\n");
+    } else {
+        out.push_str("\n### Did not pass\n\n");
+    }
     for t in failing {
         let at = test_location(t)
             .map(|l| format!(" at <code>{}:{}:{}</code>", html(&l.file), l.line, l.column))

@@ -133,4 +133,6 @@ pub struct RequestOptions {
     pub max_total: Option<Duration>,
     /// Extra HTTP headers for this request (ignored on stdio).
     pub http_headers: Vec<(String, String)>,
+    /// A fault to inject on this request's answer (docs/faults.md).
+    pub fault: Option<super::Fault>,
 }

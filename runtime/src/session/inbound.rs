@@ -203,6 +203,14 @@ impl Inner {
         text: Option<&str>,
         in_batch: bool,
     ) {
+        let (incoming, twice) = match self.apply_fault(incoming, text) {
+            Some(go_on) => go_on,
+            None => return,
+        };
+        if twice {
+            // A `Duplicate` fault: the same answer once more, after the first.
+            self.on_incoming(incoming.clone(), text, in_batch);
+        }
         let mut st = self.state.lock().expect("state lock");
         let (kind, method) = match &incoming {
             Incoming::Request { method, .. } => (MessageKind::Request, Some(method.as_str())),

@@ -14,6 +14,7 @@ mod answers;
 pub mod behaviour;
 pub mod config;
 mod envelope;
+mod fault;
 mod handshake;
 mod inbound;
 mod inbox;
@@ -39,6 +40,7 @@ use crate::transport::stdio::{
 pub use answers::ServerRequest;
 pub use behaviour::{ClientBehaviour, ElicitationAnswer, Root, SamplingAnswer};
 pub use config::{FOREGROUND_SLICE, Observer, ProtocolChoice, RequestOptions, SessionConfig};
+pub use fault::Fault;
 pub use handshake::ServerFacts;
 pub use inbox::{Match, Notification, values_equal};
 pub use pending::{Method, PendingRequest, Started};

@@ -221,6 +221,9 @@ impl Session {
             );
             id
         };
+        if let Some(fault) = opts.fault {
+            self.inner.expect_fault(id, fault);
+        }
         if let Some(token) = &opts.progress_token {
             self.track_progress(token, &mut params);
         }
@@ -236,6 +239,9 @@ impl Session {
             Ok(()) => None,
             Err(kind) => Some(self.unsent(id, kind)?),
         };
+        if opts.fault == Some(super::Fault::Disconnect) {
+            self.inner.disconnect();
+        }
         Ok(PendingRequest {
             id,
             method: name,

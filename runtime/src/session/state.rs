@@ -38,6 +38,8 @@ pub(super) struct State {
     pub(super) transcript: Transcript,
     pub(super) queued: HashMap<String, VecDeque<Result<Value, RpcError>>>,
     pub(super) eof: bool,
+    /// Faults to inject on the answers to these request ids.
+    pub(super) faults: HashMap<i64, super::fault::Fault>,
 }
 
 pub(super) struct Inner {
@@ -106,6 +108,7 @@ impl Inner {
                     .with_max_bytes(config.max_buffered_bytes / 4),
                 queued: HashMap::new(),
                 eof: false,
+                faults: HashMap::new(),
             }),
             inbox_changed: Notify::new(),
             writer,

@@ -46,9 +46,14 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
         capture: _,
         export: _,
         timeout_ms: _,
+        fault,
         source: _,
         flow: _,
     } = step;
+    // A fault has no phrase: `Run step with:` writes it.
+    if fault.is_some() {
+        return None;
+    }
     match kind {
         StepKind::Tool(ToolStep {
             name: _,

@@ -1,0 +1,106 @@
+//! Fault injection (`fault:` on a step, docs/faults.md) against the reference server over
+//! stdio and Streamable HTTP: each fault is seen as a client would see it, and a dependent
+//! test (a new session) checks that the server still works.
+
+mod common;
+
+use common::{HttpServer, mcpr_in, output_text, reference_server, scratch};
+use serde_json::Value;
+
+fn suite(server_line: &str) -> String {
+    let step = |kind: &str, extra: &str| {
+        format!(
+            "  Run step with:\n    tool:\n      name: echo\n      arguments:\n        text: hi\n    timeoutMs: 500\n    fault:\n      kind: {kind}\n{extra}"
+        )
+    };
+    format!(
+        "MCP Test 1\nSuite: \"Faults\"\n{server_line}\n\n\
+Test: \"Drop\"\n{}  Call tool \"echo\" with:\n    text: \"after drop\"\n  Expect \"content[0].text\" equals \"after drop\"\n\n\
+Test: \"Delay\"\n{}  Expect \"content[0].text\" equals \"hi\"\n\n\
+Test: \"Duplicate\"\n{}\n\
+Test: \"Corrupt\"\n{}\n\
+Test: \"Disconnect\"\n{}\n\
+Test: \"Recovers\"\n  Depends on: drop, delay, duplicate, corrupt, disconnect\n  Call tool \"echo\" with:\n    text: \"ok\"\n  Expect \"content[0].text\" equals \"ok\"\n",
+        step("drop", ""),
+        step("delay", "      delayMs: 100\n"),
+        step("duplicate", ""),
+        step("corrupt", ""),
+        step("disconnect", ""),
+    )
+}
+
+fn check(server_line: &str, extra: &[&str]) {
+    let dir = scratch(&[("suite.mcpr", &suite(server_line))]);
+    let out = mcpr_in(dir.path())
+        .args(["run", "suite.mcpr", "--no-history", "--json", "report.json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let tests = report["suites"][0]["tests"].as_array().unwrap();
+    let step_output = |id: &str| {
+        let t = tests.iter().find(|t| t["id"] == id).unwrap();
+        assert_eq!(t["status"], "passed", "{t:#}");
+        t["steps"][0]["output"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(step_output("drop").contains("timed out"), "{text}");
+    assert!(
+        step_output("duplicate").contains("protocol violation"),
+        "{text}"
+    );
+    assert!(step_output("corrupt").contains("not JSON"), "{text}");
+    assert!(
+        step_output("disconnect").contains("session is closed"),
+        "{text}"
+    );
+    let delay = tests.iter().find(|t| t["id"] == "delay").unwrap();
+    assert!(
+        delay["steps"][0]["durationMs"].as_u64().unwrap() >= 100,
+        "{delay:#}"
+    );
+    // After a dropped answer the same session still answers the next call.
+    let drop = tests.iter().find(|t| t["id"] == "drop").unwrap();
+    assert_eq!(drop["steps"][1]["status"], "passed", "{drop:#}");
+    let recovers = tests.iter().find(|t| t["id"] == "recovers").unwrap();
+    assert_eq!(recovers["status"], "passed", "{recovers:#}");
+}
+
+#[test]
+fn every_fault_over_stdio() {
+    check(&format!("Server: {}", reference_server()), &[]);
+}
+
+#[test]
+fn every_fault_over_http() {
+    let server = HttpServer::start(reference_server(), &["--http", "127.0.0.1:0"]);
+    check(
+        &format!("MCP URL: {}", server.url),
+        &["--protocol", "2025-11-25"],
+    );
+}
+
+#[test]
+fn a_fault_on_a_step_without_an_answer_is_not_seen() {
+    let text = format!(
+        "MCP Test 1\nServer: {}\n\nTest: \"Local\"\n  Run step with:\n    set:\n      variable: x\n      function: lowercase\n      arguments:\n        value: A\n    fault:\n      kind: drop\n",
+        reference_server()
+    );
+    let dir = scratch(&[("suite.mcpr", &text)]);
+    let out = mcpr_in(dir.path())
+        .args(["run", "suite.mcpr", "--no-history"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("MCP-FAULT-001"),
+        "{}",
+        output_text(&out)
+    );
+}
