@@ -1320,8 +1320,8 @@ fn full_step(kind: StepKind) -> Step {
         capture: Some(OrderedMap::from_iter([("v", "$.v".to_owned())])),
         export: Some(OrderedMap::from_iter([("e", full_export())])),
         timeout_ms: Some(1),
-        fault: Some(mcpr_compiler::ir::Fault {
-            kind: mcpr_compiler::ir::FaultKind::Delay,
+        fault: Some(ir::Fault {
+            kind: ir::FaultKind::Delay,
             delay_ms: Some(5),
         }),
         source: Some(loc(1)),
@@ -1583,8 +1583,8 @@ fn schema_properties_and_type_members_are_the_same() {
     check_in_step(
         c,
         "/$defs/step/properties/fault",
-        &[mcpr_compiler::ir::Fault {
-            kind: mcpr_compiler::ir::FaultKind::Delay,
+        &[ir::Fault {
+            kind: ir::FaultKind::Delay,
             delay_ms: Some(5),
         }],
     );
