@@ -15,13 +15,106 @@ pub struct YamlError {
     pub column: u32,
     /// The parser's message, without position or snippet.
     pub message: String,
+    /// The text holds more values than it may ([`parse_within`]); `message` says so too.
+    pub too_many_values: bool,
 }
 
-fn options() -> serde_saphyr::Options {
+/// The options with a budget of `nodes` YAML values for one text.
+pub(crate) fn options_with_nodes(nodes: usize) -> serde_saphyr::Options {
     let mut o = serde_saphyr::Options::default();
     o.strict_booleans = true;
     o.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
+    let mut budget = serde_saphyr::budget::Budget::default();
+    budget.max_nodes = nodes;
+    // A value is one to three events (a collection opens and closes); never the binding limit.
+    budget.max_events = budget.max_events.max(nodes.saturating_mul(4));
+    o.budget = Some(budget);
     o
+}
+
+/// The most values (mappings, lists and scalars) one YAML text may hold: one block of a
+/// `.mcpr` file or one value after `equals`.
+pub const MAX_TEXT_NODES: usize = 250_000;
+
+/// The most values all YAML of one file may hold together (the blocks of a `.mcpr` file, or
+/// the one document of a YAML or JSON suite): one per [`BYTES_PER_VALUE`] bytes of the file
+/// size limit (1,048,576 at the default 16 MiB). Without aliases (refused) a value takes at
+/// least two bytes of text, so this keeps the memory of reading a hostile file that packs
+/// tiny values (`[0,0,0,…]`) a fraction of what the size limit alone allows, while written
+/// suites (and what `mcpr convert` writes) spend far more than sixteen bytes per value.
+pub fn file_node_budget(max_file_bytes: usize) -> usize {
+    (max_file_bytes / BYTES_PER_VALUE).max(1)
+}
+
+/// Bytes of the size limit per YAML value a file may hold ([`file_node_budget`]).
+pub const BYTES_PER_VALUE: usize = 16;
+
+/// How many values `v` holds, itself included, counted as the YAML parser counts its nodes:
+/// every mapping, list and scalar, mapping keys included.
+pub fn node_count(v: &Value) -> usize {
+    let mut count = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(members) => {
+                count += members.len();
+                stack.extend(members.values());
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The error of a text whose values pass `nodes` at byte `at`.
+fn too_many_values(text: &str, at: usize, nodes: usize) -> YamlError {
+    let before = &text[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    YamlError {
+        line: before.matches('\n').count() as u32 + 1,
+        column: before[line_start..].chars().count() as u32 + 1,
+        message: format!(
+            "the YAML holds more than {nodes} values (keys, list items and scalars), the most it may hold"
+        ),
+        too_many_values: true,
+    }
+}
+
+/// What the shortcut for flat blocks made of a text.
+enum Flat {
+    /// The value (the full parser gives the same).
+    Value(Value),
+    /// A flat block whose values pass the budget at this byte.
+    OverBudget(usize),
+    /// Not a flat block: the full parser decides.
+    Other,
+}
+
+/// Where (1-based line, 1-based column, byte offset) the text's values pass `nodes`, counted on the raw
+/// events (memory stays flat), or `None` when they do not (or the YAML breaks first: the full
+/// parser reports that).
+pub(crate) fn past_budget(text: &str, nodes: usize) -> Option<(u32, u32, usize)> {
+    use serde_saphyr::granit_parser::{Event, Parser};
+    let mut count = 0usize;
+    for item in Parser::new_from_str(text) {
+        let (event, span) = item.ok()?;
+        if matches!(
+            event,
+            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..)
+        ) {
+            count += 1;
+            if count > nodes {
+                let at = span.start;
+                let byte = at
+                    .byte_offset()
+                    .unwrap_or_else(|| char_to_byte(text, at.index()));
+                return Some((at.line() as u32, at.col() as u32 + 1, byte.min(text.len())));
+            }
+        }
+    }
+    None
 }
 
 /// An anchor (`&name`) or an alias (`*name`) in a YAML text.
@@ -89,17 +182,35 @@ fn char_to_byte(text: &str, chars: usize) -> usize {
 
 /// Parses one YAML document into a JSON value. An empty document is `null`.
 pub fn parse(text: &str) -> Result<Value, YamlError> {
+    parse_within(text, MAX_TEXT_NODES)
+}
+
+/// [`parse`] for a text that may hold at most `nodes` values (mappings, lists, scalars and
+/// keys, as [`node_count`] counts them).
+pub fn parse_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
-    if let Some(v) = flat_mapping(text) {
-        return Ok(v);
+    match flat_mapping(text, nodes) {
+        Flat::Value(v) => Ok(v),
+        Flat::OverBudget(at) => Err(too_many_values(text, at, nodes)),
+        Flat::Other => parse_full_within(text, nodes),
     }
-    parse_full(text)
 }
 
 /// Parses with serde-saphyr alone (no shortcut for flat blocks).
 pub fn parse_full(text: &str) -> Result<Value, YamlError> {
+    parse_full_within(text, MAX_TEXT_NODES)
+}
+
+fn parse_full_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
+    // A text long enough to break the budget is counted on the parser's events first, so a
+    // hostile one is refused before any of its values is built.
+    if text.len().saturating_mul(2) > nodes
+        && let Some((_, _, at)) = past_budget(text, nodes)
+    {
+        return Err(too_many_values(text, at, nodes));
+    }
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
@@ -115,17 +226,20 @@ pub fn parse_full(text: &str) -> Result<Value, YamlError> {
             line,
             column,
             message: "YAML anchors and aliases are not allowed".into(),
+            too_many_values: false,
         });
     }
-    serde_saphyr::from_str_with_options::<Value>(text, options()).map_err(|e| {
+    serde_saphyr::from_str_with_options::<Value>(text, options_with_nodes(nodes)).map_err(|e| {
         let (line, column) = e
             .location()
             .map(|l| (l.line() as u32, l.column() as u32))
             .unwrap_or((0, 0));
+        let raw = e.to_string();
         YamlError {
             line,
             column,
-            message: reword(&clean_message(&e.to_string())),
+            too_many_values: raw.contains("budget breached: Nodes"),
+            message: reword(&clean_message(&raw)),
         }
     })
 }
@@ -137,22 +251,26 @@ pub fn parse_full(text: &str) -> Result<Value, YamlError> {
 /// nesting, flow collections, floats, escapes, anchors, tags, comments after
 /// values, repeated keys — returns `None` and goes to serde-saphyr. A property
 /// test checks that both give the same value wherever this answers.
-fn flat_mapping(text: &str) -> Option<Value> {
+fn flat_mapping(text: &str, budget: usize) -> Flat {
     // Sized for one member per line: growing would hash every key again.
     let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
-    let mut map = serde_json::Map::with_capacity(lines);
+    let mut map = serde_json::Map::with_capacity(lines.min(budget));
+    let mut nodes = 1;
     let mut rest = text;
     while !rest.is_empty() {
         let (line, next) = match crate::bytes::find_byte(rest.as_bytes(), b'\n') {
             Some(i) => (&rest[..i], &rest[i + 1..]),
             None => (rest, ""),
         };
+        let line_at = text.len() - rest.len();
         rest = next;
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
-        let colon = crate::bytes::find_byte(line.as_bytes(), b':')?;
+        let Some(colon) = crate::bytes::find_byte(line.as_bytes(), b':') else {
+            return Flat::Other;
+        };
         let (key, after) = (&line[..colon], &line[colon + 1..]);
         if key.is_empty()
             || !key
@@ -161,14 +279,57 @@ fn flat_mapping(text: &str) -> Option<Value> {
             || !key.as_bytes()[0].is_ascii_alphabetic()
             || !(after.is_empty() || after.starts_with(' '))
         {
-            return None;
+            return Flat::Other;
         }
-        let value = flat_scalar(after.trim())?;
+        let raw = after.trim();
+        let value_at = line_at + colon + 1 + (after.len() - after.trim_start().len());
+        // The key, and the value (a flow list is itself and its items): a list that passes
+        // the budget is not built.
+        if nodes + 2 > budget {
+            return Flat::OverBudget(if nodes + 1 > budget {
+                line_at
+            } else {
+                value_at
+            });
+        }
+        if let Some(at) = list_past_budget(raw, budget - nodes - 2) {
+            return Flat::OverBudget(value_at + at);
+        }
+        let Some(value) = flat_scalar(raw) else {
+            return Flat::Other;
+        };
+        nodes += 1 + value.as_array().map_or(1, |items| items.len() + 1);
         if map.insert(key.to_string(), value).is_some() {
-            return None;
+            return Flat::Other;
         }
     }
-    (!map.is_empty()).then_some(Value::Object(map))
+    if map.is_empty() {
+        Flat::Other
+    } else {
+        Flat::Value(Value::Object(map))
+    }
+}
+
+/// For a flat flow list (`[a, b, 3]`) with more than `room` items whose items up to there are
+/// flat scalars: the byte (in `raw`) of the first item past `room`.
+fn list_past_budget(raw: &str, room: usize) -> Option<usize> {
+    let inner = raw.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.bytes().filter(|&b| b == b',').count() < room {
+        return None;
+    }
+    let mut at = 1;
+    for (i, item) in inner.split(',').enumerate() {
+        let trimmed = item.trim();
+        if trimmed.is_empty() || trimmed.contains(['[', ']', '{', '}', '"', '\'', '#', ':']) {
+            return None;
+        }
+        flat_scalar(trimmed)?;
+        if i == room {
+            return Some(at + (item.len() - item.trim_start().len()));
+        }
+        at += item.len() + 1;
+    }
+    None
 }
 
 /// A scalar whose YAML 1.2 core typing is unambiguous, or `None`.
@@ -263,6 +424,16 @@ pub(crate) fn reword(message: &str) -> String {
             let limit = depth.parse::<u64>().map_or(64, |d| d.saturating_sub(1));
             return format!("values are nested more than {limit} levels deep here");
         }
+        if let Some(nodes) = rest
+            .strip_prefix("Nodes { nodes: ")
+            .and_then(|r| r.strip_suffix(" }"))
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            return format!(
+                "the YAML holds more than {} values (keys, list items and scalars), the most it may hold",
+                nodes.saturating_sub(1)
+            );
+        }
         return format!("the document exceeds a reading limit ({rest})");
     }
     message.to_string()
@@ -301,8 +472,14 @@ mod tests {
             "a: 1\nb: \"x\"\nc: true\nd: ~\ne:\nf: hello world\ng: -7\nh: 0\n",
             "name: Customer 1\ntier: gold\n# comment\nid: '${row.id}'\n",
         ] {
-            let fast = flat_mapping(text).expect("flat");
-            let full = serde_saphyr::from_str_with_options::<Value>(text, options()).unwrap();
+            let Flat::Value(fast) = flat_mapping(text, MAX_TEXT_NODES) else {
+                panic!("flat: {text}")
+            };
+            let full = serde_saphyr::from_str_with_options::<Value>(
+                text,
+                options_with_nodes(MAX_TEXT_NODES),
+            )
+            .unwrap();
             assert_eq!(fast, full, "{text}");
         }
         for text in [
@@ -317,7 +494,10 @@ mod tests {
             "a: x # c",
             "- 1",
         ] {
-            assert!(flat_mapping(text).is_none(), "{text}");
+            assert!(
+                matches!(flat_mapping(text, MAX_TEXT_NODES), Flat::Other),
+                "{text}"
+            );
         }
     }
 

@@ -151,6 +151,7 @@ registry! {
     YamlAlias = 606, Error, "YAML anchor, alias or merge key", "MCP-CONFIG-001";
     SuiteTooLarge = 607, Error, "Suite file larger than the size limit", "MCP-CONFIG-002";
     SchemaViolation = 608, Error, "Value breaks the suite schema", "MCP-CONFIG-003";
+    YamlTooLarge = 609, Error, "More YAML values than a file may hold", "";
     // 7xx: legacy .mcp scripts
     LegacyUnterminatedQuote = 701, Error, "Unterminated quote in a script line", "";
     LegacyUnknownCommand = 702, Error, "Unknown script command", "";

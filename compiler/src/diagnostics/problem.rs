@@ -445,6 +445,12 @@ pub enum Problem {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The YAML of one file (the blocks of a `.mcpr` file, or a YAML suite) holds more values
+    /// than the file's budget ([`crate::yaml::file_node_budget`]).
+    YamlTooLarge {
+        /// The most values the file may hold.
+        limit: usize,
+    },
     /// A rule of the suite schema without a problem of its own (ranges, lengths, patterns, …).
     SchemaViolation {
         /// The value, as shown.

@@ -319,7 +319,10 @@ impl Resolver {
             return;
         }
         let id = ctx.map.add(SourceFile::new(target.clone(), text));
-        let parsed = syntax::parse(ctx.map.get(id), id);
+        let text_len = ctx.map.get(id).text().len();
+        let budget = crate::yaml::file_node_budget(ctx.file_limit);
+        let parsed =
+            syntax::parse_within(ctx.map.get(id), id, syntax::threads_for(text_len), budget);
         ctx.diags.extend(parsed.diagnostics);
         self.seen.insert(canonical.clone(), self.out.len());
         stack.push((canonical, target.clone()));

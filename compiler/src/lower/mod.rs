@@ -200,7 +200,8 @@ fn compile_mcpr(
     options: &Options,
 ) -> Compiled {
     let threads = options.threads_for(map.get(entry).text().len());
-    let parsed = syntax::parse_with(map.get(entry), entry, threads);
+    let budget = crate::yaml::file_node_budget(options.file_limit());
+    let parsed = syntax::parse_within(map.get(entry), entry, threads, budget);
     let mut ctx = Ctx {
         map,
         entry,

@@ -71,7 +71,8 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
         );
         return None;
     }
-    let tree = match tree::read(text) {
+    let nodes = crate::yaml::file_node_budget(l.options.file_limit());
+    let tree = match tree::read_within(text, nodes) {
         Ok(t) => t,
         Err(errors) => {
             for e in errors {
@@ -94,6 +95,9 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
                         },
                         span,
                     ),
+                    ReadError::TooManyValues { limit, span } => {
+                        (Problem::YamlTooLarge { limit }, span)
+                    }
                     ReadError::MergeKey { span } => (
                         Problem::YamlAlias {
                             what: AliasKind::MergeKey,

@@ -8,6 +8,17 @@ use crate::diagnostics::problem::{AliasKind, TableProblem};
 use crate::source::Span;
 
 impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
+    /// Counts the values of a parsed block against the file's budget. Once this part's blocks
+    /// have passed it, later values are not kept (the memory of a hostile file stays bounded);
+    /// the block that passes it is kept so [`yaml_budget`] finds the crossing in file order.
+    fn within_budget(&mut self, value: serde_json::Value) -> Option<serde_json::Value> {
+        if self.yaml_nodes > self.yaml_budget {
+            return None;
+        }
+        self.yaml_nodes += crate::yaml::node_count(&value);
+        Some(value)
+    }
+
     /// Takes the lines indented deeper than `opener` (trailing blank lines stay), returning
     /// their range of line indexes.
     pub(super) fn take_block(&mut self, opener: &Line) -> (usize, usize) {
@@ -34,10 +45,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let (start, end) = self.take_block(opener);
         if start == end {
             if node.stmt.allows_empty_block() {
-                return Some(YamlBlock {
-                    span: Span::at(opener.span.end as usize),
-                    value: Some(serde_json::json!({})),
-                });
+                return Some(YamlBlock::new(
+                    Span::at(opener.span.end as usize),
+                    Some(serde_json::json!({})),
+                ));
             }
             let usage = opener_usage(&node.stmt);
             self.report(Problem::MissingBlock { opener: usage }, node.span);
@@ -77,17 +88,14 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let _ = owner;
         if self.refuse_anchors(start, end, &removed, &text) {
             self.yaml_text = text;
-            return Some(YamlBlock { span, value: None });
+            return Some(YamlBlock::new(span, None));
         }
-        let parsed = crate::yaml::parse(&text);
+        let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
         self.yaml_text = text;
         match parsed {
             Ok(value) => {
                 if value.is_object() {
-                    return Some(YamlBlock {
-                        span,
-                        value: Some(value),
-                    });
+                    return Some(YamlBlock::new(span, self.within_budget(value)));
                 }
                 let found = match &value {
                     serde_json::Value::Array(_) => "a list",
@@ -96,8 +104,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 };
                 let body = Span::new(self.lines[start].trimmed.start as usize, last);
                 self.report(Problem::BlockNotMapping { found }, body);
-                Some(YamlBlock { span, value: None })
+                Some(YamlBlock::new(span, None))
             }
+            Err(e) if e.too_many_values => Some(over_budget(span)),
             Err(e) => {
                 let at = self.yaml_position(start, end, &removed, e.line, e.column);
                 // A line with odd indentation already has its diagnostic; the
@@ -110,7 +119,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 if !odd {
                     self.report(Problem::Yaml { message: e.message }, at);
                 }
-                Some(YamlBlock { span, value: None })
+                Some(YamlBlock::new(span, None))
             }
         }
     }
@@ -211,19 +220,19 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             self.lines[end - 1].span.end as usize,
         );
         if self.refuse_anchors(start, end, &removed, &text) {
-            return Some(YamlBlock { span, value: None });
+            return Some(YamlBlock::new(span, None));
         }
-        match crate::yaml::parse(&text) {
+        match crate::yaml::parse_within(&text, self.yaml_budget) {
             Ok(serde_json::Value::Array(rows))
                 if !rows.is_empty()
                     && rows
                         .iter()
                         .all(|r| r.as_object().is_some_and(|m| !m.is_empty())) =>
             {
-                Some(YamlBlock {
+                Some(YamlBlock::new(
                     span,
-                    value: Some(serde_json::Value::Array(rows)),
-                })
+                    self.within_budget(serde_json::Value::Array(rows)),
+                ))
             }
             Ok(_) => {
                 let body = Span::new(self.lines[start].trimmed.start as usize, span.end as usize);
@@ -233,12 +242,13 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     },
                     body,
                 );
-                Some(YamlBlock { span, value: None })
+                Some(YamlBlock::new(span, None))
             }
+            Err(e) if e.too_many_values => Some(over_budget(span)),
             Err(e) => {
                 let at = self.yaml_position(start, end, &removed, e.line, e.column);
                 self.report(Problem::Yaml { message: e.message }, at);
-                Some(YamlBlock { span, value: None })
+                Some(YamlBlock::new(span, None))
             }
         }
     }
@@ -355,4 +365,56 @@ fn is_separator(text: &str) -> bool {
             let c = c.trim();
             !c.is_empty() && c.trim_matches(':').chars().all(|ch| ch == '-') && c.contains('-')
         })
+}
+
+/// A block that alone holds more values than the file may: [`yaml_budget`] reports it.
+fn over_budget(span: Span) -> YamlBlock {
+    YamlBlock {
+        span,
+        value: None,
+        over_budget: true,
+    }
+}
+
+/// Checks the YAML blocks of a whole file against its budget of `limit` values, in file
+/// order (so the result does not depend on how the file was cut for parsing): the block
+/// where the count passes the limit gets MCPLANG609, and it and every later block lose their
+/// values (as an invalid block does; lowering says nothing more about them).
+pub(super) fn yaml_budget(
+    doc: &mut Document,
+    text: &str,
+    file_id: usize,
+    limit: usize,
+) -> Option<crate::diagnostics::Diagnostic> {
+    fn walk(nodes: &mut [Node], count: &mut usize, limit: usize, crossed: &mut Option<Span>) {
+        for node in nodes {
+            if let Some(block) = node.yaml.as_deref_mut() {
+                if crossed.is_some() {
+                    block.value = None;
+                } else if block.over_budget {
+                    *crossed = Some(block.span);
+                } else if let Some(v) = &block.value {
+                    *count += crate::yaml::node_count(v);
+                    if *count > limit {
+                        *crossed = Some(block.span);
+                        block.value = None;
+                    }
+                }
+            }
+            walk(&mut node.children, count, limit, crossed);
+        }
+    }
+    let mut count = 0;
+    let mut crossed = None;
+    walk(&mut doc.nodes, &mut count, limit, &mut crossed);
+    crossed.map(|span| {
+        // The block's first key (or its first line), without the indentation.
+        let start = span.start as usize;
+        let line = &text[start..span.end as usize];
+        let line = &line[..line.find('\n').unwrap_or(line.len())];
+        let lead = line.len() - line.trim_start().len();
+        let end = line.find(": ").map_or(line.trim_end().len(), |i| i + 1);
+        let at = Span::new(start + lead, start + end.max(lead));
+        crate::diagnostics::Diagnostic::new(Problem::YamlTooLarge { limit }, file_id, at)
+    })
 }

@@ -108,6 +108,18 @@ pub fn threads_for(len: usize) -> usize {
 /// its own thread, and the parts are joined in order: the tree and the diagnostics are the
 /// same for every `threads`.
 pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
+    let budget = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+    parse_within(file, file_id, threads, budget)
+}
+
+/// [`parse_with`] where the YAML blocks of the file may hold `yaml_nodes` values together
+/// (MCPLANG609 at the block that crosses it; [`crate::yaml::file_node_budget`]).
+pub fn parse_within(
+    file: &SourceFile,
+    file_id: usize,
+    threads: usize,
+    yaml_nodes: usize,
+) -> Parsed {
     let cuts = cut_lines(file, threads.max(1));
     let mut bounds = Vec::with_capacity(cuts.len() + 2);
     bounds.push(0);
@@ -116,7 +128,7 @@ pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
     let part = |range: std::ops::Range<usize>| {
         let mut diags = Vec::new();
         let mut lines = scan::scan_lines(file, file_id, range.clone(), &mut diags);
-        let (nodes, more) = parse_part(file, file_id, &mut lines, range.start);
+        let (nodes, more) = parse_part(file, file_id, &mut lines, range.start, yaml_nodes);
         diags.extend(more);
         (nodes, diags)
     };
@@ -145,7 +157,10 @@ pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
         nodes.extend(n);
         diags.extend(d);
     }
-    let document = Document { nodes };
+    let mut document = Document { nodes };
+    if let Some(d) = blocks::yaml_budget(&mut document, file.text(), file_id, yaml_nodes) {
+        diags.push(d);
+    }
     check::structure(&document, file_id, &mut diags);
     crate::diagnostics::sort(&mut diags);
     Parsed {
@@ -187,6 +202,7 @@ fn parse_part(
     file_id: usize,
     lines: &mut [Line],
     base: usize,
+    yaml_budget: usize,
 ) -> (Vec<Node>, Vec<Diagnostic>) {
     let src = file.text();
     let bytes = lines
@@ -217,6 +233,8 @@ fn parse_part(
         diags: Vec::new(),
         pos: 0,
         yaml_text: String::new(),
+        yaml_nodes: 0,
+        yaml_budget,
     };
     let nodes = p.document();
     (nodes, p.diags)
@@ -234,4 +252,8 @@ struct Parser<'p, 'a, 's> {
     pos: usize,
     /// The text of the YAML block being parsed (one buffer, reused).
     yaml_text: String,
+    /// Values held by the YAML blocks of this part so far.
+    yaml_nodes: usize,
+    /// The file's budget of YAML values ([`blocks::yaml_budget`] checks it in file order).
+    yaml_budget: usize,
 }

@@ -680,6 +680,21 @@ pub struct YamlBlock {
     /// The parsed value; `None` when the YAML was invalid (a diagnostic was
     /// reported).
     pub value: Option<serde_json::Value>,
+    /// The block alone holds more values than the file may (MCPLANG609 is reported once,
+    /// for the file, where the budget is crossed).
+    #[serde(skip)]
+    pub over_budget: bool,
+}
+
+impl YamlBlock {
+    /// A block over `span` holding `value`.
+    pub fn new(span: Span, value: Option<serde_json::Value>) -> YamlBlock {
+        YamlBlock {
+            span,
+            value,
+            over_budget: false,
+        }
+    }
 }
 
 /// One cell of an inline table.

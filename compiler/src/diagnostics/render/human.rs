@@ -2,8 +2,10 @@
 //! caret under the exact span (drawn by ariadne, byte-indexed), the
 //! explanation and the `Try:` line.
 
+use super::excerpt::Excerpt;
 use crate::SourceMap;
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::source::SourceFile;
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
 
 /// Renders diagnostics for a terminal or a log; `color` adds ANSI colours.
@@ -22,7 +24,7 @@ fn one(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
     let file = map.get(d.file);
     // Columns in characters, as the snippet box below counts them (JSON output and editors
     // get UTF-16 columns).
-    let pos = char_position(file.text(), d.span.start as usize);
+    let pos = char_position(file, d.span.start as usize);
     let path = file.path().to_string();
     let (kind, tint) = match d.severity {
         Severity::Error => (ReportKind::Error, Color::Red),
@@ -45,26 +47,32 @@ fn one(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
     let config = Config::default()
         .with_index_type(IndexType::Byte)
         .with_color(color);
-    let range = clamp(d.span.range(), file.text().len());
-    let mut report = Report::build(kind, (path.clone(), range.clone()))
+    let len = file.text().len();
+    let primary = clamp(d.span.range(), len);
+    let ranges: Vec<_> = std::iter::once(primary.clone())
+        .chain(d.secondary.iter().map(|s| clamp(s.span.range(), len)))
+        .collect();
+    // ariadne draws from an excerpt: the labelled lines, long ones cut around the labels.
+    let excerpt = Excerpt::new(file, &ranges);
+    let at = excerpt.range(file, &primary);
+    let mut report = Report::build(kind, (path.clone(), at.clone()))
         .with_config(config)
         .with_label(
-            Label::new((path.clone(), range))
+            Label::new((path.clone(), at))
                 .with_message(&d.label)
                 .with_color(tint),
         );
-    for s in &d.secondary {
+    for (s, r) in d.secondary.iter().zip(&ranges[1..]) {
         report = report.with_label(
-            Label::new((path.clone(), clamp(s.span.range(), file.text().len())))
+            Label::new((path.clone(), excerpt.range(file, r)))
                 .with_message(&s.message)
                 .with_color(Color::Blue),
         );
     }
     let mut buf = Vec::new();
-    let text = one_line_breaks(file.text());
-    let written = report
-        .finish()
-        .write((path.clone(), Source::from(text.as_ref())), &mut buf);
+    let text = one_line_breaks(&excerpt.text);
+    let source = Source::from(text.as_ref());
+    let written = report.finish().write((path.clone(), source), &mut buf);
     let snippet = match written {
         Ok(()) => String::from_utf8_lossy(&buf).into_owned(),
         Err(_) => String::new(),
@@ -72,11 +80,18 @@ fn one(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
     // Drop ariadne's own "Error: …" title: our header replaces it.
     let lines: Vec<&str> = snippet.lines().skip(1).collect();
     let mut body = String::new();
+    let mut boxed = false;
     for (i, l) in lines.iter().enumerate() {
         let l = l.trim_end();
-        match related_header(l, &lines[i + 1..], d, file.text()) {
-            Some(fixed) => body.push_str(&fixed),
-            None => body.push_str(l),
+        if !boxed && let Some(fixed) = box_header(l, pos) {
+            // The excerpt's columns are not the file's: the box names the header's place.
+            boxed = true;
+            body.push_str(&fixed);
+        } else {
+            match related_header(l, &lines[i + 1..], d, file) {
+                Some(fixed) => body.push_str(&fixed),
+                None => body.push_str(l),
+            }
         }
         body.push('\n');
     }
@@ -99,16 +114,22 @@ fn clamp(r: std::ops::Range<usize>, len: usize) -> std::ops::Range<usize> {
 }
 
 /// `(line, column)` of a byte offset, both 1-based, the column counted in characters.
-fn char_position(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let mut at = offset;
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let before = &text[..at];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    (line, before[line_start..].chars().count() + 1)
+fn char_position(file: &SourceFile, offset: usize) -> (usize, usize) {
+    let at = file.floor_char_boundary(offset.min(file.text().len()));
+    let line = file.line_index(at);
+    let start = file.line_span(line).start as usize;
+    (line + 1, file.text()[start..at].chars().count() + 1)
+}
+
+/// The report's box header (`╭─[ path:L:C ]`) naming `pos` instead of the excerpt's column.
+fn box_header(line: &str, pos: (usize, usize)) -> Option<String> {
+    let plain = strip_ansi(line);
+    let inner = plain
+        .trim_start()
+        .strip_prefix("\u{256d}\u{2500}[ ")?
+        .strip_suffix(" ]")?;
+    let (path, _) = inner.rsplit_once(':')?.0.rsplit_once(':')?;
+    Some(line.replacen(inner, &format!("{path}:{}:{}", pos.0, pos.1), 1))
 }
 
 /// The text with every line break but LF and CRLF replaced by a character of the same byte
@@ -141,7 +162,7 @@ fn one_line_breaks(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// ariadne heads every group of labels with the report's own location; a related note's group
 /// (`├─[ path:L:C ]`) is given the line it shows and the column of its first label there.
-fn related_header(line: &str, after: &[&str], d: &Diagnostic, text: &str) -> Option<String> {
+fn related_header(line: &str, after: &[&str], d: &Diagnostic, file: &SourceFile) -> Option<String> {
     let plain = strip_ansi(line);
     let inner = plain
         .trim_start()
@@ -155,7 +176,7 @@ fn related_header(line: &str, after: &[&str], d: &Diagnostic, text: &str) -> Opt
     })?;
     let column = std::iter::once(d.span)
         .chain(d.secondary.iter().map(|s| s.span))
-        .map(|sp| char_position(text, sp.start as usize))
+        .map(|sp| char_position(file, sp.start as usize))
         .filter(|(l, _)| *l == shown)
         .map(|(_, c)| c)
         .min()?;

@@ -1,6 +1,7 @@
 //! One renderer per output format. Each takes the diagnostics and the source
 //! map and returns text; none of them decides colour or prints by itself.
 
+mod excerpt;
 mod github;
 mod human;
 mod json;

@@ -191,6 +191,7 @@ impl Problem {
             } => suites::invalid_value(context, found, valid),
             YamlAlias { what, name } => suites::yaml_alias(what, name),
             SuiteTooLarge { bytes, limit } => suites::suite_too_large(bytes, limit),
+            YamlTooLarge { limit } => suites::yaml_too_large(*limit),
             SchemaViolation { context, rule } => suites::schema_violation(context, rule),
             UnusedFlow { name } => warnings::unused_flow(name),
             UnusedDataSource { name } => warnings::unused_data_source(name),

@@ -162,6 +162,19 @@ pub(super) fn suite_too_large(bytes: &usize, limit: &usize) -> Wording {
     )
 }
 
+pub(super) fn yaml_too_large(limit: usize) -> Wording {
+    w(
+        Code::YamlTooLarge,
+        "the limit is crossed here",
+        format!(
+            "The YAML of this file holds more than {limit} values (keys, list items and scalars together); a file may hold one value per 16 bytes of its size limit."
+        ),
+        Some(format!(
+            "load large data from a data file, split the tests into several files, or raise the size limit ({LIMIT_SETTING}), which raises this limit with it"
+        )),
+    )
+}
+
 pub(super) fn schema_violation(context: &str, rule: &str) -> Wording {
     w(
         Code::SchemaViolation,

@@ -70,6 +70,13 @@ pub enum ReadError {
         /// The token.
         span: Span,
     },
+    /// More values than the document may hold (the file's budget).
+    TooManyValues {
+        /// The most values it may hold.
+        limit: usize,
+        /// Where the parser stopped.
+        span: Span,
+    },
     /// A `<<` merge key.
     MergeKey {
         /// The key.
@@ -132,18 +139,26 @@ impl Node {
 }
 
 /// Parser options shared with every other YAML text of the compiler, plus the ones a suite
-/// needs: merge keys are refused (they only make sense with aliases).
-fn options() -> serde_saphyr::Options {
-    let mut o = serde_saphyr::Options::default();
-    o.strict_booleans = true;
-    o.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
+/// needs: merge keys are refused (they only make sense with aliases), and the document may
+/// hold `nodes` values (the file's budget, [`crate::yaml::file_node_budget`]).
+fn options(nodes: usize) -> serde_saphyr::Options {
+    let mut o = crate::yaml::options_with_nodes(nodes);
     o.merge_keys = serde_saphyr::MergeKeyPolicy::Error;
     o
 }
 
 /// Reads one YAML (or JSON) document into a located tree. An empty document is a `Null`
-/// node at the start.
+/// node at the start. The document may hold as many values as a file of the default size
+/// limit ([`read_within`] for another budget).
 pub fn read(text: &str) -> Result<Node, Vec<ReadError>> {
+    read_within(
+        text,
+        crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES),
+    )
+}
+
+/// [`read`] with a budget of `nodes` values for the document.
+pub fn read_within(text: &str, nodes: usize) -> Result<Node, Vec<ReadError>> {
     // Without `&` or `*` there is no anchor or alias to find: skip the extra parse.
     if text.contains(['&', '*']) {
         let found = scan_aliases(text);
@@ -157,8 +172,26 @@ pub fn read(text: &str) -> Result<Node, Vec<ReadError>> {
             kind: Kind::Null,
         });
     }
-    match serde_saphyr::from_str_with_options::<Node>(text, options()) {
+    // Counted on the raw events first: a hostile suite is refused before its tree is built.
+    if text.len().saturating_mul(2) > nodes
+        && let Some((_, _, at)) = crate::yaml::past_budget(text, nodes)
+    {
+        return Err(vec![ReadError::TooManyValues {
+            limit: nodes,
+            span: Span::at(at),
+        }]);
+    }
+    match serde_saphyr::from_str_with_options::<Node>(text, options(nodes)) {
         Ok(node) => Ok(node),
+        Err(e) if e.to_string().contains("budget breached: Nodes") => {
+            let at = e
+                .location()
+                .map_or(Span::at(0), |l| location_span(text, &l));
+            Err(vec![ReadError::TooManyValues {
+                limit: nodes,
+                span: Span::at((at.start as usize).min(text.len())),
+            }])
+        }
         Err(e) => Err(vec![syntax_error(text, &e)]),
     }
 }
