@@ -66,6 +66,14 @@ pub const LIBRARIES: &[Library] = &[
         name: "cancellation",
         text: include_str!("../../stdlib-flows/cancellation.mcpr"),
     },
+    Library {
+        name: "tasks",
+        text: include_str!("../../stdlib-flows/tasks.mcpr"),
+    },
+    Library {
+        name: "stateless",
+        text: include_str!("../../stdlib-flows/stateless.mcpr"),
+    },
 ];
 
 /// The library named `name` (after `std:`).

@@ -246,6 +246,22 @@ impl Reference {
         v
     }
 
+    /// `tasks/list` (2025-11-25 only): every task, oldest first, on one page.
+    fn task_list(&self) -> Value {
+        let st = self.state.lock().expect("state lock");
+        let mut ids: Vec<(&String, &TaskEntry)> = st.tasks.iter().collect();
+        ids.sort_by_key(|(id, _)| {
+            id.trim_start_matches("task-")
+                .parse::<u64>()
+                .unwrap_or(u64::MAX)
+        });
+        let tasks: Vec<Value> = ids
+            .into_iter()
+            .map(|(id, entry)| self.task_value(id, entry))
+            .collect();
+        json!({"tasks": tasks})
+    }
+
     fn new_task(&self, input_requests: Option<Value>) -> (String, TaskEntry) {
         let mut st = self.state.lock().expect("state lock");
         st.next_task += 1;
@@ -1020,8 +1036,9 @@ impl ServerHandler for Reference {
         Ok(())
     }
 
-    /// `tasks/result` (2025-11-25 only): waits until the task ends and answers what the
-    /// original request would have (the tool result, or the error of a failed task).
+    /// `tasks/list` and `tasks/result` (2025-11-25 only); `tasks/result` waits until the
+    /// task ends and answers what the original request would have (the tool result, or the
+    /// error of a failed task).
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -1032,6 +1049,9 @@ impl ServerHandler for Reference {
             // type (a log level that does not exist, a missing name): Invalid params.
             let what = format!("invalid params of {}", request.method);
             return Err(ErrorData::invalid_params(what, None));
+        }
+        if request.method == "tasks/list" && !is_modern(&context) {
+            return Ok(CustomResult::new(self.task_list()));
         }
         if request.method != "tasks/result" || is_modern(&context) {
             let what = format!("Method not found: {}", request.method);

@@ -42,15 +42,30 @@ pub struct Generated {
     pub checks: Vec<Planned>,
 }
 
+impl Planned {
+    /// Whether the check is a test of the suite (else it is INFO without running).
+    pub fn runs(&self) -> bool {
+        self.missing.is_empty() && self.declared.is_empty() && !self.unknown_capabilities
+    }
+}
+
+impl Generated {
+    /// Whether any check runs (a suite without tests is not compiled).
+    pub fn runs_any(&self) -> bool {
+        self.checks.iter().any(Planned::runs)
+    }
+}
+
 /// The test id of a check (`tools.unknown-tool` → `tools-unknown-tool`).
 pub fn test_id(check: &str) -> String {
     slug(&check.replace('.', "-"))
 }
 
 /// Whether the capabilities object `capabilities` declares the dotted path `path`
-/// (`resources.subscribe`).
+/// (`resources.subscribe`; see [`crate::client::Client::capability_path`]).
 pub fn declares(capabilities: &Value, path: &str) -> bool {
-    path.split('.')
+    crate::client::Client::capability_path(path)
+        .into_iter()
         .try_fold(capabilities, |v, key| v.get(key))
         .is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
 }
