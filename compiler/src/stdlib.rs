@@ -13,6 +13,9 @@
 //! - `Level:` `must` (a failure is a FAILURE) or `should` (a failure is a WARNING);
 //! - `Requires:` server capabilities (dotted paths, `,`-separated) without which the check
 //!   does not apply (optional);
+//! - `Unless:` server capabilities (`,`-separated) whose presence makes the check not apply:
+//!   the check is about a server that does *not* declare them (optional; `mcpr conformance`
+//!   decides it from the capabilities the server declares in the era);
 //! - `Input NAME:` what the flow input `NAME` is (one line per input of `Inputs:`).
 //!
 //! The first block of a file, before any flow, says `Library:` and `Summary:`. The page
@@ -62,6 +65,14 @@ pub const LIBRARIES: &[Library] = &[
     Library {
         name: "cancellation",
         text: include_str!("../../stdlib-flows/cancellation.mcpr"),
+    },
+    Library {
+        name: "tasks",
+        text: include_str!("../../stdlib-flows/tasks.mcpr"),
+    },
+    Library {
+        name: "stateless",
+        text: include_str!("../../stdlib-flows/stateless.mcpr"),
     },
 ];
 
@@ -117,6 +128,8 @@ pub struct StdFlow {
     pub level: Level,
     /// Capabilities without which the check does not apply.
     pub requires: Vec<String>,
+    /// Capabilities with which the check does not apply (it is about their absence).
+    pub unless: Vec<String>,
     /// Its inputs, in the order of `Inputs:`.
     pub inputs: Vec<FlowInput>,
     /// Line of the `Flow:` statement (1-based).
@@ -252,15 +265,17 @@ pub fn document(library: &'static Library) -> Result<LibraryDoc, String> {
                 "all" => None,
                 v => Some(v.to_string()),
             };
-            let requires = map
-                .get("Requires")
-                .map(|r| {
-                    r.split(',')
-                        .map(|c| c.trim().to_string())
-                        .filter(|c| !c.is_empty())
-                        .collect()
-                })
-                .unwrap_or_default();
+            let list = |key: &str| -> Vec<String> {
+                map.get(key)
+                    .map(|r| {
+                        r.split(',')
+                            .map(|c| c.trim().to_string())
+                            .filter(|c| !c.is_empty())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let (requires, unless) = (list("Requires"), list("Unless"));
             let mut inputs = Vec::new();
             let mut j = i + 1;
             while j < lines.len() && (lines[j].starts_with(' ') || lines[j].trim().is_empty()) {
@@ -282,8 +297,10 @@ pub fn document(library: &'static Library) -> Result<LibraryDoc, String> {
                 j += 1;
             }
             for k in map.keys() {
-                let known = ["Check", "Checks", "Spec", "Era", "Level", "Requires"]
-                    .contains(&k.as_str())
+                let known = [
+                    "Check", "Checks", "Spec", "Era", "Level", "Requires", "Unless",
+                ]
+                .contains(&k.as_str())
                     || k.strip_prefix("Input ")
                         .is_some_and(|n| inputs.iter().any(|x| x.name == n));
                 if !known {
@@ -307,6 +324,7 @@ pub fn document(library: &'static Library) -> Result<LibraryDoc, String> {
                 era,
                 level,
                 requires,
+                unless,
                 inputs,
                 line: i + 1,
             });
@@ -343,8 +361,9 @@ pub fn markdown() -> Result<String, String> {
          Each check names the specification section it is about (relative to the specification of\n\
          the protocol version being tested), its level (`must`: a failure is a FAILURE; `should`: a\n\
          WARNING), the protocol versions it applies to, the server capabilities without which it\n\
-         does not apply (the check is then INFO, not offered), and its inputs: the server's own\n\
-         names the flow needs (`mcpr conformance --input NAME=VALUE`).\n\n",
+         does not apply (the check is then INFO, not offered), the capabilities whose absence it is\n\
+         about (a server that declares one of them gets INFO, not applicable), and its inputs: the\n\
+         server's own names the flow needs (`mcpr conformance --input NAME=VALUE`).\n\n",
     );
     s.push_str("| library | flows | about |\n|---|---|---|\n");
     for d in &docs {
@@ -379,6 +398,16 @@ pub fn markdown() -> Result<String, String> {
                 s.push_str(&format!(
                     "- requires: {}\n",
                     f.requires
+                        .iter()
+                        .map(|x| format!("`{x}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            if !f.unless.is_empty() {
+                s.push_str(&format!(
+                    "- only for a server without: {}\n",
+                    f.unless
                         .iter()
                         .map(|x| format!("`{x}`"))
                         .collect::<Vec<_>>()

@@ -33,6 +33,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+mod modes;
+use modes::{BREAKS, Flaky, Modes, OPTIONAL};
+
 const PAGE: usize = 4;
 /// Methods this server serves through the SDK's typed handlers: one that reaches the
 /// custom-request handler had params the SDK could not read.
@@ -93,48 +96,13 @@ struct Reference {
     flaky: Option<Arc<Flaky>>,
     /// Per session: whether a tool call came already (a new one for each HTTP session).
     called: Arc<std::sync::atomic::AtomicBool>,
-    /// `--broken LIST`: the rules this server breaks on purpose, for `mcpr conformance`'s
-    /// own tests (see [`BREAKS`]).
-    broken: Arc<HashSet<String>>,
+    /// `--broken LIST` and `--without LIST` (see [`modes`]).
+    modes: Arc<Modes>,
 }
-
-/// The flaky mode's settings: the file counting the sessions that failed, and how many.
-struct Flaky {
-    file: std::path::PathBuf,
-    sessions: u64,
-}
-
-impl Flaky {
-    /// Whether this session's first call fails: yes while the count in the file is under
-    /// `sessions` (the count goes up by one).
-    fn take(&self) -> bool {
-        let done: u64 = std::fs::read_to_string(&self.file)
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
-            .unwrap_or(0);
-        if done >= self.sessions {
-            return false;
-        }
-        let _ = std::fs::write(&self.file, (done + 1).to_string());
-        true
-    }
-}
-
-/// What `--broken` may break: `unknown-tool` (an unknown tool is -32603, not -32602),
-/// `unknown-method` (an unknown method is -32603, not -32601), `progress` (the `progress`
-/// tool reports 1, 3, 2), `stdout` (a banner on stdout before the first message),
-/// `stdin-exit` (the server stays alive after its stdin closes).
-const BREAKS: &[&str] = &[
-    "unknown-tool",
-    "unknown-method",
-    "progress",
-    "stdout",
-    "stdin-exit",
-];
 
 impl Reference {
     fn breaks(&self, rule: &str) -> bool {
-        self.broken.contains(rule)
+        self.modes.breaks(rule)
     }
 }
 
@@ -276,6 +244,22 @@ impl Reference {
             v["statusMessage"] = json!(m);
         }
         v
+    }
+
+    /// `tasks/list` (2025-11-25 only): every task, oldest first, on one page.
+    fn task_list(&self) -> Value {
+        let st = self.state.lock().expect("state lock");
+        let mut ids: Vec<(&String, &TaskEntry)> = st.tasks.iter().collect();
+        ids.sort_by_key(|(id, _)| {
+            id.trim_start_matches("task-")
+                .parse::<u64>()
+                .unwrap_or(u64::MAX)
+        });
+        let tasks: Vec<Value> = ids
+            .into_iter()
+            .map(|(id, entry)| self.task_value(id, entry))
+            .collect();
+        json!({"tasks": tasks})
     }
 
     fn new_task(&self, input_requests: Option<Value>) -> (String, TaskEntry) {
@@ -719,7 +703,7 @@ impl Reference {
 
 impl ServerHandler for Reference {
     fn get_info(&self) -> ServerConfig {
-        let caps: ServerCapabilities = serde_json::from_value(json!({
+        let caps: ServerCapabilities = serde_json::from_value(self.modes.advertised(json!({
             "tools": {"listChanged": true},
             "resources": {"subscribe": true, "listChanged": true},
             "prompts": {"listChanged": true},
@@ -730,7 +714,7 @@ impl ServerHandler for Reference {
                 "io.modelcontextprotocol/skills": {},
                 "io.modelcontextprotocol/ui": {}
             }
-        }))
+        })))
         .expect("static capabilities are valid");
         ServerConfig::new(caps)
             .with_server_info(Implementation::new(
@@ -745,6 +729,7 @@ impl ServerHandler for Reference {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.modes.offers("tools", "tools/call")?;
         self.call(request, context).await
     }
 
@@ -761,6 +746,7 @@ impl ServerHandler for Reference {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        self.modes.offers("tools", "tools/list")?;
         let cursor = request.as_ref().and_then(|r| r.cursor.clone());
         let (items, next) = page(&tools(self.conflict), cursor.as_deref())?;
         let mut v = json!({"resultType": "complete", "tools": items});
@@ -775,6 +761,7 @@ impl ServerHandler for Reference {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.modes.offers("resources", "resources/list")?;
         conv(json!({"resultType": "complete", "resources": [
             {"uri": "fixture://status", "name": "status", "mimeType": "application/json"},
             {"uri": "fixture://readme", "name": "readme", "mimeType": "text/plain"},
@@ -788,6 +775,7 @@ impl ServerHandler for Reference {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.modes.offers("resources", "resources/templates/list")?;
         conv(
             json!({"resultType": "complete", "resourceTemplates": [{"uriTemplate": "fixture://items/{id}", "name": "item", "mimeType": "text/plain"}]}),
         )
@@ -798,6 +786,7 @@ impl ServerHandler for Reference {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        self.modes.offers("resources", "resources/read")?;
         Ok(self.read(&request.uri)?.into())
     }
 
@@ -806,6 +795,7 @@ impl ServerHandler for Reference {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        self.modes.offers("prompts", "prompts/list")?;
         conv(json!({"resultType": "complete", "prompts": [
             {"name": "greet", "description": "Greets someone.", "arguments": [{"name": "name", "required": true}]},
             {"name": "code_review", "description": "Reviews code.", "arguments": [{"name": "language", "required": true}, {"name": "framework"}]},
@@ -817,6 +807,7 @@ impl ServerHandler for Reference {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        self.modes.offers("prompts", "prompts/get")?;
         let args = request.arguments.clone().unwrap_or_default();
         let arg = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
         let text = match request.name.as_str() {
@@ -855,6 +846,7 @@ impl ServerHandler for Reference {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        self.modes.offers("completions", "completion/complete")?;
         let v = serde_json::to_value(&request).unwrap_or(Value::Null);
         let arg = v
             .get("argument")
@@ -898,6 +890,7 @@ impl ServerHandler for Reference {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.modes.offers("logging", "logging/setLevel")?;
         self.state.lock().expect("state lock").log_level = Some(request.level);
         Ok(())
     }
@@ -907,6 +900,7 @@ impl ServerHandler for Reference {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.modes.offers("resources", "resources/subscribe")?;
         self.read(&request.uri)?;
         self.state
             .lock()
@@ -921,6 +915,7 @@ impl ServerHandler for Reference {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.modes.offers("resources", "resources/unsubscribe")?;
         self.state
             .lock()
             .expect("state lock")
@@ -1041,8 +1036,9 @@ impl ServerHandler for Reference {
         Ok(())
     }
 
-    /// `tasks/result` (2025-11-25 only): waits until the task ends and answers what the
-    /// original request would have (the tool result, or the error of a failed task).
+    /// `tasks/list` and `tasks/result` (2025-11-25 only); `tasks/result` waits until the
+    /// task ends and answers what the original request would have (the tool result, or the
+    /// error of a failed task).
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -1053,6 +1049,9 @@ impl ServerHandler for Reference {
             // type (a log level that does not exist, a missing name): Invalid params.
             let what = format!("invalid params of {}", request.method);
             return Err(ErrorData::invalid_params(what, None));
+        }
+        if request.method == "tasks/list" && !is_modern(&context) {
+            return Ok(CustomResult::new(self.task_list()));
         }
         if request.method != "tasks/result" || is_modern(&context) {
             let what = format!("Method not found: {}", request.method);
@@ -1123,7 +1122,7 @@ async fn main() {
     let mut required: Vec<(String, String)> = Vec::new();
     let mut flaky_file: Option<std::path::PathBuf> = None;
     let mut flaky_sessions: u64 = 1;
-    let mut broken: HashSet<String> = HashSet::new();
+    let mut modes = Modes::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.clone().next().map(String::as_str)) {
@@ -1131,8 +1130,7 @@ async fn main() {
                 conflict = true;
                 it.next();
             }
-            ("--broken", Some(list)) if list.split(',').all(|b| BREAKS.contains(&b.trim())) => {
-                broken.extend(list.split(',').map(|b| b.trim().to_string()));
+            (flag @ ("--broken" | "--without"), Some(list)) if modes.add(flag, list) => {
                 it.next();
             }
             ("--http", Some(addr)) => {
@@ -1154,8 +1152,9 @@ async fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: mcpr-reference-server [--variant conflict] [--flaky FILE [--flaky-sessions N]] [--broken {}] [--http HOST:PORT [--require-header 'NAME: VALUE']…]",
-                    BREAKS.join(",")
+                    "usage: mcpr-reference-server [--variant conflict] [--flaky FILE [--flaky-sessions N]] [--broken {}] [--without {}] [--http HOST:PORT [--require-header 'NAME: VALUE']…]",
+                    BREAKS.join(","),
+                    OPTIONAL.join(",")
                 );
                 std::process::exit(2);
             }
@@ -1169,7 +1168,7 @@ async fn main() {
                 sessions: flaky_sessions,
             })
         }),
-        broken: Arc::new(broken),
+        modes: Arc::new(modes),
         ..Reference::default()
     };
     if server.breaks("stdout") {
@@ -1180,18 +1179,24 @@ async fn main() {
         return;
     }
     let server_breaks_stdin_exit = server.breaks("stdin-exit");
+    // Stays alive after stdin closed, until a signal ends it (`--broken stdin-exit`).
+    let linger = async {
+        if server_breaks_stdin_exit {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+    };
+    // In the stateless era the SDK serves every request while "starting" and ends with an
+    // error when stdin closes: that is the end of the stdio session too.
     let service = match server.serve(rmcp::transport::stdio()).await {
         Ok(s) => s,
         Err(e) => {
+            linger.await;
             eprintln!("mcpr-reference-server: could not start: {e}");
             std::process::exit(1);
         }
     };
     let ended = service.waiting().await;
-    if server_breaks_stdin_exit {
-        // Stays alive after stdin closed, until a signal ends it.
-        tokio::time::sleep(Duration::from_secs(3600)).await;
-    }
+    linger.await;
     if let Err(e) = ended {
         eprintln!("mcpr-reference-server: {e}");
         std::process::exit(1);

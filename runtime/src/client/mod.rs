@@ -147,6 +147,16 @@ impl Client {
         !cur.is_null() && cur != &Value::Bool(false)
     }
 
+    /// The keys of a dotted capability path (`resources.subscribe`); after `extensions.`
+    /// the rest is one key, an extension id with dots of its own
+    /// (`extensions.io.modelcontextprotocol/tasks`).
+    pub fn capability_path(capability: &str) -> Vec<&str> {
+        match capability.strip_prefix("extensions.") {
+            Some(id) if !id.is_empty() => vec!["extensions", id],
+            _ => capability.split('.').collect(),
+        }
+    }
+
     /// True when the server declared an extension.
     pub fn server_has_extension(&self, id: &str) -> bool {
         self.session

@@ -88,7 +88,9 @@ impl Baseline {
             let known = libs
                 .iter()
                 .flat_map(|l| &l.flows)
-                .any(|f| f.check == e.check);
+                .any(|f| f.check == e.check)
+                || super::STDIO_CHECKS.contains(&e.check.as_str())
+                || super::negotiation::CHECKS.contains(&e.check.as_str());
             if !known {
                 return Err(format!(
                     "{}:{}: `{}` is not a check of the libraries run (see `mcpr conformance --list`)",

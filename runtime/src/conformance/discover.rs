@@ -46,3 +46,18 @@ pub async fn eras(target: &TargetChoice, timeout: Duration) -> Result<Vec<String
     }
     Ok(versions)
 }
+
+/// The capabilities the server declares when spoken to in `version` (`None` when it cannot
+/// be reached in that version).
+pub async fn capabilities(
+    target: &TargetChoice,
+    version: &str,
+    timeout: Duration,
+) -> Option<serde_json::Value> {
+    let mut opts = options(target, timeout).ok()?;
+    opts.protocol = Some(version.to_string());
+    let client = opts.connect().await.ok()?;
+    let caps = client.session().facts().capabilities.clone();
+    client.close().await;
+    Some(caps)
+}

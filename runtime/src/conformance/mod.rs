@@ -14,6 +14,7 @@
 
 pub mod baseline;
 pub mod discover;
+pub mod negotiation;
 pub mod render;
 pub mod stdio;
 pub mod suite;
@@ -235,14 +236,35 @@ pub async fn run(
     let mut runs = Vec::new();
     let mut checks = Vec::new();
     for version in &versions {
+        let timeout = req.timeout.unwrap_or(Duration::from_secs(10));
         if let Some((program, args)) = &stdio_command {
-            let timeout = req.timeout.unwrap_or(Duration::from_secs(10));
             checks.extend(stdio::checks(program, args, version, timeout).await);
+        }
+        let negotiation = libs.iter().any(|l| l.library.name == "protocol")
+            && crate::protocol::version::era_of(version) == Some(crate::protocol::Era::Legacy);
+        if negotiation {
+            checks.push(negotiation::check(&req.target, version, timeout).await);
         }
         if libs.is_empty() {
             continue;
         }
-        let generated = suite::generate(version, &libs, &req.inputs);
+        let capabilities = if libs
+            .iter()
+            .flat_map(|l| &l.flows)
+            .any(|f| !f.unless.is_empty())
+        {
+            discover::capabilities(&req.target, version, timeout).await
+        } else {
+            None
+        };
+        let generated = suite::generate(version, &libs, &req.inputs, capabilities.as_ref());
+        if !generated.runs_any() {
+            // Every check of the era is INFO (or none applies): nothing to run.
+            for planned in &generated.checks {
+                checks.push(judge(version, planned, None));
+            }
+            continue;
+        }
         let compiled = suite::compile(&generated.source).map_err(ConformanceError::Usage)?;
         let run_req = RunRequest {
             suites: vec![SuiteFile {
@@ -322,6 +344,19 @@ fn judge(
                     .collect::<Vec<_>>()
                     .join(" ")
             )),
+        )
+    } else if !planned.declared.is_empty() {
+        (
+            Verdict::Info,
+            Some(format!(
+                "not applicable: the server declares {}",
+                planned.declared.join(", ")
+            )),
+        )
+    } else if planned.unknown_capabilities {
+        (
+            Verdict::Info,
+            Some("not run: the server's capabilities could not be read".into()),
         )
     } else {
         match test {
@@ -435,6 +470,9 @@ pub fn list(names: &[String]) -> Result<String, String> {
             ];
             if !f.requires.is_empty() {
                 notes.push(format!("requires {}", f.requires.join(", ")));
+            }
+            if !f.unless.is_empty() {
+                notes.push(format!("only without {}", f.unless.join(", ")));
             }
             for i in &f.inputs {
                 notes.push(match &i.default {

@@ -26,6 +26,11 @@ pub struct Planned {
     pub test_id: String,
     /// Inputs without a default that were not given: the check does not run.
     pub missing: Vec<String>,
+    /// Capabilities of the flow's `Unless:` that the server declares: the check does not
+    /// apply and does not run.
+    pub declared: Vec<String>,
+    /// The flow has `Unless:` and the server's capabilities could not be read: not run.
+    pub unknown_capabilities: bool,
 }
 
 /// The text of the era's suite and its checks.
@@ -37,16 +42,42 @@ pub struct Generated {
     pub checks: Vec<Planned>,
 }
 
+impl Planned {
+    /// Whether the check is a test of the suite (else it is INFO without running).
+    pub fn runs(&self) -> bool {
+        self.missing.is_empty() && self.declared.is_empty() && !self.unknown_capabilities
+    }
+}
+
+impl Generated {
+    /// Whether any check runs (a suite without tests is not compiled).
+    pub fn runs_any(&self) -> bool {
+        self.checks.iter().any(Planned::runs)
+    }
+}
+
 /// The test id of a check (`tools.unknown-tool` → `tools-unknown-tool`).
 pub fn test_id(check: &str) -> String {
     slug(&check.replace('.', "-"))
 }
 
-/// The suite of `version` over `libraries`, with the flows' inputs from `inputs`.
+/// Whether the capabilities object `capabilities` declares the dotted path `path`
+/// (`resources.subscribe`; see [`crate::client::Client::capability_path`]).
+pub fn declares(capabilities: &Value, path: &str) -> bool {
+    crate::client::Client::capability_path(path)
+        .into_iter()
+        .try_fold(capabilities, |v, key| v.get(key))
+        .is_some_and(|v| !v.is_null() && v != &Value::Bool(false))
+}
+
+/// The suite of `version` over `libraries`, with the flows' inputs from `inputs`;
+/// `capabilities` (what the server declares in this era, when it could be read) decides the
+/// flows with `Unless:`.
 pub fn generate(
     version: &str,
     libraries: &[LibraryDoc],
     inputs: &BTreeMap<String, Value>,
+    capabilities: Option<&Value>,
 ) -> Generated {
     let mut s = format!(
         "MCP Test 1\nSuite: \"mcpr conformance {version}\"\nServer from the command line\n"
@@ -64,7 +95,17 @@ pub fn generate(
                 .filter(|i| i.default.is_none() && !inputs.contains_key(&i.name))
                 .map(|i| i.name.clone())
                 .collect();
-            if missing.is_empty() {
+            let declared: Vec<String> = match capabilities {
+                Some(caps) => flow
+                    .unless
+                    .iter()
+                    .filter(|c| declares(caps, c))
+                    .cloned()
+                    .collect(),
+                None => Vec::new(),
+            };
+            let unknown_capabilities = capabilities.is_none() && !flow.unless.is_empty();
+            if missing.is_empty() && declared.is_empty() && !unknown_capabilities {
                 s.push_str(&format!("\nTest: \"{}\"\n  Id: {id}\n", flow.check));
                 if !flow.requires.is_empty() {
                     s.push_str(&format!("  Require: {}\n", flow.requires.join(", ")));
@@ -88,6 +129,8 @@ pub fn generate(
                 flow: flow.clone(),
                 test_id: id,
                 missing,
+                declared,
+                unknown_capabilities,
             });
         }
     }

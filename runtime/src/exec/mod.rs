@@ -473,7 +473,7 @@ fn last_lines(text: &str, n: usize) -> String {
 fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<Failure> {
     let req = req?;
     for cap in req.capabilities.iter().flatten() {
-        let path: Vec<&str> = cap.split('.').collect();
+        let path = Client::capability_path(cap);
         if !client.server_has(&path) {
             return Some(Failure::new(
                 RunCode::MissingCapability,

@@ -18,6 +18,10 @@ pub enum ProtocolChoice {
     /// Speak exactly this version (a handshake version runs `initialize`, a modern one runs
     /// `server/discover`); any other outcome is a handshake failure.
     Pinned(String),
+    /// Send `initialize` asking for exactly this version, known or not, and take the
+    /// handshake version the server offers instead (or follow a -32022 to the stateless
+    /// version it names): how `mcpr conformance` checks version negotiation.
+    Offered(String),
 }
 
 /// Default of [`SessionConfig::max_buffered_bytes`]: 64 MiB.

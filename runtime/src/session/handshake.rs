@@ -48,6 +48,7 @@ impl Session {
                     version::MODERN_VERSIONS.join(", ")
                 )))),
             },
+            ProtocolChoice::Offered(v) => self.initialize(&v, false, remaining()).await,
             ProtocolChoice::Auto => {
                 if self.inner.http.as_ref().is_some_and(|h| h.is_sse()) {
                     // HTTP+SSE exists only in the handshake era: no probe.

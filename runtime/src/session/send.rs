@@ -115,12 +115,21 @@ impl Inner {
         } else {
             None
         };
-        // Only the 2026 version is needed, not the whole envelope.
+        // Only the 2026 version is needed, not the whole envelope; the header mirrors the
+        // version the message's own `_meta` names, when a step wrote one (the two must
+        // agree, and a suite that sends another version tests the server's answer to it).
         let modern_version = self
             .envelope
             .lock()
             .ok()
-            .and_then(|e| e.as_ref().map(|env| env.version.clone()));
+            .and_then(|e| e.as_ref().map(|env| env.version.clone()))
+            .map(|v| {
+                value
+                    .get("params")
+                    .and_then(|p| meta::get_meta(p, meta::ENVELOPE_PROTOCOL_VERSION))
+                    .and_then(Value::as_str)
+                    .map_or(v, str::to_string)
+            });
         let name = method
             .as_deref()
             .and_then(|m| era::request_name(m, value.get("params")))
