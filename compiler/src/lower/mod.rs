@@ -149,8 +149,9 @@ pub fn compile(
     compile_keeping(map, entry, loader, options, true)
 }
 
-/// The diagnostics [`compile`] finds, in less memory: no syntax tree is kept, and each
-/// test's part of it is dropped as soon as the test is lowered (what `check` needs).
+/// The diagnostics [`compile`] finds, in less memory: no syntax tree and no whole IR are
+/// kept; each test's part of the tree is dropped as soon as the test is lowered, and each
+/// test is validated at once and its steps dropped (what `check` needs).
 pub fn diagnostics(
     map: &mut SourceMap,
     entry: usize,
@@ -244,11 +245,15 @@ fn compile_mcpr(
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let mut document = parsed.document;
-    let mut suite = mcpr::lower(&mut l, &mut document, &docs, threads, keep_tree);
+    let mut judged = (!keep_tree).then(validate::Judged::default);
+    let mut suite = mcpr::lower(&mut l, &mut document, &docs, threads, judged.as_mut());
     if let Some(s) = &mut suite
         && !l.diags.iter().any(Diagnostic::is_error)
     {
-        validate::lowered(&mut l, s);
+        match judged {
+            Some(j) => validate::judged(&mut l, s, j),
+            None => validate::lowered(&mut l, s),
+        }
     }
     finish(suite, l.diags, keep_tree.then_some(document))
 }

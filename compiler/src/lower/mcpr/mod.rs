@@ -8,7 +8,9 @@ use super::Lower;
 use super::data;
 use super::deps::{self, BuiltTest};
 use super::flows::{self, Flows, Scope};
+use super::validate::Judged;
 use super::values::{self, normalise_path};
+use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
 use crate::ir::{
     self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, InheritEnv, JsonAssertions,
@@ -88,21 +90,24 @@ struct Settings {
 
 /// Lowers the entry document (with the imported files' flows) to a suite.
 ///
-/// The test blocks are taken out of `doc` first and lowered one by one; each block's
-/// subtree is dropped as soon as its test is lowered unless `keep_tree` is set, when the
-/// blocks go back in their places afterwards. Without the tree, the peak memory of lowering
-/// is the IR's, not the IR's plus the tree's.
+/// The test blocks are taken out of `doc` first and lowered one by one. With `judged`
+/// (what `check` needs: diagnostics only), each block's subtree is dropped as soon as its
+/// test is lowered, and each test after the first is judged on its own at once
+/// ([`super::validate::test_alone`]) and left without its steps: the peak memory of lowering is
+/// then about the source's, not the whole IR's plus the whole tree's. Without it, the
+/// blocks go back in their places afterwards and the suite is whole.
 pub fn lower(
     l: &mut Lower<'_>,
     doc: &mut Document,
     imported: &[(usize, &Document)],
     threads: usize,
-    keep_tree: bool,
+    judged: Option<&mut Judged>,
 ) -> Option<Suite> {
     let (at, blocks) = take_tests(doc);
+    let keep_tree = judged.is_none();
     let mut kept = Vec::new();
     let kept_to = keep_tree.then_some(&mut kept);
-    let suite = lower_blocks(l, doc, blocks, kept_to, imported, threads);
+    let suite = lower_blocks(l, doc, blocks, (kept_to, judged), imported, threads);
     if keep_tree {
         put_back(doc, &at, kept);
     }
@@ -154,7 +159,7 @@ fn lower_blocks(
     l: &mut Lower<'_>,
     doc: &Document,
     blocks: Vec<Node>,
-    kept: Option<&mut Vec<Node>>,
+    kept: (Option<&mut Vec<Node>>, Option<&mut Judged>),
     imported: &[(usize, &Document)],
     threads: usize,
 ) -> Option<Suite> {
@@ -290,30 +295,45 @@ fn lower_tests(
     flows: &Flows<'_>,
     sources: &OrderedMap<ir::DataSource>,
     nodes: Vec<Node>,
-    kept: Option<&mut Vec<Node>>,
+    (kept, judged): (Option<&mut Vec<Node>>, Option<&mut Judged>),
     threads: usize,
 ) -> Vec<BuiltTest> {
     let keep = kept.is_some();
-    let run = |l: &mut Lower<'_>, part: Vec<Node>| -> (Vec<BuiltTest>, Vec<Node>) {
-        let mut built = Vec::with_capacity(part.len());
+    let judge = judged.is_some();
+    // `first`: the part holds the suite's first test, which is kept whole.
+    let run = |l: &mut Lower<'_>, part: Vec<Node>, first: bool| -> Part {
+        let mut built: Vec<BuiltTest> = Vec::with_capacity(part.len());
         let mut back = Vec::new();
+        let mut judged = Judged::default();
         for node in part {
             if let Stmt::TestHeader { name } = &node.stmt {
-                built.push(test(l, settings, flows, sources, &node, name));
+                let mut t = test(l, settings, flows, sources, &node, name);
+                let alone = (judge && !(first && built.is_empty()))
+                    .then(|| super::validate::test_alone(l, &t.test));
+                match alone {
+                    Some(Some(diags)) => {
+                        judged.diags.extend(diags);
+                        t.test.steps = Vec::new();
+                        t.test.variables = None;
+                        t.test.data = None;
+                        judged.hollow.push(true);
+                    }
+                    Some(None) => {
+                        judged.invalid = true;
+                        judged.hollow.push(false);
+                    }
+                    None => judged.hollow.push(false),
+                }
+                built.push(t);
             }
             if keep {
                 back.push(node);
             }
         }
-        (built, back)
+        (built, back, judged, Vec::new())
     };
-    let parts: Vec<(
-        Vec<BuiltTest>,
-        Vec<Node>,
-        Vec<crate::diagnostics::Diagnostic>,
-    )> = if threads < 2 || nodes.len() < 2 {
-        let (built, back) = run(l, nodes);
-        vec![(built, back, Vec::new())]
+    let parts: Vec<Part> = if threads < 2 || nodes.len() < 2 {
+        vec![run(l, nodes, true)]
     } else {
         let per = nodes.len().div_ceil(threads);
         let mut chunks = Vec::with_capacity(threads);
@@ -344,14 +364,16 @@ fn lower_tests(
                 .map(|part| {
                     scope.spawn(move || {
                         let mut l = own();
-                        let (built, back) = run(&mut l, part);
-                        (built, back, l.diags)
+                        let mut part = run(&mut l, part, false);
+                        part.3 = l.diags;
+                        part
                     })
                 })
                 .collect();
             let mut l = own();
-            let (built, back) = run(&mut l, first);
-            let mut parts = vec![(built, back, l.diags)];
+            let mut part = run(&mut l, first, true);
+            part.3 = l.diags;
+            let mut parts = vec![part];
             for h in handles {
                 parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
@@ -359,16 +381,25 @@ fn lower_tests(
         })
     };
     let mut tests = Vec::new();
-    let mut kept = kept;
-    for (built, back, diags) in parts {
+    let (mut kept, mut judged) = (kept, judged);
+    for (built, back, part, diags) in parts {
         tests.extend(built);
         l.diags.extend(diags);
         if let Some(k) = kept.as_deref_mut() {
             k.extend(back);
         }
+        if let Some(j) = judged.as_deref_mut() {
+            j.diags.extend(part.diags);
+            j.hollow.extend(part.hollow);
+            j.invalid |= part.invalid;
+        }
     }
     tests
 }
+
+/// What lowering one run of tests gives: the tests, their blocks when kept, what was
+/// judged of them, the run's own diagnostics.
+type Part = (Vec<BuiltTest>, Vec<Node>, Judged, Vec<Diagnostic>);
 
 fn push_unique(list: &mut Vec<String>, item: String) {
     if !list.contains(&item) {
