@@ -61,5 +61,5 @@ pub fn check(
     loader: &dyn lower::Loader,
     options: &lower::Options,
 ) -> Vec<Diagnostic> {
-    lower::compile(map, file_id, loader, options).diagnostics
+    lower::diagnostics(map, file_id, loader, options)
 }

@@ -393,3 +393,35 @@ fn ebnf_names_every_parser_rule() {
         "grammar/mcpr.ebnf lacks rules for: {missing:?}"
     );
 }
+
+/// `check` keeps neither the syntax tree nor the whole IR (each test is judged as soon as it
+/// is lowered, then dropped): on every case, on one thread and on several, it finds exactly
+/// what a full compilation finds.
+#[test]
+fn check_finds_what_a_full_compilation_finds() {
+    let mut files = Vec::new();
+    mcpr_files(&corpus(), &mut files);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for path in files {
+        for threads in [1, 3] {
+            let (mut map, id) = load(&path);
+            let mut options = common::check_options(map.get(id).text());
+            options.threads = threads;
+            let lean = check(&mut map, id, &common::DirLoader(root.clone()), &options);
+            let (mut map, id) = load(&path);
+            let full = mcpr_compiler::lower::compile(
+                &mut map,
+                id,
+                &common::DirLoader(root.clone()),
+                &options,
+            )
+            .diagnostics;
+            assert_eq!(
+                format!("{lean:#?}"),
+                format!("{full:#?}"),
+                "{} on {threads} thread(s)",
+                shown(&path)
+            );
+        }
+    }
+}

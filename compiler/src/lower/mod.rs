@@ -146,11 +146,34 @@ pub fn compile(
     loader: &dyn Loader,
     options: &Options,
 ) -> Compiled {
+    compile_keeping(map, entry, loader, options, true)
+}
+
+/// The diagnostics [`compile`] finds, in less memory: no syntax tree and no whole IR are
+/// kept; each test's part of the tree is dropped as soon as the test is lowered, and each
+/// test is validated at once and its steps dropped (what `check` needs).
+pub fn diagnostics(
+    map: &mut SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    options: &Options,
+) -> Vec<Diagnostic> {
+    compile_keeping(map, entry, loader, options, false).diagnostics
+}
+
+/// [`compile`], keeping the entry's syntax tree in the result when `keep_tree` is set.
+fn compile_keeping(
+    map: &mut SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    options: &Options,
+    keep_tree: bool,
+) -> Compiled {
     if let Some(too_large) = size_check(map.get(entry), entry, options.file_limit()) {
         return finish(None, vec![too_large], None);
     }
     let mut compiled = match Format::of(map.get(entry).path()) {
-        Format::Mcpr => compile_mcpr(map, entry, loader, options),
+        Format::Mcpr => compile_mcpr(map, entry, loader, options, keep_tree),
         Format::Yaml => compile_yaml(map, entry, options),
         Format::Legacy => {
             let (suite, diagnostics) = legacy::compile(map, entry);
@@ -198,6 +221,7 @@ fn compile_mcpr(
     entry: usize,
     loader: &dyn Loader,
     options: &Options,
+    keep_tree: bool,
 ) -> Compiled {
     let threads = options.threads_for(map.get(entry).text().len());
     let budget = crate::yaml::file_node_budget(options.file_limit());
@@ -221,13 +245,18 @@ fn compile_mcpr(
     };
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
-    let mut suite = mcpr::lower(&mut l, &parsed.document, &docs, threads);
+    let mut document = parsed.document;
+    let mut judged = (!keep_tree).then(validate::Judged::default);
+    let mut suite = mcpr::lower(&mut l, &mut document, &docs, threads, judged.as_mut());
     if let Some(s) = &mut suite
         && !l.diags.iter().any(Diagnostic::is_error)
     {
-        validate::lowered(&mut l, s);
+        match judged {
+            Some(j) => validate::judged(&mut l, s, j),
+            None => validate::lowered(&mut l, s),
+        }
     }
-    finish(suite, l.diags, Some(parsed.document))
+    finish(suite, l.diags, keep_tree.then_some(document))
 }
 
 /// Sorts the diagnostics and keeps the suite only when there is no error.

@@ -6,8 +6,9 @@
 
 use super::Lower;
 use super::yaml::{schema, tree};
+use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
-use crate::ir::{JsonAssertions, Step, Suite, WhereCondition};
+use crate::ir::{JsonAssertions, Step, Suite, Test, WhereCondition};
 use crate::source::Span;
 use serde_json::{Map, Value};
 
@@ -16,11 +17,22 @@ use serde_json::{Map, Value};
 pub fn patterns(suite: &Suite) -> Vec<(Vec<String>, String)> {
     let mut out = Vec::new();
     for (i, t) in suite.tests.iter().enumerate() {
-        for (j, s) in t.steps.iter().enumerate() {
-            let at = vec!["tests".into(), i.to_string(), "steps".into(), j.to_string()];
-            step_patterns(s, &at, &mut out);
-        }
+        test_patterns(t, i, &mut out);
     }
+    source_patterns(suite, &mut out);
+    out
+}
+
+/// The regular expressions of the test at index `i`, as [`patterns`] lists them.
+fn test_patterns(t: &Test, i: usize, out: &mut Vec<(Vec<String>, String)>) {
+    for (j, s) in t.steps.iter().enumerate() {
+        let at = vec!["tests".into(), i.to_string(), "steps".into(), j.to_string()];
+        step_patterns(s, &at, out);
+    }
+}
+
+/// The regular expressions of the suite's data sources, as [`patterns`] lists them.
+fn source_patterns(suite: &Suite, out: &mut Vec<(Vec<String>, String)>) {
     if let Some(sources) = &suite.data_sources {
         for (name, ds) in sources.iter() {
             for (column, c) in ds.filter.iter().flat_map(|f| f.iter()) {
@@ -33,7 +45,6 @@ pub fn patterns(suite: &Suite) -> Vec<(Vec<String>, String)> {
             }
         }
     }
-    out
 }
 
 fn step_patterns(s: &Step, at: &[String], out: &mut Vec<(Vec<String>, String)>) {
@@ -117,16 +128,27 @@ pub(super) fn schema_patterns(
 /// Checks a `.mcpr` file's lowered suite as a YAML suite is checked (schema, patterns).
 /// Runs when the file has no error so far: its own diagnostics come first.
 pub fn lowered(l: &mut Lower<'_>, suite: &mut Suite) {
+    report_patterns(l, suite);
+    if valid_a_test_at_a_time(suite) {
+        return;
+    }
+    located_problems(l, suite, &|_: &[String]| true);
+}
+
+/// Reports each regular expression of the suite that does not compile.
+fn report_patterns(l: &mut Lower<'_>, suite: &Suite) {
     for (path, pattern) in patterns(suite) {
         if let Err(e) = crate::regexp::check_template(&pattern) {
             let (file, span) = place(l, suite, &path);
             l.report(Problem::BadPattern { reason: e.reason }, file, span);
         }
     }
-    if valid_a_test_at_a_time(suite) {
-        return;
-    }
-    let Ok(doc) = serde_json::to_value(&*suite) else {
+}
+
+/// Reports the schema problems of the whole suite document whose path `wanted` accepts,
+/// worded as YAML suites word them.
+fn located_problems(l: &mut Lower<'_>, suite: &Suite, wanted: &dyn Fn(&[String]) -> bool) {
+    let Ok(doc) = serde_json::to_value(suite) else {
         return;
     };
     if schema::is_valid(&doc) {
@@ -140,23 +162,84 @@ pub fn lowered(l: &mut Lower<'_>, suite: &mut Suite) {
         return;
     };
     for (path, problem) in schema::problems_by_path(&tree, &doc) {
+        if !wanted(&path) {
+            continue;
+        }
         let (file, span) = place(l, suite, &path);
         l.report(problem, file, span);
     }
+}
+
+/// What `check` learnt of the tests it judged one at a time as they were lowered, so that
+/// their steps need not be kept (see [`test_alone`] and [`judged`]).
+#[derive(Debug, Default)]
+pub struct Judged {
+    /// The problems of the judged tests' regular expressions.
+    pub diags: Vec<Diagnostic>,
+    /// Per test, whether it was judged alone and its steps dropped ("hollow").
+    pub hollow: Vec<bool>,
+    /// Some test did not satisfy the schema on its own (it was kept whole).
+    pub invalid: bool,
+}
+
+/// Judges one lowered test as [`lowered`] would (the problems of its regular expressions,
+/// whether it satisfies the schema); `None` when it does not satisfy the schema: the test
+/// must then be kept whole for [`judged`] to word its problems.
+pub fn test_alone(l: &Lower<'_>, test: &Test) -> Option<Vec<Diagnostic>> {
+    if !serde_json::to_value(test).is_ok_and(|v| schema::test_is_valid(&v)) {
+        return None;
+    }
+    let mut found = Vec::new();
+    test_patterns(test, 0, &mut found);
+    let mut diags = Vec::new();
+    for (path, pattern) in found {
+        if let Err(e) = crate::regexp::check_template(&pattern) {
+            let (file, span) = place_step(l, test.steps.get(step_index(&path)));
+            let problem = Problem::BadPattern { reason: e.reason };
+            diags.push(Diagnostic::new(problem, file, span));
+        }
+    }
+    Some(diags)
+}
+
+/// [`lowered`] of a suite some of whose tests were judged by [`test_alone`] and left
+/// hollow: the same diagnostics, the hollow tests' from `judged`.
+pub fn judged(l: &mut Lower<'_>, suite: &mut Suite, judged: Judged) {
+    l.diags.extend(judged.diags);
+    report_patterns(l, suite);
+    if !judged.invalid && shell_is_valid(suite) {
+        return;
+    }
+    let hollow = judged.hollow;
+    located_problems(l, suite, &|path: &[String]| match path {
+        [t, i, ..] if t == "tests" => !i.parse().is_ok_and(|i: usize| hollow.get(i) == Some(&true)),
+        _ => true,
+    });
+}
+
+/// The step index of a path `tests`, i, `steps`, j, ….
+fn step_index(path: &[String]) -> usize {
+    path.get(3)
+        .and_then(|j| j.parse().ok())
+        .unwrap_or(usize::MAX)
 }
 
 /// Whether the suite satisfies the schema, judged without its whole document in memory:
 /// the suite with its first test only, then every other test on its own. The JSON of a
 /// large suite's tests is many times the size of its text; one test's is small.
 fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
+    shell_is_valid(suite)
+        && suite.tests[suite.tests.len().min(1)..]
+            .iter()
+            .all(|t| serde_json::to_value(t).is_ok_and(|v| schema::test_is_valid(&v)))
+}
+
+/// Whether the suite with its first test only satisfies the schema.
+fn shell_is_valid(suite: &mut Suite) -> bool {
     let mut tests = std::mem::take(&mut suite.tests);
     let rest = tests.split_off(tests.len().min(1));
     suite.tests = tests;
-    let shell = serde_json::to_value(&*suite).is_ok_and(|doc| schema::is_valid(&doc));
-    let valid = shell
-        && rest
-            .iter()
-            .all(|t| serde_json::to_value(t).is_ok_and(|v| schema::test_is_valid(&v)));
+    let valid = serde_json::to_value(&*suite).is_ok_and(|doc| schema::is_valid(&doc));
     suite.tests.extend(rest);
     valid
 }
@@ -172,6 +255,11 @@ fn place(l: &Lower<'_>, suite: &Suite, path: &[String]) -> (usize, Span) {
         }
         _ => None,
     };
+    place_step(l, step)
+}
+
+/// The line of `step` in the user's files, else the entry file's first line.
+fn place_step(l: &Lower<'_>, step: Option<&Step>) -> (usize, Span) {
     if let Some(src) = step.and_then(|s| s.source.as_ref()) {
         let found = l
             .map

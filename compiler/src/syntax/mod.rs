@@ -104,9 +104,10 @@ pub fn threads_for(len: usize) -> usize {
 }
 
 /// [`parse`] with an explicit number of threads. The file is cut before lines that start a
-/// column-0 statement (where every block ends); each part is scanned, lexed and parsed on
-/// its own thread, and the parts are joined in order: the tree and the diagnostics are the
-/// same for every `threads`.
+/// column-0 statement (where every block ends) into pieces of about [`PIECE_BYTES`], each
+/// thread scanning, lexing and parsing a run of neighbouring pieces one after the other, and
+/// the pieces are joined in order: the tree and the diagnostics are the same for every
+/// `threads` and every cut.
 pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
     let budget = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
     parse_within(file, file_id, threads, budget)
@@ -120,31 +121,50 @@ pub fn parse_within(
     threads: usize,
     yaml_nodes: usize,
 ) -> Parsed {
-    let cuts = cut_lines(file, threads.max(1));
+    let threads = threads.max(1);
+    // Each thread parses its share in pieces of about PIECE_BYTES, one after the other: the
+    // lines and tokens of one piece are all that is held besides the tree.
+    let per_thread = file
+        .text()
+        .len()
+        .div_ceil(threads)
+        .div_ceil(PIECE_BYTES)
+        .max(1);
+    let cuts = cut_lines(file, threads * per_thread);
     let mut bounds = Vec::with_capacity(cuts.len() + 2);
     bounds.push(0);
     bounds.extend(cuts);
     bounds.push(file.line_count());
-    let part = |range: std::ops::Range<usize>| {
+    let piece =
+        |range: std::ops::Range<usize>, nodes: &mut Vec<Node>, diags: &mut Vec<Diagnostic>| {
+            let mut lines = scan::scan_lines(file, file_id, range.clone(), diags);
+            let (more_nodes, more) =
+                parse_part(file, file_id, &mut lines, range.start, yaml_nodes);
+            nodes.extend(more_nodes);
+            diags.extend(more);
+        };
+    // The pieces in order, `per_thread` consecutive ones for each thread.
+    let ranges: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    let per = ranges.len().div_ceil(threads).max(1);
+    let part = |group: &[std::ops::Range<usize>]| {
+        let mut nodes = Vec::new();
         let mut diags = Vec::new();
-        let mut lines = scan::scan_lines(file, file_id, range.clone(), &mut diags);
-        let (nodes, more) = parse_part(file, file_id, &mut lines, range.start, yaml_nodes);
-        diags.extend(more);
+        for range in group {
+            piece(range.clone(), &mut nodes, &mut diags);
+        }
         (nodes, diags)
     };
-    let parts: Vec<(Vec<Node>, Vec<Diagnostic>)> = if bounds.len() == 2 {
-        vec![part(0..file.line_count())]
+    let parts: Vec<(Vec<Node>, Vec<Diagnostic>)> = if ranges.len() <= per {
+        vec![part(&ranges)]
     } else {
         std::thread::scope(|scope| {
             let part = &part;
-            let handles: Vec<_> = bounds[1..]
-                .windows(2)
-                .map(|w| {
-                    let range = w[0]..w[1];
-                    scope.spawn(move || part(range))
-                })
+            let mut groups = ranges.chunks(per);
+            let first = groups.next().unwrap_or_default();
+            let handles: Vec<_> = groups
+                .map(|group| scope.spawn(move || part(group)))
                 .collect();
-            let mut parts = vec![part(bounds[0]..bounds[1])];
+            let mut parts = vec![part(first)];
             for h in handles {
                 parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
@@ -168,6 +188,10 @@ pub fn parse_within(
         diagnostics: diags,
     }
 }
+
+/// The size of the pieces a file is parsed in: each piece's lines and tokens (about nine
+/// times its text) are dropped before the next piece is parsed.
+const PIECE_BYTES: usize = 128 * 1024;
 
 /// Line indexes where to cut a file into about `parts` parts of similar size. Each cut is a
 /// line that starts with an ASCII letter or digit: a column-0 statement. Every block before it
@@ -256,4 +280,68 @@ struct Parser<'p, 'a, 's> {
     yaml_nodes: usize,
     /// The file's budget of YAML values ([`blocks::yaml_budget`] checks it in file order).
     yaml_budget: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tree and diagnostics of `file` parsed as one piece, as no cut ever parses it.
+    fn uncut(file: &SourceFile) -> Parsed {
+        let mut diags = Vec::new();
+        let mut lines = scan::scan_lines(file, 0, 0..file.line_count(), &mut diags);
+        let budget = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+        let (nodes, more) = parse_part(file, 0, &mut lines, 0, budget);
+        diags.extend(more);
+        let document = Document { nodes };
+        check::structure(&document, 0, &mut diags);
+        crate::diagnostics::sort(&mut diags);
+        Parsed {
+            document,
+            diagnostics: diags,
+        }
+    }
+
+    /// A file larger than several pieces, of every corpus form (and their mistakes),
+    /// parses to the same tree and diagnostics in pieces as in one, on one thread or more.
+    #[test]
+    fn pieces_parse_as_the_whole() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance-tests/compiler");
+        let mut cases = String::new();
+        for dir in ["valid", "invalid"] {
+            let mut paths: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+                .expect("the corpus")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "mcpr"))
+                .collect();
+            paths.sort();
+            for p in paths {
+                let text = std::fs::read_to_string(&p).expect("a corpus case");
+                // Without its version header, which is only allowed on the first line.
+                for line in text.lines().filter(|l| !l.starts_with("MCP Test")) {
+                    cases.push_str(line);
+                    cases.push('\n');
+                }
+                cases.push('\n');
+            }
+        }
+        let mut text = String::from("MCP Test 1\n");
+        while text.len() < 3 * PIECE_BYTES {
+            text.push_str(&cases);
+        }
+        let file = SourceFile::new("pieces.mcpr", text);
+        let whole = uncut(&file);
+        for threads in [1, 2, 3] {
+            let pieces = parse_with(&file, 0, threads);
+            assert!(
+                pieces.document == whole.document,
+                "tree on {threads} thread(s)"
+            );
+            assert_eq!(
+                format!("{:?}", pieces.diagnostics),
+                format!("{:?}", whole.diagnostics),
+                "diagnostics on {threads} thread(s)"
+            );
+        }
+    }
 }

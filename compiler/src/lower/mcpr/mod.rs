@@ -8,7 +8,9 @@ use super::Lower;
 use super::data;
 use super::deps::{self, BuiltTest};
 use super::flows::{self, Flows, Scope};
+use super::validate::Judged;
 use super::values::{self, normalise_path};
+use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
 use crate::ir::{
     self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, InheritEnv, JsonAssertions,
@@ -87,9 +89,77 @@ struct Settings {
 }
 
 /// Lowers the entry document (with the imported files' flows) to a suite.
+///
+/// The test blocks are taken out of `doc` first and lowered one by one. With `judged`
+/// (what `check` needs: diagnostics only), each block's subtree is dropped as soon as its
+/// test is lowered, and each test after the first is judged on its own at once
+/// ([`super::validate::test_alone`]) and left without its steps: the peak memory of lowering is
+/// then about the source's, not the whole IR's plus the whole tree's. Without it, the
+/// blocks go back in their places afterwards and the suite is whole.
 pub fn lower(
     l: &mut Lower<'_>,
+    doc: &mut Document,
+    imported: &[(usize, &Document)],
+    threads: usize,
+    judged: Option<&mut Judged>,
+) -> Option<Suite> {
+    let (at, blocks) = take_tests(doc);
+    let keep_tree = judged.is_none();
+    let mut kept = Vec::new();
+    let kept_to = keep_tree.then_some(&mut kept);
+    let suite = lower_blocks(l, doc, blocks, (kept_to, judged), imported, threads);
+    if keep_tree {
+        put_back(doc, &at, kept);
+    }
+    suite
+}
+
+/// The `Test:` blocks of `doc`, taken out of it, with the index each had.
+fn take_tests(doc: &mut Document) -> (Vec<usize>, Vec<Node>) {
+    let mut at = Vec::new();
+    let mut tests = Vec::new();
+    let mut rest = Vec::with_capacity(doc.nodes.len());
+    for (i, node) in std::mem::take(&mut doc.nodes).into_iter().enumerate() {
+        if matches!(node.stmt, Stmt::TestHeader { .. }) {
+            at.push(i);
+            tests.push(node);
+        } else {
+            rest.push(node);
+        }
+    }
+    doc.nodes = rest;
+    (at, tests)
+}
+
+/// Puts the blocks [`take_tests`] took back at their indexes `at`.
+fn put_back(doc: &mut Document, at: &[usize], tests: Vec<Node>) {
+    let rest = std::mem::take(&mut doc.nodes);
+    let total = rest.len() + tests.len();
+    let mut rest = rest.into_iter();
+    let mut tests = tests.into_iter().zip(at.iter().copied()).peekable();
+    let mut out = Vec::with_capacity(total);
+    while out.len() < total {
+        let test_here = tests.peek().is_some_and(|&(_, i)| i == out.len());
+        let next = if test_here {
+            tests.next().map(|(n, _)| n)
+        } else {
+            rest.next().or_else(|| tests.next().map(|(n, _)| n))
+        };
+        match next {
+            Some(n) => out.push(n),
+            None => break,
+        }
+    }
+    doc.nodes = out;
+}
+
+/// [`lower`] of a document whose test blocks are `blocks` (in order); the blocks are handed
+/// to `kept` once lowered, else dropped.
+fn lower_blocks(
+    l: &mut Lower<'_>,
     doc: &Document,
+    blocks: Vec<Node>,
+    kept: (Option<&mut Vec<Node>>, Option<&mut Judged>),
     imported: &[(usize, &Document)],
     threads: usize,
 ) -> Option<Suite> {
@@ -131,15 +201,11 @@ pub fn lower(
     let flows = Flows::collect(l, doc, imported);
     let sources = data::sources(l, doc);
 
-    let test_nodes: Vec<(&Node, &Text)> = doc
-        .nodes
-        .iter()
-        .filter_map(|node| match &node.stmt {
-            Stmt::TestHeader { name } => Some((node, name)),
-            _ => None,
-        })
-        .collect();
-    let mut tests = lower_tests(l, &settings, &flows, &sources, &test_nodes, threads);
+    let first_name = blocks.first().and_then(|node| match &node.stmt {
+        Stmt::TestHeader { name } => Some(name.span),
+        _ => None,
+    });
+    let mut tests = lower_tests(l, &settings, &flows, &sources, blocks, kept, threads);
     let has_flows = doc
         .nodes
         .iter()
@@ -188,8 +254,8 @@ pub fn lower(
         _ if settings.target_from_command_line => Suite::without_target(tests),
         Some((target, _)) => Suite::new(target, tests),
         None => {
-            if let Some((_, name)) = test_nodes.first() {
-                l.report(Problem::NoTarget, entry, name.span);
+            if let Some(span) = first_name {
+                l.report(Problem::NoTarget, entry, span);
             }
             return None;
         }
@@ -221,64 +287,120 @@ pub fn lower(
 
 /// Lowers every test, on `threads` threads for a large file: the tests are cut into runs of
 /// neighbours, each run lowered with its own diagnostics list, and the lists joined in
-/// order, so the result is the same for every `threads`.
+/// order, so the result is the same for every `threads`. Each block is dropped once its test
+/// is lowered, or handed to `kept`.
 fn lower_tests(
     l: &mut Lower<'_>,
     settings: &Settings,
     flows: &Flows<'_>,
     sources: &OrderedMap<ir::DataSource>,
-    nodes: &[(&Node, &Text)],
+    nodes: Vec<Node>,
+    (kept, judged): (Option<&mut Vec<Node>>, Option<&mut Judged>),
     threads: usize,
 ) -> Vec<BuiltTest> {
-    let run = |l: &mut Lower<'_>, part: &[(&Node, &Text)]| -> Vec<BuiltTest> {
-        part.iter()
-            .map(|(node, name)| test(l, settings, flows, sources, node, name))
-            .collect()
+    let keep = kept.is_some();
+    let judge = judged.is_some();
+    // `first`: the part holds the suite's first test, which is kept whole.
+    let run = |l: &mut Lower<'_>, part: Vec<Node>, first: bool| -> Part {
+        let mut built: Vec<BuiltTest> = Vec::with_capacity(part.len());
+        let mut back = Vec::new();
+        let mut judged = Judged::default();
+        for node in part {
+            if let Stmt::TestHeader { name } = &node.stmt {
+                let mut t = test(l, settings, flows, sources, &node, name);
+                let alone = (judge && !(first && built.is_empty()))
+                    .then(|| super::validate::test_alone(l, &t.test));
+                match alone {
+                    Some(Some(diags)) => {
+                        judged.diags.extend(diags);
+                        t.test.steps = Vec::new();
+                        t.test.variables = None;
+                        t.test.data = None;
+                        judged.hollow.push(true);
+                    }
+                    Some(None) => {
+                        judged.invalid = true;
+                        judged.hollow.push(false);
+                    }
+                    None => judged.hollow.push(false),
+                }
+                built.push(t);
+            }
+            if keep {
+                back.push(node);
+            }
+        }
+        (built, back, judged, Vec::new())
     };
-    if threads < 2 || nodes.len() < 2 {
-        return run(l, nodes);
-    }
-    let per = nodes.len().div_ceil(threads);
-    let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
-    let import_failed = l.import_failed;
-    // Each run lowers into a context of its own: same file and settings, own diagnostics.
-    let own = move || Lower {
-        map,
-        entry,
-        options,
-        diags: Vec::new(),
-        surface,
-        import_failed,
-    };
-    let parts: Vec<(Vec<BuiltTest>, Vec<crate::diagnostics::Diagnostic>)> =
+    let parts: Vec<Part> = if threads < 2 || nodes.len() < 2 {
+        vec![run(l, nodes, true)]
+    } else {
+        let per = nodes.len().div_ceil(threads);
+        let mut chunks = Vec::with_capacity(threads);
+        let mut rest = nodes;
+        while rest.len() > per {
+            let tail = rest.split_off(per);
+            chunks.push(rest);
+            rest = tail;
+        }
+        chunks.push(rest);
+        let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
+        let import_failed = l.import_failed;
+        // Each run lowers into a context of its own: same file and settings, own
+        // diagnostics.
+        let own = move || Lower {
+            map,
+            entry,
+            options,
+            diags: Vec::new(),
+            surface,
+            import_failed,
+        };
         std::thread::scope(|scope| {
-            let mut chunks = nodes.chunks(per);
+            let mut chunks = chunks.into_iter();
             let first = chunks.next().unwrap_or_default();
+            let run = &run;
             let handles: Vec<_> = chunks
                 .map(|part| {
                     scope.spawn(move || {
                         let mut l = own();
-                        let built = run(&mut l, part);
-                        (built, l.diags)
+                        let mut part = run(&mut l, part, false);
+                        part.3 = l.diags;
+                        part
                     })
                 })
                 .collect();
             let mut l = own();
-            let mut parts = vec![(run(&mut l, first), l.diags)];
+            let mut part = run(&mut l, first, true);
+            part.3 = l.diags;
+            let mut parts = vec![part];
             for h in handles {
                 parts.push(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
             }
             parts
-        });
-    let mut tests = Vec::with_capacity(nodes.len());
-    for (built, diags) in parts {
+        })
+    };
+    let mut tests = Vec::new();
+    let (mut kept, mut judged) = (kept, judged);
+    for (built, back, part, diags) in parts {
         tests.extend(built);
         l.diags.extend(diags);
+        if let Some(k) = kept.as_deref_mut() {
+            k.extend(back);
+        }
+        if let Some(j) = judged.as_deref_mut() {
+            j.diags.extend(part.diags);
+            j.hollow.extend(part.hollow);
+            j.invalid |= part.invalid;
+        }
     }
     tests
 }
 
-/// Pushes `item` unless it is already there.
+/// What lowering one run of tests gives: the tests, their blocks when kept, what was
+/// judged of them, the run's own diagnostics.
+type Part = (Vec<BuiltTest>, Vec<Node>, Judged, Vec<Diagnostic>);
+
 fn push_unique(list: &mut Vec<String>, item: String) {
     if !list.contains(&item) {
         list.push(item);
