@@ -25,6 +25,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod origin;
+
 use base64::Engine as _;
 use rmcp::model::*;
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
@@ -123,13 +125,15 @@ impl Flaky {
 /// What `--broken` may break: `unknown-tool` (an unknown tool is -32603, not -32602),
 /// `unknown-method` (an unknown method is -32603, not -32601), `progress` (the `progress`
 /// tool reports 1, 3, 2), `stdout` (a banner on stdout before the first message),
-/// `stdin-exit` (the server stays alive after its stdin closes).
+/// `stdin-exit` (the server stays alive after its stdin closes), `no-origin-check` (over
+/// HTTP, a foreign `Origin` is served; see [`origin`]).
 const BREAKS: &[&str] = &[
     "unknown-tool",
     "unknown-method",
     "progress",
     "stdout",
     "stdin-exit",
+    origin::NO_ORIGIN_CHECK,
 ];
 
 impl Reference {
@@ -1206,7 +1210,10 @@ async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
-    let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
+    let config = origin::validate(
+        StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        server.breaks(origin::NO_ORIGIN_CHECK),
+    );
     let service = StreamableHttpService::new(
         // Each session its own `called` flag (the rest of the state is the server's).
         move || {

@@ -14,6 +14,7 @@
 
 pub mod baseline;
 pub mod discover;
+pub mod http;
 pub mod render;
 pub mod stdio;
 pub mod suite;
@@ -157,7 +158,10 @@ pub fn libraries(names: &[String]) -> Result<Vec<LibraryDoc>, ConformanceError> 
         return Ok(docs);
     }
     let mut out = Vec::new();
-    for name in names.iter().filter(|n| n.as_str() != STDIO) {
+    for name in names
+        .iter()
+        .filter(|n| n.as_str() != STDIO && n.as_str() != http::SUITE)
+    {
         let bare = name.strip_prefix("std:").unwrap_or(name);
         match docs.iter().find(|d| d.library.name == bare) {
             Some(d) => out.push(d.clone()),
@@ -223,9 +227,13 @@ pub async fn run(
         }
         req.versions.clone()
     };
-    let transport_checks = req.suites.is_empty() || req.suites.iter().any(|s| s == STDIO);
+    let transport = |name: &str| req.suites.is_empty() || req.suites.iter().any(|s| s == name);
+    let http_url = match &req.target {
+        TargetChoice::Url(url) if transport(http::SUITE) => Some(url.clone()),
+        _ => None,
+    };
     let stdio_command = match &req.target {
-        TargetChoice::Command(_) if transport_checks => {
+        TargetChoice::Command(_) if transport(STDIO) => {
             let opts = discover::options(&req.target, Duration::from_secs(1))
                 .map_err(ConformanceError::Usage)?;
             Some((opts.command, opts.args))
@@ -238,6 +246,10 @@ pub async fn run(
         if let Some((program, args)) = &stdio_command {
             let timeout = req.timeout.unwrap_or(Duration::from_secs(10));
             checks.extend(stdio::checks(program, args, version, timeout).await);
+        }
+        if let Some(url) = &http_url {
+            let timeout = req.timeout.unwrap_or(Duration::from_secs(10));
+            checks.extend(http::checks(url, version, timeout).await);
         }
         if libs.is_empty() {
             continue;
