@@ -108,7 +108,11 @@ fn assert_all_succeed(out: &Output, stdio: bool) {
         + if stdio {
             2 * mcpr_runtime::conformance::STDIO_CHECKS.len()
         } else {
-            0
+            // Every HTTP check applies to one era or both.
+            mcpr_runtime::conformance::http::CHECKS
+                .iter()
+                .map(|c| if c.4.is_none() { 2 } else { 1 })
+                .sum()
         };
     assert_eq!(v.len(), expected, "every check of every library ran");
 }
@@ -483,4 +487,54 @@ Test: "unknown"
             && text.contains("optional capability not offered: tools, tasks.requests.tools.call"),
         "{text}"
     );
+}
+
+/// `--broken no-origin-check`: over HTTP, the foreign Origin is served; exactly the Origin
+/// check fails, in both eras, and nothing else fails or warns.
+#[test]
+fn a_server_without_origin_validation_fails_exactly_the_origin_check() {
+    let dir = scratch(&[]);
+    let http = HttpServer::start(
+        reference_server(),
+        &["--http", "127.0.0.1:0", "--broken", "no-origin-check"],
+    );
+    let mut args = with_inputs(&["--format", "json", "--url"]);
+    args.push(http.url.clone());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = conformance(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let failed: Vec<(String, String)> = verdicts(&out)
+        .into_iter()
+        .filter(|c| c.2 == "FAILURE" || c.2 == "WARNING")
+        .map(|c| (c.0, c.1))
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            ("2025-11-25".to_string(), "http.origin".to_string()),
+            ("2026-07-28".to_string(), "http.origin".to_string())
+        ],
+        "{}",
+        output_text(&out)
+    );
+}
+
+/// `--suite http` runs the transport checks alone; a baseline may name them.
+#[test]
+fn the_http_checks_run_alone_and_a_baseline_may_expect_them() {
+    let dir = scratch(&[("base.txt", "http.origin  # this server serves any Origin\n")]);
+    let http = HttpServer::start(
+        reference_server(),
+        &["--http", "127.0.0.1:0", "--broken", "no-origin-check"],
+    );
+    let url = http.url.clone();
+    let out = conformance(
+        dir.path(),
+        &["--suite", "http", "--baseline", "base.txt", "--url", &url],
+    );
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("http.mcp-name-header"), "{text}");
+    assert!(text.contains("expected failure (baseline)"), "{text}");
+    assert!(!text.contains("tools.unknown-tool"), "{text}");
 }

@@ -138,8 +138,7 @@ pub fn parse_within(
     let piece =
         |range: std::ops::Range<usize>, nodes: &mut Vec<Node>, diags: &mut Vec<Diagnostic>| {
             let mut lines = scan::scan_lines(file, file_id, range.clone(), diags);
-            let (more_nodes, more) =
-                parse_part(file, file_id, &mut lines, range.start, yaml_nodes);
+            let (more_nodes, more) = parse_part(file, file_id, &mut lines, range.start, yaml_nodes);
             nodes.extend(more_nodes);
             diags.extend(more);
         };

@@ -25,6 +25,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod origin;
+
 use base64::Engine as _;
 use rmcp::model::*;
 use rmcp::service::{RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
@@ -1211,7 +1213,10 @@ async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
-    let config = StreamableHttpServerConfig::default().with_sse_keep_alive(None);
+    let config = origin::validate(
+        StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        server.breaks(origin::NO_ORIGIN_CHECK),
+    );
     let service = StreamableHttpService::new(
         // Each session its own `called` flag (the rest of the state is the server's).
         move || {

@@ -15,7 +15,8 @@ use serde_json::Value;
 /// - `progress`: the `progress` tool reports 1, 3, 2;
 /// - `stdout`: a banner on stdout before the first message;
 /// - `stdin-exit`: the server stays alive after its stdin closes (in both eras);
-/// - `unadvertised`: `completions` is not advertised, yet `completion/complete` answers.
+/// - `unadvertised`: `completions` is not advertised, yet `completion/complete` answers;
+/// - `no-origin-check`: over HTTP, a foreign `Origin` is served (see `origin.rs`).
 pub const BREAKS: &[&str] = &[
     "unknown-tool",
     "unknown-method",
@@ -23,6 +24,7 @@ pub const BREAKS: &[&str] = &[
     "stdout",
     "stdin-exit",
     "unadvertised",
+    crate::origin::NO_ORIGIN_CHECK,
 ];
 
 /// The capabilities `--without` may leave out.

@@ -48,8 +48,9 @@ impl Baseline {
     pub fn parse(file: &str, text: &str) -> Result<Baseline, String> {
         let mut entries = Vec::new();
         for (i, raw) in text.lines().enumerate() {
-            let line = raw.trim();
-            if line.is_empty() || line.starts_with('#') {
+            // A `#` starts a comment, on its own line or after the entry (as documented).
+            let line = raw.split('#').next().unwrap_or_default().trim();
+            if line.is_empty() {
                 continue;
             }
             let (check, version) = match line.split_once('@') {
@@ -90,7 +91,8 @@ impl Baseline {
                 .flat_map(|l| &l.flows)
                 .any(|f| f.check == e.check)
                 || super::STDIO_CHECKS.contains(&e.check.as_str())
-                || super::negotiation::CHECKS.contains(&e.check.as_str());
+                || super::negotiation::CHECKS.contains(&e.check.as_str())
+                || super::http::ids().contains(&e.check.as_str());
             if !known {
                 return Err(format!(
                     "{}:{}: `{}` is not a check of the libraries run (see `mcpr conformance --list`)",

@@ -14,6 +14,7 @@
 
 pub mod baseline;
 pub mod discover;
+pub mod http;
 pub mod negotiation;
 pub mod render;
 pub mod stdio;
@@ -158,7 +159,10 @@ pub fn libraries(names: &[String]) -> Result<Vec<LibraryDoc>, ConformanceError> 
         return Ok(docs);
     }
     let mut out = Vec::new();
-    for name in names.iter().filter(|n| n.as_str() != STDIO) {
+    for name in names
+        .iter()
+        .filter(|n| n.as_str() != STDIO && n.as_str() != http::SUITE)
+    {
         let bare = name.strip_prefix("std:").unwrap_or(name);
         match docs.iter().find(|d| d.library.name == bare) {
             Some(d) => out.push(d.clone()),
@@ -224,9 +228,13 @@ pub async fn run(
         }
         req.versions.clone()
     };
-    let transport_checks = req.suites.is_empty() || req.suites.iter().any(|s| s == STDIO);
+    let transport = |name: &str| req.suites.is_empty() || req.suites.iter().any(|s| s == name);
+    let http_url = match &req.target {
+        TargetChoice::Url(url) if transport(http::SUITE) => Some(url.clone()),
+        _ => None,
+    };
     let stdio_command = match &req.target {
-        TargetChoice::Command(_) if transport_checks => {
+        TargetChoice::Command(_) if transport(STDIO) => {
             let opts = discover::options(&req.target, Duration::from_secs(1))
                 .map_err(ConformanceError::Usage)?;
             Some((opts.command, opts.args))
@@ -244,6 +252,9 @@ pub async fn run(
             && crate::protocol::version::era_of(version) == Some(crate::protocol::Era::Legacy);
         if negotiation {
             checks.push(negotiation::check(&req.target, version, timeout).await);
+        }
+        if let Some(url) = &http_url {
+            checks.extend(http::checks(url, version, timeout).await);
         }
         if libs.is_empty() {
             continue;
