@@ -1,4 +1,4 @@
-//! Fault injection (`fault:` on a step, docs/faults.md) against the reference server over
+//! Fault injection (fault phrases and `fault:` on a step, docs/faults.md) against the reference server over
 //! stdio and Streamable HTTP: each fault is seen as a client would see it, and a dependent
 //! test (a new session) checks that the server still works.
 
@@ -8,10 +8,10 @@ use common::{HttpServer, mcpr_in, output_text, reference_server, scratch};
 use serde_json::Value;
 
 fn suite(server_line: &str) -> String {
-    let step = |kind: &str, extra: &str| {
-        format!(
-            "  Run step with:\n    tool:\n      name: echo\n      arguments:\n        text: hi\n    timeoutMs: 500\n    fault:\n      kind: {kind}\n{extra}"
-        )
+    // The drop is written in the suite model (`fault:`), the others as phrases.
+    let drop = "  Run step with:\n    tool:\n      name: echo\n      arguments:\n        text: hi\n    timeoutMs: 500\n    fault:\n      kind: drop\n";
+    let step = |phrase: &str| {
+        format!("  Call tool \"echo\" with:\n    text: hi\n  Wait up to 500 ms\n  {phrase}\n")
     };
     format!(
         "MCP Test 1\nSuite: \"Faults\"\n{server_line}\n\n\
@@ -21,11 +21,11 @@ Test: \"Duplicate\"\n{}\n\
 Test: \"Corrupt\"\n{}\n\
 Test: \"Disconnect\"\n{}\n\
 Test: \"Recovers\"\n  Depends on: drop, delay, duplicate, corrupt, disconnect\n  Call tool \"echo\" with:\n    text: \"ok\"\n  Expect \"content[0].text\" equals \"ok\"\n",
-        step("drop", ""),
-        step("delay", "      delayMs: 100\n"),
-        step("duplicate", ""),
-        step("corrupt", ""),
-        step("disconnect", ""),
+        drop,
+        step("Delay the response by 100 ms"),
+        step("Duplicate the response"),
+        step("Corrupt the response"),
+        step("Disconnect after the request"),
     )
 }
 

@@ -323,6 +323,7 @@ const FORMS: &[&str] = &[
     "save",
     "export",
     "waitUpTo",
+    "fault",
     "from",
     "fromRest",
     "column",

@@ -762,6 +762,19 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    Fault {
+        rule: fault(),
+        first: ["drop", "delay", "disconnect", "duplicate", "corrupt"],
+        usage: "Drop the response | Delay the response by 2 seconds | Disconnect after the request | Duplicate the response | Corrupt the response",
+        opens: [
+            "drop the response" => "Drop the response",
+            "delay the response by" => "Delay the response by 2 seconds",
+            "disconnect after the request" => "Disconnect after the request",
+            "duplicate the response" => "Duplicate the response",
+            "corrupt the response" => "Corrupt the response",
+        ],
+        vocabulary: Statements,
+    }
     // Phrases of a phrase-mode `Data source:` block.
     FromFile {
         rule: from_file(),
