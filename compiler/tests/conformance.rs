@@ -324,6 +324,7 @@ const FORMS: &[&str] = &[
     "export",
     "waitUpTo",
     "fault",
+    "reconnect",
     "from",
     "fromRest",
     "column",

@@ -605,6 +605,15 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    Reconnect {
+        rule: reconnect(),
+        first: ["reconnect"],
+        usage: "Reconnect",
+        opens: [
+            "reconnect" => "Reconnect",
+        ],
+        vocabulary: Statements,
+    }
     RespondElicitation {
         rule: respond_elicitation(),
         first: ["when"],

@@ -360,6 +360,8 @@ pub enum Stmt {
         task: Text,
     },
     ListTasks,
+    /// `Reconnect`: a new session to the same server.
+    Reconnect,
     CancelTask {
         task: Text,
     },
@@ -580,6 +582,7 @@ impl Stmt {
             | ExpectToolsSnapshot { .. }
             | GetTask { .. }
             | ListTasks
+            | Reconnect
             | CancelTask { .. }
             | RespondToElicitation { .. }
             | RespondToSampling { .. }

@@ -180,6 +180,13 @@ pub(crate) fn list_tasks<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .boxed()
 }
 
+pub(crate) fn reconnect<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    kw("reconnect")
+        .then_ignore(end())
+        .to(Stmt::Reconnect)
+        .boxed()
+}
+
 pub(crate) fn get_task<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("get task")
         .ignore_then(quoted())
