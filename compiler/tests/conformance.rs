@@ -323,6 +323,8 @@ const FORMS: &[&str] = &[
     "save",
     "export",
     "waitUpTo",
+    "fault",
+    "reconnect",
     "from",
     "fromRest",
     "column",

@@ -1217,6 +1217,7 @@ fn full_natives() -> Vec<NativeStep> {
         NativeAction::AppsVerify,
         NativeAction::LintClean,
         NativeAction::ToolsSnapshot,
+        NativeAction::Reconnect,
     ] {
         // Every member the action has, filled in through its JSON form.
         let mut doc = serde_json::to_value(NativeStep::new(action)).unwrap();

@@ -137,6 +137,7 @@ registry! {
     IncompleteReference = 422, Error, "Reference without a name", "";
     BadClientBehavior = 423, Error, "Invalid Client behavior settings", "";
     UnknownLintRule = 424, Error, "Unknown lint rule code", "";
+    MisplacedFault = 425, Error, "Fault on a step that cannot take it", "";
     // 5xx: data sources
     UnknownDataSource = 501, Error, "Unknown data source", "QA-DATA-001";
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";

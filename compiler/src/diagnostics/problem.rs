@@ -328,6 +328,14 @@ pub enum Problem {
         /// The closest rule code.
         suggestion: Option<String>,
     },
+    /// A fault phrase below a step that sends no request of its own (`step` says what
+    /// it is), or below a step that already has a fault (`step` is `None`).
+    MisplacedFault {
+        /// The phrase as the statement table writes it.
+        phrase: String,
+        /// What the step is, when it sends no request.
+        step: Option<String>,
+    },
     /// A result path that cannot be evaluated.
     BadResultPath {
         /// The path as normalised.

@@ -67,6 +67,10 @@ pub enum NativeStep {
     /// committed tool snapshot `file` (relative to the suite file); any change fails, or
     /// with `allowCompatible` only breaking ones (mcpr addition).
     ToolsSnapshot(ToolsSnapshotAction),
+    /// Close the test's session (what is left of it) and open a new one to the same server
+    /// with the same client behaviour; variables survive, the inbox starts empty
+    /// (mcpr addition; docs/faults.md).
+    Reconnect(PlainAction),
 }
 
 /// The native actions the runner knows, without their members.
@@ -115,6 +119,8 @@ pub enum NativeAction {
     LintClean,
     /// [`NativeStep::ToolsSnapshot`].
     ToolsSnapshot,
+    /// [`NativeStep::Reconnect`].
+    Reconnect,
 }
 
 /// Members of `request`.
@@ -456,6 +462,7 @@ macro_rules! each_variant {
             NativeStep::AppsVerify($m) => $body,
             NativeStep::LintClean($m) => $body,
             NativeStep::ToolsSnapshot($m) => $body,
+            NativeStep::Reconnect($m) => $body,
         }
     };
 }
@@ -491,6 +498,7 @@ impl NativeStep {
             NativeAction::ToolsSnapshot => {
                 NativeStep::ToolsSnapshot(ToolsSnapshotAction::default())
             }
+            NativeAction::Reconnect => NativeStep::Reconnect(PlainAction::default()),
         }
     }
 
@@ -518,6 +526,7 @@ impl NativeStep {
             NativeStep::AppsVerify(_) => NativeAction::AppsVerify,
             NativeStep::LintClean(_) => NativeAction::LintClean,
             NativeStep::ToolsSnapshot(_) => NativeAction::ToolsSnapshot,
+            NativeStep::Reconnect(_) => NativeAction::Reconnect,
         }
     }
 
@@ -708,6 +717,7 @@ mod tests {
             NativeAction::AppsVerify,
             NativeAction::LintClean,
             NativeAction::ToolsSnapshot,
+            NativeAction::Reconnect,
         ];
         for action in all {
             let mut n = NativeStep::new(action);

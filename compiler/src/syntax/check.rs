@@ -147,6 +147,14 @@ fn node_first_word(node: &Node) -> String {
         Stmt::Save { .. } => "Save".into(),
         Stmt::Export { .. } => "Export".into(),
         Stmt::WaitUpTo { .. } => "Wait up to".into(),
+        Stmt::Fault { fault } => match fault {
+            FaultPhrase::Drop => "Drop the response",
+            FaultPhrase::Delay(_) => "Delay the response",
+            FaultPhrase::Disconnect => "Disconnect after the request",
+            FaultPhrase::Duplicate => "Duplicate the response",
+            FaultPhrase::Corrupt => "Corrupt the response",
+        }
+        .into(),
         _ => "Expect".into(),
     }
 }

@@ -220,6 +220,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             Stmt::DefaultTimeout { duration }
             | Stmt::ShutdownGrace { duration }
             | Stmt::WaitUpTo { duration }
+            | Stmt::Fault {
+                fault: FaultPhrase::Delay(duration),
+            }
             | Stmt::ExpectFinishWithin { duration } => durations.push(duration),
             Stmt::WaitForNotification {
                 within: Some(d), ..

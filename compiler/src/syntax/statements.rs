@@ -605,6 +605,15 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    Reconnect {
+        rule: reconnect(),
+        first: ["reconnect"],
+        usage: "Reconnect",
+        opens: [
+            "reconnect" => "Reconnect",
+        ],
+        vocabulary: Statements,
+    }
     RespondElicitation {
         rule: respond_elicitation(),
         first: ["when"],
@@ -759,6 +768,19 @@ statements! { src =>
         usage: "Wait up to 2 seconds",
         opens: [
             "wait up to" => "Wait up to 2 seconds",
+        ],
+        vocabulary: Statements,
+    }
+    Fault {
+        rule: fault(),
+        first: ["drop", "delay", "disconnect", "duplicate", "corrupt"],
+        usage: "Drop the response | Delay the response by 2 seconds | Disconnect after the request | Duplicate the response | Corrupt the response",
+        opens: [
+            "drop the response" => "Drop the response",
+            "delay the response by" => "Delay the response by 2 seconds",
+            "disconnect after the request" => "Disconnect after the request",
+            "duplicate the response" => "Duplicate the response",
+            "corrupt the response" => "Corrupt the response",
         ],
         vocabulary: Statements,
     }

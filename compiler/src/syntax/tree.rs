@@ -145,6 +145,22 @@ pub enum Aggregate {
     Map,
 }
 
+/// A fault phrase below a step (`Drop the response`, …; docs/faults.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FaultPhrase {
+    /// `Drop the response`
+    Drop,
+    /// `Delay the response by 2 seconds`
+    Delay(Duration),
+    /// `Disconnect after the request`
+    Disconnect,
+    /// `Duplicate the response`
+    Duplicate,
+    /// `Corrupt the response`
+    Corrupt,
+}
+
 /// `Budget[ for "T"]: pP N unit[ over W calls]`, boxed in `Stmt` because it
 /// is the largest statement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -344,6 +360,8 @@ pub enum Stmt {
         task: Text,
     },
     ListTasks,
+    /// `Reconnect`: a new session to the same server.
+    Reconnect,
     CancelTask {
         task: Text,
     },
@@ -425,6 +443,10 @@ pub enum Stmt {
     WaitUpTo {
         duration: Duration,
     },
+    /// `Drop the response`, `Delay the response by 2 seconds`, … after a step.
+    Fault {
+        fault: FaultPhrase,
+    },
     // ---- data source phrases ----
     From {
         provider: Text,
@@ -491,7 +513,7 @@ pub enum DeclKind {
     Iteration,
     /// `Expect …` / `Then …`
     Expectation,
-    /// `Save`, `Export`, `Wait up to` after a step.
+    /// `Save`, `Export`, `Wait up to`, a fault phrase after a step.
     Modifier,
     /// A phrase inside a `Data source:` block.
     DataPhrase,
@@ -560,6 +582,7 @@ impl Stmt {
             | ExpectToolsSnapshot { .. }
             | GetTask { .. }
             | ListTasks
+            | Reconnect
             | CancelTask { .. }
             | RespondToElicitation { .. }
             | RespondToSampling { .. }
@@ -578,7 +601,7 @@ impl Stmt {
             | ExpectType { .. }
             | ExpectMatchesSchema { .. }
             | ExpectSnapshot { .. } => DeclKind::Expectation,
-            Save { .. } | Export { .. } | WaitUpTo { .. } => DeclKind::Modifier,
+            Save { .. } | Export { .. } | WaitUpTo { .. } | Fault { .. } => DeclKind::Modifier,
             From { .. }
             | FromRest { .. }
             | Column { .. }

@@ -26,7 +26,7 @@ pub(super) fn session_fault(step: &Step) -> Option<session::Fault> {
     })
 }
 
-impl StepRunner<'_> {
+impl StepRunner {
     /// The outcome of a faulted step: passed when the runner saw what the fault causes.
     pub(super) fn judge_fault(
         &mut self,

@@ -12,6 +12,7 @@ mod last_response;
 mod listen;
 mod native;
 mod perform;
+mod reconnect;
 mod result;
 pub mod secrets;
 mod step;
@@ -238,6 +239,25 @@ pub async fn run_test_in(
         // handshake era needs the capability declared in `initialize`.
         behaviour.roots = Some(Vec::new());
     }
+    // How the session is opened, kept for `Reconnect`.
+    let target = runtime_target(&input.target, &input.state);
+    let config = SessionConfig {
+        request_timeout: default_timeout,
+        connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
+        shutdown_grace: input
+            .shutdown_grace
+            .or_else(|| suite_shutdown_grace(suite))
+            .unwrap_or(crate::session::config::DEFAULT_SHUTDOWN_GRACE),
+        behaviour: behaviour.clone(),
+        handshake_tasks: declare.tasks,
+        max_buffered_bytes: input.max_buffered_bytes,
+        protocol: match &input.protocol {
+            Some(v) => ProtocolChoice::Pinned(v.clone()),
+            None => ProtocolChoice::Auto,
+        },
+        ..SessionConfig::default()
+    };
+    let reopen = target.clone().ok().map(|t| (t, config.clone()));
     let (client, stderr_before) = match open {
         Some(client) => {
             let client = *client;
@@ -247,29 +267,13 @@ pub async fn run_test_in(
             (client, before)
         }
         None => {
-            let target = match runtime_target(&input.target, &input.state) {
+            let target = match target {
                 Ok(t) => t,
                 Err(e) => {
                     result.status = Outcome::Errored;
                     result.failure = Some(Failure::new(RunCode::TargetUnusable, e));
                     return (result, None);
                 }
-            };
-            let config = SessionConfig {
-                request_timeout: default_timeout,
-                connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
-                shutdown_grace: input
-                    .shutdown_grace
-                    .or_else(|| suite_shutdown_grace(suite))
-                    .unwrap_or(crate::session::config::DEFAULT_SHUTDOWN_GRACE),
-                behaviour,
-                handshake_tasks: declare.tasks,
-                max_buffered_bytes: input.max_buffered_bytes,
-                protocol: match &input.protocol {
-                    Some(v) => ProtocolChoice::Pinned(v.clone()),
-                    None => ProtocolChoice::Auto,
-                },
-                ..SessionConfig::default()
             };
             match Client::connect_to(target, config).await {
                 Ok(c) => {
@@ -307,7 +311,12 @@ pub async fn run_test_in(
     }
     let mut runner = StepRunner {
         started,
-        client: &client,
+        client,
+        reopen,
+        earlier: reconnect::Earlier {
+            stderr_before,
+            ..Default::default()
+        },
         vars,
         default_timeout,
         sequence: 0,
@@ -323,10 +332,10 @@ pub async fn run_test_in(
         listen: None,
         exercised: std::sync::Mutex::new(std::mem::take(&mut result.exercised)),
     };
-    if client.session().era() == crate::protocol::Era::Modern {
+    if runner.client.session().era() == crate::protocol::Era::Modern {
         // List changes come only on a listen stream: it stands before the first step, so a
         // change a step causes is not sent before anyone listens.
-        listen::open_at_start(&client, &mut runner.listen).await;
+        listen::open_at_start(&runner.client, &mut runner.listen).await;
     }
     let keep_going = test.continue_on_failure == Some(true);
     let mut failed = false;
@@ -365,8 +374,10 @@ pub async fn run_test_in(
     if let Some((sub, _)) = runner.listen.take() {
         // The stream ends with the test, so the server need not hold it open until the
         // session is closed.
-        let _ = client.stop_listen(sub);
+        let _ = runner.client.stop_listen(sub);
     }
+    let client = runner.client;
+    let earlier = runner.earlier;
     result.outputs = runner.outputs;
     result.exercised = runner
         .exercised
@@ -375,10 +386,16 @@ pub async fn run_test_in(
     result.duration_ms = started.elapsed().as_millis() as u64;
     let failed = matches!(result.status, Outcome::Failed | Outcome::Errored);
     if input.record || (input.record_failed && failed) {
+        // The sessions a `Reconnect` closed come first, each from its own `seq` 0.
         let (entries, dropped) = client.session().transcript();
-        result.transcript = Some(TestTranscript { entries, dropped });
+        let mut all = earlier.transcript;
+        all.extend(entries);
+        result.transcript = Some(TestTranscript {
+            entries: all,
+            dropped: dropped + earlier.dropped,
+        });
     }
-    let stderr = stderr_since(&client, stderr_before);
+    let stderr = earlier.stderr + &stderr_since(&client, earlier.stderr_before);
     if !stderr.trim().is_empty() {
         result.stderr = Some(crate::error::shorten(&last_lines(&stderr, 20), 4000));
     }
@@ -496,10 +513,15 @@ fn unmet_requirement(client: &Client, req: Option<&ir::Requirements>) -> Option<
     None
 }
 
-struct StepRunner<'a> {
+struct StepRunner {
     /// When the test started (steps report their start after it).
     started: Instant,
-    client: &'a Client,
+    client: Client,
+    /// The server and settings the session was opened with, for `Reconnect` (`None` when
+    /// the target could not be resolved).
+    reopen: Option<(crate::client::Target, SessionConfig)>,
+    /// What the sessions a `Reconnect` closed left behind.
+    earlier: reconnect::Earlier,
     vars: Vars,
     default_timeout: Duration,
     sequence: u64,

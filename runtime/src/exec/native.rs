@@ -20,13 +20,16 @@ use super::target::apply_client_settings;
 use super::tasks::{TasksDeclared, task_wait};
 use super::{Reply, StepFail, fail, from_result};
 
-impl StepRunner<'_> {
+impl StepRunner {
     pub(super) async fn native(
         &mut self,
         n: &NativeStep,
         timeout: Duration,
     ) -> Result<Reply, NativeFail> {
-        let c = self.client;
+        if n.action() == NativeAction::Reconnect {
+            return self.reconnect(timeout).await;
+        }
+        let c = &self.client;
         let need = |what: Option<&str>, member: &str| -> Result<String, NativeFail> {
             match what {
                 Some(s) => self.interp_str(s).map_err(NativeFail::Step),
@@ -176,6 +179,8 @@ impl StepRunner<'_> {
             NativeAction::SkillsList => skills_list(c).await?,
             NativeAction::SkillsVerify => skills_verify(c).await.map_err(NativeFail::Step)?,
             NativeAction::AppsVerify => apps_verify(c).await.map_err(NativeFail::Step)?,
+            // Handled before the session is borrowed, above.
+            NativeAction::Reconnect => return self.reconnect(timeout).await,
             NativeAction::LintClean | NativeAction::ToolsSnapshot => {
                 let gate = match n {
                     NativeStep::LintClean(a) => lint_clean(c, a).await,

@@ -16,7 +16,7 @@ use super::tasks::call_tool;
 use super::values::{self};
 use super::{Reply, StepFail, broke};
 
-impl StepRunner<'_> {
+impl StepRunner {
     pub(super) async fn perform(
         &mut self,
         step: &Step,
@@ -54,7 +54,7 @@ impl StepRunner<'_> {
                     };
                     let args = if t.positional.is_some() || t.coerce == Some(true) {
                         tool_arguments(
-                            self.client,
+                            &self.client,
                             &name,
                             named,
                             positional,
@@ -64,7 +64,7 @@ impl StepRunner<'_> {
                     } else {
                         Value::Object(named)
                     };
-                    return call_tool(self.client, t, &name, args, &opts, timeout, &mut self.task)
+                    return call_tool(&self.client, t, &name, args, &opts, timeout, &mut self.task)
                         .await;
                 }
                 self.call(&name, args, &opts).await

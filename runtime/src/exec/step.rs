@@ -16,7 +16,7 @@ use super::result::{StepResult, StepStatus};
 use super::values::{self};
 use super::{Reply, StepFail, fail, step_method, step_name};
 
-impl StepRunner<'_> {
+impl StepRunner {
     pub(super) async fn run(&mut self, step: &Step) -> StepResult {
         let name = step_name(step);
         let started = Instant::now();

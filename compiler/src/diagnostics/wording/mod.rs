@@ -134,6 +134,7 @@ impl Problem {
                 surface,
             } => names::unknown_function(name, suggestion, surface),
             UnknownLintRule { code, suggestion } => names::unknown_lint_rule(code, suggestion),
+            MisplacedFault { phrase, step } => names::misplaced_fault(phrase, step),
             BadResultPath { path, reason } => names::bad_result_path(path, reason),
             NoTarget => names::no_target(),
             BadServerOption { key, reason } => names::bad_server_option(key, reason),

@@ -297,6 +297,25 @@ pub(super) fn unknown_lint_rule(code: &str, suggestion: &Option<String>) -> Word
     )
 }
 
+pub(super) fn misplaced_fault(phrase: &str, step: &Option<String>) -> Wording {
+    match step {
+        Some(step) => w(
+            Code::MisplacedFault,
+            "no request to fault",
+            format!(
+                "`{phrase}` acts on one request and its answer, which only a tool call or a request step has (`Call tool`, `Send`, `Read resource`, `Get prompt`); the step before it is {step}."
+            ),
+            Some("put the fault below the step that sends the request to be faulted".into()),
+        ),
+        None => w(
+            Code::MisplacedFault,
+            "second fault",
+            format!("`{phrase}` is a second fault on the same step; a step takes one fault."),
+            Some("keep one fault on this step, and put the other below a step of its own".into()),
+        ),
+    }
+}
+
 pub(super) fn bad_result_path(path: &str, reason: &str) -> Wording {
     w(
         Code::BadResultPath,

@@ -27,9 +27,10 @@ mod test;
 
 use crate::ir::{
     Aggregate, Assert, Assertion, ClientBehavior, DataSource, ElicitationAnswer, ErrorExpectation,
-    Export, ForEach, HttpTarget, InheritEnv, JsonAssertions, JsonType, NativeAction, NativeStep,
-    OAuth, OrderedMap, Phase, RequestStep, SamplingAnswer, ScriptedSampling, SetStep, Skip, Status,
-    StdioTarget, Step, StepKind, Suite, Target, Test, ToolStep,
+    Export, Fault, FaultKind, ForEach, HttpTarget, InheritEnv, JsonAssertions, JsonType,
+    NativeAction, NativeStep, OAuth, OrderedMap, Phase, RequestStep, SamplingAnswer,
+    ScriptedSampling, SetStep, Skip, Status, StdioTarget, Step, StepKind, Suite, Target, Test,
+    ToolStep,
 };
 use crate::lower::values;
 use crate::syntax::token::{Tok, lex_line};

@@ -114,6 +114,7 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
             }
             Some((format!("{verb} {}", qname(task)?), None, None))
         }
+        NativeStep::Reconnect(_) => (name == "Reconnect").then(|| ("Reconnect".into(), None, None)),
         NativeStep::TaskList(l) => {
             (name == "List tasks" && l.params.is_none()).then(|| ("List tasks".into(), None, None))
         }

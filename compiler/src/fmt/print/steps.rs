@@ -50,8 +50,8 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
         source: _,
         flow: _,
     } = step;
-    // A fault has no phrase: `Run step with:` writes it.
-    if fault.is_some() {
+    // A fault phrase lowers only below a step that sends one request.
+    if fault.is_some() && !matches!(kind, StepKind::Tool(_) | StepKind::Request(_)) {
         return None;
     }
     match kind {
@@ -239,5 +239,20 @@ pub(super) fn modifiers(step: &Step) -> Option<Vec<String>> {
     if let Some(ms) = timeout {
         lines.push(format!("Wait up to {}", duration(ms)?));
     }
+    if let Some(f) = &step.fault {
+        lines.push(fault_phrase(f)?);
+    }
     Some(lines)
+}
+
+/// The phrase of a fault, when one lowers back to it.
+fn fault_phrase(f: &Fault) -> Option<String> {
+    Some(match (f.kind, f.delay_ms) {
+        (FaultKind::Delay, Some(ms)) => format!("Delay the response by {}", duration(ms)?),
+        (_, Some(_)) | (FaultKind::Delay, None) => return None,
+        (FaultKind::Drop, None) => "Drop the response".into(),
+        (FaultKind::Disconnect, None) => "Disconnect after the request".into(),
+        (FaultKind::Duplicate, None) => "Duplicate the response".into(),
+        (FaultKind::Corrupt, None) => "Corrupt the response".into(),
+    })
 }

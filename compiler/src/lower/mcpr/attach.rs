@@ -2,6 +2,8 @@
 //! or line reads.
 
 use super::*;
+use crate::ir::{Fault, FaultKind};
+use crate::syntax::FaultPhrase;
 
 /// Every reference in the templates of a step (what it sends and what it expects).
 pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
@@ -279,6 +281,43 @@ pub(super) fn attach(
                 if file == entry {
                     b.exports.push((name.value.clone(), name.span));
                 }
+            }
+            return;
+        }
+        Stmt::Fault { fault } => {
+            let (phrase, kind, delay_ms) = match fault {
+                FaultPhrase::Drop => ("Drop the response", FaultKind::Drop, None),
+                FaultPhrase::Delay(d) => ("Delay the response by", FaultKind::Delay, d.ms),
+                FaultPhrase::Disconnect => {
+                    ("Disconnect after the request", FaultKind::Disconnect, None)
+                }
+                FaultPhrase::Duplicate => ("Duplicate the response", FaultKind::Duplicate, None),
+                FaultPhrase::Corrupt => ("Corrupt the response", FaultKind::Corrupt, None),
+            };
+            let misplaced = match &step.kind {
+                _ if step.fault.is_some() => Some(None),
+                StepKind::Tool(_) | StepKind::Request(_) => None,
+                StepKind::Set(_) => Some(Some("a `Set … using` step".to_string())),
+                StepKind::Native(n) => {
+                    let name = serde_json::to_value(n.action()).unwrap_or_default();
+                    Some(Some(format!(
+                        "the native action `{}`",
+                        name.as_str().unwrap_or("native")
+                    )))
+                }
+            };
+            match misplaced {
+                Some(step) => l.report(
+                    Problem::MisplacedFault {
+                        phrase: phrase.into(),
+                        step,
+                    },
+                    file,
+                    node.span,
+                ),
+                // A delay whose duration is invalid was reported as MCPLANG106.
+                None if kind == FaultKind::Delay && delay_ms.is_none() => {}
+                None => step.fault = Some(Fault { kind, delay_ms }),
             }
             return;
         }

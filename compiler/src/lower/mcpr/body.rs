@@ -308,6 +308,11 @@ fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action
             let verb = if get { "Get task" } else { "Cancel task" };
             (StepKind::native(n), named(verb, &task.value), None)
         }
+        Stmt::Reconnect => (
+            StepKind::native(NativeStep::new(NativeAction::Reconnect)),
+            "Reconnect".into(),
+            None,
+        ),
         Stmt::ListTasks => (
             StepKind::native(NativeStep::new(NativeAction::TaskList)),
             "List tasks".into(),

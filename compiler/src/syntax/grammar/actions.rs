@@ -123,6 +123,21 @@ pub(crate) fn wait_up_to<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .boxed()
 }
 
+pub(crate) fn fault<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    choice((
+        phrase("drop the response").to(FaultPhrase::Drop),
+        phrase("delay the response by")
+            .ignore_then(duration())
+            .map(FaultPhrase::Delay),
+        phrase("disconnect after the request").to(FaultPhrase::Disconnect),
+        phrase("duplicate the response").to(FaultPhrase::Duplicate),
+        phrase("corrupt the response").to(FaultPhrase::Corrupt),
+    ))
+    .then_ignore(end())
+    .map(|fault| Stmt::Fault { fault })
+    .boxed()
+}
+
 pub(crate) fn set_log_level<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
     phrase("set log level to")
         .ignore_then(unquoted_rest(src))
@@ -162,6 +177,13 @@ pub(crate) fn list_tasks<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     phrase("list tasks")
         .then_ignore(end())
         .to(Stmt::ListTasks)
+        .boxed()
+}
+
+pub(crate) fn reconnect<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
+    kw("reconnect")
+        .then_ignore(end())
+        .to(Stmt::Reconnect)
         .boxed()
 }
 
