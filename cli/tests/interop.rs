@@ -16,18 +16,6 @@ fn root() -> PathBuf {
     common::repo_root()
 }
 
-fn interop_dir() -> PathBuf {
-    let dir = std::env::var("MCPR_INTEROP_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| std::env::temp_dir().join("mcpr-interop"));
-    assert!(
-        dir.join("node_modules").is_dir() && dir.join("venv").is_dir(),
-        "the interop servers are not installed in {} (run conformance-tests/interop/install.sh)",
-        dir.display()
-    );
-    dir
-}
-
 /// `(test name, status, code)` from the `# expect: STATUS [CODE]` line above each test.
 fn expectations(source: &str) -> Vec<(String, String, Option<String>)> {
     let mut out = Vec::new();
@@ -63,7 +51,7 @@ fn run_file(
     let report = scratch.path().join("report.json");
     let out = common::mcpr_bin()
         .current_dir(root())
-        .env("MCPR_INTEROP_DIR", interop_dir())
+        .env("MCPR_INTEROP_DIR", common::interop_dir())
         .env("MCPR_INTEROP_SCRATCH", scratch.path())
         .env("NO_COLOR", "1")
         .args(["run", "--no-history", "--jobs", "2", "--json"])
@@ -129,7 +117,7 @@ const PYTHON_SDK_DIFFERENCES: &[(&str, &str, &str, &str, &str)] = &[
 fn both_eras_suite_on_the_python_sdk() {
     let file = root().join("conformance-tests/runtime/both-eras.mcpr");
     let source = std::fs::read_to_string(&file).unwrap();
-    let python = interop_dir().join("venv/bin/python");
+    let python = common::interop_dir().join("venv/bin/python");
     let server = format!(
         "{} conformance-tests/interop/both_eras_server.py",
         python.display()

@@ -6,25 +6,12 @@
 //! installs the servers and runs `cargo test --test interop_conformance -- --ignored`.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 mod common;
-
-fn interop_dir() -> PathBuf {
-    let dir = std::env::var("MCPR_INTEROP_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| std::env::temp_dir().join("mcpr-interop"));
-    assert!(
-        dir.join("node_modules").is_dir() && dir.join("venv").is_dir(),
-        "the interop servers are not installed in {} (run conformance-tests/interop/install.sh)",
-        dir.display()
-    );
-    dir
-}
 
 /// A `(version, check, verdict)` row.
 type Row = (String, String, String);
@@ -176,7 +163,7 @@ fn tiny_server() -> String {
 #[test]
 #[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
 fn server_everything_over_stdio() {
-    let dir = interop_dir();
+    let dir = common::interop_dir();
     check(
         "server-everything, stdio",
         &words(&["--", "node", &everything(&dir), "stdio"]),
@@ -186,7 +173,7 @@ fn server_everything_over_stdio() {
 #[test]
 #[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
 fn server_everything_over_http() {
-    let dir = interop_dir();
+    let dir = common::interop_dir();
     let port = free_port();
     let mut cmd = Command::new("node");
     cmd.args([everything(&dir).as_str(), "streamableHttp"])
@@ -201,7 +188,7 @@ fn server_everything_over_http() {
 #[test]
 #[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
 fn python_sdk_server_over_stdio() {
-    let dir = interop_dir();
+    let dir = common::interop_dir();
     let python = dir.join("venv/bin/python").display().to_string();
     check(
         "Python SDK server, stdio",
@@ -212,7 +199,7 @@ fn python_sdk_server_over_stdio() {
 #[test]
 #[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
 fn python_sdk_server_over_http() {
-    let dir = interop_dir();
+    let dir = common::interop_dir();
     let port = free_port();
     let mut cmd = Command::new(dir.join("venv/bin/python"));
     cmd.args([tiny_server(), "http".into(), port.to_string()]);
@@ -226,7 +213,7 @@ fn python_sdk_server_over_http() {
 #[test]
 #[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
 fn mcp_server_time_over_stdio() {
-    let dir = interop_dir();
+    let dir = common::interop_dir();
     let time = dir.join("venv/bin/mcp-server-time").display().to_string();
     check("mcp-server-time, stdio", &words(&["--", &time]));
 }
@@ -234,7 +221,7 @@ fn mcp_server_time_over_stdio() {
 #[test]
 #[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
 fn mcp_server_git_over_stdio() {
-    let dir = interop_dir();
+    let dir = common::interop_dir();
     let repo = tempfile::tempdir().unwrap();
     let git = |args: &[&str]| {
         let ok = Command::new("git")
@@ -267,7 +254,7 @@ fn mcp_server_git_over_stdio() {
 #[test]
 #[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
 fn mcp_server_memory_over_stdio() {
-    let dir = interop_dir();
+    let dir = common::interop_dir();
     let scratch = tempfile::tempdir().unwrap();
     let memory = dir
         .join("node_modules/@modelcontextprotocol/server-memory/dist/index.js")

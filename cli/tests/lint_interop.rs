@@ -6,27 +6,15 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use common::output_text;
 use serde_json::Value;
 
-fn interop_dir() -> PathBuf {
-    let dir = std::env::var("MCPR_INTEROP_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| std::env::temp_dir().join("mcpr-interop"));
-    assert!(
-        dir.join("node_modules").is_dir() && dir.join("venv").is_dir(),
-        "the interop servers are not installed in {} (run conformance-tests/interop/install.sh)",
-        dir.display()
-    );
-    dir
-}
-
 fn node(package: &str) -> String {
-    interop_dir()
+    common::interop_dir()
         .join("node_modules/@modelcontextprotocol")
         .join(package)
         .join("dist/index.js")
@@ -35,7 +23,7 @@ fn node(package: &str) -> String {
 }
 
 fn venv(bin: &str) -> String {
-    interop_dir()
+    common::interop_dir()
         .join("venv/bin")
         .join(bin)
         .display()

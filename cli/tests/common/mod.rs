@@ -185,3 +185,17 @@ impl Drop for HttpServer {
         let _ = self.child.wait();
     }
 }
+
+/// Where `conformance-tests/interop/install.sh` put the public servers (`MCPR_INTEROP_DIR`,
+/// else the temporary folder's `mcpr-interop`); fails when they are not installed.
+pub fn interop_dir() -> PathBuf {
+    let dir = std::env::var("MCPR_INTEROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| std::env::temp_dir().join("mcpr-interop"));
+    assert!(
+        dir.join("node_modules").is_dir() && dir.join("venv").is_dir(),
+        "the interop servers are not installed in {} (run conformance-tests/interop/install.sh)",
+        dir.display()
+    );
+    dir
+}
