@@ -201,6 +201,62 @@ fn a_converted_suite_runs_like_the_original() {
     }
 }
 
+/// Commands that a phrase does exactly become that phrase below a comment with their script
+/// line; the converted suite runs green against the reference server as the script does, and
+/// a step's failure is still reported (the phrases are real steps, not comments).
+#[test]
+fn a_legacy_script_converts_to_phrases_that_run_the_same() {
+    let server = reference_server();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["02_errors", "04_notifications", "05_tasks"] {
+        let script = root.join(format!("conformance-tests/legacy/valid/{name}.mcp"));
+        let out_path = tmp.path().join(format!("{name}.mcpr"));
+        let out = mcpr()
+            .arg("convert")
+            .arg(&script)
+            .arg("-o")
+            .arg(&out_path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out));
+        let printed = std::fs::read_to_string(&out_path).unwrap();
+        let out = mcpr()
+            .arg("run")
+            .arg(&out_path)
+            .args(["--server", &server])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}\n{printed}",
+            text(&out)
+        );
+        if name == "04_notifications" {
+            for line in [
+                "  # subscribe fixture://status\n  Subscribe to resource \"fixture://status\"\n",
+                "  # wait_notification tools/list_changed\n  Wait for notification \"notifications/tools/list_changed\" within 5 seconds\n",
+            ] {
+                assert!(printed.contains(line), "{line}\n---\n{printed}");
+            }
+            // The phrase is the step: a wait that nothing answers fails the run.
+            let broken = printed.replace(
+                "Wait for notification \"notifications/tools/list_changed\" within 5 seconds",
+                "Wait for notification \"notifications/never/sent\" within 200 ms",
+            );
+            std::fs::write(&out_path, broken).unwrap();
+            let out = mcpr()
+                .arg("run")
+                .arg(&out_path)
+                .args(["--server", &server])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        }
+    }
+}
+
 /// A legacy `.mcp` script converts to `.mcpr` (the default), YAML and JSON; each checks clean
 /// and runs against the reference server with the script's outcome.
 #[test]

@@ -241,3 +241,53 @@ fn what_mcpr_cannot_carry_is_refused() {
     let e = fmt::to_mcpr_checked(&s).unwrap_err();
     assert!(e.contains("cannot carry"), "{e}");
 }
+
+/// A legacy script converts as `mcpr convert` converts it: each command a phrase does exactly
+/// is written as that phrase below a comment holding its script line, the rest as `Run step
+/// with:`. The text compiles to the script's suite but for those steps' names, and printing
+/// that suite again gives the same text without the comments.
+#[test]
+fn legacy_scripts_convert_to_phrases_with_their_lines_as_comments() {
+    let options = fmt::print::Options {
+        names_as_comments: true,
+    };
+    let mut phrases = 0;
+    for path in files("conformance-tests/legacy/valid", "mcp") {
+        let label = path.file_name().unwrap().to_string_lossy().to_string();
+        let ir = compile_file(&path).unwrap();
+        let printed = fmt::to_mcpr_checked_with(&ir, options)
+            .unwrap_or_else(|e| panic!("{label}: {e}\n{}", fmt::print::suite_with(&ir, options)));
+        let back = compile_text(&label, &printed).unwrap();
+        let uncommented: String = printed
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(fmt::print::suite(&back), uncommented, "{label}");
+        // Every comment stands above a phrase, and names the script line of its step.
+        let lines: Vec<&str> = printed.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(comment) = line.strip_prefix("  # ") else {
+                continue;
+            };
+            let next = lines[i + 1..]
+                .iter()
+                .find(|l| !l.trim_start().starts_with('#'))
+                .unwrap();
+            assert!(!next.contains("Run step with:"), "{label}: {comment}");
+            let step = ir.tests[0]
+                .steps
+                .iter()
+                .find(|s| {
+                    s.name
+                        .as_deref()
+                        .is_some_and(|n| n.lines().next() == Some(comment))
+                })
+                .unwrap_or_else(|| panic!("{label}: no step named {comment:?}"));
+            assert!(step.name.is_some());
+            phrases += 1;
+        }
+    }
+    // ping, logging, call_tool_raw, complete, subscribe, wait_notification, get/cancel_task
+    assert!(phrases >= 10, "only {phrases} commands became phrases");
+}

@@ -45,7 +45,12 @@ pub fn run(args: ConvertArgs) -> u8 {
         }
     };
     let text = if to == Format::Mcpr {
-        match fmt::to_mcpr_checked(&suite) {
+        // A legacy script's steps are named after their command lines, which no phrase
+        // gives: they become comments above the phrases (docs/convert.md).
+        let options = fmt::print::Options {
+            names_as_comments: legacy,
+        };
+        match fmt::to_mcpr_checked_with(&suite, options) {
             Ok(t) => t,
             Err(msg) => {
                 eprintln!(

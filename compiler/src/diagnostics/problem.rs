@@ -503,8 +503,12 @@ pub enum Problem {
     LegacyBadTimeout {
         /// The text as written.
         text: String,
-        /// What the value is for.
-        what: &'static str,
+        /// Whether the value is the `timeout` prefix, which takes whole milliseconds only
+        /// (otherwise a duration argument, which also takes units).
+        prefix: bool,
+        /// The milliseconds the text means as a duration with a unit (`2s` → 2000), when it
+        /// does: a `timeout` prefix written that way.
+        as_duration: Option<u64>,
     },
     /// An argument whose value the command cannot use.
     LegacyBadArgument {

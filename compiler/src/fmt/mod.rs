@@ -244,6 +244,15 @@ pub fn first_difference(a: &Suite, b: &Suite) -> Option<String> {
     Some(diff(&a, &b, String::new()).unwrap_or_else(|| "(order of members)".into()))
 }
 
+/// The suite with every step's name left out (tool calls then take their default name).
+fn without_step_names(suite: &Suite) -> Suite {
+    let mut s = suite.clone();
+    for step in s.tests.iter_mut().flat_map(|t| t.steps.iter_mut()) {
+        step.name = None;
+    }
+    s
+}
+
 fn diff(a: &Value, b: &Value, at: String) -> Option<String> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
@@ -277,7 +286,14 @@ fn diff(a: &Value, b: &Value, at: String) -> Option<String> {
 /// The suite as `.mcpr`, proven: the printed text is compiled again and must give the same
 /// suite (after [`canonical`]). The error names the first member `.mcpr` could not carry.
 pub fn to_mcpr_checked(suite: &Suite) -> Result<String, String> {
-    let text = print::suite(suite);
+    to_mcpr_checked_with(suite, print::Options::default())
+}
+
+/// [`to_mcpr_checked`] with printer options. With `names_as_comments` the proof compares the
+/// suites without their step names, which the printed text keeps as comments where its
+/// phrases give others.
+pub fn to_mcpr_checked_with(suite: &Suite, options: print::Options) -> Result<String, String> {
+    let text = print::suite_with(suite, options);
     let mut map = crate::SourceMap::new();
     let id = map.add(crate::source::SourceFile::new(
         "converted.mcpr",
@@ -298,7 +314,12 @@ pub fn to_mcpr_checked(suite: &Suite) -> Result<String, String> {
     let Some(back) = compiled.suite else {
         return Err("the printed suite has no tests".into());
     };
-    match first_difference(suite, &back) {
+    let difference = if options.names_as_comments {
+        first_difference(&without_step_names(suite), &without_step_names(&back))
+    } else {
+        first_difference(suite, &back)
+    };
+    match difference {
         None => Ok(text),
         Some(d) => Err(format!(
             "MCP Test Language cannot carry every detail of this suite: {d} (suite ≠ printed)"

@@ -70,14 +70,28 @@ pub(super) fn legacy_bad_heredoc(reason: &HeredocProblem) -> Wording {
     w(Code::LegacyBadHeredoc, label, message, Some(help))
 }
 
-pub(super) fn legacy_bad_timeout(text: &str, what: &&'static str) -> Wording {
+pub(super) fn legacy_bad_timeout(text: &str, prefix: bool, as_duration: Option<u64>) -> Wording {
+    if !prefix {
+        return w(
+            Code::LegacyBadTimeout,
+            "not a usable duration",
+            format!(
+                "`{text}` is not a valid duration: write whole milliseconds (`500`) or a number with a unit (`500ms`, `2s`, `1.5s`, `1m`), between 1 ms and 10 minutes."
+            ),
+            Some("write e.g. `5000` or `5s`".into()),
+        );
+    }
+    let help = match as_duration {
+        Some(ms) => format!("write `timeout {ms}`"),
+        None => "write e.g. `timeout 5000` for five seconds".into(),
+    };
     w(
         Code::LegacyBadTimeout,
-        "not a usable duration",
+        "not a usable timeout",
         format!(
-            "`{text}` is not a valid {what}: write whole milliseconds (`500`) or a number with a unit (`500ms`, `2s`, `1.5s`, `1m`), between 1 ms and 10 minutes."
+            "`{text}` is not a valid timeout: the `timeout` prefix takes whole milliseconds without a unit, from 1 to 600000 (10 minutes)."
         ),
-        Some("write e.g. `5000` or `5s`".into()),
+        Some(help),
     )
 }
 

@@ -161,7 +161,11 @@ impl Problem {
                 legacy::legacy_variable_not_set(name, suggestion)
             }
             LegacyBadHeredoc { reason } => legacy::legacy_bad_heredoc(reason),
-            LegacyBadTimeout { text, what } => legacy::legacy_bad_timeout(text, what),
+            LegacyBadTimeout {
+                text,
+                prefix,
+                as_duration,
+            } => legacy::legacy_bad_timeout(text, *prefix, *as_duration),
             LegacyBadArgument {
                 command,
                 reason,

@@ -43,8 +43,23 @@ use steps::*;
 use test::*;
 pub use test::{table_fits, table_lines};
 
+/// How the printer writes what has more than one way.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Write a step as phrases whatever its name, keeping a name the phrases would not give
+    /// on comment lines above them (`# call_tool add 2 3`). For legacy `.mcp` scripts, whose
+    /// steps are named after their command lines: the suite then reads as `.mcpr`, and
+    /// compiles to the same suite but for those names ([`crate::fmt::to_mcpr_checked_with`]).
+    pub names_as_comments: bool,
+}
+
 /// The canonical `.mcpr` text of a suite.
 pub fn suite(suite: &Suite) -> String {
+    suite_with(suite, Options::default())
+}
+
+/// The `.mcpr` text of a suite, written as `options` say.
+pub fn suite_with(suite: &Suite, options: Options) -> String {
     // Named member by member, so a new one must be printed here.
     let Suite {
         version: _,
@@ -63,7 +78,10 @@ pub fn suite(suite: &Suite) -> String {
         extensions: _,
         data_sources: _,
     } = suite;
-    let mut p = Printer::default();
+    let mut p = Printer {
+        out: String::new(),
+        options,
+    };
     p.line(0, "MCP Test 1");
     if let Some(name) = &suite.name
         && let Some(t) = rest_text(name)
@@ -86,9 +104,9 @@ pub fn suite(suite: &Suite) -> String {
 }
 
 /// Accumulated output.
-#[derive(Default)]
 struct Printer {
     out: String,
+    options: Options,
 }
 
 impl Printer {

@@ -4,7 +4,11 @@ use super::*;
 
 pub(super) type Head<'a> = (String, Option<&'a Map<String, Value>>, Option<bool>);
 
-pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -> Option<Head<'a>> {
+pub(super) fn native<'a>(
+    n: &'a NativeStep,
+    name: &StepName<'_>,
+    cleanup: Option<bool>,
+) -> Option<Head<'a>> {
     // A phrase fits when the action has exactly the members the phrase writes. `Wait up to`
     // sets a native action's own deadline; it is printed with the modifiers.
     match n {
@@ -12,7 +16,7 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
             let (tool, args) = name_and_arguments(r.params.as_ref())?;
             if r.method.as_deref() != Some("tools/call")
                 || r.progress != Some(true)
-                || name != format!("{} with progress", named("Call tool", tool))
+                || !name.fits(&format!("{} with progress", named("Call tool", tool)))
             {
                 return None;
             }
@@ -48,7 +52,7 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
                 }
                 Some(_) => return None,
             }
-            if name != phrase_name {
+            if !name.fits(&phrase_name) {
                 return None;
             }
             let within = duration(a.timeout_ms?)?;
@@ -69,7 +73,7 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
             } else {
                 "Unsubscribe from"
             };
-            if name != named(verb, uri) {
+            if !name.fits(&named(verb, uri)) {
                 return None;
             }
             Some((
@@ -80,7 +84,7 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
         }
         NativeStep::SetLogLevel(l) => {
             let level = l.level.as_deref()?;
-            if name != format!("Set log level to {level}") {
+            if !name.fits(&format!("Set log level to {level}")) {
                 return None;
             }
             Some((
@@ -97,7 +101,7 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
                 ("resources/templates/list", "resourceTemplates") => "resource templates",
                 _ => return None,
             };
-            if name != format!("List all {what}") || a.params.is_some() {
+            if !name.fits(&format!("List all {what}")) || a.params.is_some() {
                 return None;
             }
             Some((format!("List all {what}"), None, None))
@@ -109,15 +113,16 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
             } else {
                 "Cancel task"
             };
-            if name != named(verb, task) || t.params.is_some() {
+            if t.params.is_some() || !name.fits(&named(verb, task)) {
                 return None;
             }
             Some((format!("{verb} {}", qname(task)?), None, None))
         }
-        NativeStep::Reconnect(_) => (name == "Reconnect").then(|| ("Reconnect".into(), None, None)),
-        NativeStep::TaskList(l) => {
-            (name == "List tasks" && l.params.is_none()).then(|| ("List tasks".into(), None, None))
-        }
+        NativeStep::Reconnect(_) => name
+            .fits("Reconnect")
+            .then(|| ("Reconnect".into(), None, None)),
+        NativeStep::TaskList(l) => (l.params.is_none() && name.fits("List tasks"))
+            .then(|| ("List tasks".into(), None, None)),
         NativeStep::LintClean(a) => {
             let text = a.statement();
             // Codes are written as the lowering writes them: upper case, no separators.
@@ -126,11 +131,11 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
                     && c.chars()
                         .all(|ch| ch.is_ascii_uppercase() || ch.is_ascii_digit())
             }) && a.ignore.as_ref().is_none_or(|c| !c.is_empty());
-            (name == text && codes_fit).then_some((text, None, None))
+            (codes_fit && name.fits(&text)).then_some((text, None, None))
         }
         NativeStep::ToolsSnapshot(a) => {
             let text = a.statement()?;
-            (name == text).then_some((text, None, None))
+            name.fits(&text).then_some((text, None, None))
         }
         // mcpr additions written by legacy `.mcp` scripts: no phrase yet, so they print as
         // `Run step with:`, which carries every setting.
@@ -149,7 +154,10 @@ pub(super) fn native<'a>(n: &'a NativeStep, name: &str, cleanup: Option<bool>) -
 
 /// The `When the server asks for input` / `When the server requests sampling` phrase of a
 /// `configure-client` behaviour that sets one scripted answer as those phrases write it.
-pub(super) fn client_answer<'a>(behavior: &'a ClientBehavior, name: &str) -> Option<Head<'a>> {
+pub(super) fn client_answer<'a>(
+    behavior: &'a ClientBehavior,
+    name: &StepName<'_>,
+) -> Option<Head<'a>> {
     match behavior {
         ClientBehavior {
             prepared_answers_only: None,
@@ -165,7 +173,7 @@ pub(super) fn client_answer<'a>(behavior: &'a ClientBehavior, name: &str) -> Opt
                 Some(_) => return None,
             };
             if action != action.to_ascii_lowercase()
-                || name != format!("Respond to elicitation with {action}")
+                || !name.fits(&format!("Respond to elicitation with {action}"))
             {
                 return None;
             }
@@ -187,7 +195,8 @@ pub(super) fn client_answer<'a>(behavior: &'a ClientBehavior, name: &str) -> Opt
                 })),
             elicitation: None,
         } => {
-            if model != "mcprigor-scripted" || name != "Respond to sampling with a scripted message"
+            if model != "mcprigor-scripted"
+                || !name.fits("Respond to sampling with a scripted message")
             {
                 return None;
             }

@@ -33,8 +33,54 @@ pub(super) fn named(verb: &str, subject: &str) -> String {
     format!("{verb} \u{201c}{subject}\u{201d}")
 }
 
-/// The step as phrases, when phrases lower back to exactly this step.
-pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Vec<String>> {
+/// The name a step must have for a phrase to fit it: the phrase lowers to a step of its own
+/// name (`Call tool “add”`), so a step named otherwise is not that phrase — unless the
+/// printer writes names as comments (legacy conversion, [`super::Options`]), where the
+/// phrase fits any name and a name it would not give is kept on a comment line above it.
+pub(super) struct StepName<'a> {
+    name: &'a str,
+    as_comment: bool,
+    differs: std::cell::Cell<bool>,
+}
+
+impl<'a> StepName<'a> {
+    pub(super) fn new(name: &'a str, as_comment: bool) -> Self {
+        Self {
+            name,
+            as_comment,
+            differs: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether a phrase that lowers to a step named `implied` may stand for this step.
+    pub(super) fn fits(&self, implied: &str) -> bool {
+        if self.name == implied {
+            return true;
+        }
+        self.differs.set(self.as_comment);
+        self.as_comment
+    }
+
+    /// The comment lines that keep the name when the phrase written gives another.
+    fn comment(&self) -> Vec<String> {
+        if !self.differs.get() {
+            return Vec::new();
+        }
+        self.name
+            .lines()
+            .map(|l| format!("# {l}").trim_end().to_string())
+            .collect()
+    }
+}
+
+/// The step as phrases, when phrases lower back to exactly this step (its name aside when
+/// `names_as_comments`: see [`StepName`]).
+pub(super) fn phrases(
+    step: &Step,
+    section: Phase,
+    functions: bool,
+    names_as_comments: bool,
+) -> Option<Vec<String>> {
     // Every member is named here so that a new one cannot slip past the phrases: it must be
     // handled below (or the step goes to `Run step with:`).
     let Step {
@@ -77,7 +123,7 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
         return None;
     }
     let cleanup = Some(section == Phase::Cleanup);
-    let name = step.name.as_deref()?;
+    let name = StepName::new(step.name.as_deref()?, names_as_comments);
     let mut lines = Vec::new();
     // (first line, block, always as lowering writes it)
     let (head, block, always): (String, Option<&Map<String, Value>>, Option<bool>) = match &step
@@ -85,7 +131,7 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
     {
         StepKind::Tool(t) => {
             // Positional values, schema coercion and task mode have no phrase.
-            if name != named("Call tool", &t.name)
+            if !name.fits(&named("Call tool", &t.name))
                 || t.positional.is_some()
                 || t.coerce.is_some()
                 || t.task.is_some()
@@ -107,15 +153,15 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
                 && let Some(Value::Object(p)) = params
                 && p.len() == 1
                 && let Some(Value::String(uri)) = p.get("uri")
-                && name == named("Read resource", uri)
+                && name.fits(&named("Read resource", uri))
             {
                 (format!("Read resource {}", qname(uri)?), None, cleanup)
             } else if r.method == "prompts/get"
                 && let Some((prompt, args)) = name_and_arguments(params)
-                && name == named("Get prompt", prompt)
+                && name.fits(&named("Get prompt", prompt))
             {
                 (format!("Get prompt {}", qname(prompt)?), args, cleanup)
-            } else if name == format!("Send {}", r.method) {
+            } else if name.fits(&format!("Send {}", r.method)) {
                 match params {
                     None => (format!("Send {}", qname(&r.method)?), None, cleanup),
                     Some(Value::Object(p)) if !p.is_empty() => {
@@ -128,8 +174,11 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
             }
         }
         StepKind::Set(s) => {
-            if name != format!("{} using {}", named("Set", &s.variable), s.function)
-                || step.assert.is_some()
+            if !name.fits(&format!(
+                "{} using {}",
+                named("Set", &s.variable),
+                s.function
+            )) || step.assert.is_some()
                 || step.capture.is_some()
                 || step.export.is_some()
                 || step.timeout_ms.is_some()
@@ -144,7 +193,7 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
                 a => Some(with_block(head, a.as_ref())),
             };
         }
-        StepKind::Native(n) => native(n, name, cleanup)?,
+        StepKind::Native(n) => native(n, &name, cleanup)?,
     };
     if !same_always(step.always, always, section) {
         return None;
@@ -154,6 +203,7 @@ pub(super) fn phrases(step: &Step, section: Phase, functions: bool) -> Option<Ve
     {
         return None;
     }
+    lines.extend(name.comment());
     lines.extend(with_block(head, block));
     lines.extend(modifiers(step)?);
     Some(lines)

@@ -145,7 +145,8 @@ pub(super) fn test(p: &mut Printer, suite: &Suite, t: &Test) {
             );
             section = phase;
         }
-        let lines = phrases(step, section, functions).unwrap_or_else(|| run_step(step, section));
+        let lines = phrases(step, section, functions, p.options.names_as_comments)
+            .unwrap_or_else(|| run_step(step, section));
         for line in lines {
             p.line(2, &line);
         }

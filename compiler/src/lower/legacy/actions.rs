@@ -209,7 +209,8 @@ impl Legacy<'_> {
             self.report(
                 Problem::LegacyBadTimeout {
                     text: w.raw.clone(),
-                    what: "duration",
+                    prefix: false,
+                    as_duration: None,
                 },
                 w.span,
             );

@@ -18,7 +18,7 @@ use serde_json::{Map, json};
 
 use crate::SourceMap;
 use crate::diagnostics::problem::HeredocProblem;
-use crate::diagnostics::{Diagnostic, Problem};
+use crate::diagnostics::{Diagnostic, Fix, Problem};
 use crate::ir::{self, Assert, NativeStep, SourceLocation, Status, Step, StepKind, Suite, Test};
 use crate::names::{edit_distance, slug};
 use crate::source::Span;
@@ -271,13 +271,19 @@ impl Legacy<'_> {
                 let ms = match parse_ms(&value.text(), true) {
                     Some(ms) if !value.has_vars() => ms,
                     _ => {
-                        self.report(
-                            Problem::LegacyBadTimeout {
-                                text: value.raw.clone(),
-                                what: "timeout in milliseconds",
-                            },
-                            value.span,
-                        );
+                        let as_duration =
+                            parse_ms(&value.text(), false).filter(|_| !value.has_vars());
+                        let problem = Problem::LegacyBadTimeout {
+                            text: value.raw.clone(),
+                            prefix: true,
+                            as_duration,
+                        };
+                        let mut d = Diagnostic::new(problem, self.entry, value.span);
+                        if let Some(ms) = as_duration {
+                            let fix = format!("write the timeout in milliseconds: {ms}");
+                            d = d.with_fix(Fix::replace(value.span, ms.to_string(), fix));
+                        }
+                        self.diags.push(d);
                         return None;
                     }
                 };
