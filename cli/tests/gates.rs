@@ -339,3 +339,46 @@ fn coverage_is_printed_reported_and_gated() {
     let bad = run(dir.path(), &["cov.mcpr", "--min-coverage", "120"], false);
     assert_eq!(bad.status.code(), Some(2), "{}", output_text(&bad));
 }
+
+/// A response snapshot that did not exist is recorded and the run says so (terminal and JSON
+/// report); a matching one says nothing; a changed one fails with the difference until
+/// `--update-snapshots`, which says it updated it.
+#[test]
+fn recording_or_updating_a_response_snapshot_is_said() {
+    let suite = |text: &str| {
+        format!(
+            "MCP Test 1\nServer: {}\n\nTest: \"Echo\"\n  Call tool \"echo\" with:\n    text: {text}\n  Expect \"content[0].text\" matches snapshot \"greeting\"\n",
+            reference_server()
+        )
+    };
+    let dir = scratch(&[("suites/echo.mcpr", &suite("hello"))]);
+    let first = run(dir.path(), &["suites/echo.mcpr", "--json", "r.json"], false);
+    assert_eq!(first.status.code(), Some(0), "{}", output_text(&first));
+    let said = "recorded new snapshot echo.greeting in mcpr.snap.json";
+    assert!(stdout(&first).contains(said), "{}", output_text(&first));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(report["suites"][0]["tests"][0]["steps"][0]["output"], said);
+    // Relative to the working directory (docs/run-report.md).
+    assert!(dir.path().join("mcpr.snap.json").exists());
+    let again = run(dir.path(), &["suites/echo.mcpr"], false);
+    assert_eq!(again.status.code(), Some(0), "{}", output_text(&again));
+    assert!(!stdout(&again).contains("snapshot"), "{}", stdout(&again));
+    std::fs::write(dir.path().join("suites/echo.mcpr"), suite("goodbye")).unwrap();
+    let changed = run(dir.path(), &["suites/echo.mcpr"], false);
+    assert_eq!(changed.status.code(), Some(1), "{}", output_text(&changed));
+    assert!(stdout(&changed).contains("snapshot echo.greeting differs"));
+    let updated = run(
+        dir.path(),
+        &["suites/echo.mcpr", "--update-snapshots"],
+        false,
+    );
+    assert_eq!(updated.status.code(), Some(0), "{}", output_text(&updated));
+    assert!(
+        stdout(&updated).contains("updated snapshot echo.greeting in mcpr.snap.json"),
+        "{}",
+        output_text(&updated)
+    );
+    let after = run(dir.path(), &["suites/echo.mcpr"], true);
+    assert_eq!(after.status.code(), Some(0), "{}", output_text(&after));
+}

@@ -117,8 +117,14 @@ impl SnapshotStore {
         crate::toolsnap::check::check_file(&path, file, &live, mode)
     }
 
-    /// Compares `value` with the snapshot `key`, recording or updating it as the mode says.
-    pub fn check(&mut self, key: &str, value: &Value, ignore: &[String]) -> Result<(), Mismatch> {
+    /// Compares `value` with the snapshot `key`, recording or updating it as the mode says,
+    /// and tells which it did.
+    pub fn check(
+        &mut self,
+        key: &str,
+        value: &Value,
+        ignore: &[String],
+    ) -> Result<Written, Mismatch> {
         let mut v = value.clone();
         for p in self.ignore.iter().chain(ignore) {
             values::remove(&mut v, p).map_err(|e| {
@@ -144,13 +150,13 @@ impl SnapshotStore {
             None => {
                 self.entries.insert(key.to_string(), v);
                 self.changed = true;
-                Ok(())
+                Ok(Written::Recorded)
             }
-            Some(stored) if deep_equal(stored, &v) => Ok(()),
+            Some(stored) if deep_equal(stored, &v) => Ok(Written::Matched),
             Some(_) if self.update => {
                 self.entries.insert(key.to_string(), v);
                 self.changed = true;
-                Ok(())
+                Ok(Written::Updated)
             }
             Some(stored) => {
                 let mut lines = Vec::new();
@@ -170,6 +176,15 @@ impl SnapshotStore {
         }
     }
 
+    /// The snapshot file, as the suite's folder names it when it is inside it.
+    pub fn shown_path(&self) -> String {
+        let inside = self
+            .base_dir
+            .as_deref()
+            .and_then(|b| self.path.strip_prefix(b).ok());
+        inside.unwrap_or(&self.path).display().to_string()
+    }
+
     /// Writes the file when something changed.
     pub fn save(&self) -> Result<bool, String> {
         if !self.changed {
@@ -185,6 +200,18 @@ impl SnapshotStore {
         crate::files::write_atomic(&self.path, text.as_bytes(), crate::files::Access::Shared)?;
         Ok(true)
     }
+}
+
+/// What [`SnapshotStore::check`] did with a value that matched or was taken as the new
+/// snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The stored snapshot equals it.
+    Matched,
+    /// There was none: it is recorded (written when the run ends).
+    Recorded,
+    /// It differed and `--update-snapshots` replaced it.
+    Updated,
 }
 
 /// The value with every object's keys sorted.

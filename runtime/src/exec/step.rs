@@ -8,6 +8,7 @@ use mcpr_compiler::ir::{self, Assert, NativeAction, Phase, Status, Step, StepKin
 use serde_json::{Map, Value};
 
 use crate::codes::RunCode;
+use crate::snapshot::Written;
 
 use super::StepRunner;
 use super::assert::{Mismatch, check_assertion, check_error, show};
@@ -249,27 +250,21 @@ impl StepRunner {
         }
     }
 
-    /// The JSON assertions (with their snapshots) and the duration limit.
+    /// The JSON assertions (with their snapshots) and the duration limit. A snapshot recorded
+    /// or updated is said in the step's output.
     fn check_assertions(
-        &self,
+        &mut self,
         a: &Assert,
         value: &Value,
         elapsed: Duration,
     ) -> Result<(), StepFail> {
-        for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
-            // A failed expectation is reported at its own `Expect` line when it has one.
-            let here = |mut f: StepFail| {
-                if f.failure.location.is_none() {
-                    f.failure.location = assertion.source.clone();
-                }
-                f
-            };
-            check_assertion(value, assertion).map_err(|m| here(m.into()))?;
-            if let Some(snap) = &assertion.snapshot {
-                self.check_snapshot(value, assertion.path.as_deref(), snap)
-                    .map_err(here)?;
-            }
+        let mut notes: Vec<String> = Vec::new();
+        let result = self.check_json_assertions(a, value, &mut notes);
+        if !notes.is_empty() {
+            notes.splice(0..0, self.output.take());
+            self.output = Some(notes.join("\n"));
         }
+        result?;
         if let Some(max) = a.max_duration_ms
             && elapsed > Duration::from_millis(max)
         {
@@ -281,6 +276,33 @@ impl StepRunner {
                 ),
             );
             return Err(at_expect(f, Some(a)));
+        }
+        Ok(())
+    }
+
+    /// The JSON assertions and their snapshots, in order; `notes` gets what the snapshot
+    /// store recorded or updated.
+    fn check_json_assertions(
+        &self,
+        a: &Assert,
+        value: &Value,
+        notes: &mut Vec<String>,
+    ) -> Result<(), StepFail> {
+        for assertion in a.json.iter().flat_map(|j| j.as_slice()) {
+            // A failed expectation is reported at its own `Expect` line when it has one.
+            let here = |mut f: StepFail| {
+                if f.failure.location.is_none() {
+                    f.failure.location = assertion.source.clone();
+                }
+                f
+            };
+            check_assertion(value, assertion).map_err(|m| here(m.into()))?;
+            if let Some(snap) = &assertion.snapshot {
+                let note = self
+                    .check_snapshot(value, assertion.path.as_deref(), snap)
+                    .map_err(here)?;
+                notes.extend(note);
+            }
         }
         Ok(())
     }
@@ -317,12 +339,14 @@ impl StepRunner {
         Ok(())
     }
 
+    /// Compares the value at `path` with its snapshot; a note when the store recorded a new
+    /// snapshot or updated one.
     pub(super) fn check_snapshot(
         &self,
         value: &Value,
         path: Option<&str>,
         snap: &ir::SnapshotAssertion,
-    ) -> Result<(), StepFail> {
+    ) -> Result<Option<String>, StepFail> {
         let path = path.unwrap_or("$");
         let at = values::lookup(value, path)
             .map_err(|e| fail(RunCode::Assertion, e))?
@@ -347,7 +371,16 @@ impl StepRunner {
                 "the snapshot store is unusable after a panic",
             )
         })?;
-        store.check(&key, &at, &ignore).map_err(StepFail::from)
+        let written = store.check(&key, &at, &ignore).map_err(StepFail::from)?;
+        let verb = match written {
+            Written::Matched => return Ok(None),
+            Written::Recorded => "recorded new",
+            Written::Updated => "updated",
+        };
+        Ok(Some(format!(
+            "{verb} snapshot {key} in {}",
+            store.shown_path()
+        )))
     }
 
     pub(super) fn interpolated_assert<'a>(
