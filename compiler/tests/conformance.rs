@@ -287,6 +287,7 @@ const FORMS: &[&str] = &[
     "cleanup",
     "callTool",
     "callToolWithProgress",
+    "callToolWithValues",
     "readResource",
     "getPrompt",
     "send",

@@ -79,6 +79,22 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     }
                 }
             }
+            Stmt::CallToolWithValues { values, .. } => {
+                match crate::syntax::grammar::split_values(values) {
+                    Err((span, expected)) => self.report(
+                        Problem::MalformedStatement {
+                            usage: "Call tool \"NAME\" with values 2, 3, b=10",
+                            expected: format!("expected {expected}"),
+                        },
+                        span,
+                    ),
+                    Ok(items) => {
+                        for item in items.iter().filter(|v| !v.value.quoted) {
+                            self.check_typed_comment(&item.value);
+                        }
+                    }
+                }
+            }
             Stmt::WaitForNotification { filter, .. } => {
                 for (_, value) in filter {
                     if !value.quoted {
@@ -139,9 +155,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 /// The quoted names of a statement that must not be empty, with what each one is.
 fn quoted_names(stmt: &Stmt) -> Vec<(&Text, &'static str)> {
     match stmt {
-        Stmt::CallTool { name, .. } | Stmt::CallToolWithProgress { name, .. } => {
-            vec![(name, "tool name")]
-        }
+        Stmt::CallTool { name, .. }
+        | Stmt::CallToolWithProgress { name, .. }
+        | Stmt::CallToolWithValues { name, .. } => vec![(name, "tool name")],
         Stmt::GetPrompt { name, .. } => vec![(name, "prompt name")],
         Stmt::UseFlow { name, .. } => vec![(name, "flow name")],
         Stmt::Send { method, .. } => vec![(method, "method")],

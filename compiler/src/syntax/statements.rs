@@ -491,6 +491,13 @@ statements! { src =>
         ],
         vocabulary: Statements,
     }
+    CallToolValues {
+        rule: call_tool_values(src),
+        first: ["call", "when"],
+        usage: "Call tool \"NAME\" with values 2, 3, b=10",
+        opens: [],
+        vocabulary: Statements,
+    }
     CallToolProgress {
         rule: call_tool_progress(),
         first: ["call", "when"],

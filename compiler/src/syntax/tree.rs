@@ -313,6 +313,12 @@ pub enum Stmt {
         cancel_after: Option<Duration>,
         with: bool,
     },
+    /// `Call tool "NAME" with values 2, 3, b=10`: text values typed by the tool's schema
+    /// (the rest of the line, split by [`crate::syntax::grammar::split_values`]).
+    CallToolWithValues {
+        name: Text,
+        values: Text,
+    },
     ReadResource {
         uri: Text,
     },
@@ -570,6 +576,7 @@ impl Stmt {
             Setup | Steps | Cleanup => DeclKind::Section,
             CallTool { .. }
             | CallToolWithProgress { .. }
+            | CallToolWithValues { .. }
             | ReadResource { .. }
             | GetPrompt { .. }
             | Send { .. }
@@ -663,6 +670,7 @@ impl Stmt {
             | LogicalName { name }
             | CallTool { name, .. }
             | CallToolWithProgress { name, .. }
+            | CallToolWithValues { name, .. }
             | GetPrompt { name, .. }
             | UseFlow { name, .. } => Some(name),
             Server { command } => Some(command),
@@ -693,6 +701,16 @@ impl Stmt {
             _ => None,
         }
     }
+}
+
+/// One value of `Call tool "NAME" with values …`: `VALUE`, or `NAME=VALUE` for the
+/// argument `NAME`. The value is text (quotes removed); the tool's schema types it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolValue {
+    /// The argument it gives, when written `NAME=VALUE`.
+    pub name: Option<Text>,
+    /// The value as text.
+    pub value: Text,
 }
 
 /// An indented YAML block after a `with:` line or a block keyword.

@@ -129,8 +129,21 @@ pub(super) fn phrases(
     let (head, block, always): (String, Option<&Map<String, Value>>, Option<bool>) = match &step
         .kind
     {
+        StepKind::Tool(t) if t.coerce == Some(true) && t.task.is_none() => {
+            // Text values typed by the schema: `Call tool "NAME" with values …`.
+            if !name.fits(&named("Call tool", &t.name)) {
+                return None;
+            }
+            let values = tool_values(t)?;
+            (
+                format!("Call tool {} with values {values}", qname(&t.name)?),
+                None,
+                cleanup,
+            )
+        }
         StepKind::Tool(t) => {
-            // Positional values, schema coercion and task mode have no phrase.
+            // Positional values without coercion, `coerce: false` and task mode have no
+            // phrase.
             if !name.fits(&named("Call tool", &t.name))
                 || t.positional.is_some()
                 || t.coerce.is_some()
@@ -207,6 +220,53 @@ pub(super) fn phrases(
     lines.extend(with_block(head, block));
     lines.extend(modifiers(step)?);
     Some(lines)
+}
+
+/// The values of `Call tool "NAME" with values …` as lowering reads them back: positional
+/// values, then `NAME=VALUE` for the named ones; every value text, at least one.
+fn tool_values(t: &ToolStep) -> Option<String> {
+    let positional = t.positional.as_deref().unwrap_or_default();
+    let named = t.arguments.as_ref().map(|a| a.iter()).into_iter().flatten();
+    if t.positional.as_ref().is_some_and(Vec::is_empty)
+        || t.arguments.as_ref().is_some_and(Map::is_empty)
+        || (positional.is_empty() && t.arguments.is_none())
+    {
+        return None;
+    }
+    let mut items = Vec::new();
+    for v in positional {
+        let Value::String(text) = v else { return None };
+        // A positional value that reads as `NAME=…` is quoted.
+        let plain = plain_value(text) && !text.contains('=');
+        items.push(if plain { text.clone() } else { qname(text)? });
+    }
+    for (key, v) in named {
+        let Value::String(text) = v else { return None };
+        let mut chars = key.chars();
+        let key_ok = chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !key_ok {
+            return None;
+        }
+        let value = if plain_value(text) {
+            text.clone()
+        } else {
+            qname(text)?
+        };
+        items.push(format!("{key}={value}"));
+    }
+    Some(items.join(", "))
+}
+
+/// Whether a value of `with values` can go unquoted: no comma, quote, `#` or control
+/// character, nothing a plain value loses (spaces at either end), not empty.
+fn plain_value(text: &str) -> bool {
+    !text.is_empty()
+        && text.trim() == text
+        && !text.starts_with(':')
+        && !text.contains([',', '"', '\'', '#', '\n', '\r', '\t'])
 }
 
 /// Whether two `always` settings mean the same in `section` (see [`crate::fmt::canonical_step`]).

@@ -13,6 +13,9 @@ pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
             if let Some(a) = &t.arguments {
                 a.values().for_each(|v| values::each_ref(v, f));
             }
+            for v in t.positional.iter().flatten() {
+                values::each_ref(v, f);
+            }
         }
         StepKind::Request(r) => {
             if let Some(p) = &r.params {

@@ -123,6 +123,31 @@ fn request_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Actio
             named("Call tool", &name.value),
             Some(cleanup),
         ),
+        Stmt::CallToolWithValues { name, values } => {
+            let mut arguments = Map::new();
+            let mut positional = Vec::new();
+            // A malformed list was reported by the syntax checks.
+            let values = crate::syntax::grammar::split_values(values).unwrap_or_default();
+            for v in &values {
+                let text = Value::String(scope.rename_str(&v.value.value));
+                match &v.name {
+                    Some(n) => {
+                        arguments.insert(n.value.clone(), text);
+                    }
+                    None => positional.push(text),
+                }
+            }
+            (
+                StepKind::Tool(ToolStep {
+                    arguments: (!arguments.is_empty()).then_some(arguments),
+                    positional: (!positional.is_empty()).then_some(positional),
+                    coerce: Some(true),
+                    ..ToolStep::new(scope.rename_str(&name.value))
+                }),
+                named("Call tool", &name.value),
+                Some(cleanup),
+            )
+        }
         Stmt::CallToolWithProgress {
             name, cancel_after, ..
         } => {

@@ -30,6 +30,15 @@ pub(crate) fn call_tool_progress<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, St
         .boxed()
 }
 
+pub(crate) fn call_tool_values<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, 's, Stmt, E> {
+    call_tool_lead()
+        .ignore_then(quoted())
+        .then_ignore(phrase("with values"))
+        .then(rest(src))
+        .map(|(name, values)| Stmt::CallToolWithValues { name, values })
+        .boxed()
+}
+
 pub(crate) fn call_tool<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
     call_tool_lead()
         .ignore_then(quoted())

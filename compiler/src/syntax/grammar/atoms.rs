@@ -266,6 +266,86 @@ pub fn split_list(t: &Text) -> Vec<Text> {
     out
 }
 
+/// Splits the values of `Call tool "NAME" with values …` on commas: each is `VALUE` or
+/// `NAME=VALUE` (`NAME` as a legacy script names an argument: a letter or `_`, then letters,
+/// digits, `_`, `-`, `.`), the value plain (trimmed, no comma) or quoted, `"…"` or `'…'`, which
+/// keeps spaces and commas. An error is where the text breaks the form and what was expected
+/// there.
+pub fn split_values(t: &Text) -> Result<Vec<ToolValue>, (Span, String)> {
+    let s = t.value.as_str();
+    let base = t.span.start as usize;
+    let span = |from: usize, to: usize| Span::new(base + from, base + to);
+    let at = |from: usize, to: usize, quoted: bool| Text {
+        value: s[from..to].to_string(),
+        span: span(from, to),
+        quoted,
+    };
+    if s.starts_with(':') {
+        let why = "the values on this line, e.g. `with values 2, 3` (no block follows)";
+        return Err((span(0, 1), why.into()));
+    }
+    let mut out: Vec<ToolValue> = Vec::new();
+    let mut i = 0;
+    loop {
+        i += s[i..].len() - s[i..].trim_start().len();
+        let ident = s[i..]
+            .char_indices()
+            .take_while(|&(k, c)| {
+                c.is_ascii_alphabetic()
+                    || c == '_'
+                    || (k > 0 && (c.is_ascii_digit() || c == '-' || c == '.'))
+            })
+            .last()
+            .map_or(0, |(k, c)| k + c.len_utf8());
+        let name = (ident > 0 && s[i + ident..].starts_with('=')).then(|| at(i, i + ident, false));
+        if name.is_some() {
+            i += ident + 1;
+        }
+        let rest = &s[i..];
+        let (value, next) = match rest.chars().next() {
+            Some(q @ ('"' | '\'')) => {
+                let Some(close) = rest[1..].find(q) else {
+                    return Err((span(i, s.len()), format!("a closing {q}")));
+                };
+                let end = i + 1 + close;
+                let after = s[end + 1..].trim_start();
+                let gap = s.len() - (end + 1) - after.len();
+                if !(after.is_empty() || after.starts_with(',')) {
+                    let from = end + 1 + gap;
+                    let to = from + after.find(',').unwrap_or(after.len());
+                    let why = "`,` after a quoted value (it ends at its closing quote)";
+                    return Err((span(from, s[..to].trim_end().len()), why.into()));
+                }
+                (at(i + 1, end, true), end + 1 + gap)
+            }
+            _ => {
+                let len = rest.find(',').unwrap_or(rest.len());
+                let trimmed = rest[..len].trim_end();
+                if trimmed.is_empty() {
+                    let why = "a value here (an empty text is written \"\")";
+                    return Err((span(i, i + len.max(1).min(rest.len())), why.into()));
+                }
+                (at(i, i + trimmed.len(), false), i + len)
+            }
+        };
+        if let Some(n) = &name
+            && out
+                .iter()
+                .any(|v| v.name.as_ref().is_some_and(|o| o.value == n.value))
+        {
+            let why = format!("each argument once: `{}` is given twice", n.value);
+            return Err((n.span, why));
+        }
+        out.push(ToolValue { name, value });
+        i = next;
+        if i >= s.len() {
+            return Ok(out);
+        }
+        // `s[i]` is the comma.
+        i += 1;
+    }
+}
+
 /// Like `split_list`, without unquoting (flow defaults keep their quotes
 /// for YAML typing).
 pub(super) fn split_list_raw(t: &Text) -> Vec<Text> {

@@ -9,7 +9,9 @@ mod atoms;
 pub(crate) mod data;
 pub(crate) mod document;
 
-pub use atoms::{duration_ms, make_duration, make_number, split_list, unit_factor, unquote};
+pub use atoms::{
+    duration_ms, make_duration, make_number, split_list, split_values, unit_factor, unquote,
+};
 
 use super::statements::STATEMENTS;
 use super::token::Tok;
