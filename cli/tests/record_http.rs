@@ -691,3 +691,131 @@ fn an_upstream_server_that_goes_away_is_answered_502() {
     assert!(stderr.contains("the client sent no request"), "{stderr}");
     assert!(!dir.path().join("draft.mcpr").exists());
 }
+
+/// The peak resident memory of process `pid`, in KiB (Linux).
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/PID/status")
+}
+
+/// Posts `body` and counts the bytes of the answer as they stream (none is kept).
+fn post_counting(c: &Client, body: &Value) -> (u16, usize, String) {
+    let req = c
+        .request(reqwest::Method::POST, &[])
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(body.to_string());
+    c.rt.block_on(async {
+        let mut resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        let (mut n, mut tail) = (0, Vec::new());
+        while let Some(chunk) = resp.chunk().await.unwrap() {
+            n += chunk.len();
+            tail.extend_from_slice(&chunk);
+            let keep = tail.len().saturating_sub(4096);
+            tail.drain(..keep);
+        }
+        (status, n, String::from_utf8_lossy(&tail).into_owned())
+    })
+}
+
+#[test]
+fn huge_answers_and_long_streams_are_passed_on_but_not_kept() {
+    let hostile = std::path::Path::new(&reference_server()).with_file_name("mcpr-hostile-server");
+    let dir = scratch(&[]);
+    // Each with a bound on the proxy's growth well below what passes: 50 MiB of one body
+    // (its length known, so none of it is kept), 300 MiB of events (one kept at a time).
+    for (mode, note, bound_mib) in [
+        (
+            "http-huge",
+            "an answer of more than 16 MiB was passed on but not recorded",
+            32,
+        ),
+        ("http-sse-hog", "2 steps from 3 requests", 128),
+    ] {
+        let upstream = HttpServer::start(&hostile, &[mode]);
+        let rec = Recorder::start(dir.path(), &upstream.url, &["--force"]);
+        let c = Client::new(&rec.url);
+        let init = c.post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "scripted", "version": "1"}}}),
+            &[],
+        );
+        assert_eq!(init.status, 200, "{}", init.body);
+        c.post(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            &[],
+        );
+        let before = peak_kib(rec.child.id());
+        let (status, bytes, tail) = post_counting(
+            &c,
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo"}}),
+        );
+        assert_eq!(status, 200);
+        if mode == "http-huge" {
+            assert_eq!(bytes, 50 * 1024 * 1024, "the whole body came through");
+        } else {
+            // 300 events of 1 MiB, then the answer.
+            assert!(bytes > 300 << 20, "{bytes}");
+            assert!(tail.contains("\"id\":3,\"result\""), "{tail}");
+        }
+        let grown = peak_kib(rec.child.id()).saturating_sub(before);
+        eprintln!("{mode}: {bytes} bytes passed; peak memory grew by {grown} KiB");
+        assert!(
+            grown < bound_mib * 1024,
+            "{mode}: the proxy's peak memory grew by {grown} KiB while {bytes} bytes passed"
+        );
+        rec.signal("INT");
+        let (code, stderr) = rec.wait();
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(stderr.contains(note), "{mode}: {stderr}");
+    }
+}
+
+/// mcpr's own client (a real MCP client: its handshake or discovery, its headers, its
+/// DELETE) runs a suite through the proxy; the draft of what it did replays green.
+#[test]
+fn mcpr_run_through_the_proxy_records_a_draft_that_replays() {
+    let upstream = HttpServer::start(reference_server(), &["--http", "127.0.0.1:0"]);
+    let dir = scratch(&[(
+        "suite.mcpr",
+        "MCP Test 1\nServer from the command line\n\nTest: \"adds\"\n  Call tool \"add\" with:\n    a: 1\n    b: 2\n  Expect \"structuredContent.sum\" equals 3\n\nTest: \"echoes\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect \"content[0].text\" equals hi\n  Read resource \"fixture://status\"\n",
+    )]);
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let rec = Recorder::start(dir.path(), &upstream.url, &["--until", "signal", "--force"]);
+        let run = mcpr_in(dir.path())
+            .args(["run", "suite.mcpr", "--no-progress", "--url", &rec.url])
+            .args(["--protocol", protocol])
+            .output()
+            .unwrap();
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{protocol}\n{}",
+            output_text(&run)
+        );
+        rec.signal("TERM");
+        let (code, stderr) = rec.wait();
+        assert_eq!(code, Some(0), "{protocol}\n{stderr}");
+        let draft = std::fs::read_to_string(dir.path().join("draft.mcpr")).unwrap();
+        assert!(
+            draft.contains(&format!("protocol {protocol}")) && draft.contains("Call tool \"add\""),
+            "{draft}"
+        );
+        let replay = mcpr_in(dir.path())
+            .args(["run", "draft.mcpr", "--no-progress", "--protocol", protocol])
+            .output()
+            .unwrap();
+        assert_eq!(
+            replay.status.code(),
+            Some(0),
+            "{protocol}\n{draft}\n{}",
+            output_text(&replay)
+        );
+    }
+}

@@ -49,8 +49,7 @@ pub(super) async fn exchange(State(proxy): State<Arc<Proxy>>, req: Request) -> R
         let sink = (recorded && method == Method::POST).then(|| {
             Box::new(KeepRequest {
                 kept: kept.clone(),
-                bytes: Vec::new(),
-                over: false,
+                bytes: Keep::expecting(body.size_hint().exact()),
             }) as Box<dyn Sink>
         });
         upstream = upstream.body(reqwest::Body::wrap(Tap::new(body, sink)));
@@ -64,6 +63,7 @@ pub(super) async fn exchange(State(proxy): State<Arc<Proxy>>, req: Request) -> R
         .unwrap_or_default()
         .to_ascii_lowercase();
     let json = content_type.starts_with("application/json");
+    let length = answer.content_length();
     let sse = content_type.starts_with("text/event-stream");
     let mut sink = None;
     if recorded {
@@ -80,10 +80,7 @@ pub(super) async fn exchange(State(proxy): State<Arc<Proxy>>, req: Request) -> R
         let kind = if sse && method != Method::DELETE {
             AnswerKind::Events(SseParser::new(MAX_KEPT))
         } else if json && method == Method::POST {
-            AnswerKind::Json {
-                bytes: Vec::new(),
-                over: false,
-            }
+            AnswerKind::Json(Keep::expecting(length))
         } else {
             AnswerKind::Other
         };
@@ -211,42 +208,69 @@ enum Kept {
 /// Keeps a request body (up to [`MAX_KEPT`]) for [`record_request`].
 struct KeepRequest {
     kept: Arc<Mutex<Kept>>,
-    bytes: Vec<u8>,
-    over: bool,
+    bytes: Keep,
 }
 
 impl Sink for KeepRequest {
     fn chunk(&mut self, bytes: &[u8]) {
-        keep(&mut self.bytes, &mut self.over, bytes);
+        self.bytes.push(bytes);
     }
 
     fn end(&mut self, complete: bool) {
-        *lock(&self.kept) = match (complete, self.over) {
+        *lock(&self.kept) = match (complete, self.bytes.over) {
             (false, _) => Kept::Cut,
             (true, true) => Kept::TooLarge,
-            (true, false) => Kept::Done(std::mem::take(&mut self.bytes)),
+            (true, false) => Kept::Done(std::mem::take(&mut self.bytes.bytes)),
         };
     }
 }
 
-/// Appends `bytes` while the total stays within [`MAX_KEPT`]; past it, drops what was
-/// kept and remembers it was too large.
-fn keep(kept: &mut Vec<u8>, over: &mut bool, bytes: &[u8]) {
-    if *over {
-        return;
+/// The bytes of one message, kept while they stay within [`MAX_KEPT`].
+struct Keep {
+    bytes: Vec<u8>,
+    /// Past the limit: nothing is kept any more.
+    over: bool,
+}
+
+impl Keep {
+    /// For a body of `length` bytes, when it is known: one larger than the limit is not
+    /// kept at all, a smaller one gets its room at once.
+    fn expecting(length: Option<u64>) -> Keep {
+        match length {
+            Some(n) if n > MAX_KEPT as u64 => Keep {
+                bytes: Vec::new(),
+                over: true,
+            },
+            Some(n) => Keep {
+                bytes: Vec::with_capacity(n as usize),
+                over: false,
+            },
+            None => Keep {
+                bytes: Vec::new(),
+                over: false,
+            },
+        }
     }
-    if kept.len() + bytes.len() > MAX_KEPT {
-        *over = true;
-        *kept = Vec::new();
-    } else {
-        kept.extend_from_slice(bytes);
+
+    /// Appends `bytes` while the total stays within [`MAX_KEPT`]; past it, drops what was
+    /// kept and remembers it was too large.
+    fn push(&mut self, bytes: &[u8]) {
+        if self.over {
+            return;
+        }
+        if self.bytes.len() + bytes.len() > MAX_KEPT {
+            self.over = true;
+            self.bytes = Vec::new();
+        } else {
+            self.bytes.extend_from_slice(bytes);
+        }
     }
 }
 
 /// How an answer is read for the tape.
 enum AnswerKind {
     /// One JSON body, read at its end.
-    Json { bytes: Vec<u8>, over: bool },
+    Json(Keep),
     /// An event stream: each event's data as it completes.
     Events(SseParser),
     /// Nothing to read (an empty 202, a DELETE's answer).
@@ -265,7 +289,7 @@ struct Answer {
 impl Sink for Answer {
     fn chunk(&mut self, bytes: &[u8]) {
         match &mut self.kind {
-            AnswerKind::Json { bytes: kept, over } => keep(kept, over, bytes),
+            AnswerKind::Json(kept) => kept.push(bytes),
             AnswerKind::Events(parser) => {
                 let (events, dropped) = parser.feed_lossy(bytes);
                 if dropped > 0 {
@@ -291,7 +315,7 @@ impl Sink for Answer {
     }
 
     fn end(&mut self, complete: bool) {
-        if let AnswerKind::Json { bytes, over } = &mut self.kind {
+        if let AnswerKind::Json(Keep { bytes, over }) = &mut self.kind {
             if *over {
                 self.shared.note(&format!(
                     "an answer of more than {} MiB was passed on but not recorded",
