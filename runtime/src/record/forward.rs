@@ -40,10 +40,18 @@ pub(super) async fn exchange(State(proxy): State<Arc<Proxy>>, req: Request) -> R
             headers.append(name.clone(), value.clone());
         }
     }
-    let kept = Arc::new(Mutex::new(Kept::Pending));
+    // A request without a body has nothing to record (and nothing to wait for).
+    let kept = Arc::new(Mutex::new(if body.is_end_stream() {
+        Kept::Done(Vec::new())
+    } else {
+        Kept::Pending
+    }));
     let mut upstream = proxy
         .client
-        .request(method.clone(), upstream_url(&proxy, &parts.uri, recorded))
+        .request(
+            method.clone(),
+            upstream_url(&proxy.upstream, &parts.uri, recorded),
+        )
         .headers(headers);
     if !body.is_end_stream() {
         let sink = (recorded && method == Method::POST).then(|| {
@@ -105,8 +113,8 @@ pub(super) async fn exchange(State(proxy): State<Arc<Proxy>>, req: Request) -> R
 
 /// Where a request goes: the MCP endpoint to the upstream URL (the client's query added
 /// to its own), any other path to the same path of the upstream server.
-fn upstream_url(proxy: &Proxy, uri: &Uri, endpoint: bool) -> reqwest::Url {
-    let mut url = proxy.upstream.clone();
+fn upstream_url(upstream: &reqwest::Url, uri: &Uri, endpoint: bool) -> reqwest::Url {
+    let mut url = upstream.clone();
     if endpoint {
         if let Some(q) = uri.query().filter(|q| !q.is_empty()) {
             let joined = match url.query().filter(|q| !q.is_empty()) {
@@ -159,6 +167,7 @@ fn error_text(e: &reqwest::Error) -> String {
 /// 404 of an expired session, …) is noted instead.
 fn record_request(shared: &Shared, scope: &str, request: Kept, status: StatusCode, json: bool) {
     match request {
+        Kept::Done(bytes) if bytes.is_empty() => {}
         Kept::Done(bytes) => {
             if status.is_success() || json {
                 lock(&shared.tape).from_client_in(scope, &bytes);
@@ -325,5 +334,44 @@ impl Sink for Answer {
                 lock(&self.shared.tape).from_server_in(&self.scope, bytes);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_endpoint_goes_to_the_upstream_url_and_other_paths_to_its_origin() {
+        let up = reqwest::Url::parse("https://mcp.example.com/v1/mcp?tenant=a").unwrap();
+        let at = |uri: &str, endpoint| {
+            upstream_url(&up, &uri.parse::<Uri>().unwrap(), endpoint).to_string()
+        };
+        assert_eq!(
+            at("/v1/mcp", true),
+            "https://mcp.example.com/v1/mcp?tenant=a"
+        );
+        assert_eq!(
+            at("/v1/mcp?x=1", true),
+            "https://mcp.example.com/v1/mcp?tenant=a&x=1"
+        );
+        assert_eq!(
+            at("/.well-known/oauth-protected-resource/v1/mcp", false),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/v1/mcp"
+        );
+        assert_eq!(at("/other?q=2", false), "https://mcp.example.com/other?q=2");
+    }
+
+    #[test]
+    fn a_message_over_the_limit_is_not_kept() {
+        let mut k = Keep::expecting(None);
+        k.push(b"{}");
+        assert_eq!((k.bytes.as_slice(), k.over), (&b"{}"[..], false));
+        k.push(&vec![b' '; MAX_KEPT]);
+        assert!(k.over && k.bytes.is_empty() && k.bytes.capacity() == 0);
+        k.push(b"more");
+        assert!(k.bytes.is_empty());
+        let big = Keep::expecting(Some(MAX_KEPT as u64 + 1));
+        assert!(big.over && big.bytes.capacity() == 0);
     }
 }
