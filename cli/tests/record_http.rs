@@ -399,6 +399,13 @@ fn a_2026_session_is_recorded_and_ends_when_idle() {
             "prompts/get",
             json!({"name": "greet", "arguments": {"name": "Ada"}}),
         ),
+        {
+            // Progress notifications, then the answer: an event stream of three events.
+            let params = json!({"name": "progress", "arguments": {"steps": 2}});
+            let (mut body, headers) = modern(7, "tools/call", params);
+            body["params"]["_meta"]["progressToken"] = json!("t");
+            (body, headers)
+        },
     ];
     for (body, headers) in &requests {
         let through = c.post(body, headers);
@@ -407,6 +414,10 @@ fn a_2026_session_is_recorded_and_ends_when_idle() {
         // The same request straight to the server: the same answer, byte for byte (2026 is
         // stateless, so nothing in it depends on the connection).
         let straight = direct.post(body, headers);
+        if id == 7 {
+            assert_eq!(through.messages().len(), 3, "{}", through.body);
+            assert_eq!(through.header("content-type"), Some("text/event-stream"));
+        }
         assert_eq!(
             (
                 through.status,
@@ -427,7 +438,7 @@ fn a_2026_session_is_recorded_and_ends_when_idle() {
         stderr.contains("no request for the --idle time"),
         "{stderr}"
     );
-    assert!(stderr.contains("5 steps from 6 requests"), "{stderr}");
+    assert!(stderr.contains("6 steps from 7 requests"), "{stderr}");
     let draft = std::fs::read_to_string(dir.path().join("draft.mcpr")).unwrap();
     for want in [
         "protocol 2026-07-28",
