@@ -78,6 +78,16 @@ impl Recorder {
     }
 }
 
+/// A test that fails midway leaves no recorder behind.
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// An HTTP answer as the client read it.
 struct Reply {
     status: u16,
