@@ -71,7 +71,8 @@ pub enum Command {
     /// Serve the language server protocol on stdin and stdout, for editors (docs/lsp.md).
     Lsp,
     /// Record a client's session with a server as a draft suite: the client starts
-    /// `mcpr record -o draft.mcpr -- CMD ARGS…` as its server (docs/record.md).
+    /// `mcpr record -o draft.mcpr -- CMD ARGS…` as its server, or talks Streamable HTTP to
+    /// `mcpr record -o draft.mcpr --url URL`, which forwards to URL (docs/record.md).
     Record(RecordArgs),
     /// Call each tool with inputs made from its inputSchema (valid, boundary, invalid) and
     /// report crashes, hangs and protocol violations as regression tests (docs/fuzz.md).
@@ -668,12 +669,46 @@ pub struct RecordArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     pub force: bool,
-    /// How long the server may take to exit at each stage of its shutdown, in milliseconds.
+    /// How long the server may take to exit at each stage of its shutdown, in milliseconds
+    /// (stdio).
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub shutdown_grace: u64,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, required = true)]
+    /// Record over Streamable HTTP: forward every request to this MCP endpoint, and write a
+    /// draft that targets it.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// With --url: the address to listen on (port 0: a free port; the URL to give the
+    /// client is printed on stderr).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:0",
+        requires = "url"
+    )]
+    pub listen: String,
+    /// With --url: `delete` ends the recording when the client ends its last open session
+    /// with DELETE; `signal` only on Ctrl-C / SIGTERM (or --idle).
+    #[arg(long, value_enum, default_value_t = UntilArg::Delete, requires = "url")]
+    pub until: UntilArg,
+    /// With --url: also end after this long without a request (`30s`, `2m`).
+    #[arg(long, value_name = "DURATION", value_parser = parse_idle, requires = "url")]
+    pub idle: Option<std::time::Duration>,
+    /// The server command and its arguments, after `--` (stdio).
+    #[arg(last = true, required_unless_present = "url")]
     pub command: Vec<String>,
+}
+
+/// When `mcpr record --url` ends, besides Ctrl-C / SIGTERM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UntilArg {
+    /// When the client ends its last open session (DELETE).
+    Delete,
+    /// Only on a signal (or --idle).
+    Signal,
+}
+
+fn parse_idle(text: &str) -> Result<std::time::Duration, String> {
+    mcpr_runtime::run::config::parse_duration(text)
 }
 
 /// `mcpr fuzz`: exit 0 nothing found, 1 a finding, 2 usage, 3 the server failed to start.

@@ -1,11 +1,13 @@
 //! `mcpr record -o FILE [--force] -- CMD ARGS…`: a stdio proxy between the client that
-//! started mcpr and the server `CMD`, writing a draft suite of the session when the client
-//! closes its end or a signal stops it (docs/record.md). Everything mcpr says goes to
-//! stderr: stdout belongs to the client.
+//! started mcpr and the server `CMD`; `mcpr record -o FILE --url URL [--listen ADDR]`: a
+//! Streamable HTTP proxy the client talks to, forwarding to URL. Either writes a draft suite
+//! of the session when it ends (docs/record.md). Everything mcpr says goes to stderr:
+//! stdout belongs to the stdio client.
 
-use crate::args::RecordArgs;
+use crate::args::{RecordArgs, UntilArg};
 use crate::output;
-use mcpr_runtime::record::{self, RecordOptions};
+use mcpr_runtime::record::http::{HttpRecordOptions, HttpRecorder, Until};
+use mcpr_runtime::record::{self, RecordOptions, Recorded};
 use std::time::Duration;
 
 /// Runs the command and returns the exit code.
@@ -17,34 +19,57 @@ pub fn run(args: RecordArgs) -> u8 {
         );
         return output::USAGE;
     }
-    let Some((command, rest)) = args.command.split_first() else {
-        eprintln!("mcpr record: error: name the server after `--`");
-        return output::USAGE;
+    let outcome = match &args.url {
+        Some(url) => output::block_on_stoppable(|interrupt| {
+            let opts = HttpRecordOptions {
+                url: url.clone(),
+                listen: args.listen.clone(),
+                output: args.output.clone(),
+                until: match args.until {
+                    UntilArg::Delete => Until::Delete,
+                    UntilArg::Signal => Until::Signal,
+                },
+                idle: args.idle,
+                interrupt,
+            };
+            async move {
+                let recorder = HttpRecorder::bind(&opts).await?;
+                eprintln!("mcpr record: listening on {}", recorder.url());
+                let ends = match opts.until {
+                    Until::Delete => "when the client ends its session, or on Ctrl-C",
+                    Until::Signal => "on Ctrl-C",
+                };
+                eprintln!(
+                    "mcpr record: forwarding to {}; the recording ends {ends}{}",
+                    recorder.upstream(),
+                    match opts.idle {
+                        Some(d) => format!(" or after {}s without a request", d.as_secs_f64()),
+                        None => String::new(),
+                    }
+                );
+                recorder.run(&opts).await
+            }
+        }),
+        None => {
+            let Some((command, rest)) = args.command.split_first() else {
+                eprintln!("mcpr record: error: name the server after `--`, or give --url");
+                return output::USAGE;
+            };
+            output::block_on_stoppable(|interrupt| {
+                let opts = RecordOptions {
+                    command: command.clone(),
+                    args: rest.to_vec(),
+                    output: args.output.clone(),
+                    grace: Duration::from_millis(args.shutdown_grace),
+                    interrupt,
+                };
+                async move { record::record(&opts, std::io::stdin(), tokio::io::stdout()).await }
+            })
+        }
     };
-    let outcome = output::block_on_stoppable(|interrupt| {
-        let opts = RecordOptions {
-            command: command.clone(),
-            args: rest.to_vec(),
-            output: args.output.clone(),
-            grace: Duration::from_millis(args.shutdown_grace),
-            interrupt,
-        };
-        async move { record::record(&opts, std::io::stdin(), tokio::io::stdout()).await }
-    });
     match outcome {
         Ok(Ok(done)) => {
-            for note in &done.notes {
-                eprintln!("mcpr record: note: {note}");
-            }
-            for l in &done.draft.left_out {
-                eprintln!("mcpr record: left out {l}");
-            }
-            eprintln!(
-                "mcpr record: wrote {}: {} steps from {} requests; check it with `mcpr check {0}`, run it with `mcpr run {0}`",
-                args.output.display(),
-                done.draft.steps,
-                done.calls
-            );
+            report(&args, &done);
             output::OK
         }
         Ok(Err(e)) => {
@@ -57,4 +82,19 @@ pub fn run(args: RecordArgs) -> u8 {
         }
         Err(code) => code,
     }
+}
+
+fn report(args: &RecordArgs, done: &Recorded) {
+    for note in &done.notes {
+        eprintln!("mcpr record: note: {note}");
+    }
+    for l in &done.draft.left_out {
+        eprintln!("mcpr record: left out {l}");
+    }
+    eprintln!(
+        "mcpr record: wrote {}: {} steps from {} requests; check it with `mcpr check {0}`, run it with `mcpr run {0}`",
+        args.output.display(),
+        done.draft.steps,
+        done.calls
+    );
 }

@@ -39,9 +39,10 @@ pub struct Draft {
     pub left_out: Vec<String>,
 }
 
-/// The draft of `tape` for a server started as `target`; `Err` when there is nothing to
-/// write or (which would be a bug) the printed suite does not compile back.
-pub fn draft(tape: &Tape, target: Target) -> Result<Draft, String> {
+/// The draft of `tape` for the server at `target`, with `comments` (one line each, said
+/// by the proxy: credentials it left out) at the top; `Err` when there is nothing to write
+/// or (which would be a bug) the printed suite does not compile back.
+pub fn draft(tape: &Tape, target: Target, comments: &[String]) -> Result<Draft, String> {
     let mut steps = Vec::new();
     let mut left_out = Vec::new();
     for call in &tape.calls {
@@ -91,6 +92,9 @@ pub fn draft(tape: &Tape, target: Target) -> Result<Draft, String> {
             "# The server asked the client ({}): mcpr answers with its `Client behavior:` block.\n",
             list.join(", ")
         ));
+    }
+    for c in comments {
+        header.push_str(&format!("# {}\n", one_line(c)));
     }
     for l in &left_out {
         header.push_str(&format!("# Left out: {}\n", one_line(l)));
@@ -348,7 +352,12 @@ mod tests {
         tape.server = Some("demo".into());
         tape.protocol = Some("2025-06-18".into());
         tape.server_requests = vec!["roots/list".into()];
-        let d = draft(&tape, Target::stdio("demo-server", vec!["--flag".into()])).unwrap();
+        let d = draft(
+            &tape,
+            Target::stdio("demo-server", vec!["--flag".into()]),
+            &[],
+        )
+        .unwrap();
         assert_eq!(d.steps, 7, "{}", d.text);
         assert_eq!(d.left_out.len(), 3, "{:?}", d.left_out);
         for want in [
@@ -369,7 +378,7 @@ mod tests {
 
     #[test]
     fn a_tape_without_calls_writes_nothing() {
-        let e = draft(&Tape::default(), Target::stdio("x", vec![])).unwrap_err();
+        let e = draft(&Tape::default(), Target::stdio("x", vec![]), &[]).unwrap_err();
         assert!(e.contains("no request"), "{e}");
     }
 }

@@ -1,15 +1,21 @@
-//! `mcpr record`: a stdio proxy between a real client and a server. The client starts
-//! `mcpr record -o draft.mcpr -- CMD ARGS…` as its server; the recorder starts `CMD` and
-//! passes every line both ways unchanged (requests, answers, notifications, the server's
-//! own requests), keeping a [`tape::Tape`] of the client's requests and their answers.
-//! When the client closes its end (or a signal stops the recorder, or the server exits) the
-//! server is shut down and the tape is written as a draft suite ([`draft::draft`]).
+//! `mcpr record`: a proxy between a real client and a server, in two kinds. Over stdio
+//! (this module) the client starts `mcpr record -o draft.mcpr -- CMD ARGS…` as its server;
+//! the recorder starts `CMD` and passes every line both ways unchanged (requests, answers,
+//! notifications, the server's own requests). Over Streamable HTTP ([`http`]) mcpr listens
+//! and forwards every request to `--url`. Both keep a [`tape::Tape`] of the client's
+//! requests and their answers; when the session ends (the client closes its end or ends
+//! its session, a signal, the server exits) the tape is written as a draft suite
+//! ([`draft::draft`]).
 
 pub mod draft;
+mod forward;
+pub mod headers;
+pub mod http;
 pub mod stable;
+pub mod tap;
 pub mod tape;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcpr_compiler::ir::Target;
@@ -183,18 +189,29 @@ where
         ));
     }
     let target = Target::stdio(opts.command.clone(), opts.args.clone());
-    let written = draft::draft(&tape, target).map_err(|e| usage(&e))?;
-    crate::files::write_atomic(
-        &opts.output,
-        written.text.as_bytes(),
-        crate::files::Access::Shared,
-    )
-    .map_err(|e| usage(&e))?;
+    let written = write_draft(&tape, target, &[], &opts.output)?;
     Ok(Recorded {
         draft: written,
         calls: tape.calls.len(),
         notes,
     })
+}
+
+/// The draft of `tape` for `target`, written whole to `output` (or not at all).
+fn write_draft(
+    tape: &tape::Tape,
+    target: Target,
+    comments: &[String],
+    output: &Path,
+) -> Result<draft::Draft, Error> {
+    let written = draft::draft(tape, target, comments).map_err(|e| usage(&e))?;
+    crate::files::write_atomic(
+        output,
+        written.text.as_bytes(),
+        crate::files::Access::Shared,
+    )
+    .map_err(|e| usage(&e))?;
+    Ok(written)
 }
 
 fn usage(msg: &str) -> Error {

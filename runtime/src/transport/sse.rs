@@ -27,6 +27,8 @@ pub struct SseParser {
     has_data: bool,
     limit: usize,
     last_cr: bool,
+    /// Lossy reading only: the rest of an event over the limit is being skipped.
+    skipping: bool,
 }
 
 impl SseParser {
@@ -41,7 +43,58 @@ impl SseParser {
             has_data: false,
             limit,
             last_cr: false,
+            skipping: false,
         }
+    }
+
+    /// Feeds bytes like [`SseParser::feed`], but an event over the limit is dropped (the
+    /// rest of it skipped up to its blank line) and reading goes on: returns the events
+    /// completed and how many were dropped. Memory stays within the limit whatever the
+    /// stream holds.
+    pub fn feed_lossy(&mut self, bytes: &[u8]) -> (Vec<SseEvent>, usize) {
+        let mut out = Vec::new();
+        let mut dropped = 0;
+        for &b in bytes {
+            if b == b'\n' && self.last_cr {
+                self.last_cr = false;
+                continue;
+            }
+            self.last_cr = b == b'\r';
+            let end_of_line = b == b'\n' || b == b'\r';
+            if self.skipping {
+                // The dropped event ends at its first empty line.
+                if end_of_line {
+                    if self.line.is_empty() {
+                        self.skipping = false;
+                    }
+                    self.line.clear();
+                } else if self.line.is_empty() {
+                    self.line.push(b);
+                }
+                continue;
+            }
+            if end_of_line {
+                let line = std::mem::take(&mut self.line);
+                self.line_done(&line, &mut out);
+            } else {
+                self.line.push(b);
+            }
+            if self.line.len() > self.limit || self.data.len() > self.limit {
+                dropped += 1;
+                // Mid-line: the line's rest is skipped first; after a line, the next
+                // empty line ends the event.
+                let mid_line = !self.line.is_empty();
+                self.line.clear();
+                if mid_line {
+                    self.line.push(b'x');
+                }
+                self.data.clear();
+                self.event.clear();
+                self.has_data = false;
+                self.skipping = true;
+            }
+        }
+        (out, dropped)
     }
 
     /// Feeds bytes; returns the data of every event completed. `Err` when the limit is
@@ -153,5 +206,26 @@ mod tests {
         );
         let mut small = SseParser::new(4);
         assert!(small.feed(b"data: 123456\n").is_err());
+    }
+
+    #[test]
+    fn lossy_reading_drops_an_event_over_the_limit_and_goes_on() {
+        let mut p = SseParser::new(16);
+        // A line over the limit, split across chunks, then an event of many small lines.
+        let (got, dropped) = p.feed_lossy(b"data: ok1\n\ndata: 0123456789");
+        assert_eq!((got.len(), dropped), (1, 0));
+        let (got, dropped) = p.feed_lossy(b"abcdef\ndata: more\n\ndata: ok2\r\n\r\n");
+        assert_eq!(dropped, 1);
+        assert_eq!(
+            got.iter().map(|e| e.data.as_str()).collect::<Vec<_>>(),
+            ["ok2"]
+        );
+        let (got, dropped) =
+            p.feed_lossy(b"data: 12345\ndata: 12345\ndata: 12345\n\ndata: ok3\n\n");
+        assert_eq!(dropped, 1);
+        assert_eq!(
+            got.iter().map(|e| e.data.as_str()).collect::<Vec<_>>(),
+            ["ok3"]
+        );
     }
 }
