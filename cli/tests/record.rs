@@ -13,7 +13,8 @@ use std::time::Duration;
 /// A client speaking JSON-RPC lines to `mcpr record`, reading its stdout on a thread so
 /// that a silent proxy fails the test instead of hanging it.
 struct Client {
-    child: Child,
+    /// `None` once [`Client::finish`] took it.
+    child: Option<Child>,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<Value>,
 }
@@ -44,7 +45,7 @@ impl Client {
             }
         });
         Client {
-            child,
+            child: Some(child),
             stdin,
             lines,
         }
@@ -73,15 +74,37 @@ impl Client {
     /// Closes stdin, as a client does at the end, and waits for mcpr to exit.
     fn finish(mut self) -> std::process::Output {
         drop(self.stdin.take());
+        let mut child = self.child.take().unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while self.child.try_wait().unwrap().is_none() {
+        while child.try_wait().unwrap().is_none() {
             if std::time::Instant::now() > deadline {
-                let _ = self.child.kill();
+                let _ = child.kill();
                 panic!("mcpr record did not exit after the client closed its end");
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        self.child.wait_with_output().unwrap()
+        child.wait_with_output().unwrap()
+    }
+}
+
+/// A test that fails midway still ends the recorder, and through it the server: stdin is
+/// closed as a client closes it (mcpr then shuts the server down); a recorder that does not
+/// exit in time is killed.
+impl Drop for Client {
+    fn drop(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        drop(self.stdin.take());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while let Ok(None) = child.try_wait() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -223,7 +246,7 @@ fn a_signal_ends_the_recording_and_the_draft_is_written() {
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "x"}}),
     );
-    let pid = c.child.id() as i32;
+    let pid = c.child.as_ref().unwrap().id() as i32;
     // SIGTERM, as a client ending its server does; stdin stays open.
     assert!(
         std::process::Command::new("kill")
@@ -233,7 +256,7 @@ fn a_signal_ends_the_recording_and_the_draft_is_written() {
             .success()
     );
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while c.child.try_wait().unwrap().is_none() {
+    while c.child.as_mut().unwrap().try_wait().unwrap().is_none() {
         assert!(
             std::time::Instant::now() < deadline,
             "mcpr record did not stop on SIGTERM"
