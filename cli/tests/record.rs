@@ -174,21 +174,7 @@ fn a_recorded_session_replays_green() {
         assert!(draft.contains(want), "{want:?} not in the draft:\n{draft}");
     }
     assert!(!draft.contains("progressToken"), "{draft}");
-    let check = mcpr_in(dir.path())
-        .args(["check", "draft.mcpr"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{draft}\n{}",
-        output_text(&check)
-    );
-    let run = mcpr_in(dir.path())
-        .args(["run", "draft.mcpr", "--no-progress"])
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(0), "{draft}\n{}", output_text(&run));
+    common::assert_draft_replays(dir.path(), &draft, &[]);
 }
 
 #[test]

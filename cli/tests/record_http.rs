@@ -336,32 +336,9 @@ fn an_http_session_is_recorded_and_replays_green() {
         !draft.contains("progressToken") && !draft.contains("headers:"),
         "{draft}"
     );
-    let check = mcpr_in(dir.path())
-        .args(["check", "draft.mcpr"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{draft}\n{}",
-        output_text(&check)
-    );
-    // The draft targets the upstream server itself.
-    let run = mcpr_in(dir.path())
-        .args(["run", "draft.mcpr", "--no-progress"])
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(0), "{draft}\n{}", output_text(&run));
-    let again = mcpr_in(dir.path())
-        .args(["run", "draft.mcpr", "--no-progress", "--url", &upstream.url])
-        .output()
-        .unwrap();
-    assert_eq!(
-        again.status.code(),
-        Some(0),
-        "{draft}\n{}",
-        output_text(&again)
-    );
+    // The draft targets the upstream server itself, and runs against it given as --url.
+    common::assert_draft_replays(dir.path(), &draft, &[]);
+    common::assert_draft_replays(dir.path(), &draft, &["--url", &upstream.url]);
 }
 
 /// A 2026-07-28 request: the `_meta` envelope and the standard headers.
@@ -460,27 +437,7 @@ fn a_2026_session_is_recorded_and_ends_when_idle() {
         assert!(draft.contains(want), "{want:?} not in the draft:\n{draft}");
     }
     assert!(!draft.contains("io.modelcontextprotocol/"), "{draft}");
-    let check = mcpr_in(dir.path())
-        .args(["check", "draft.mcpr"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{draft}\n{}",
-        output_text(&check)
-    );
-    let run = mcpr_in(dir.path())
-        .args([
-            "run",
-            "draft.mcpr",
-            "--no-progress",
-            "--protocol",
-            "2026-07-28",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(run.status.code(), Some(0), "{draft}\n{}", output_text(&run));
+    common::assert_draft_replays(dir.path(), &draft, &["--protocol", "2026-07-28"]);
 }
 
 /// The event-stream messages of `resp` as they come, until one answers `id`; `on_request`

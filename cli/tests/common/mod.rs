@@ -123,6 +123,19 @@ pub fn mcpr_in(dir: &Path) -> Command {
     c
 }
 
+/// A recorded draft (`draft.mcpr` in `dir`) checks clean and `mcpr run draft.mcpr ARGS`
+/// passes against the server it was recorded from; `draft` is its text, for the messages.
+#[allow(dead_code)]
+pub fn assert_draft_replays(dir: &Path, draft: &str, run_args: &[&str]) {
+    for args in [
+        &["check", "draft.mcpr"][..],
+        &[&["run", "draft.mcpr", "--no-progress"][..], run_args].concat(),
+    ] {
+        let out = mcpr_in(dir).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{draft}\n{}", output_text(&out));
+    }
+}
+
 /// Both output streams of a finished command, labelled, for assertion messages.
 pub fn output_text(out: &Output) -> String {
     format!(
