@@ -125,7 +125,6 @@ pub fn mcpr_in(dir: &Path) -> Command {
 
 /// A recorded draft (`draft.mcpr` in `dir`) checks clean and `mcpr run draft.mcpr ARGS`
 /// passes against the server it was recorded from; `draft` is its text, for the messages.
-#[allow(dead_code)]
 pub fn assert_draft_replays(dir: &Path, draft: &str, run_args: &[&str]) {
     for args in [
         &["check", "draft.mcpr"][..],
