@@ -135,6 +135,27 @@ pub struct Assertion {
         skip_serializing_if = "Option::is_none"
     )]
     pub greater_than: Option<Value>,
+    /// The value, as a number, must be less than this (mcpr addition).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub less_than: Option<Value>,
+    /// The value, as a number, must be at least this (mcpr addition).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub at_least: Option<Value>,
+    /// The value, as a number, must be at most this (mcpr addition).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub at_most: Option<Value>,
     /// Least length of a string (in characters) or array (mcpr addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_length: Option<u64>,

@@ -351,7 +351,15 @@ fn condition(l: &mut Lower<'_>, compare: Compare, value: &Text) -> Option<WhereC
             let re = unquote(&value.value).to_string();
             ops(&|o| o.matches = Some(re.clone()))
         }
-        Compare::GreaterThan | Compare::LessThan | Compare::Contains | Compare::NotContains => {
+        // The `Keep rows where` grammar (syntax/grammar/data.rs) writes none of these.
+        Compare::Contains
+        | Compare::NotContains
+        | Compare::AtLeast
+        | Compare::AtMost
+        | Compare::Between
+        | Compare::Empty
+        | Compare::NotEmpty => None,
+        Compare::GreaterThan | Compare::LessThan => {
             let Value::Number(n) = values::typed(&value.value) else {
                 l.report(
                     Problem::NonNumericFilter {

@@ -307,8 +307,12 @@ fn step_refs(text: &str, step: &Node, out: &mut Vec<(String, Span)>) {
                 "notEquals",
                 "contains",
                 "matches",
+                "notContains",
                 "schema",
                 "greaterThan",
+                "lessThan",
+                "atLeast",
+                "atMost",
             ] {
                 if let Some(e) = a.get(member) {
                     scalar_refs(text, &e.value, out);

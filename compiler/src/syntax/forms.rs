@@ -11,6 +11,9 @@ use crate::diagnostics::Problem;
 use crate::source::Span;
 use chumsky::span::SimpleSpan;
 
+/// The usage shown for a malformed `is between`.
+const BETWEEN: &str = "Expect \"PATH\" is between 1 and 10";
+
 /// Units a budget window may be counted in.
 const WINDOW_UNITS: &[&str] = &["call", "calls", "run", "runs", "sample", "samples"];
 
@@ -39,14 +42,78 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 value,
             } => match compare {
                 Compare::Matches => self.check_pattern(value),
-                Compare::Equals if self.written_with_is(path, value) => {
+                Compare::Equals if self.written_between(path, value) == "is" => {
                     if let Some(found) = article_word(&value.value) {
                         self.report(Problem::NotAType { found }, value.span);
                         return;
                     }
+                    if let Some(word) = comparison_word(&value.value) {
+                        let expected = format!(
+                            "a comparison (`is greater than 5`, `is at least 5`, `is between 1 \
+                             and 9`, `is not empty`, …) or a value; `{word}` starts neither \
+                             (quote text that reads like a comparison: `is \"{}\"`)",
+                            value.value
+                        );
+                        self.malformed_expect(
+                            "Expect \"PATH\" is greater than 5",
+                            value.span,
+                            &expected,
+                        );
+                        return;
+                    }
                     self.check_typed_comment(value);
                 }
-                _ => self.check_typed_comment(value),
+                Compare::NotEquals
+                    if self.written_between(path, value) == "is not"
+                        && article_word(&value.value).is_some() =>
+                {
+                    self.malformed_expect(
+                        "Expect \"PATH\" does not equal VALUE",
+                        value.span,
+                        "a value after `is not`: a type cannot be negated; expect the type the \
+                         value has (`is a string`)",
+                    );
+                }
+                Compare::GreaterThan | Compare::LessThan | Compare::AtLeast | Compare::AtMost => {
+                    self.check_bound(value);
+                }
+                Compare::Between => match between(&value.value) {
+                    Some((low, high)) => {
+                        let at = value.span.start as usize;
+                        let bound = |text: &str| {
+                            let from =
+                                at + (text.as_ptr() as usize - value.value.as_ptr() as usize);
+                            Text::raw(text, Span::new(from, from + text.len()))
+                        };
+                        let (low, high) = (bound(low), bound(high));
+                        if self.check_bound(&low) && self.check_bound(&high) {
+                            let (a, b) = (
+                                crate::lower::values::typed(&low.value),
+                                crate::lower::values::typed(&high.value),
+                            );
+                            if let (Some(a), Some(b)) = (a.as_f64(), b.as_f64())
+                                && a > b
+                            {
+                                self.malformed_expect(
+                                    BETWEEN,
+                                    value.span,
+                                    "the smaller bound first",
+                                );
+                            }
+                        }
+                    }
+                    None => self.malformed_expect(BETWEEN, value.span, "two bounds"),
+                },
+                Compare::OneOf => self.malformed_expect(
+                    "Expect \"PATH\" equals VALUE",
+                    value.span,
+                    "a single value: an expectation has no `is one of` (write `matches ^(a|b)$` \
+                     for texts, or one `Expect` per value that must hold)",
+                ),
+                Compare::Empty | Compare::NotEmpty => {}
+                Compare::Equals | Compare::NotEquals | Compare::Contains | Compare::NotContains => {
+                    self.check_typed_comment(value)
+                }
             },
             Stmt::ExpectErrorMessage {
                 compare: Compare::Matches,
@@ -124,12 +191,50 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         }
     }
 
-    /// Whether `Expect "p" … value` was written with `is` (not `equals`) before the value.
-    fn written_with_is(&self, path: &Text, value: &Text) -> bool {
+    /// The words of `Expect "p" … value` between the path and the value, lower-cased (`is`,
+    /// `is not`, `equals`, …).
+    fn written_between(&self, path: &Text, value: &Text) -> String {
         // The path's span is inside its quotes: skip the closing quote.
         let from = path.span.end as usize + 1;
         let to = value.span.start as usize;
-        from <= to && self.file.text()[from..to].trim().eq_ignore_ascii_case("is")
+        if from > to {
+            return String::new();
+        }
+        let words: Vec<&str> = self.file.text()[from..to].split_whitespace().collect();
+        words.join(" ").to_ascii_lowercase()
+    }
+
+    /// `Expect "PATH" …` written against its form: `expected` says what was expected.
+    fn malformed_expect(&mut self, usage: &'static str, at: Span, expected: &str) {
+        self.report(
+            Problem::MalformedStatement {
+                usage,
+                expected: format!("expected {expected}"),
+            },
+            at,
+        );
+    }
+
+    /// A numeric bound (`is greater than 5`) is a number or one `${…}` reference; says
+    /// whether it is.
+    fn check_bound(&mut self, value: &Text) -> bool {
+        if comment_start(&value.value).is_some() {
+            self.check_typed_comment(value);
+            return false;
+        }
+        let text = value.value.trim();
+        let reference = text.starts_with("${")
+            && text.ends_with('}')
+            && crate::lower::values::refs(text).count() == 1;
+        if reference || crate::lower::values::typed(text).is_number() {
+            return true;
+        }
+        self.malformed_expect(
+            "Expect \"PATH\" is greater than 5",
+            value.span,
+            &format!("a number or a `${{…}}` reference, found `{text}`"),
+        );
+        false
     }
 
     /// A regular expression written in a statement must compile (ECMAScript).
@@ -196,6 +301,29 @@ fn article_word(text: &str) -> Option<String> {
     let is_article = article.eq_ignore_ascii_case("a") || article.eq_ignore_ascii_case("an");
     (is_article && only && word.chars().all(|c| c.is_alphanumeric() || c == '_'))
         .then(|| word.to_string())
+}
+
+/// The first word of an unquoted `is …` value when it opens a comparison the grammar did not
+/// take (`is greater then 5`, `is bigger than 5`, `is at leest 5`): such a line would
+/// otherwise compare the value with that text.
+fn comparison_word(text: &str) -> Option<&str> {
+    const WORDS: &[&str] = &[
+        "greater", "more", "less", "fewer", "smaller", "larger", "bigger", "higher", "lower",
+        "above", "below", "over", "under", "at", "between", "equal", "one", "not", "empty",
+    ];
+    let first = text.split_whitespace().next()?;
+    let several = text.split_whitespace().nth(1).is_some();
+    (several || first.eq_ignore_ascii_case("empty"))
+        .then_some(first)
+        .filter(|w| WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
+}
+
+/// The two bounds of `is between LOW and HIGH`.
+pub(crate) fn between(text: &str) -> Option<(&str, &str)> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find(" and ")?;
+    let (low, high) = (text[..at].trim(), text[at + 5..].trim());
+    (!low.is_empty() && !high.is_empty()).then_some((low, high))
 }
 
 /// Byte offset of a `#` that YAML would read as the start of a comment: after a space or

@@ -11,7 +11,7 @@ pub mod vocab;
 
 mod blocks;
 mod check;
-mod forms;
+pub(crate) mod forms;
 mod recognise;
 mod scan;
 

@@ -85,10 +85,20 @@ pub enum Compare {
     Matches,
     /// `is one of`
     OneOf,
-    /// `is greater than`
+    /// `is greater than` (`is more than`)
     GreaterThan,
-    /// `is less than`
+    /// `is less than` (`is fewer than`)
     LessThan,
+    /// `is at least`
+    AtLeast,
+    /// `is at most`
+    AtMost,
+    /// `is between A and B` (both included)
+    Between,
+    /// `is empty`: a text, list or object without content
+    Empty,
+    /// `is not empty`
+    NotEmpty,
 }
 
 /// JSON kinds for `is a …` and column types.

@@ -225,6 +225,7 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
         let got = match value {
             Some(Value::String(s)) => Some(s.chars().count() as u64),
             Some(Value::Array(items)) => Some(items.len() as u64),
+            Some(Value::Object(members)) => Some(members.len() as u64),
             _ => None,
         };
         if got != Some(n) {
@@ -233,7 +234,7 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                 Some(format!("length {n}")),
                 Some(match (got, value) {
                     (Some(g), Some(v)) => format!("length {g}: {}", show_items(v)),
-                    (_, v) => format!("no length (not a string or array): {}", show_opt(v)),
+                    (_, v) => format!("no length (not a string, array or object): {}", show_opt(v)),
                 }),
             )
             .values(None, value));
@@ -279,20 +280,28 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             }
         }
     }
-    if let Some(than) = &a.greater_than {
+    // Numeric bounds: (bound, member, words, holds).
+    let bounds: [(&Option<Value>, &str, &str, Holds); 4] = [
+        (&a.greater_than, "greaterThan", "greater than", |n, l| n > l),
+        (&a.at_least, "atLeast", "at least", |n, l| n >= l),
+        (&a.less_than, "lessThan", "less than", |n, l| n < l),
+        (&a.at_most, "atMost", "at most", |n, l| n <= l),
+    ];
+    for (bound, member, words, holds) in bounds {
+        let Some(than) = bound else { continue };
         let Some(limit) = as_number(than) else {
             return Err(Mismatch::new(
-                format!("the greaterThan bound {} is not a number", show(than)),
+                format!("the {member} bound {} is not a number", show(than)),
                 Some("a number".into()),
                 Some(show(than)),
             ));
         };
         match value.and_then(as_number) {
-            Some(n) if n > limit => {}
+            Some(n) if holds(n, limit) => {}
             Some(_) => {
                 return Err(Mismatch::new(
-                    at(&format!("is not greater than {}", show(than))),
-                    Some(format!("greater than {}", show(than))),
+                    at(&format!("is not {words} {}", show(than))),
+                    Some(format!("{words} {}", show(than))),
                     Some(show_opt(value)),
                 )
                 .values(None, value));
@@ -300,7 +309,7 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             None => {
                 return Err(Mismatch::new(
                     at("is not a number"),
-                    Some(format!("a number greater than {}", show(than))),
+                    Some(format!("a number {words} {}", show(than))),
                     Some(show_opt(value)),
                 )
                 .values(None, value));
@@ -311,6 +320,7 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
         let got = match value {
             Some(Value::String(s)) => Some(s.chars().count() as u64),
             Some(Value::Array(items)) => Some(items.len() as u64),
+            Some(Value::Object(members)) => Some(members.len() as u64),
             _ => None,
         };
         let min = a.min_length.unwrap_or(0);
@@ -334,7 +344,7 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             }
             None => {
                 return Err(Mismatch::new(
-                    at("has no length (not a string or array)"),
+                    at("has no length (not a string, array or object)"),
                     Some(format!("length {range}")),
                     Some(show_opt(value)),
                 )
@@ -350,6 +360,9 @@ pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
 }
 
 /// A number, or a string holding a decimal number (surrounding spaces ignored).
+/// Whether a number stands in a bound's relation to the limit.
+type Holds = fn(f64, f64) -> bool;
+
 fn as_number(v: &Value) -> Option<f64> {
     match v {
         Value::Number(n) => n.as_f64(),
@@ -561,5 +574,51 @@ mod tests {
         assert!(check_error(&e, &w(json!({"message": "Unknown"}))).is_err());
         assert!(check_error(&e, &w(json!({"matches": "tool: n"}))).is_ok());
         assert!(check_error(&e, &w(json!({"matches": "^tool"}))).is_err());
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+    use serde_json::json;
+
+    fn check(value: Value, assertion: Value) -> Result<(), String> {
+        let a: Assertion = serde_json::from_value(assertion).unwrap();
+        check_assertion(&json!({ "v": value }), &a).map_err(|m| m.message)
+    }
+
+    #[test]
+    fn numeric_bounds_hold_or_say_which_failed() {
+        for (value, bound, holds) in [
+            (json!(5), json!({"greaterThan": 4}), true),
+            (json!(5), json!({"greaterThan": 5}), false),
+            (json!(5), json!({"atLeast": 5}), true),
+            (json!(4.5), json!({"atLeast": 5}), false),
+            (json!("3"), json!({"lessThan": 4}), true),
+            (json!(4), json!({"lessThan": 4}), false),
+            (json!(4), json!({"atMost": 4}), true),
+            (json!(4), json!({"atMost": 3.5}), false),
+            (json!(7), json!({"atLeast": 1, "atMost": 10}), true),
+            (json!(11), json!({"atLeast": 1, "atMost": 10}), false),
+        ] {
+            let mut a = bound.as_object().unwrap().clone();
+            a.insert("path".into(), json!("$.v"));
+            let got = check(value.clone(), Value::Object(a));
+            assert_eq!(got.is_ok(), holds, "{value} {bound}: {got:?}");
+        }
+        let e = check(json!(11), json!({"path": "$.v", "atMost": 10})).unwrap_err();
+        assert!(e.contains("is not at most 10"), "{e}");
+        let e = check(json!("n/a"), json!({"path": "$.v", "lessThan": 3})).unwrap_err();
+        assert!(e.contains("is not a number"), "{e}");
+        let e = check(json!(1), json!({"path": "$.v", "atLeast": "x"})).unwrap_err();
+        assert!(e.contains("the atLeast bound \"x\" is not a number"), "{e}");
+    }
+
+    #[test]
+    fn an_object_has_as_many_items_as_members() {
+        assert!(check(json!({}), json!({"path": "$.v", "length": 0})).is_ok());
+        assert!(check(json!({"a": 1}), json!({"path": "$.v", "minLength": 1})).is_ok());
+        assert!(check(json!({}), json!({"path": "$.v", "minLength": 1})).is_err());
+        assert!(check(json!(3), json!({"path": "$.v", "length": 0})).is_err());
     }
 }

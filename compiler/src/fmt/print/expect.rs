@@ -66,6 +66,19 @@ pub(super) fn expectations(a: &Assert) -> Option<Vec<String>> {
     Some(lines)
 }
 
+/// A numeric bound as `is greater than …` reads it back: a number, or one `${…}` reference.
+fn bound_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(_) => typed_text(v),
+        Value::String(s)
+            if s.starts_with("${") && s.ends_with('}') && values::refs(s).count() == 1 =>
+        {
+            typed_text(v)
+        }
+        _ => None,
+    }
+}
+
 /// The text `contains T` was lowered from, when `re` is exactly `regex_escape(T)`.
 pub(super) fn literal_of(re: &str) -> Option<String> {
     let mut out = String::new();
@@ -139,6 +152,41 @@ pub(super) fn assertion(x: &Assertion) -> Option<Vec<String>> {
             return None;
         }
         format!("has {n} {}", if n == 1 { "item" } else { "items" })
+    } else if let (Some(low), Some(high)) = (&x.at_least, &x.at_most) {
+        if !one(&|p| {
+            p.at_least = None;
+            p.at_most = None;
+        }) || low.as_f64().zip(high.as_f64()).is_some_and(|(l, h)| l > h)
+        {
+            return None;
+        }
+        format!("is between {} and {}", bound_text(low)?, bound_text(high)?)
+    } else if let Some((words, v)) = [
+        ("is greater than", &x.greater_than),
+        ("is less than", &x.less_than),
+        ("is at least", &x.at_least),
+        ("is at most", &x.at_most),
+    ]
+    .into_iter()
+    .find_map(|(words, v)| Some((words, v.as_ref()?)))
+    {
+        let mut probe = only.clone();
+        probe.greater_than = None;
+        probe.less_than = None;
+        probe.at_least = None;
+        probe.at_most = None;
+        if probe != Assertion::default()
+            || [&x.greater_than, &x.less_than, &x.at_least, &x.at_most]
+                .iter()
+                .filter(|b| b.is_some())
+                .count()
+                != 1
+        {
+            return None;
+        }
+        format!("{words} {}", bound_text(v)?)
+    } else if x.min_length == Some(1) && one(&|p| p.min_length = None) {
+        "is not empty".into()
     } else if let Some(re) = &x.matches {
         if !one(&|p| p.matches = None) {
             return None;

@@ -46,9 +46,18 @@ pub fn step_refs<'s>(step: &'s Step, f: &mut dyn FnMut(&'s str)) {
         }
     }
     for x in a.json.as_ref().map_or(&[][..], |j| j.as_slice()) {
-        for v in [&x.equals, &x.not_equals, &x.contains, &x.not_contains]
-            .into_iter()
-            .flatten()
+        for v in [
+            &x.equals,
+            &x.not_equals,
+            &x.contains,
+            &x.not_contains,
+            &x.greater_than,
+            &x.less_than,
+            &x.at_least,
+            &x.at_most,
+        ]
+        .into_iter()
+        .flatten()
         {
             values::each_ref(v, f);
         }
@@ -153,18 +162,35 @@ pub(super) fn attach(
             let Some(p) = l.path(file, path) else { return };
             let step = &mut b.steps[i];
             let mut a = assertion(p);
-            let typed = || {
-                let mut v = values::typed(&value.value);
+            let typed_text = |text: &str| {
+                let mut v = values::typed(text);
                 scope.rename_value(&mut v);
                 v
             };
+            let typed = || typed_text(&value.value);
             match compare {
                 Compare::Equals => a.equals = Some(typed()),
                 Compare::NotEquals => a.not_equals = Some(typed()),
                 Compare::Contains => a.contains = Some(typed()),
                 Compare::NotContains => a.not_contains = Some(typed()),
                 // A regular expression is text, never typed.
-                _ => a.matches = Some(scope.rename_str(&value.value)),
+                Compare::Matches => a.matches = Some(scope.rename_str(&value.value)),
+                Compare::GreaterThan => a.greater_than = Some(typed()),
+                Compare::LessThan => a.less_than = Some(typed()),
+                Compare::AtLeast => a.at_least = Some(typed()),
+                Compare::AtMost => a.at_most = Some(typed()),
+                Compare::Between => {
+                    // Checked to be two bounds by the syntax checks.
+                    let Some((low, high)) = crate::syntax::forms::between(&value.value) else {
+                        return;
+                    };
+                    a.at_least = Some(typed_text(low));
+                    a.at_most = Some(typed_text(high));
+                }
+                Compare::Empty => a.length = Some(0),
+                Compare::NotEmpty => a.min_length = Some(1),
+                // Reported by the syntax checks: an expectation has no `is one of`.
+                Compare::OneOf => return,
             }
             a.source = Some(here);
             push_json(step, a);

@@ -368,10 +368,42 @@ pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, '
     let contains = kw("contains")
         .ignore_then(rest(src))
         .map(|v| (Compare::Contains, v));
+    // `is` + a comparison phrase; the words after `is` are otherwise the value (`is 5`).
+    let is_then = |words: &'static str, compare: Compare| {
+        kw("is")
+            .ignore_then(phrase(words))
+            .ignore_then(rest(src))
+            .map(move |v| (compare, v))
+    };
+    // `is empty` / `is not empty`: the value is the phrase itself (where a failure points).
+    let is_alone = |words: &'static str, compare: Compare| {
+        kw("is")
+            .ignore_then(phrase(words).to_span())
+            .then_ignore(end())
+            .map(move |sp: SimpleSpan| (compare, Text::raw(words, span(sp))))
+    };
     let is_value = kw("is")
         .ignore_then(rest(src))
         .map(|v| (Compare::Equals, v));
-    let value = choice((not_equal, not_contain, equals, contains, is_value));
+    let value = choice((
+        not_equal,
+        not_contain,
+        equals,
+        contains,
+        is_then("greater than", Compare::GreaterThan),
+        is_then("more than", Compare::GreaterThan),
+        is_then("less than", Compare::LessThan),
+        is_then("fewer than", Compare::LessThan),
+        is_then("at least", Compare::AtLeast),
+        is_then("at most", Compare::AtMost),
+        is_then("between", Compare::Between),
+        is_then("equal to", Compare::Equals),
+        is_then("one of", Compare::OneOf),
+        is_alone("empty", Compare::Empty),
+        is_alone("not empty", Compare::NotEmpty),
+        is_then("not", Compare::NotEquals),
+        is_value,
+    ));
 
     let is_type = kw("is")
         .ignore_then(choice((kw("an"), kw("a"))))
