@@ -11,6 +11,9 @@ use crate::diagnostics::Problem;
 use crate::source::Span;
 use chumsky::span::SimpleSpan;
 
+/// The usage shown for a malformed typed value.
+const EQUALS: &str = "Expect \"PATH\" equals VALUE";
+
 /// The usage shown for a malformed `is between`.
 const BETWEEN: &str = "Expect \"PATH\" is between 1 and 10";
 
@@ -50,7 +53,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     if let Some(word) = comparison_word(&value.value) {
                         let expected = format!(
                             "a comparison (`is greater than 5`, `is at least 5`, `is between 1 \
-                             and 9`, `is not empty`, …) or a value; `{word}` starts neither \
+                             and 9`, `is not empty`, `does not exist`, …) or a value; `{word}` starts neither \
                              (quote text that reads like a comparison: `is \"{}\"`)",
                             value.value
                         );
@@ -61,7 +64,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                         );
                         return;
                     }
-                    self.check_typed_comment(value);
+                    self.check_typed_value(EQUALS, value);
                 }
                 Compare::NotEquals
                     if self.written_between(path, value) == "is not"
@@ -112,7 +115,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 ),
                 Compare::Empty | Compare::NotEmpty => {}
                 Compare::Equals | Compare::NotEquals | Compare::Contains | Compare::NotContains => {
-                    self.check_typed_comment(value)
+                    self.check_typed_value(EQUALS, value)
                 }
             },
             Stmt::ExpectErrorMessage {
@@ -124,7 +127,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 Compare::Matches => {
                     self.check_pattern(&crate::syntax::grammar::unquote(&value.value, value.span))
                 }
-                _ => self.check_typed_comment(value),
+                _ => self.check_typed_value("Keep rows where \"COLUMN\" equals VALUE", value),
             },
             Stmt::Column { one_of, .. } => {
                 if let Some(last) = one_of.last()
@@ -239,9 +242,46 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 
     /// A regular expression written in a statement must compile (ECMAScript).
     fn check_pattern(&mut self, value: &Text) {
+        if let Some(inner) = slashed_pattern(&value.value) {
+            let reason = format!(
+                "it is written between slashes as in JavaScript; the pattern is the text alone \
+                 (`matches {inner}`), and flags have no place in it"
+            );
+            self.report(Problem::BadPattern { reason }, value.span);
+            return;
+        }
         if let Err(e) = crate::regexp::check_template(&value.value) {
             self.report(Problem::BadPattern { reason: e.reason }, value.span);
         }
+    }
+
+    /// A typed value (`equals V`, `contains V`, …) must be one YAML value: text that opens a
+    /// quote, list or mapping YAML cannot read (`"a" and "b"`, `"abc`, `[1, 2`) would be
+    /// compared as the text itself, quotes and all.
+    fn check_typed_value(&mut self, usage: &'static str, value: &Text) {
+        if comment_start(&value.value).is_some() {
+            self.check_typed_comment(value);
+            return;
+        }
+        let text = value.value.trim();
+        let Some(open) = text.chars().next().filter(|c| "\"'[{".contains(*c)) else {
+            return;
+        };
+        if crate::lower::values::typed(text) != serde_json::Value::String(text.to_string()) {
+            return;
+        }
+        let expected = match open {
+            '"' | '\'' => match text[1..].find(open) {
+                Some(close) if close + 2 < text.len() => format!(
+                    "one value: text after the closing quote (`{}`) is not part of it; quote \
+                     the whole value, or write one expectation per value",
+                    text[close + 2..].trim()
+                ),
+                _ => format!("a closing {open} (the value reads as one quoted text)"),
+            },
+            _ => "a complete list (`[1, 2]`) or mapping (`{a: 1}`), or text in quotes".into(),
+        };
+        self.malformed_expect(usage, value.span, &expected);
     }
 
     /// A typed value is read as YAML, where ` #` starts a comment that would be dropped
@@ -308,14 +348,49 @@ fn article_word(text: &str) -> Option<String> {
 /// otherwise compare the value with that text.
 fn comparison_word(text: &str) -> Option<&str> {
     const WORDS: &[&str] = &[
-        "greater", "more", "less", "fewer", "smaller", "larger", "bigger", "higher", "lower",
-        "above", "below", "over", "under", "at", "between", "equal", "one", "not", "empty",
+        "greater",
+        "more",
+        "less",
+        "fewer",
+        "smaller",
+        "larger",
+        "bigger",
+        "higher",
+        "lower",
+        "above",
+        "below",
+        "over",
+        "under",
+        "at",
+        "between",
+        "equal",
+        "one",
+        "not",
+        "empty",
+        "missing",
+        "absent",
+        "present",
+        "undefined",
     ];
+    // One word that asks about presence rather than being the value.
+    const ALONE: &[&str] = &["empty", "missing", "absent", "present", "undefined"];
     let first = text.split_whitespace().next()?;
     let several = text.split_whitespace().nth(1).is_some();
-    (several || first.eq_ignore_ascii_case("empty"))
+    (several || ALONE.iter().any(|w| first.eq_ignore_ascii_case(w)))
         .then_some(first)
         .filter(|w| WORDS.iter().any(|c| w.eq_ignore_ascii_case(c)))
+}
+
+/// The pattern of what can only be a JavaScript regular expression literal: `/abc/i` (flags
+/// after the slash) or `/^abc$/` (anchors inside the slashes). `/api/v1/` stays a pattern that
+/// matches those slashes.
+fn slashed_pattern(text: &str) -> Option<&str> {
+    let rest = text.trim().strip_prefix('/')?;
+    let close = rest.rfind('/')?;
+    let (inner, flags) = (&rest[..close], &rest[close + 1..]);
+    let literal = (!flags.is_empty() && flags.chars().all(|c| "dgimsuvy".contains(c)))
+        || (flags.is_empty() && (inner.starts_with('^') || inner.ends_with('$')));
+    (close > 0 && literal).then_some(inner)
 }
 
 /// The two bounds of `is between LOW and HIGH`.

@@ -425,8 +425,11 @@ pub enum Stmt {
         compare: Compare,
         value: Text,
     },
+    /// `Expect "PATH" exists`, or with `absent` `Expect "PATH" does not exist`.
     ExpectExists {
         path: Text,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        absent: bool,
     },
     ExpectLength {
         path: Text,
@@ -699,7 +702,7 @@ impl Stmt {
             ForEachRowFrom { source } => Some(source),
             ExpectErrorMessage { value, .. } => Some(value),
             ExpectValue { path, .. }
-            | ExpectExists { path }
+            | ExpectExists { path, .. }
             | ExpectLength { path, .. }
             | ExpectType { path, .. }
             | ExpectMatchesSchema { path }

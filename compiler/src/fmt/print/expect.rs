@@ -134,6 +134,8 @@ pub(super) fn assertion(x: &Assertion) -> Option<Vec<String>> {
         format!("does not contain {}", typed_text(v)?)
     } else if x.exists == Some(true) && one(&|p| p.exists = None) {
         "exists".into()
+    } else if x.exists == Some(false) && one(&|p| p.exists = None) {
+        "does not exist".into()
     } else if let Some(k) = x.kind {
         if !one(&|p| p.kind = None) {
             return None;

@@ -196,9 +196,9 @@ pub(super) fn attach(
             push_json(step, a);
             return;
         }
-        Stmt::ExpectExists { path } => {
+        Stmt::ExpectExists { path, absent } => {
             json_check = l.path(file, path).map(|p| Assertion {
-                exists: Some(true),
+                exists: Some(!absent),
                 ..assertion(p)
             })
         }

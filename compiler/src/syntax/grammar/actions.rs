@@ -409,7 +409,8 @@ pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, '
         .ignore_then(choice((kw("an"), kw("a"))))
         .ignore_then(value_type())
         .then_ignore(end());
-    let exists = kw("exists").then_ignore(end());
+    let exists =
+        choice((kw("exists").to(false), phrase("does not exist").to(true))).then_ignore(end());
     let noun = select! {
         Tok::Word(w) if ["item", "items", "result", "results", "entry", "entries"]
             .iter().any(|k| w.eq_ignore_ascii_case(k)) => w
@@ -436,7 +437,7 @@ pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, '
         .ignore_then(quoted())
         .then(choice((
             is_type.map(Tail::Type),
-            exists.to(Tail::Exists),
+            exists.map(Tail::Exists),
             length.map(|(n, noun)| Tail::Length(n, noun)),
             schema.to(Tail::Schema),
             snapshot.map(|(name, ign)| Tail::Snapshot(name, ign.unwrap_or_default())),
@@ -445,7 +446,7 @@ pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, '
         )))
         .map(|(path, tail)| match tail {
             Tail::Type(kind) => Stmt::ExpectType { path, kind },
-            Tail::Exists => Stmt::ExpectExists { path },
+            Tail::Exists(absent) => Stmt::ExpectExists { path, absent },
             Tail::Length(count, noun) => Stmt::ExpectLength { path, count, noun },
             Tail::Schema => Stmt::ExpectMatchesSchema { path },
             Tail::Snapshot(name, ignoring) => Stmt::ExpectSnapshot {
@@ -466,7 +467,8 @@ pub(crate) fn expect_path<'a, 's: 'a, E: Extra<'a, 's>>(src: &'s str) -> P<'a, '
 #[derive(Clone)]
 enum Tail {
     Type(ValueType),
-    Exists,
+    /// `exists`, or `does not exist` (true).
+    Exists(bool),
     Length(Number, Text),
     Schema,
     Snapshot(Text, Vec<Text>),
