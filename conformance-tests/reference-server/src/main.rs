@@ -26,6 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 mod origin;
+mod stdio;
 
 use base64::Engine as _;
 use rmcp::model::*;
@@ -1181,6 +1182,7 @@ async fn main() {
         return;
     }
     let server_breaks_stdin_exit = server.breaks("stdin-exit");
+    let transport = stdio::transport(server.breaks("unknown-cancel"));
     // Stays alive after stdin closed, until a signal ends it (`--broken stdin-exit`).
     let linger = async {
         if server_breaks_stdin_exit {
@@ -1189,7 +1191,7 @@ async fn main() {
     };
     // In the stateless era the SDK serves every request while "starting" and ends with an
     // error when stdin closes: that is the end of the stdio session too.
-    let service = match server.serve(rmcp::transport::stdio()).await {
+    let service = match server.serve(transport).await {
         Ok(s) => s,
         Err(e) => {
             linger.await;

@@ -16,6 +16,8 @@ use serde_json::Value;
 /// - `stdout`: a banner on stdout before the first message;
 /// - `stdin-exit`: the server stays alive after its stdin closes (in both eras);
 /// - `unadvertised`: `completions` is not advertised, yet `completion/complete` answers;
+/// - `unknown-cancel`: over stdio, a `notifications/cancelled` that names no request in
+///   flight is answered with a JSON-RPC error (see `stdio.rs`);
 /// - `no-origin-check`: over HTTP, a foreign `Origin` is served (see `origin.rs`).
 pub const BREAKS: &[&str] = &[
     "unknown-tool",
@@ -24,6 +26,7 @@ pub const BREAKS: &[&str] = &[
     "stdout",
     "stdin-exit",
     "unadvertised",
+    "unknown-cancel",
     crate::origin::NO_ORIGIN_CHECK,
 ];
 
