@@ -25,6 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod era;
 mod origin;
 mod stdio;
 
@@ -891,8 +892,9 @@ impl ServerHandler for Reference {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        era::refuse_removed(is_modern(&context), "logging/setLevel")?;
         self.modes.offers("logging", "logging/setLevel")?;
         self.state.lock().expect("state lock").log_level = Some(request.level);
         Ok(())
@@ -901,8 +903,9 @@ impl ServerHandler for Reference {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        era::refuse_removed(is_modern(&context), "resources/subscribe")?;
         self.modes.offers("resources", "resources/subscribe")?;
         self.read(&request.uri)?;
         self.state
@@ -916,8 +919,9 @@ impl ServerHandler for Reference {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        era::refuse_removed(is_modern(&context), "resources/unsubscribe")?;
         self.modes.offers("resources", "resources/unsubscribe")?;
         self.state
             .lock()
@@ -1047,6 +1051,7 @@ impl ServerHandler for Reference {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        era::refuse_removed(is_modern(&context), &request.method)?;
         if KNOWN_METHODS.contains(&request.method.as_str()) {
             // A method the server serves, whose params the SDK could not read into their
             // type (a log level that does not exist, a missing name): Invalid params.
@@ -1242,7 +1247,10 @@ async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String
         Err(_) => "/.well-known/oauth-protected-resource/mcp".into(),
     };
     let required = Arc::new(required);
-    let router = axum::Router::new().nest_service("/mcp", service).layer(
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(era::removed_over_http))
+        .layer(
         axum::middleware::from_fn(
             move |req: axum::extract::Request, next: axum::middleware::Next| {
                 let required = required.clone();

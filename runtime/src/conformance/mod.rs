@@ -395,7 +395,7 @@ fn judge(
                     let why = t
                         .failure
                         .as_ref()
-                        .map(|f| format!("{}: {}", f.code, f.message))
+                        .map(failure_text)
                         .unwrap_or_else(|| t.status.as_str().to_string());
                     let verdict = match flow.level {
                         Level::Must => Verdict::Failure,
@@ -417,6 +417,27 @@ fn judge(
         detail,
         expected: false,
     }
+}
+
+/// A test's failure as a check's detail: the code and message, then what was expected and
+/// what came back (as `mcpr run` prints them), cut to a line each.
+fn failure_text(f: &crate::exec::Failure) -> String {
+    let cut = |t: &str| {
+        let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut s: String = flat.chars().take(200).collect();
+        if s.len() < flat.len() {
+            s.push('…');
+        }
+        s
+    };
+    let mut s = format!("{}: {}", f.code, f.message);
+    if let Some(e) = &f.expected {
+        s.push_str(&format!("\nexpected: {}", cut(e)));
+    }
+    if let Some(a) = &f.actual {
+        s.push_str(&format!("\nactual:   {}", cut(a)));
+    }
+    s
 }
 
 impl ConformanceError {
