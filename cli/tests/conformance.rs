@@ -257,6 +257,8 @@ fn the_common_reports_are_written_over_every_era() {
             "report.json",
             "--junit",
             "report.xml",
+            "--html",
+            "report.html",
             "--",
             &server,
         ],
@@ -273,6 +275,11 @@ fn the_common_reports_are_written_over_every_era() {
     );
     let junit = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
     assert!(junit.contains("protocol.ping"), "{junit}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(
+        html.contains("mcpr conformance 2026-07-28") && html.contains("protocol.ping"),
+        "one suite per era in the HTML report"
+    );
 }
 
 #[test]
@@ -288,6 +295,21 @@ fn bad_usage_is_exit_2() {
         &conformance(dir.path(), &["--input", "novalue", "--", "true"]),
         2,
         "NAME=VALUE",
+    );
+}
+
+/// A banner on stdout before the first message leaves no session to run checks in: the
+/// client refuses the line, and the command exits 3 naming it (docs/conformance.md).
+#[test]
+fn a_server_that_writes_a_banner_on_stdout_first_is_exit_3_naming_the_line() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    let out = conformance(dir.path(), &["--", &server, "--broken", "stdout"]);
+    common::assert_exit_with(&out, 3, "MCP-PROTOCOL-001");
+    assert!(
+        output_text(&out).contains("this banner is not JSON-RPC"),
+        "{}",
+        output_text(&out)
     );
 }
 
@@ -337,6 +359,7 @@ fn a_deliberately_broken_server_fails_exactly_the_checks_it_breaks() {
         ("stdin-exit", &["stdio.exit-on-stdin-close"]),
         ("unadvertised", &["protocol.unadvertised-completions"]),
         ("unknown-cancel", &["cancellation.unknown-id"]),
+        ("stdout-late", &["stdio.stdout-clean"]),
     ];
     for (rule, broken) in cases {
         let mut args = with_inputs(&["--format", "json", "--"]);

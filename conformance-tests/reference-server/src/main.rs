@@ -1187,6 +1187,13 @@ async fn main() {
         return;
     }
     let server_breaks_stdin_exit = server.breaks("stdin-exit");
+    // A log line on stdout once stdin closed (`--broken stdout-late`).
+    let stdout_late = server.breaks("stdout-late");
+    let goodbye = || {
+        if stdout_late {
+            println!("reference server: stdin closed, shutting down (this line is not JSON-RPC)");
+        }
+    };
     let transport = stdio::transport(server.breaks("unknown-cancel"));
     // Stays alive after stdin closed, until a signal ends it (`--broken stdin-exit`).
     let linger = async {
@@ -1200,12 +1207,14 @@ async fn main() {
         Ok(s) => s,
         Err(e) => {
             linger.await;
+            goodbye();
             eprintln!("mcpr-reference-server: could not start: {e}");
             std::process::exit(1);
         }
     };
     let ended = service.waiting().await;
     linger.await;
+    goodbye();
     if let Err(e) = ended {
         eprintln!("mcpr-reference-server: {e}");
         std::process::exit(1);

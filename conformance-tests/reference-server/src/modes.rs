@@ -14,6 +14,7 @@ use serde_json::Value;
 /// - `unknown-method`: an unknown method is -32603, not -32601;
 /// - `progress`: the `progress` tool reports 1, 3, 2;
 /// - `stdout`: a banner on stdout before the first message;
+/// - `stdout-late`: a log line on stdout once its stdin closed;
 /// - `stdin-exit`: the server stays alive after its stdin closes (in both eras);
 /// - `unadvertised`: `completions` is not advertised, yet `completion/complete` answers;
 /// - `unknown-cancel`: over stdio, a `notifications/cancelled` that names no request in
@@ -24,6 +25,7 @@ pub const BREAKS: &[&str] = &[
     "unknown-method",
     "progress",
     "stdout",
+    "stdout-late",
     "stdin-exit",
     "unadvertised",
     "unknown-cancel",
