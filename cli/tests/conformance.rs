@@ -107,6 +107,7 @@ fn assert_all_succeed(out: &Output, stdio: bool) {
         .sum::<usize>()
         + mcpr_runtime::conformance::negotiation::CHECKS.len()
         + 2 * mcpr_runtime::conformance::cancellation::CHECKS.len()
+        + 2 * mcpr_runtime::conformance::progress::CHECKS.len()
         + if stdio {
             2 * mcpr_runtime::conformance::STDIO_CHECKS.len()
         } else {
@@ -356,6 +357,7 @@ fn a_deliberately_broken_server_fails_exactly_the_checks_it_breaks() {
         ("unknown-tool", &["tools.unknown-tool"]),
         ("unknown-method", &["protocol.unknown-method"]),
         ("progress", &["progress.notifications"]),
+        ("progress-late", &["progress.none-after-result"]),
         ("stdin-exit", &["stdio.exit-on-stdin-close"]),
         ("unadvertised", &["protocol.unadvertised-completions"]),
         ("unknown-cancel", &["cancellation.unknown-id"]),
@@ -533,6 +535,7 @@ fn the_list_names_every_check_and_its_inputs() {
         mcpr_runtime::conformance::negotiation::CHECKS
             .iter()
             .chain(mcpr_runtime::conformance::cancellation::CHECKS)
+            .chain(mcpr_runtime::conformance::progress::CHECKS)
             .chain(mcpr_runtime::conformance::STDIO_CHECKS)
             .chain(&mcpr_runtime::conformance::http::ids())
             .map(|s| s.to_string()),

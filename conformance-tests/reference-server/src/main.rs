@@ -420,6 +420,18 @@ impl Reference {
                             .await
                             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
                     }
+                    if self.breaks("progress-late") {
+                        // One more notification 20 ms after the result is sent.
+                        let (peer, token) = (context.peer.clone(), token.clone());
+                        tokio::spawn(async move {
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                            if let Ok(p) = conv::<ProgressNotificationParam>(
+                                json!({"progressToken": token, "progress": steps + 1, "total": steps + 1}),
+                            ) {
+                                let _ = peer.notify_progress(p).await;
+                            }
+                        });
+                    }
                 }
                 Ok(text_result(format!("done {steps} steps")).into())
             }

@@ -93,6 +93,7 @@ impl Baseline {
                 || super::STDIO_CHECKS.contains(&e.check.as_str())
                 || super::negotiation::CHECKS.contains(&e.check.as_str())
                 || super::cancellation::CHECKS.contains(&e.check.as_str())
+                || super::progress::CHECKS.contains(&e.check.as_str())
                 || super::http::ids().contains(&e.check.as_str());
             if !known {
                 return Err(format!(

@@ -17,6 +17,7 @@ pub mod cancellation;
 pub mod discover;
 pub mod http;
 pub mod negotiation;
+pub mod progress;
 pub mod render;
 pub mod stdio;
 pub mod suite;
@@ -256,6 +257,9 @@ pub async fn run(
         }
         if libs.iter().any(|l| l.library.name == cancellation::LIBRARY) {
             checks.push(cancellation::check(&req.target, version, timeout).await);
+        }
+        if libs.iter().any(|l| l.library.name == progress::LIBRARY) {
+            checks.push(progress::check(&req.target, version, timeout, &req.inputs).await);
         }
         if let Some(url) = &http_url {
             checks.extend(http::checks(url, version, timeout).await);
@@ -533,6 +537,18 @@ pub fn list(names: &[String]) -> Result<String, String> {
                 negotiation::FLOW,
                 "must, the initialize versions, made by the command",
                 "basic/lifecycle#version-negotiation",
+            ));
+        }
+        if lib.library.name == progress::LIBRARY {
+            s.push_str(&line(
+                progress::CHECK,
+                progress::FLOW,
+                &format!(
+                    "must, all versions, requires tools, input {}, input {}={{}}, made by the command",
+                    progress::INPUTS.0,
+                    progress::INPUTS.1
+                ),
+                &progress::SPEC.join("; "),
             ));
         }
         if lib.library.name == cancellation::LIBRARY {
