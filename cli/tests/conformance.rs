@@ -24,6 +24,7 @@ const REFERENCE_INPUTS: &[&str] = &[
     "slow_tool=slow",
     r#"slow_arguments={"ms":3000}"#,
     "task_tool=long_task",
+    r#"task_arguments={"ms":200}"#,
     "slow_task_tool=ask_task",
     "input_tool=elicit",
     "change_tool=notify",
@@ -105,6 +106,8 @@ fn assert_all_succeed(out: &Output, stdio: bool) {
         })
         .sum::<usize>()
         + mcpr_runtime::conformance::negotiation::CHECKS.len()
+        + 2 * mcpr_runtime::conformance::cancellation::CHECKS.len()
+        + 2 * mcpr_runtime::conformance::progress::CHECKS.len()
         + if stdio {
             2 * mcpr_runtime::conformance::STDIO_CHECKS.len()
         } else {
@@ -255,6 +258,8 @@ fn the_common_reports_are_written_over_every_era() {
             "report.json",
             "--junit",
             "report.xml",
+            "--html",
+            "report.html",
             "--",
             &server,
         ],
@@ -271,6 +276,11 @@ fn the_common_reports_are_written_over_every_era() {
     );
     let junit = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
     assert!(junit.contains("protocol.ping"), "{junit}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(
+        html.contains("mcpr conformance 2026-07-28") && html.contains("protocol.ping"),
+        "one suite per era in the HTML report"
+    );
 }
 
 #[test]
@@ -286,6 +296,21 @@ fn bad_usage_is_exit_2() {
         &conformance(dir.path(), &["--input", "novalue", "--", "true"]),
         2,
         "NAME=VALUE",
+    );
+}
+
+/// A banner on stdout before the first message leaves no session to run checks in: the
+/// client refuses the line, and the command exits 3 naming it (docs/conformance.md).
+#[test]
+fn a_server_that_writes_a_banner_on_stdout_first_is_exit_3_naming_the_line() {
+    let dir = scratch(&[]);
+    let server = reference_server();
+    let out = conformance(dir.path(), &["--", &server, "--broken", "stdout"]);
+    common::assert_exit_with(&out, 3, "MCP-PROTOCOL-001");
+    assert!(
+        output_text(&out).contains("this banner is not JSON-RPC"),
+        "{}",
+        output_text(&out)
     );
 }
 
@@ -332,8 +357,11 @@ fn a_deliberately_broken_server_fails_exactly_the_checks_it_breaks() {
         ("unknown-tool", &["tools.unknown-tool"]),
         ("unknown-method", &["protocol.unknown-method"]),
         ("progress", &["progress.notifications"]),
+        ("progress-late", &["progress.none-after-result"]),
         ("stdin-exit", &["stdio.exit-on-stdin-close"]),
         ("unadvertised", &["protocol.unadvertised-completions"]),
+        ("unknown-cancel", &["cancellation.unknown-id"]),
+        ("stdout-late", &["stdio.stdout-clean"]),
     ];
     for (rule, broken) in cases {
         let mut args = with_inputs(&["--format", "json", "--"]);
@@ -421,11 +449,15 @@ fn an_unsupported_protocol_version_is_negotiated_in_both_eras() {
     );
 }
 
-/// `std:tasks`: the handshake era's flows, which `mcpr conformance` reports as "optional
-/// capability not offered" for the reference server (its SDK cannot declare the 2025-11-25
-/// `tasks` capability), run from a suite of one's own against it.
+/// `std:tasks` in the handshake era. The reference server does not declare the 2025-11-25
+/// `tasks` capability (its SDK models only the 2026 tasks extension), so `mcpr conformance`
+/// reports those checks as "optional capability not offered". Forced on it from a suite of
+/// one's own, the task-augmented call (`params.task`, with the tool's arguments) shows why:
+/// the server answers the 2026 flat handle instead of 2025-11-25's `CreateTaskResult`
+/// (`{task: {taskId, status, …}}`), and the flow says so. (Against server-everything, which
+/// declares the capability, they pass: cli/tests/interop_conformance.rs.)
 #[test]
-fn the_task_flows_of_the_handshake_era_run_from_a_suite() {
+fn the_task_flows_of_the_handshake_era_check_the_2025_task_shape() {
     let suite = r#"MCP Test 1
 Suite: "std:tasks in the handshake era"
 Server from the command line
@@ -434,14 +466,7 @@ Import flows from "std:tasks"
 Test: "call"
   Use flow "A tool call runs as a task" with:
     task_tool: long_task
-
-Test: "list"
-  Use flow "Tasks are listed" with:
-    task_tool: long_task
-
-Test: "cancel"
-  Use flow "A working task is cancelled" with:
-    slow_task_tool: ask_task
+    task_arguments: {"ms": 200}
 
 Test: "unknown"
   Use flow "Unknown task is -32602"
@@ -459,11 +484,13 @@ Test: "unknown"
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    let text = output_text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("4 passed"),
-        "{}",
-        output_text(&out)
+        text.contains("1 passed, 1 failed")
+            && text.contains("$.task.taskId is not of type string")
+            && text.contains(r#""resultType":"task","taskId""#),
+        "{text}"
     );
 
     // In `mcpr conformance`, the same checks are INFO and say why.
@@ -485,6 +512,48 @@ Test: "unknown"
     assert!(
         text.contains("INFO    tasks.call")
             && text.contains("optional capability not offered: tools, tasks.requests.tools.call"),
+        "{text}"
+    );
+}
+
+/// `mcpr conformance --list` names every check: the flows of each library and the checks
+/// the command makes itself (version negotiation, the unknown cancellation, the stdio and
+/// HTTP transports), with their inputs.
+#[test]
+fn the_list_names_every_check_and_its_inputs() {
+    let dir = scratch(&[]);
+    let out = conformance(dir.path(), &["--list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let libs = mcpr_compiler::stdlib::documents().unwrap();
+    let mut ids: Vec<String> = libs
+        .iter()
+        .flat_map(|l| &l.flows)
+        .map(|f| f.check.clone())
+        .collect();
+    ids.extend(
+        mcpr_runtime::conformance::negotiation::CHECKS
+            .iter()
+            .chain(mcpr_runtime::conformance::cancellation::CHECKS)
+            .chain(mcpr_runtime::conformance::progress::CHECKS)
+            .chain(mcpr_runtime::conformance::STDIO_CHECKS)
+            .chain(&mcpr_runtime::conformance::http::ids())
+            .map(|s| s.to_string()),
+    );
+    for id in &ids {
+        assert!(
+            text.contains(&format!("  {id} ")),
+            "{id} is listed:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("input task_tool, input task_arguments={}"),
+        "{text}"
+    );
+    let out = conformance(dir.path(), &["--list", "--suite", "cancellation"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("cancellation.unknown-id") && !text.contains("tools.call"),
         "{text}"
     );
 }

@@ -57,7 +57,8 @@ fn recorded(title: &str) -> (Vec<String>, BTreeSet<Row>, BTreeSet<Row>) {
     (versions, rows, may)
 }
 
-/// Runs `mcpr conformance` with `target` and compares with the recorded section.
+/// Runs `mcpr conformance` with `target` (the server, after any `--input`) and compares
+/// with the recorded section.
 fn check(title: &str, target: &[String]) {
     let scratch = tempfile::tempdir().unwrap();
     let out = common::mcpr_in(scratch.path())
@@ -168,6 +169,40 @@ fn server_everything_over_stdio() {
         "server-everything, stdio",
         &words(&["--", "node", &everything(&dir), "stdio"]),
     );
+}
+
+/// server-everything's own names, so that the checks that call a tool, read a resource or
+/// get a prompt run too; its task tool needs arguments (`topic`), given as `task_arguments`.
+const EVERYTHING_INPUTS: &[&str] = &[
+    "tool=echo",
+    r#"arguments={"message":"hi"}"#,
+    r#"invalid_arguments={"message":5}"#,
+    "resource_uri=demo://resource/static/document/architecture.md",
+    "prompt=completable-prompt",
+    r#"prompt_arguments={"department":"Engineering","name":"Alice"}"#,
+    "completion_argument=department",
+    "completion_value=E",
+    "progress_tool=trigger-long-running-operation",
+    r#"progress_arguments={"duration":1,"steps":3}"#,
+    "slow_tool=trigger-long-running-operation",
+    r#"slow_arguments={"duration":5,"steps":5}"#,
+    "task_tool=simulate-research-query",
+    r#"task_arguments={"topic":"mcp"}"#,
+    "slow_task_tool=simulate-research-query",
+    r#"slow_task_arguments={"topic":"mcp","ambiguous":true}"#,
+];
+
+#[test]
+#[ignore = "needs the interop servers (conformance-tests/interop/install.sh)"]
+fn server_everything_with_its_names_over_stdio() {
+    let dir = common::interop_dir();
+    let mut args = Vec::new();
+    for input in EVERYTHING_INPUTS {
+        args.push("--input".to_string());
+        args.push(input.to_string());
+    }
+    args.extend(words(&["--", "node", &everything(&dir), "stdio"]));
+    check("server-everything with its names, stdio", &args);
 }
 
 #[test]

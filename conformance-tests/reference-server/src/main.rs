@@ -25,7 +25,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod era;
 mod origin;
+mod stdio;
 
 use base64::Engine as _;
 use rmcp::model::*;
@@ -417,6 +419,18 @@ impl Reference {
                             .notify_progress(p)
                             .await
                             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                    }
+                    if self.breaks("progress-late") {
+                        // One more notification 20 ms after the result is sent.
+                        let (peer, token) = (context.peer.clone(), token.clone());
+                        tokio::spawn(async move {
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                            if let Ok(p) = conv::<ProgressNotificationParam>(
+                                json!({"progressToken": token, "progress": steps + 1, "total": steps + 1}),
+                            ) {
+                                let _ = peer.notify_progress(p).await;
+                            }
+                        });
                     }
                 }
                 Ok(text_result(format!("done {steps} steps")).into())
@@ -890,8 +904,9 @@ impl ServerHandler for Reference {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        era::refuse_removed(is_modern(&context), "logging/setLevel")?;
         self.modes.offers("logging", "logging/setLevel")?;
         self.state.lock().expect("state lock").log_level = Some(request.level);
         Ok(())
@@ -900,8 +915,9 @@ impl ServerHandler for Reference {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        era::refuse_removed(is_modern(&context), "resources/subscribe")?;
         self.modes.offers("resources", "resources/subscribe")?;
         self.read(&request.uri)?;
         self.state
@@ -915,8 +931,9 @@ impl ServerHandler for Reference {
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        era::refuse_removed(is_modern(&context), "resources/unsubscribe")?;
         self.modes.offers("resources", "resources/unsubscribe")?;
         self.state
             .lock()
@@ -1046,6 +1063,7 @@ impl ServerHandler for Reference {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        era::refuse_removed(is_modern(&context), &request.method)?;
         if KNOWN_METHODS.contains(&request.method.as_str()) {
             // A method the server serves, whose params the SDK could not read into their
             // type (a log level that does not exist, a missing name): Invalid params.
@@ -1181,6 +1199,14 @@ async fn main() {
         return;
     }
     let server_breaks_stdin_exit = server.breaks("stdin-exit");
+    // A log line on stdout once stdin closed (`--broken stdout-late`).
+    let stdout_late = server.breaks("stdout-late");
+    let goodbye = || {
+        if stdout_late {
+            println!("reference server: stdin closed, shutting down (this line is not JSON-RPC)");
+        }
+    };
+    let transport = stdio::transport(server.breaks("unknown-cancel"));
     // Stays alive after stdin closed, until a signal ends it (`--broken stdin-exit`).
     let linger = async {
         if server_breaks_stdin_exit {
@@ -1189,16 +1215,18 @@ async fn main() {
     };
     // In the stateless era the SDK serves every request while "starting" and ends with an
     // error when stdin closes: that is the end of the stdio session too.
-    let service = match server.serve(rmcp::transport::stdio()).await {
+    let service = match server.serve(transport).await {
         Ok(s) => s,
         Err(e) => {
             linger.await;
+            goodbye();
             eprintln!("mcpr-reference-server: could not start: {e}");
             std::process::exit(1);
         }
     };
     let ended = service.waiting().await;
     linger.await;
+    goodbye();
     if let Err(e) = ended {
         eprintln!("mcpr-reference-server: {e}");
         std::process::exit(1);
@@ -1240,7 +1268,10 @@ async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String
         Err(_) => "/.well-known/oauth-protected-resource/mcp".into(),
     };
     let required = Arc::new(required);
-    let router = axum::Router::new().nest_service("/mcp", service).layer(
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(era::removed_over_http))
+        .layer(
         axum::middleware::from_fn(
             move |req: axum::extract::Request, next: axum::middleware::Next| {
                 let required = required.clone();

@@ -13,17 +13,24 @@ use serde_json::Value;
 /// - `unknown-tool`: an unknown tool is -32603, not -32602;
 /// - `unknown-method`: an unknown method is -32603, not -32601;
 /// - `progress`: the `progress` tool reports 1, 3, 2;
+/// - `progress-late`: the `progress` tool reports once more, 20 ms after its result;
 /// - `stdout`: a banner on stdout before the first message;
+/// - `stdout-late`: a log line on stdout once its stdin closed;
 /// - `stdin-exit`: the server stays alive after its stdin closes (in both eras);
 /// - `unadvertised`: `completions` is not advertised, yet `completion/complete` answers;
+/// - `unknown-cancel`: over stdio, a `notifications/cancelled` that names no request in
+///   flight is answered with a JSON-RPC error (see `stdio.rs`);
 /// - `no-origin-check`: over HTTP, a foreign `Origin` is served (see `origin.rs`).
 pub const BREAKS: &[&str] = &[
     "unknown-tool",
     "unknown-method",
     "progress",
+    "progress-late",
     "stdout",
+    "stdout-late",
     "stdin-exit",
     "unadvertised",
+    "unknown-cancel",
     crate::origin::NO_ORIGIN_CHECK,
 ];
 

@@ -92,6 +92,8 @@ impl Baseline {
                 .any(|f| f.check == e.check)
                 || super::STDIO_CHECKS.contains(&e.check.as_str())
                 || super::negotiation::CHECKS.contains(&e.check.as_str())
+                || super::cancellation::CHECKS.contains(&e.check.as_str())
+                || super::progress::CHECKS.contains(&e.check.as_str())
                 || super::http::ids().contains(&e.check.as_str());
             if !known {
                 return Err(format!(

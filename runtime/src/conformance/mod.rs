@@ -13,9 +13,11 @@
 //!    is expected, one that passes is stale and fails.
 
 pub mod baseline;
+pub mod cancellation;
 pub mod discover;
 pub mod http;
 pub mod negotiation;
+pub mod progress;
 pub mod render;
 pub mod stdio;
 pub mod suite;
@@ -181,7 +183,7 @@ pub fn libraries(names: &[String]) -> Result<Vec<LibraryDoc>, ConformanceError> 
 pub const STDIO: &str = "stdio";
 
 /// The ids of the stdio transport's checks.
-pub const STDIO_CHECKS: &[&str] = &["stdio.stdout-clean", "stdio.exit-on-stdin-close"];
+pub const STDIO_CHECKS: &[&str] = &[stdio::CLEAN.0, stdio::EXIT.0];
 
 /// Forwards everything but `finish`: the reports are written once, after every era.
 struct Eras<'a>(&'a mut dyn Reporter);
@@ -252,6 +254,12 @@ pub async fn run(
             && crate::protocol::version::era_of(version) == Some(crate::protocol::Era::Legacy);
         if negotiation {
             checks.push(negotiation::check(&req.target, version, timeout).await);
+        }
+        if libs.iter().any(|l| l.library.name == cancellation::LIBRARY) {
+            checks.push(cancellation::check(&req.target, version, timeout).await);
+        }
+        if libs.iter().any(|l| l.library.name == progress::LIBRARY) {
+            checks.push(progress::check(&req.target, version, timeout, &req.inputs).await);
         }
         if let Some(url) = &http_url {
             checks.extend(http::checks(url, version, timeout).await);
@@ -391,7 +399,7 @@ fn judge(
                     let why = t
                         .failure
                         .as_ref()
-                        .map(|f| format!("{}: {}", f.code, f.message))
+                        .map(failure_text)
                         .unwrap_or_else(|| t.status.as_str().to_string());
                     let verdict = match flow.level {
                         Level::Must => Verdict::Failure,
@@ -413,6 +421,27 @@ fn judge(
         detail,
         expected: false,
     }
+}
+
+/// A test's failure as a check's detail: the code and message, then what was expected and
+/// what came back (as `mcpr run` prints them), cut to a line each.
+fn failure_text(f: &crate::exec::Failure) -> String {
+    let cut = |t: &str| {
+        let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut s: String = flat.chars().take(200).collect();
+        if s.len() < flat.len() {
+            s.push('…');
+        }
+        s
+    };
+    let mut s = format!("{}: {}", f.code, f.message);
+    if let Some(e) = &f.expected {
+        s.push_str(&format!("\nexpected: {}", cut(e)));
+    }
+    if let Some(a) = &f.actual {
+        s.push_str(&format!("\nactual:   {}", cut(a)));
+    }
+    s
 }
 
 impl ConformanceError {
@@ -465,9 +494,13 @@ pub fn versions_asked(flags: &[String]) -> Vec<String> {
 }
 
 /// `mcpr conformance --list`: every check of the libraries, with its level, versions,
-/// capabilities and inputs.
+/// capabilities and inputs, and the checks the command makes itself (the handshake's
+/// version negotiation, the unknown cancellation, the stdio and HTTP transports).
 pub fn list(names: &[String]) -> Result<String, String> {
     let libs = libraries(names).map_err(|e| e.message().to_string())?;
+    let line = |id: &str, name: &str, notes: &str, spec: &str| {
+        format!("  {id:<34} {name} ({notes}) [{spec}]\n")
+    };
     let mut s = String::new();
     for lib in &libs {
         s.push_str(&format!("std:{} — {}\n", lib.library.name, lib.summary));
@@ -491,13 +524,58 @@ pub fn list(names: &[String]) -> Result<String, String> {
                     None => format!("input {}", i.name),
                 });
             }
-            s.push_str(&format!(
-                "  {:<34} {} ({}) [{}]\n",
-                f.check,
-                f.name,
-                notes.join(", "),
-                f.spec.join("; ")
+            s.push_str(&line(
+                &f.check,
+                &f.name,
+                &notes.join(", "),
+                &f.spec.join("; "),
             ));
+        }
+        if lib.library.name == "protocol" {
+            s.push_str(&line(
+                negotiation::CHECK,
+                negotiation::FLOW,
+                "must, the initialize versions, made by the command",
+                "basic/lifecycle#version-negotiation",
+            ));
+        }
+        if lib.library.name == progress::LIBRARY {
+            s.push_str(&line(
+                progress::CHECK,
+                progress::FLOW,
+                &format!(
+                    "must, all versions, requires tools, input {}, input {}={{}}, made by the command",
+                    progress::INPUTS.0,
+                    progress::INPUTS.1
+                ),
+                &progress::SPEC.join("; "),
+            ));
+        }
+        if lib.library.name == cancellation::LIBRARY {
+            s.push_str(&line(
+                cancellation::CHECK,
+                cancellation::FLOW,
+                "must, all versions, made by the command",
+                &cancellation::SPEC.join("; "),
+            ));
+        }
+    }
+    let transport = |name: &str| names.is_empty() || names.iter().any(|n| n == name);
+    if transport(STDIO) {
+        s.push_str("stdio — the stdio transport (a server given as `-- CMD ARGS…`)\n");
+        for c in [stdio::CLEAN, stdio::EXIT] {
+            s.push_str(&line(c.0, c.1, "must, all versions", stdio::SPEC));
+        }
+    }
+    if transport(http::SUITE) {
+        s.push_str("http — the Streamable HTTP transport (a server given as `--url URL`)\n");
+        for c in http::CHECKS {
+            let era = match c.4 {
+                None => "all versions",
+                Some(crate::protocol::Era::Legacy) => "the initialize versions",
+                Some(crate::protocol::Era::Modern) => "the stateless versions",
+            };
+            s.push_str(&line(c.0, c.1, era, c.3));
         }
     }
     Ok(s)

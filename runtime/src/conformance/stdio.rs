@@ -31,11 +31,28 @@ fn result(
         checks: checks.into(),
         version: version.into(),
         verdict,
-        spec: vec!["basic/transports#stdio".into()],
+        spec: vec![SPEC.into()],
         detail,
         expected: false,
     }
 }
+
+/// `stdio.stdout-clean`: id, name, what it checks.
+pub const CLEAN: (&str, &str, &str) = (
+    "stdio.stdout-clean",
+    "Nothing but JSON-RPC on stdout",
+    "Every line the server writes on stdout, from its start to its exit, is a JSON-RPC message; logs go to stderr.",
+);
+
+/// `stdio.exit-on-stdin-close`: id, name, what it checks.
+pub const EXIT: (&str, &str, &str) = (
+    "stdio.exit-on-stdin-close",
+    "The server exits when its stdin closes",
+    "After the handshake, the server exits within 3 seconds of its stdin closing, without a signal.",
+);
+
+/// The specification section of both checks.
+pub const SPEC: &str = "basic/transports#stdio";
 
 /// The first request of the era: `initialize` or `server/discover`.
 fn first_request(version: &str) -> Value {
@@ -77,16 +94,6 @@ pub async fn checks(
     version: &str,
     timeout: Duration,
 ) -> Vec<CheckResult> {
-    const CLEAN: (&str, &str, &str) = (
-        "stdio.stdout-clean",
-        "Nothing but JSON-RPC on stdout",
-        "Every line the server writes on stdout, from its start to its exit, is a JSON-RPC message; logs go to stderr.",
-    );
-    const EXIT: (&str, &str, &str) = (
-        "stdio.exit-on-stdin-close",
-        "The server exits when its stdin closes",
-        "After the handshake, the server exits within 3 seconds of its stdin closing, without a signal.",
-    );
     let fail_both = |why: String| {
         vec![
             result(

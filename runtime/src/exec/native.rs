@@ -285,7 +285,8 @@ impl StepRunner {
         self.exercise(method, params.as_ref());
         let session = self.client.session();
         let token = (n.progress() == Some(true)).then(|| self.client.next_progress_token());
-        // A cancellation is a deadline at `cancelAfterMs`, then `notifications/cancelled`.
+        // A cancellation is a deadline at `cancelAfterMs`: when it passes, the session stops
+        // waiting and sends `notifications/cancelled` itself (once; never for the handshake).
         let deadline = match n.cancel_after_ms() {
             Some(ms) => timeout.min(Duration::from_millis(ms)),
             None => timeout,
@@ -297,19 +298,12 @@ impl StepRunner {
             ..RequestOptions::default()
         };
         let pending = session.send(method, params.as_ref(), &opts)?;
-        let id = pending.id;
         let outcome = match session.wait(pending).await {
             Ok(result) => Some(Ok(result)),
             Err(e) if e.rpc_error().is_some() => e.rpc_error().cloned().map(Err),
             Err(e)
                 if n.cancel_after_ms().is_some() && matches!(e.kind, ErrorKind::Timeout { .. }) =>
             {
-                session
-                    .notify(
-                        "notifications/cancelled",
-                        Some(json!({"requestId": id, "reason": "cancelled by the test"})),
-                    )
-                    .map_err(|k| NativeFail::Session(session.error(k)))?;
                 None
             }
             Err(e) => return Err(NativeFail::Session(e)),

@@ -1,0 +1,151 @@
+//! `progress.none-after-result`: once a request's result has come, no progress notification
+//! may name its token any more. A flow ends with its last step, before a late notification
+//! would arrive, so the command makes this check itself with `std:progress`, in a session of
+//! its own: it calls the `progress_tool` input with a progress token, waits a little after
+//! the result and makes one more round trip (on stdio the server's messages keep their order,
+//! so what it sent before answering that request has arrived), and looks for a progress
+//! notification the session could not place: the client retires a token when its request
+//! ends and notes any later notification for it as a protocol violation.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{CheckResult, Verdict, discover};
+use crate::client::CallOptions;
+use crate::error::ErrorKind;
+use crate::run::TargetChoice;
+
+/// The check's id.
+pub const CHECK: &str = "progress.none-after-result";
+
+/// The ids of the checks made here.
+pub const CHECKS: &[&str] = &[CHECK];
+
+/// The library the check belongs to (`--suite progress` runs it).
+pub const LIBRARY: &str = "progress";
+
+/// What the check says, for its line and for `--list`.
+pub const FLOW: &str = "No progress after the result";
+
+/// What it checks.
+pub const CHECKS_TEXT: &str = "A call of `progress_tool` (with `progress_arguments`) with a progress token gets no `notifications/progress` for that token once its result has come.";
+
+/// The specification section.
+pub const SPEC: &[&str] = &["basic/utilities/progress#behavior-requirements"];
+
+/// The inputs: the tool and its arguments.
+pub const INPUTS: (&str, &str) = ("progress_tool", "progress_arguments");
+
+/// How long to listen after the result before the round trip.
+const SETTLE: Duration = Duration::from_millis(300);
+
+fn result(version: &str, verdict: Verdict, detail: Option<String>) -> CheckResult {
+    CheckResult {
+        check: CHECK.into(),
+        library: LIBRARY.into(),
+        flow: FLOW.into(),
+        checks: CHECKS_TEXT.into(),
+        version: version.into(),
+        verdict,
+        spec: SPEC.iter().map(|s| s.to_string()).collect(),
+        detail,
+        expected: false,
+    }
+}
+
+/// Runs the check in `version` with the flows' inputs.
+pub async fn check(
+    target: &TargetChoice,
+    version: &str,
+    timeout: Duration,
+    inputs: &BTreeMap<String, Value>,
+) -> CheckResult {
+    let Some(tool) = inputs.get(INPUTS.0).map(|v| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }) else {
+        return result(
+            version,
+            Verdict::Info,
+            Some(format!("not run: needs --input {}=…", INPUTS.0)),
+        );
+    };
+    let arguments = inputs.get(INPUTS.1).cloned().unwrap_or_else(|| json!({}));
+    let mut opts = match discover::options(target, timeout) {
+        Ok(o) => o,
+        Err(e) => return result(version, Verdict::Failure, Some(e)),
+    };
+    opts.protocol = Some(version.to_string());
+    let client = match opts.connect().await {
+        Ok(c) => c,
+        Err(e) => {
+            return result(
+                version,
+                Verdict::Failure,
+                Some(format!("could not open a session in {version}: {e}")),
+            );
+        }
+    };
+    let verdict = run(&client, version, &tool, arguments, timeout).await;
+    client.close().await;
+    verdict
+}
+
+async fn run(
+    client: &crate::client::Client,
+    version: &str,
+    tool: &str,
+    arguments: Value,
+    timeout: Duration,
+) -> CheckResult {
+    let session = client.session();
+    if !super::suite::declares(&session.facts().capabilities, "tools") {
+        return result(
+            version,
+            Verdict::Info,
+            Some("optional capability not offered: tools".into()),
+        );
+    }
+    let call = CallOptions {
+        timeout: Some(timeout),
+        progress: true,
+        allow_error: true,
+        ..CallOptions::default()
+    };
+    // Whatever the call came to (a result, an error, progress that broke the monotonic
+    // rule: `progress.notifications` judges those), its request has ended now.
+    let _ = client.call_tool(tool, arguments, &call).await;
+    let before = session.violations().len();
+    tokio::time::sleep(SETTLE).await;
+    let next = client.ping(Some(timeout)).await;
+    let progress_code = ErrorKind::Progress {
+        token: String::new(),
+        reason: String::new(),
+    }
+    .code();
+    let late: Vec<String> = session
+        .violations()
+        .into_iter()
+        .skip(before)
+        .filter(|v| v.code == progress_code)
+        .map(|v| v.message)
+        .collect();
+    match (late.first(), next) {
+        (None, Ok(_)) => result(version, Verdict::Success, None),
+        (Some(first), _) => result(
+            version,
+            Verdict::Failure,
+            Some(format!(
+                "a progress notification came after the result ({} in all): {first}",
+                late.len()
+            )),
+        ),
+        (None, Err(e)) => result(
+            version,
+            Verdict::Failure,
+            Some(format!("the request after the call failed: {e}")),
+        ),
+    }
+}
