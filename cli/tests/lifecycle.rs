@@ -176,23 +176,59 @@ fn sighup_and_sigint_give_their_own_exit_codes() {
 fn jobs_bound_live_servers_including_closing_ones() {
     let dir = scratch(&[]);
     let lock = dir.path().join("server.lock");
-    let mut suite = format!(
-        "Suite: \"Lock\"\nServer: {} lock-file {}\n",
-        hostile_server().display(),
-        lock.display()
-    );
-    for n in 1..=4 {
-        suite.push_str(&format!(
-            "\nTest: \"Echo {n}\"\n  Call tool \"echo\" with:\n    text: \"{n}\"\n  Expect it succeeds\n"
-        ));
+    // Two suites: the second starts its first server once the first suite's last is gone.
+    for file in ["lock.mcpr", "lock-again.mcpr"] {
+        let mut suite = format!(
+            "Suite: \"Lock\"\nServer: {} lock-file {}\n",
+            hostile_server().display(),
+            lock.display()
+        );
+        for n in 1..=4 {
+            suite.push_str(&format!(
+                "\nTest: \"Echo {n}\"\n  Call tool \"echo\" with:\n    text: \"{n}\"\n  Expect it succeeds\n"
+            ));
+        }
+        std::fs::write(dir.path().join(file), suite).unwrap();
     }
-    std::fs::write(dir.path().join("lock.mcpr"), suite).unwrap();
     let out = mcpr_in(dir.path())
-        .args(["run", "lock.mcpr", "--jobs", "1", "--no-history"])
+        .args(["run", "lock.mcpr", "lock-again.mcpr", "--jobs", "1", "--no-history"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
     assert!(!lock.exists(), "the last server did not remove its lock");
+}
+
+/// The reports are written while the last server shuts down, and the run still ends only
+/// once it is gone. The server here (a shell around the reference server) waits, after its
+/// stdin closes, for the JSON report to appear before it exits; were the report written
+/// after the shutdown, it would wait out the grace and be ended by SIGTERM, never seeing it.
+#[test]
+fn reports_are_written_while_the_last_server_shuts_down() {
+    let dir = scratch(&[]);
+    let script = format!(
+        "{}; while [ ! -e report.json ]; do sleep 0.02; done; touch saw-report",
+        reference_server()
+    );
+    let suite = format!(
+        "Suite: \"Overlap\"\nServer: sh -c '{script}'\n\nTest: \"Echo\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect it succeeds\n"
+    );
+    std::fs::write(dir.path().join("overlap.mcpr"), suite).unwrap();
+    let mut child = mcpr_in(dir.path())
+        .args(["run", "overlap.mcpr", "--no-history", "--json", "report.json"])
+        .args(["--shutdown-grace", "20s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = wait_with_deadline(&mut child, Duration::from_secs(30));
+    let mut out = String::new();
+    let _ = std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out);
+    assert_eq!(status.code(), Some(0), "{out}");
+    assert!(
+        dir.path().join("saw-report").exists(),
+        "the server never saw the report before it was ended"
+    );
+    assert_eq!(report(dir.path())["summary"]["passed"], 1);
 }
 
 /// Servers that flood the session with huge notifications (stdio) and huge SSE events

@@ -16,29 +16,44 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// A realistic mix: settings, flows, tests with YAML blocks, expectations,
 /// modifiers, tables and data sources.
 fn generate(lines: usize) -> String {
+    generate_until(|_, n| n >= lines, Some(lines))
+}
+
+/// [`generate`] of whole tests, until the text is at least `bytes` long.
+fn generate_bytes(bytes: usize) -> String {
+    generate_until(|len, _| len >= bytes, None)
+}
+
+/// Adds tests until `done(bytes, lines)`; with `cut`, keeps the first `cut` lines.
+fn generate_until(done: impl Fn(usize, usize) -> bool, cut: Option<usize>) -> String {
     let mut out = String::from(
         "MCP Test 1\nSuite: \"Generated\"\nServer: node dist/server.js --port 3000\nDefault timeout: 10 seconds\n\n\
          Flow: \"Verify addition\"\n  Inputs: a, b=1, expected\n  Call tool \"add\" with:\n    a: \"${a}\"\n    b: \"${b}\"\n  \
          Expect \"structuredContent.sum\" equals \"${expected}\"\n\n",
     );
+    let mut lines = out.lines().count();
     let mut i = 0usize;
-    while out.lines().count() < lines {
-        // Counting lines each round would be quadratic; add tests in batches.
-        for _ in 0..200 {
-            out.push_str(&format!(
-                "Test: \"Case {i}: create and read back\"\n  Id: case-{i}\n  Require: tools\n  \
-                 # Create the customer, then read it back.\n  Call tool \"create_customer\" with:\n    name: \"Customer {i}\"\n    \
-                 tier: gold\n    tags: [a, b, c]\n  Expect it succeeds\n  Expect \"structuredContent.id\" matches \"^C-[0-9]+$\"\n  \
-                 Save \"structuredContent.id\" as \"id\"\n  Read resource \"customer://${{id}}\"\n  \
-                 Expect \"contents[0].text\" contains \"Customer {i}\"\n  Use flow \"Verify addition\" with:\n    a: {i}\n    expected: {}\n  \
-                 Wait up to 2 seconds\n\n",
-                i + 1
-            ));
-            i += 1;
-        }
+    while !done(out.len(), lines) {
+        let test = format!(
+            "Test: \"Case {i}: create and read back\"\n  Id: case-{i}\n  Require: tools\n  \
+             # Create the customer, then read it back.\n  Call tool \"create_customer\" with:\n    name: \"Customer {i}\"\n    \
+             tier: gold\n    tags: [a, b, c]\n  Expect it succeeds\n  Expect \"structuredContent.id\" matches \"^C-[0-9]+$\"\n  \
+             Save \"structuredContent.id\" as \"id\"\n  Read resource \"customer://${{id}}\"\n  \
+             Expect \"contents[0].text\" contains \"Customer {i}\"\n  Use flow \"Verify addition\" with:\n    a: {i}\n    expected: {}\n  \
+             Wait up to 2 seconds\n\n",
+            i + 1
+        );
+        lines += test.lines().count();
+        out.push_str(&test);
+        i += 1;
     }
-    let keep: Vec<&str> = out.lines().take(lines).collect();
-    keep.join("\n") + "\n"
+    match cut {
+        Some(n) => {
+            let keep: Vec<&str> = out.lines().take(n).collect();
+            keep.join("\n") + "\n"
+        }
+        None => out,
+    }
 }
 
 /// A YAML suite of about `bytes` bytes: tests with dependencies, exports, `${deps.…}` and
@@ -114,16 +129,75 @@ fn peak_rss() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-/// In a child process (`MCPR_BENCH_CHECK=FILE`): checks FILE once and prints the peak RSS
-/// before and after, so the parent can take the check's own share.
+/// In a child process (`MCPR_BENCH_CHECK=FILE`, `MCPR_BENCH_THREADS=N`): reads and checks FILE
+/// once and prints the peak RSS before and after, so the parent can take the check's own share.
 fn child(path: &str) {
-    let text = std::fs::read_to_string(path).expect("the bench file");
+    // The text counts: `mcpr check` holds it too.
     let before = peak_rss();
+    let text = std::fs::read_to_string(path).expect("the bench file");
+    let threads = std::env::var("MCPR_BENCH_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0);
+    let options = Options {
+        threads,
+        ..Options::default()
+    };
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(path, text));
-    let diags = check(&mut map, id, &MemoryLoader::new(), &Options::default());
+    let diags = check(&mut map, id, &MemoryLoader::new(), &options);
     assert!(diags.is_empty(), "{path}: {diags:?}");
     println!("{before} {}", peak_rss());
+}
+
+/// Peak RSS of `check` of the file at `path` in a fresh process on `threads` threads (0: by
+/// size), in MiB, less what the process held before it read the file.
+fn child_peak_mib(path: &std::path::Path, threads: usize) -> f64 {
+    let out = std::process::Command::new(std::env::current_exe().expect("the bench binary"))
+        .env("MCPR_BENCH_CHECK", path)
+        .env("MCPR_BENCH_THREADS", threads.to_string())
+        .output()
+        .expect("the child runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    let mut nums = shown
+        .split_whitespace()
+        .filter_map(|n| n.parse::<u64>().ok());
+    let (before, after) = (nums.next().unwrap_or(0), nums.next().unwrap_or(0));
+    after.saturating_sub(before) as f64 / (1024.0 * 1024.0)
+}
+
+/// Peak RSS of `check` on large `.mcpr` suites (5 and 15 MB, one thread, a fresh process
+/// each): the total per MB, and the marginal cost of a further MB (the slope between the
+/// two sizes, where fixed costs cancel out).
+fn large_suites() {
+    let dir = std::env::temp_dir().join(format!("mcpr-bench-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let mut points = Vec::new();
+    for mb in [5usize, 15] {
+        let text = generate_bytes(mb * 1_000_000);
+        let path = dir.join(format!("large-{mb}.mcpr"));
+        std::fs::write(&path, &text).expect("the bench file");
+        let size = text.len() as f64 / 1_000_000.0;
+        drop(text);
+        let rss = child_peak_mib(&path, 1);
+        println!(
+            "  .mcpr {size:.1} MB, one thread: peak RSS {rss:.1} MiB = {:.2} MiB per MB",
+            rss / size
+        );
+        points.push((size, rss));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let ((s0, r0), (s1, r1)) = (points[0], points[1]);
+    println!(
+        "large .mcpr suites: {:.2} MiB per further MB (marginal), {:.2} MiB per MB in all at {s1:.0} MB (goal <= 10)",
+        (r1 - r0) / (s1 - s0),
+        r1 / s1
+    );
 }
 
 /// The same suite as `.mcpr`, YAML and IR JSON (just under the 1 MiB limit of YAML and JSON
@@ -165,16 +239,7 @@ fn three_formats() {
         std::fs::write(&path, text).expect("the bench file");
         let t = time_check_file(name, text);
         let mb = text.len() as f64 / 1_000_000.0;
-        let out = std::process::Command::new(std::env::current_exe().expect("the bench binary"))
-            .env("MCPR_BENCH_CHECK", &path)
-            .output()
-            .expect("the child runs");
-        let shown = String::from_utf8_lossy(&out.stdout);
-        let mut nums = shown
-            .split_whitespace()
-            .filter_map(|n| n.parse::<u64>().ok());
-        let (before, after) = (nums.next().unwrap_or(0), nums.next().unwrap_or(0));
-        let rss_mib = after.saturating_sub(before) as f64 / (1024.0 * 1024.0);
+        let rss_mib = child_peak_mib(&path, 0);
         println!(
             "  {name:<13} {mb:.2} MB: {:.1} MB/s, peak RSS {rss_mib:.1} MiB = {:.1} MiB per MB (goal <= 10)",
             mb / t.as_secs_f64(),
@@ -195,6 +260,7 @@ fn main() {
         return child(&path);
     }
     three_formats();
+    large_suites();
     let mut per_line = Vec::new();
     for n in [10_000usize, 25_000, 50_000] {
         let text = generate(n);

@@ -47,8 +47,34 @@ pub fn compile(pattern: &str) -> Result<Pattern, PatternError> {
 
 /// Checks a pattern as a suite writes it, before run time: each `${…}` reference, which is
 /// interpolated at run time, stands for a plain letter, so `^${prefix}-[0-9]+$` is checked
-/// as `^a-[0-9]+$`.
+/// as `^a-[0-9]+$`. The outcome is remembered on the calling thread (up to
+/// [`REMEMBERED`] patterns): a suite repeats its patterns, in every test and again when it
+/// is lowered, and compiling one costs more than the rest of its statement.
 pub fn check_template(pattern: &str) -> Result<(), PatternError> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static CHECKED: RefCell<HashMap<String, Result<(), PatternError>>> =
+            RefCell::new(HashMap::new());
+    }
+    if let Some(known) = CHECKED.with(|c| c.borrow().get(pattern).cloned()) {
+        return known;
+    }
+    let outcome = check_template_now(pattern);
+    CHECKED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= REMEMBERED {
+            c.clear();
+        }
+        c.insert(pattern.to_string(), outcome.clone());
+    });
+    outcome
+}
+
+/// How many patterns [`check_template`] remembers per thread.
+const REMEMBERED: usize = 1024;
+
+fn check_template_now(pattern: &str) -> Result<(), PatternError> {
     if !crate::syntax::has_open(pattern) {
         return compile(pattern).map(|_| ());
     }

@@ -85,15 +85,25 @@ impl SourceFile {
     /// the line break, a lone CR is ordinary text.
     pub fn new(path: impl Into<String>, text: impl Into<String>) -> Self {
         let text = text.into();
-        let mut line_starts = vec![0u32];
-        let mut line_starts_utf16 = vec![0u32];
+        let bytes = text.as_bytes();
+        // Sized once (a large file has hundreds of thousands of lines), and measured a line at
+        // a time on bytes: a character is one UTF-16 unit, two from U+10000 (four UTF-8 bytes).
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
+        let mut line_starts = Vec::with_capacity(lines);
+        let mut line_starts_utf16 = Vec::with_capacity(lines);
+        line_starts.push(0u32);
+        line_starts_utf16.push(0u32);
         let mut utf16 = 0u32;
-        for (i, ch) in text.char_indices() {
-            utf16 += ch.len_utf16() as u32;
-            if ch == '\n' {
-                line_starts.push((i + 1) as u32);
-                line_starts_utf16.push(utf16);
-            }
+        let mut start = 0;
+        while let Some(at) = crate::bytes::find_byte(&bytes[start..], b'\n') {
+            let end = start + at + 1;
+            utf16 += bytes[start..end]
+                .iter()
+                .map(|&b| u32::from(b & 0xC0 != 0x80) + u32::from(b >= 0xF0))
+                .sum::<u32>();
+            line_starts.push(end as u32);
+            line_starts_utf16.push(utf16);
+            start = end;
         }
         SourceFile {
             path: path.into(),
@@ -228,6 +238,23 @@ mod tests {
         assert_eq!(f.byte_of_utf16(p.offset), x);
         assert_eq!(f.byte_of_line_column(2, 4), Some(x));
         assert_eq!(f.line_text(2), "end");
+    }
+
+    #[test]
+    fn line_starts_count_every_character() {
+        let text = "ab\nü𝄞x\r\n\n日本\n😀😀\nend\n";
+        let f = SourceFile::new("t", text);
+        let (mut bytes, mut units) = (vec![0u32], vec![0u32]);
+        let mut utf16 = 0;
+        for (i, ch) in text.char_indices() {
+            utf16 += ch.len_utf16() as u32;
+            if ch == '\n' {
+                bytes.push(i as u32 + 1);
+                units.push(utf16);
+            }
+        }
+        assert_eq!(f.line_starts, bytes);
+        assert_eq!(f.line_starts_utf16, units);
     }
 
     #[test]

@@ -92,6 +92,48 @@ enum Flat {
     Other,
 }
 
+/// Whether the values of a YAML text are worth counting on the parser's events against
+/// `nodes` before it is read: it has more than one byte for every two values, and an upper
+/// bound counted on its bytes (a few instructions a byte, where the events cost hundreds)
+/// passes `nodes`. A value is a scalar (at least one byte of its own, or none when it is
+/// empty), a list or a mapping; what starts one without a byte of its own is a `:`, `?` or
+/// `-` (a mapping, its empty key and empty value; a list and its empty item) or a `,` (an
+/// empty value in a flow mapping).
+pub(crate) fn may_hold_more_than(text: &str, nodes: usize) -> bool {
+    text.len().saturating_mul(2) > nodes && values_at_most(text) > nodes
+}
+
+/// [`may_hold_more_than`] for a text that is valid JSON, where every value has a byte of its
+/// own: a list or an object opens with `[` or `{`, and the scalars of one are at most one
+/// more than its `,` and `:` (key and value per member), besides the document's own.
+pub(crate) fn json_may_hold_more_than(text: &str, nodes: usize) -> bool {
+    text.len().saturating_mul(2) > nodes && json_values_at_most(text) > nodes
+}
+
+/// The upper bound of [`json_may_hold_more_than`].
+fn json_values_at_most(text: &str) -> usize {
+    1 + text
+        .bytes()
+        .map(|b| match b {
+            b'[' | b'{' => 2,
+            b',' | b':' => 1,
+            _ => 0,
+        })
+        .sum::<usize>()
+}
+
+/// The upper bound of [`may_hold_more_than`].
+fn values_at_most(text: &str) -> usize {
+    text.bytes()
+        .map(|b| match b {
+            b' ' | b'\t' | b'\n' | b'\r' => 0,
+            b':' | b'?' => 3,
+            b'-' | b',' => 2,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// Where (1-based line, 1-based column, byte offset) the text's values pass `nodes`, counted on the raw
 /// events (memory stays flat), or `None` when they do not (or the YAML breaks first: the full
 /// parser reports that).
@@ -206,7 +248,7 @@ pub fn parse_full(text: &str) -> Result<Value, YamlError> {
 fn parse_full_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
     // A text long enough to break the budget is counted on the parser's events first, so a
     // hostile one is refused before any of its values is built.
-    if text.len().saturating_mul(2) > nodes
+    if may_hold_more_than(text, nodes)
         && let Some((_, _, at)) = past_budget(text, nodes)
     {
         return Err(too_many_values(text, at, nodes));
@@ -498,6 +540,89 @@ mod tests {
                 matches!(flat_mapping(text, MAX_TEXT_NODES), Flat::Other),
                 "{text}"
             );
+        }
+    }
+
+    /// The values the parser's events count, as [`past_budget`] counts them.
+    fn values(text: &str) -> usize {
+        use serde_saphyr::granit_parser::{Event, Parser};
+        Parser::new_from_str(text)
+            .map_while(Result::ok)
+            .filter(|(e, _)| {
+                matches!(
+                    e,
+                    Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..)
+                )
+            })
+            .count()
+    }
+
+    #[test]
+    fn the_byte_bound_holds_every_value() {
+        let mut texts: Vec<String> = [
+            ":",
+            ": \n:",
+            "-",
+            "- - -\n-",
+            "?",
+            "? \n? :",
+            "{a, b}",
+            "{:}",
+            "[:]",
+            "[a, b, c]",
+            "{a: [b, {c}], d}",
+            "a:\nb:\n",
+            "[0,0,0,0]",
+            "a: [1,2]\nb: {c: d}",
+            "--- \n---\n",
+            "- [a, {b: c}]\n- :\n- ? x\n",
+            "x: |\n  text\n",
+            "k: !!str",
+            "[[[]]]",
+            "{{}: {}}",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance-tests/yaml");
+        for dir in ["valid", "invalid"] {
+            for entry in std::fs::read_dir(format!("{root}/{dir}"))
+                .into_iter()
+                .flatten()
+            {
+                if let Ok(text) = std::fs::read_to_string(entry.expect("an entry").path()) {
+                    texts.push(text);
+                }
+            }
+        }
+        assert!(texts.len() > 30);
+        for text in &texts {
+            assert!(values_at_most(text) >= values(text), "{text}");
+        }
+        let mut json: Vec<String> = [
+            "{\"a\": [1, 2, {\"b\": null}], \"c\": {}}",
+            "[]",
+            "{}",
+            "\"x\"",
+            "[[], [[]], {\"k\": []}]",
+            "{\"a\": {\"b\": {\"c\": [1, [2, [3]]]}}}",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        let root = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../conformance-tests/yaml/valid"
+        );
+        for entry in std::fs::read_dir(root).into_iter().flatten() {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let text = std::fs::read_to_string(&path).expect("a JSON suite");
+                json.push(text.trim_start_matches('\u{feff}').to_string());
+            }
+        }
+        for text in &json {
+            assert!(json_values_at_most(text) >= values(text), "{text}");
         }
     }
 

@@ -428,3 +428,82 @@ fn check_finds_what_a_full_compilation_finds() {
         }
     }
 }
+
+/// `check` parses a large file as an outline, then each test's body as the test is lowered
+/// (and, when the file's YAML passes its budget, finds where and parses them again without
+/// the values from there on): on every corpus form and mistake in one file of many pieces, on
+/// one thread or several, with and without a test or a flow whose packed list passes the
+/// budget halfway, and with tables at column 0 that a test body may take or leave, it finds
+/// exactly what a full compilation finds.
+#[test]
+fn check_of_a_large_file_finds_what_a_full_compilation_finds() {
+    let mut files = Vec::new();
+    mcpr_files(&corpus(), &mut files);
+    let mut cases = String::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        // Without its version header (only allowed on the first line) and its options.
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with("MCP Test") && !l.starts_with("# check:"))
+        {
+            cases.push_str(line);
+            cases.push('\n');
+        }
+        cases.push('\n');
+    }
+    // A table row at column 0 after `For each row:` belongs to the test; after a body that
+    // ends otherwise, it stands alone.
+    cases.push_str(
+        "Test: \"Rows at column 0\"\n  For each row:\n| a |\n| 1 |\n  Call tool \"t\"\n\nTest: \"Stray row\"\n  Call tool \"t\"\n| a |\n  Call tool \"t\"\n\n",
+    );
+    let mut text = String::from("MCP Test 1\n");
+    while text.len() < 400 * 1024 {
+        text.push_str(&cases);
+    }
+    let half = text.len() / 2;
+    let cut = half + text[half..].find("\nTest: ").unwrap() + 1;
+    let zeros = text.len() / 10;
+    let packed = format!(
+        "Test: \"Packed\"\n  Call tool \"t\" with:\n    v: [{}0]\n\n",
+        "0,".repeat(zeros)
+    );
+    let with_packed = format!("{}{packed}{}", &text[..cut], &text[cut..]);
+    let flow = packed.replace("Test: \"Packed\"", "Flow: \"Packed\"");
+    let with_packed_flow = format!("{}{flow}{}", &text[..cut], &text[cut..]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (what, text) in [
+        ("the corpus", &text),
+        ("a packed list", &with_packed),
+        ("a packed list in a flow", &with_packed_flow),
+    ] {
+        for threads in [1, 2, 3] {
+            let options = mcpr_compiler::lower::Options {
+                threads,
+                max_file_bytes: Some(text.len()),
+                ..Default::default()
+            };
+            let run = |full: bool| {
+                let mut map = SourceMap::new();
+                let id = map.add(SourceFile::new(
+                    "conformance-tests/compiler/valid/large.mcpr",
+                    text.clone(),
+                ));
+                let loader = common::DirLoader(root.clone());
+                if full {
+                    mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics
+                } else {
+                    check(&mut map, id, &loader, &options)
+                }
+            };
+            let (lean, full) = (run(false), run(true));
+            assert!(full.len() > 100, "{what}: {} diagnostics", full.len());
+            let passed = full.iter().any(|d| d.code.to_string() == "MCPLANG609");
+            assert_eq!(passed, what != "the corpus", "{what}");
+            assert!(
+                format!("{lean:#?}") == format!("{full:#?}"),
+                "{what} on {threads} thread(s)"
+            );
+        }
+    }
+}

@@ -173,7 +173,8 @@ fn compile_keeping(
         return finish(None, vec![too_large], None);
     }
     let mut compiled = match Format::of(map.get(entry).path()) {
-        Format::Mcpr => compile_mcpr(map, entry, loader, options, keep_tree),
+        Format::Mcpr if keep_tree => compile_mcpr(map, entry, loader, options),
+        Format::Mcpr => check_mcpr(map, entry, loader, options),
         Format::Yaml => compile_yaml(map, entry, options),
         Format::Legacy => {
             let (suite, diagnostics) = legacy::compile(map, entry);
@@ -215,48 +216,108 @@ fn compile_yaml(map: &SourceMap, entry: usize, options: &Options) -> Compiled {
 }
 
 /// Compiles a `.mcpr` file: parses it, reads its imports through `loader` (adding them to
-/// `map`), and lowers it.
+/// `map`), and lowers it, keeping its syntax tree.
 fn compile_mcpr(
     map: &mut SourceMap,
     entry: usize,
     loader: &dyn Loader,
     options: &Options,
-    keep_tree: bool,
 ) -> Compiled {
     let threads = options.threads_for(map.get(entry).text().len());
     let budget = crate::yaml::file_node_budget(options.file_limit());
     let parsed = syntax::parse_within(map.get(entry), entry, threads, budget);
+    let (imported, import_diags) = read_imports(map, entry, loader, options, &parsed.document);
+    let mut l = lowering(map, entry, options, parsed.diagnostics, import_diags);
+    let docs: Vec<(usize, &syntax::Document)> =
+        imported.iter().map(|i| (i.file, &i.document)).collect();
+    let mut document = parsed.document;
+    let mut suite = mcpr::lower(&mut l, &mut document, &docs, threads);
+    if let Some(s) = &mut suite
+        && !l.diags.iter().any(Diagnostic::is_error)
+    {
+        validate::lowered(&mut l, s);
+    }
+    finish(suite, l.diags, Some(document))
+}
+
+/// [`compile_mcpr`] for `check`, in far less memory: the file is parsed as an outline first,
+/// and each test's body is parsed, lowered, judged alone and dropped in turn
+/// ([`mcpr::lower_outline`]). When the file's YAML passes its budget (a hostile file), it is
+/// outlined again, cut where it passed ([`syntax::Outline::cut_at_budget`]) and lowered again.
+fn check_mcpr(
+    map: &mut SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    options: &Options,
+) -> Compiled {
+    let threads = options.threads_for(map.get(entry).text().len());
+    let budget = crate::yaml::file_node_budget(options.file_limit());
+    let mut outline = syntax::outline(map.get(entry), entry, threads, budget);
+    let (imported, import_diags) = read_imports(map, entry, loader, options, &outline.document);
+    let docs: Vec<(usize, &syntax::Document)> =
+        imported.iter().map(|i| (i.file, &i.document)).collect();
+    let mut cut = false;
+    loop {
+        let parse_diags = std::mem::take(&mut outline.diagnostics);
+        let mut l = lowering(map, entry, options, parse_diags, import_diags.clone());
+        let mut judged = validate::Judged::default();
+        match mcpr::lower_outline(&mut l, outline, &docs, threads, &mut judged) {
+            Some(mut suite) => {
+                if let Some(s) = &mut suite
+                    && !l.diags.iter().any(Diagnostic::is_error)
+                {
+                    validate::judged(&mut l, s, judged);
+                }
+                return finish(suite, l.diags, None);
+            }
+            // Once cut, the file's YAML no longer passes its budget.
+            None if cut => return finish(None, l.diags, None),
+            None => {
+                outline = syntax::outline(map.get(entry), entry, threads, budget);
+                outline.cut_at_budget(map.get(entry), entry);
+                cut = true;
+            }
+        }
+    }
+}
+
+/// Reads the files `document` imports (adding them to `map`), with the problems found.
+fn read_imports(
+    map: &mut SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    options: &Options,
+    document: &syntax::Document,
+) -> (Vec<imports::Imported>, Vec<Diagnostic>) {
     let mut ctx = Ctx {
         map,
         entry,
         loader,
-        diags: parsed.diagnostics,
+        diags: Vec::new(),
         file_limit: options.file_limit(),
     };
-    let imported = imports::resolve(&mut ctx, &parsed.document);
-    let Ctx { map, diags, .. } = ctx;
-    let mut l = Lower {
+    let imported = imports::resolve(&mut ctx, document);
+    (imported, ctx.diags)
+}
+
+/// The state of lowering the entry file, with the problems found so far.
+fn lowering<'m>(
+    map: &'m SourceMap,
+    entry: usize,
+    options: &Options,
+    mut diags: Vec<Diagnostic>,
+    import_diags: Vec<Diagnostic>,
+) -> Lower<'m> {
+    let import_failed = import_failed(&import_diags);
+    diags.extend(import_diags);
+    Lower {
         map,
         entry,
         options: *options,
-        import_failed: import_failed(&diags),
+        import_failed,
         diags,
         surface: Surface::Mcpr,
-    };
-    let docs: Vec<(usize, &syntax::Document)> =
-        imported.iter().map(|i| (i.file, &i.document)).collect();
-    let mut document = parsed.document;
-    let mut judged = (!keep_tree).then(validate::Judged::default);
-    let mut suite = mcpr::lower(&mut l, &mut document, &docs, threads, judged.as_mut());
-    if let Some(s) = &mut suite
-        && !l.diags.iter().any(Diagnostic::is_error)
-    {
-        match judged {
-            Some(j) => validate::judged(&mut l, s, j),
-            None => validate::lowered(&mut l, s),
-        }
     }
-    finish(suite, l.diags, keep_tree.then_some(document))
 }
 
 /// Sorts the diagnostics and keeps the suite only when there is no error.

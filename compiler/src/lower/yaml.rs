@@ -72,7 +72,12 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
         return None;
     }
     let nodes = crate::yaml::file_node_budget(l.options.file_limit());
-    let tree = match tree::read_within(text, nodes) {
+    let read = if json {
+        tree::read_json_within(text, nodes)
+    } else {
+        tree::read_within(text, nodes)
+    };
+    let tree = match read {
         Ok(t) => t,
         Err(errors) => {
             for e in errors {

@@ -11,12 +11,45 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     /// Counts the values of a parsed block against the file's budget. Once this part's blocks
     /// have passed it, later values are not kept (the memory of a hostile file stays bounded);
     /// the block that passes it is kept so [`yaml_budget`] finds the crossing in file order.
-    fn within_budget(&mut self, value: serde_json::Value) -> Option<serde_json::Value> {
-        if self.yaml_nodes > self.yaml_budget {
+    /// A block at or after [`Parser::drop_from`] keeps no value and is not counted.
+    fn within_budget(&mut self, value: serde_json::Value, span: Span) -> Option<serde_json::Value> {
+        if self.yaml_nodes > self.yaml_budget || self.dropped(span) {
             return None;
         }
-        self.yaml_nodes += crate::yaml::node_count(&value);
+        let values = crate::yaml::node_count(&value);
+        self.yaml_nodes += values;
+        self.share(values, false, span);
         Some(value)
+    }
+
+    /// A block that alone holds more values than the file may.
+    fn over_budget(&mut self, span: Span) -> YamlBlock {
+        if self.dropped(span) {
+            return YamlBlock::new(span, None);
+        }
+        self.share(0, true, span);
+        YamlBlock {
+            span,
+            value: None,
+            over_budget: true,
+        }
+    }
+
+    /// Whether the block at `span` lies past the place where the file's YAML passed its
+    /// budget ([`super::Outline::cut_at_budget`]).
+    fn dropped(&self, span: Span) -> bool {
+        self.drop_from.is_some_and(|at| span.start as usize >= at)
+    }
+
+    /// Counts a block's values in the file's shared budget, when test bodies are parsed one
+    /// at a time ([`super::parse_tests`]), and stops parsing once the file has passed it.
+    fn share(&mut self, values: usize, over: bool, span: Span) {
+        if let Some(budget) = self.shared_budget {
+            budget.count(values, over, span);
+            if budget.passed() {
+                self.pos = self.lines.len();
+            }
+        }
     }
 
     /// Takes the lines indented deeper than `opener` (trailing blank lines stay), returning
@@ -95,7 +128,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         match parsed {
             Ok(value) => {
                 if value.is_object() {
-                    return Some(YamlBlock::new(span, self.within_budget(value)));
+                    return Some(YamlBlock::new(span, self.within_budget(value, span)));
                 }
                 let found = match &value {
                     serde_json::Value::Array(_) => "a list",
@@ -106,7 +139,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 self.report(Problem::BlockNotMapping { found }, body);
                 Some(YamlBlock::new(span, None))
             }
-            Err(e) if e.too_many_values => Some(over_budget(span)),
+            Err(e) if e.too_many_values => Some(self.over_budget(span)),
             Err(e) => {
                 let at = self.yaml_position(start, end, &removed, e.line, e.column);
                 // A line with odd indentation already has its diagnostic; the
@@ -231,7 +264,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             {
                 Some(YamlBlock::new(
                     span,
-                    self.within_budget(serde_json::Value::Array(rows)),
+                    self.within_budget(serde_json::Value::Array(rows), span),
                 ))
             }
             Ok(_) => {
@@ -244,7 +277,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 );
                 Some(YamlBlock::new(span, None))
             }
-            Err(e) if e.too_many_values => Some(over_budget(span)),
+            Err(e) if e.too_many_values => Some(self.over_budget(span)),
             Err(e) => {
                 let at = self.yaml_position(start, end, &removed, e.line, e.column);
                 self.report(Problem::Yaml { message: e.message }, at);
@@ -367,15 +400,6 @@ fn is_separator(text: &str) -> bool {
         })
 }
 
-/// A block that alone holds more values than the file may: [`yaml_budget`] reports it.
-fn over_budget(span: Span) -> YamlBlock {
-    YamlBlock {
-        span,
-        value: None,
-        over_budget: true,
-    }
-}
-
 /// Checks the YAML blocks of a whole file against its budget of `limit` values, in file
 /// order (so the result does not depend on how the file was cut for parsing): the block
 /// where the count passes the limit gets MCPLANG609, and it and every later block lose their
@@ -407,14 +431,22 @@ pub(super) fn yaml_budget(
     let mut count = 0;
     let mut crossed = None;
     walk(&mut doc.nodes, &mut count, limit, &mut crossed);
-    crossed.map(|span| {
-        // The block's first key (or its first line), without the indentation.
-        let start = span.start as usize;
-        let line = &text[start..span.end as usize];
-        let line = &line[..line.find('\n').unwrap_or(line.len())];
-        let lead = line.len() - line.trim_start().len();
-        let end = line.find(": ").map_or(line.trim_end().len(), |i| i + 1);
-        let at = Span::new(start + lead, start + end.max(lead));
-        crate::diagnostics::Diagnostic::new(Problem::YamlTooLarge { limit }, file_id, at)
-    })
+    crossed.map(|span| too_many_values(text, file_id, span, limit))
+}
+
+/// MCPLANG609 at the block at `span`, where the file's YAML passes its budget of `limit`
+/// values: at the block's first key (or its first line), without the indentation.
+pub(super) fn too_many_values(
+    text: &str,
+    file_id: usize,
+    span: Span,
+    limit: usize,
+) -> crate::diagnostics::Diagnostic {
+    let start = span.start as usize;
+    let line = &text[start..span.end as usize];
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
+    let lead = line.len() - line.trim_start().len();
+    let end = line.find(": ").map_or(line.trim_end().len(), |i| i + 1);
+    let at = Span::new(start + lead, start + end.max(lead));
+    crate::diagnostics::Diagnostic::new(Problem::YamlTooLarge { limit }, file_id, at)
 }

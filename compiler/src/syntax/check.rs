@@ -8,6 +8,14 @@ use std::collections::HashMap;
 
 /// Runs every structural check on a document.
 pub fn structure(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
+    names(doc, file_id, diags);
+    for node in &doc.nodes {
+        block(node, file_id, diags);
+    }
+}
+
+/// Test, flow and data source names declared twice.
+pub(super) fn names(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<(&'static str, &str), &Text> = HashMap::with_capacity(doc.nodes.len());
     for node in &doc.nodes {
         let (kind, name) = match &node.stmt {
@@ -31,13 +39,18 @@ pub fn structure(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
         } else {
             seen.insert((kind, name.value.as_str()), name);
         }
-        match &node.stmt {
-            Stmt::TestHeader { name } => body(node, Some(name), file_id, diags),
-            Stmt::FlowHeader { .. } => body(node, None, file_id, diags),
-            _ => {}
-        }
     }
-    for node in doc.walk() {
+}
+
+/// The checks of one top-level node and what it holds: the body of a test or flow, and the
+/// answers to input requests anywhere in it.
+pub(super) fn block(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
+    match &node.stmt {
+        Stmt::TestHeader { name } => body(node, Some(name), file_id, diags),
+        Stmt::FlowHeader { .. } => body(node, None, file_id, diags),
+        _ => {}
+    }
+    for node in node.walk() {
         if let Stmt::RespondToElicitation { action, with } = &node.stmt {
             let a = action.value.to_ascii_lowercase();
             if !["accept", "decline", "cancel"].contains(&a.as_str()) {

@@ -1,7 +1,9 @@
 //! Syntax: text → located tree + diagnostics. The layout pass splits the file
 //! into lines and blocks (column-0 headers, indented bodies, YAML blocks,
 //! inline tables); each statement line is lexed by logos and parsed by the
-//! chumsky grammar. Parsing never aborts: a bad line becomes an error node.
+//! chumsky grammar (only those: the lines of YAML blocks and tables reach the YAML
+//! parser and the table reader as text). Parsing never aborts: a bad line becomes an
+//! error node.
 
 pub mod grammar;
 pub mod statements;
@@ -12,6 +14,7 @@ pub mod vocab;
 mod blocks;
 mod check;
 pub(crate) mod forms;
+mod outline;
 mod recognise;
 mod scan;
 
@@ -19,7 +22,9 @@ use crate::diagnostics::Diagnostic;
 use crate::source::{SourceFile, Span};
 use chumsky::span::SimpleSpan;
 use grammar::Grammar;
+pub use outline::{Outline, YamlBudget, outline, parse_tests};
 pub use scan::{find_open, has_open};
+use std::ops::Range;
 use token::Tok;
 pub use tree::*;
 
@@ -43,8 +48,6 @@ struct Line {
     /// First non-space byte to the end of the trimmed text.
     trimmed: Span,
     kind: LineKind,
-    /// Token range in the shared token vector.
-    tokens: std::ops::Range<usize>,
 }
 
 /// Where a statement line stands.
@@ -121,6 +124,38 @@ pub fn parse_within(
     threads: usize,
     yaml_nodes: usize,
 ) -> Parsed {
+    let Pieces {
+        nodes, mut diags, ..
+    } = parse_pieces(file, file_id, threads, yaml_nodes, false);
+    let mut document = Document { nodes };
+    if let Some(d) = blocks::yaml_budget(&mut document, file.text(), file_id, yaml_nodes) {
+        diags.push(d);
+    }
+    check::structure(&document, file_id, &mut diags);
+    crate::diagnostics::sort(&mut diags);
+    Parsed {
+        document,
+        diagnostics: diags,
+    }
+}
+
+/// The pieces of a file, parsed and joined in order.
+struct Pieces {
+    nodes: Vec<Node>,
+    diags: Vec<Diagnostic>,
+    /// With `defer_tests`: per test, in order, the lines of its body when it was left out.
+    deferred: Vec<Option<Range<usize>>>,
+}
+
+/// Parses a file in pieces on `threads` threads (see [`parse_with`]); with `defer_tests`, the
+/// bodies of the tests are left out ([`outline`]).
+fn parse_pieces(
+    file: &SourceFile,
+    file_id: usize,
+    threads: usize,
+    yaml_nodes: usize,
+    defer_tests: bool,
+) -> Pieces {
     let threads = threads.max(1);
     // Each thread parses its share in pieces of about PIECE_BYTES, one after the other: the
     // lines and tokens of one piece are all that is held besides the tree.
@@ -135,25 +170,40 @@ pub fn parse_within(
     bounds.push(0);
     bounds.extend(cuts);
     bounds.push(file.line_count());
-    let piece =
-        |range: std::ops::Range<usize>, nodes: &mut Vec<Node>, diags: &mut Vec<Diagnostic>| {
-            let mut lines = scan::scan_lines(file, file_id, range.clone(), diags);
-            let (more_nodes, more) = parse_part(file, file_id, &mut lines, range.start, yaml_nodes);
-            nodes.extend(more_nodes);
-            diags.extend(more);
-        };
-    // The pieces in order, `per_thread` consecutive ones for each thread.
-    let ranges: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
-    let per = ranges.len().div_ceil(threads).max(1);
-    let part = |group: &[std::ops::Range<usize>]| {
-        let mut nodes = Vec::new();
-        let mut diags = Vec::new();
-        for range in group {
-            piece(range.clone(), &mut nodes, &mut diags);
-        }
-        (nodes, diags)
+    // `values`: the YAML values of the thread's pieces so far, carried from piece to piece so
+    // that a part past the budget keeps no more of them.
+    let piece = |range: Range<usize>, into: &mut Pieces, values: &mut usize| {
+        let lines = scan::scan_lines(file, file_id, range.clone(), &mut into.diags);
+        let tokens = bumpalo::Bump::new();
+        let grammar = Grammar::new(file.text());
+        let mut p = Parser::new(file, file_id, (&lines, range.start), &tokens, &grammar);
+        p.yaml_budget = yaml_nodes;
+        p.yaml_nodes = *values;
+        p.defer_tests = defer_tests;
+        into.nodes.extend(p.document());
+        *values = p.yaml_nodes;
+        into.diags.extend(p.diags);
+        into.deferred.extend(p.deferred);
     };
-    let parts: Vec<(Vec<Node>, Vec<Diagnostic>)> = if ranges.len() <= per {
+    // The pieces in order, `per_thread` consecutive ones for each thread.
+    let ranges: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    let per = ranges.len().div_ceil(threads).max(1);
+    let part = |group: &[Range<usize>]| {
+        let mut values = 0;
+        group
+            .iter()
+            .map(|range| {
+                let mut piece_of = Pieces {
+                    nodes: Vec::new(),
+                    diags: Vec::new(),
+                    deferred: Vec::new(),
+                };
+                piece(range.clone(), &mut piece_of, &mut values);
+                piece_of
+            })
+            .collect::<Vec<_>>()
+    };
+    let parts: Vec<Vec<Pieces>> = if ranges.len() <= per {
         vec![part(&ranges)]
     } else {
         std::thread::scope(|scope| {
@@ -170,22 +220,20 @@ pub fn parse_within(
             parts
         })
     };
-    let mut nodes = Vec::new();
-    let mut diags = Vec::new();
-    for (n, d) in parts {
-        nodes.extend(n);
-        diags.extend(d);
+    // Joined without regrowing (a list that doubles as it grows leaves its old copies to the
+    // allocator).
+    let pieces: Vec<Pieces> = parts.into_iter().flatten().collect();
+    let mut all = Pieces {
+        nodes: Vec::with_capacity(pieces.iter().map(|p| p.nodes.len()).sum()),
+        diags: Vec::with_capacity(pieces.iter().map(|p| p.diags.len()).sum()),
+        deferred: Vec::with_capacity(pieces.iter().map(|p| p.deferred.len()).sum()),
+    };
+    for p in pieces {
+        all.nodes.extend(p.nodes);
+        all.diags.extend(p.diags);
+        all.deferred.extend(p.deferred);
     }
-    let mut document = Document { nodes };
-    if let Some(d) = blocks::yaml_budget(&mut document, file.text(), file_id, yaml_nodes) {
-        diags.push(d);
-    }
-    check::structure(&document, file_id, &mut diags);
-    crate::diagnostics::sort(&mut diags);
-    Parsed {
-        document,
-        diagnostics: diags,
-    }
+    all
 }
 
 /// The size of the pieces a file is parsed in: each piece's lines and tokens (about nine
@@ -219,57 +267,19 @@ fn cut_lines(file: &SourceFile, parts: usize) -> Vec<usize> {
     cuts
 }
 
-/// Lexes and parses the lines of one part (`base` is the index of its first line).
-fn parse_part(
-    file: &SourceFile,
-    file_id: usize,
-    lines: &mut [Line],
-    base: usize,
-    yaml_budget: usize,
-) -> (Vec<Node>, Vec<Diagnostic>) {
-    let src = file.text();
-    let bytes = lines
-        .last()
-        .map_or(0, |l| l.span.end as usize)
-        .saturating_sub(lines.first().map_or(0, |l| l.span.start as usize));
-    // About one token per five bytes of text; sized once to avoid regrowth.
-    let mut tokens: Vec<(Tok<'_>, SimpleSpan)> = Vec::with_capacity(bytes / 5 + 16);
-    for l in lines.iter_mut() {
-        if l.kind == LineKind::Text {
-            let start = tokens.len();
-            token::lex_line(
-                &src[l.trimmed.range()],
-                l.trimmed.start as usize,
-                &mut tokens,
-            );
-            l.tokens = start..tokens.len();
-        }
-    }
-    let grammar = Grammar::new(src);
-    let mut p = Parser {
-        file,
-        file_id,
-        lines,
-        base,
-        tokens: &tokens,
-        grammar: &grammar,
-        diags: Vec::new(),
-        pos: 0,
-        yaml_text: String::new(),
-        yaml_nodes: 0,
-        yaml_budget,
-    };
-    let nodes = p.document();
-    (nodes, p.diags)
-}
-
 struct Parser<'p, 'a, 's> {
     file: &'p SourceFile,
+    /// The file's text.
+    src: &'s str,
     file_id: usize,
     lines: &'p [Line],
     /// Index in the file of `lines[0]` (the file may be parsed in parts).
     base: usize,
-    tokens: &'a [(Tok<'s>, SimpleSpan)],
+    /// Where the tokens of statement lines are kept while the grammar reads them: only the
+    /// lines recognised as statements are lexed (never those of YAML blocks and tables).
+    tokens: &'a bumpalo::Bump,
+    /// The tokens of the line being lexed (one buffer, reused).
+    lexed: Vec<(Tok<'s>, SimpleSpan)>,
     grammar: &'p Grammar<'a, 's>,
     diags: Vec<Diagnostic>,
     pos: usize,
@@ -279,6 +289,59 @@ struct Parser<'p, 'a, 's> {
     yaml_nodes: usize,
     /// The file's budget of YAML values ([`blocks::yaml_budget`] checks it in file order).
     yaml_budget: usize,
+    /// The file's budget of YAML values, shared by the threads parsing test bodies for
+    /// `check` ([`parse_tests`]).
+    shared_budget: Option<&'p YamlBudget>,
+    /// Blocks that start at or after this byte keep no value (the file's YAML passed its
+    /// budget there: [`Outline::cut_at_budget`]).
+    drop_from: Option<usize>,
+    /// Leave the bodies of tests out, their lines noted in `deferred` ([`outline`]).
+    defer_tests: bool,
+    /// Per test header, in file order, the lines of its body when it was left out.
+    deferred: Vec<Option<Range<usize>>>,
+}
+
+impl<'p, 'a, 's> Parser<'p, 'a, 's> {
+    /// A parser of `lines`, the first of which is line `base` of the file, with the file's
+    /// default budget of YAML values.
+    fn new(
+        file: &'s SourceFile,
+        file_id: usize,
+        (lines, base): (&'p [Line], usize),
+        tokens: &'a bumpalo::Bump,
+        grammar: &'p Grammar<'a, 's>,
+    ) -> Self
+    where
+        's: 'p,
+    {
+        Parser {
+            file,
+            src: file.text(),
+            file_id,
+            lines,
+            base,
+            tokens,
+            lexed: Vec::new(),
+            grammar,
+            diags: Vec::new(),
+            pos: 0,
+            yaml_text: String::new(),
+            yaml_nodes: 0,
+            yaml_budget: crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES),
+            shared_budget: None,
+            drop_from: None,
+            defer_tests: false,
+            deferred: Vec::new(),
+        }
+    }
+
+    /// Lexes a statement line, keeping its tokens for as long as the grammar may read them.
+    fn lex(&mut self, line: &Line) -> &'a [(Tok<'s>, SimpleSpan)] {
+        self.lexed.clear();
+        let text = &self.src[line.trimmed.range()];
+        token::lex_line(text, line.trimmed.start as usize, &mut self.lexed);
+        self.tokens.alloc_slice_copy(&self.lexed)
+    }
 }
 
 #[cfg(test)]
@@ -288,10 +351,12 @@ mod tests {
     /// The tree and diagnostics of `file` parsed as one piece, as no cut ever parses it.
     fn uncut(file: &SourceFile) -> Parsed {
         let mut diags = Vec::new();
-        let mut lines = scan::scan_lines(file, 0, 0..file.line_count(), &mut diags);
-        let budget = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
-        let (nodes, more) = parse_part(file, 0, &mut lines, 0, budget);
-        diags.extend(more);
+        let lines = scan::scan_lines(file, 0, 0..file.line_count(), &mut diags);
+        let tokens = bumpalo::Bump::new();
+        let grammar = Grammar::new(file.text());
+        let mut p = Parser::new(file, 0, (&lines, 0), &tokens, &grammar);
+        let nodes = p.document();
+        diags.extend(p.diags);
         let document = Document { nodes };
         check::structure(&document, 0, &mut diags);
         crate::diagnostics::sort(&mut diags);

@@ -67,6 +67,13 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 }
             }
             match node.stmt {
+                Stmt::TestHeader { .. } if self.defer_tests => match self.skip_body() {
+                    Some(lines) => self.deferred.push(Some(lines)),
+                    None => {
+                        node.children = self.body(Context::Test);
+                        self.deferred.push(None);
+                    }
+                },
                 Stmt::TestHeader { .. } => node.children = self.body(Context::Test),
                 Stmt::FlowHeader { .. } => node.children = self.body(Context::Flow),
                 Stmt::DataSourceHeader { .. } => self.data_source_body(&mut node),
@@ -137,7 +144,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             );
             return simple(Stmt::Error, line);
         }
-        let toks = &self.tokens[line.tokens.clone()];
+        let toks = self.lex(line);
         match self.grammar.parse(toks, line.trimmed.end as usize) {
             LineResult::Ok(stmt) => {
                 let node = simple(stmt, line);
@@ -391,6 +398,31 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
         }
         nodes
+    }
+
+    /// Moves past the lines [`Parser::body`] would take, without parsing them, and returns
+    /// them (as lines of the file); `None`, without moving, when the body is followed by a
+    /// column-0 line that opens with `|`: a table row the body may take (after `For each
+    /// row:`) or leave, which only parsing the body tells.
+    pub(super) fn skip_body(&mut self) -> Option<std::ops::Range<usize>> {
+        let start = self.pos;
+        let mut end = start;
+        while self
+            .lines
+            .get(end)
+            .is_some_and(|l| l.kind == LineKind::Blank || l.indent > 0)
+        {
+            end += 1;
+        }
+        if self
+            .lines
+            .get(end)
+            .is_some_and(|l| self.text(l.trimmed).starts_with('|'))
+        {
+            return None;
+        }
+        self.pos = end;
+        Some(self.base + start..self.base + end)
     }
 
     /// Body of a `Data source:` block: phrases, or one YAML mapping.

@@ -11,16 +11,21 @@ pub(super) fn scan_lines(
     range: std::ops::Range<usize>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Line> {
+    let lines = lines(file, range);
+    for l in &lines {
+        problems(file, file_id, l, diags);
+    }
+    lines
+}
+
+/// The facts of lines `range`, without their problems: for lines [`scan_lines`] has
+/// reported already.
+pub(super) fn lines(file: &SourceFile, range: std::ops::Range<usize>) -> Vec<Line> {
     let src = file.text();
     let mut out = Vec::with_capacity(range.len());
     for i in range {
         let span = file.line_span(i);
-        let mut text = &src[span.range()];
-        let mut start = span.start as usize;
-        if i == 0 && text.starts_with('\u{feff}') {
-            text = &text[3..];
-            start += 3;
-        }
+        let (text, start) = without_bom(src, span);
         // Tabs are reported (MCPLANG101) but still count as indentation, so a
         // tab-indented line stays in its block instead of cascading errors.
         let lead = text
@@ -52,48 +57,67 @@ pub(super) fn scan_lines(
         } else {
             LineKind::Text
         };
-        // Tabs: one diagnostic per line, at the first tab.
-        let tab = crate::bytes::find_byte(text.as_bytes(), b'\t');
-        if let Some(t) = tab {
-            let mut d = Diagnostic::new(Problem::Tab, file_id, Span::new(start + t, start + t + 1));
-            // A tab in the indentation counts as two spaces: writing them changes nothing.
-            let edits: Vec<Edit> = text[..lead]
-                .match_indices('\t')
-                .map(|(i, _)| Edit {
-                    span: Span::new(start + i, start + i + 1),
-                    replacement: "  ".into(),
-                })
-                .collect();
-            if !edits.is_empty() && t < lead {
-                let mut fix = Fix::replace(Span::at(0), "", "indent with two spaces per tab");
-                fix.edits = edits;
-                d = d.with_fix(fix);
-            }
-            diags.push(d);
-        }
-        let tab_in_indent = tab.is_some_and(|t| text[..t].bytes().all(|b| b == b' '));
-        if kind != LineKind::Blank && indent % 2 == 1 && !tab_in_indent {
-            diags.push(Diagnostic::new(
-                Problem::OddIndentation {
-                    spaces: indent as u32,
-                },
-                file_id,
-                Span::new(start, start + 1),
-            ));
-        }
-        if kind == LineKind::Text {
-            check_references(&src[trimmed.range()], tstart, file_id, diags);
-        }
         out.push(Line {
             span,
             indent: indent as u32,
             lead: lead as u32,
             trimmed,
             kind,
-            tokens: 0..0,
         });
     }
     out
+}
+
+/// The text of the line at `span` and where it starts, after the byte order mark that may
+/// open the file (on its first line, the one that starts at byte 0).
+fn without_bom(src: &str, span: Span) -> (&str, usize) {
+    let text = &src[span.range()];
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) if span.start == 0 => (rest, 3),
+        _ => (text, span.start as usize),
+    }
+}
+
+/// The problems of one line: tabs, odd indentation, broken references.
+fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut Vec<Diagnostic>) {
+    let src = file.text();
+    let (text, start) = without_bom(src, l.span);
+    let lead = l.lead as usize;
+    // Tabs: one diagnostic per line, at the first tab.
+    let tab = crate::bytes::find_byte(text.as_bytes(), b'\t');
+    if let Some(t) = tab {
+        let mut d = Diagnostic::new(Problem::Tab, file_id, Span::new(start + t, start + t + 1));
+        // A tab in the indentation counts as two spaces: writing them changes nothing.
+        let edits: Vec<Edit> = text[..lead]
+            .match_indices('\t')
+            .map(|(i, _)| Edit {
+                span: Span::new(start + i, start + i + 1),
+                replacement: "  ".into(),
+            })
+            .collect();
+        if !edits.is_empty() && t < lead {
+            let mut fix = Fix::replace(Span::at(0), "", "indent with two spaces per tab");
+            fix.edits = edits;
+            d = d.with_fix(fix);
+        }
+        diags.push(d);
+    }
+    let tab_in_indent = tab.is_some_and(|t| text[..t].bytes().all(|b| b == b' '));
+    if l.kind != LineKind::Blank && l.indent % 2 == 1 && !tab_in_indent {
+        diags.push(Diagnostic::new(
+            Problem::OddIndentation { spaces: l.indent },
+            file_id,
+            Span::new(start, start + 1),
+        ));
+    }
+    if l.kind == LineKind::Text {
+        check_references(
+            &src[l.trimmed.range()],
+            l.trimmed.start as usize,
+            file_id,
+            diags,
+        );
+    }
 }
 
 /// Byte offset of the first `${` at or after `from`. A byte search for `$` (memchr) then a

@@ -21,6 +21,11 @@ pub struct CoverageSettings {
     pub minimum: Option<f64>,
 }
 
+/// Whether the settings or the suite ask for coverage.
+pub(super) fn asked(suite: &Suite, settings: CoverageSettings) -> bool {
+    settings.enabled || settings.minimum.or(suite.minimum_coverage).is_some()
+}
+
 /// The coverage of `run`, or `None` when neither the settings nor the suite ask for it.
 pub(super) async fn measure(
     suite: &Suite,
@@ -29,7 +34,7 @@ pub(super) async fn measure(
     settings: CoverageSettings,
 ) -> Option<Coverage> {
     let minimum = settings.minimum.or(suite.minimum_coverage);
-    if !settings.enabled && minimum.is_none() || run.interrupted.is_some() {
+    if !asked(suite, settings) || run.interrupted.is_some() {
         return None;
     }
     // The servers the tests name (`None`: the default one), with what each exercised.

@@ -33,7 +33,7 @@ use crate::data::DataErrors;
 use crate::exec::Outcome;
 use crate::interrupt::{Interrupt, StopSignal};
 use crate::report::{Report, Reporter};
-use crate::schedule::{RunOptions, RunResult, RunStatus};
+use crate::schedule::{Closing, RunOptions, RunResult, RunStatus};
 use crate::state;
 
 /// A compiled suite and where it came from.
@@ -283,6 +283,10 @@ pub async fn run(req: RunRequest, reporter: &mut dyn Reporter) -> Result<RunOutc
     let mut runner = suite::SuiteRunner::new(&req, opts, reporter);
     let mut runs = Vec::new();
     let mut left = req.suites.len();
+    // The servers of the suite that ran last, still shutting down: the next suite starts its
+    // own once they are gone (`--jobs` bounds the servers alive at once); the last suite's
+    // close while the reports are written.
+    let mut closing = Closing::default();
     for file in req.suites {
         if let Some(signal) = req.interrupt.as_ref().and_then(Interrupt::raised) {
             runner.note(&format!(
@@ -294,14 +298,20 @@ pub async fn run(req: RunRequest, reporter: &mut dyn Reporter) -> Result<RunOutc
             break;
         }
         left -= 1;
-        runs.push(runner.run(file).await?);
+        closing.wait().await;
+        let (run, still_closing) = runner.run(file).await?;
+        runs.push(run);
+        closing = still_closing;
     }
     drop(runner);
     let interrupted = req.interrupt.as_ref().and_then(Interrupt::raised);
     let finished = reporter.finish(Report::Run(&runs));
-    if let Some(path) = &req.state_out {
-        write_state(path, &first_suite, &first_target, &runs, reporter)?;
-    }
+    let state = match &req.state_out {
+        Some(path) => write_state(path, &first_suite, &first_target, &runs, reporter),
+        None => Ok(()),
+    };
+    closing.wait().await;
+    state?;
     finished.map_err(RunError::Failure)?;
     let mut outcome = classify(runs);
     if let Some(signal) = interrupted {

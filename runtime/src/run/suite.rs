@@ -58,8 +58,12 @@ impl<'r> SuiteRunner<'r> {
         }
     }
 
-    /// Runs one suite and evaluates its budgets.
-    pub(super) async fn run(&mut self, file: SuiteFile) -> Result<RunResult, RunError> {
+    /// Runs one suite and evaluates its budgets. Returns as soon as its results are in, with
+    /// its sessions still closing.
+    pub(super) async fn run(
+        &mut self,
+        file: SuiteFile,
+    ) -> Result<(RunResult, schedule::Closing), RunError> {
         let SuiteFile {
             mut suite,
             shown,
@@ -95,14 +99,15 @@ impl<'r> SuiteRunner<'r> {
         let reporter = &mut *self.reporter;
         let mut on_event = |e: &schedule::Event| reporter.event(e);
         let suite = Arc::new(suite);
-        let result = schedule::run_suite(Arc::clone(&suite), opts.clone(), &mut on_event).await;
+        let result =
+            schedule::run_suite_closing(Arc::clone(&suite), opts.clone(), &mut on_event).await;
         store
             .lock()
             .map_err(|_| "the snapshot store is unusable".to_string())
             .and_then(|s| s.save())
             .map_err(RunError::Failure)?;
-        let mut run = match result {
-            Ok(r) if r.tests.is_empty() && self.opts.filter.is_some() => {
+        let (mut run, closing) = match result {
+            Ok((r, _)) if r.tests.is_empty() && self.opts.filter.is_some() => {
                 return Err(RunError::Usage(format!(
                     "no test of {} matches --test {:?}",
                     r.suite_name,
@@ -116,6 +121,13 @@ impl<'r> SuiteRunner<'r> {
             Err(e) => return Err(RunError::Usage(e.to_string())),
         };
         run.file = Some(shown.clone());
+        let closing = if super::coverage::asked(&suite, self.coverage) {
+            // The coverage listing starts the servers again: the suite's are gone first.
+            closing.wait().await;
+            schedule::Closing::default()
+        } else {
+            closing
+        };
         run.coverage = super::coverage::measure(&suite, &run, &opts, self.coverage).await;
         run.budgets = budget::evaluate(&budgets, &shown, &run.tests, &self.history);
         if self.history_settings.fail_on_regression {
@@ -131,7 +143,7 @@ impl<'r> SuiteRunner<'r> {
                 self.reporter.note(&format!("warning: {e}"));
             }
         }
-        Ok(run)
+        Ok((run, closing))
     }
 
     /// A remark for the person running mcpr.

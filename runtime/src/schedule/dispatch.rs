@@ -16,6 +16,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
+use super::closing::Closing;
 use super::plan::{Plan, Planned, deps_value, skip_reason};
 use super::retry::{Attempts, retries_of};
 use super::shared::{Job, SessionKey, Worker, shareable};
@@ -36,6 +37,8 @@ pub(super) struct Dispatched {
     pub(super) planned: Arc<Vec<Planned>>,
     /// The signal that stopped the run, if one did.
     pub(super) interrupted: Option<StopSignal>,
+    /// The sessions still closing (their tests' close times are 0 in `shown`).
+    pub(super) closing: Closing,
 }
 
 /// How long an interrupted run waits for its tests' threads to close their sessions.
@@ -245,8 +248,8 @@ impl<'o> Dispatch<'o> {
                 signal = raised(interrupt.as_ref()) => self.interrupt(signal),
             }
         }
-        // Every server is ended before the run returns, so none is orphaned. Workers close
-        // their sessions once they are let go.
+        // Workers close their sessions once they are let go. The sessions still closing are
+        // handed to the caller, which writes its reports meanwhile and waits for them.
         let closing = std::mem::take(&mut self.closing);
         let workers = self
             .shared
@@ -256,24 +259,33 @@ impl<'o> Dispatch<'o> {
                 std::mem::take(&mut s.threads)
             })
             .unwrap_or_default();
-        let joined = tokio::task::spawn_blocking(move || {
-            for w in workers {
-                let _ = w.join();
-            }
-            closing
-                .into_iter()
-                .map(|(i, h)| (i, h.join().unwrap_or(0)))
-                .collect::<Vec<_>>()
-        });
-        let closed = if self.interrupted.is_some() {
+        let mut closed = Vec::new();
+        let mut pending = Closing::default();
+        if self.interrupted.is_some() {
+            let joined = tokio::task::spawn_blocking(move || {
+                for w in workers {
+                    let _ = w.join();
+                }
+                closing
+                    .into_iter()
+                    .map(|(i, h)| (i, h.join().unwrap_or(0)))
+                    .collect::<Vec<_>>()
+            });
             // The servers are killed; a thread still in an HTTP exchange ends with the process.
-            match tokio::time::timeout(INTERRUPT_CLOSE_WAIT, joined).await {
-                Ok(Ok(closed)) => closed,
-                _ => Vec::new(),
+            if let Ok(Ok(all)) = tokio::time::timeout(INTERRUPT_CLOSE_WAIT, joined).await {
+                closed = all;
             }
         } else {
-            joined.await.unwrap_or_default()
-        };
+            let mut open = Vec::new();
+            for (i, h) in closing {
+                if h.is_finished() {
+                    closed.push((i, h.join().unwrap_or(0)));
+                } else {
+                    open.push(h);
+                }
+            }
+            pending = Closing::new(open, workers);
+        }
         for (i, us) in closed {
             if let Some(t) = self.shown[i].as_mut().and_then(|r| r.timing.as_mut()) {
                 t.close_us = us;
@@ -303,6 +315,7 @@ impl<'o> Dispatch<'o> {
             secret_outputs,
             planned: self.tests,
             interrupted: self.interrupted,
+            closing: pending,
         })
     }
 

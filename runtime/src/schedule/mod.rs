@@ -11,6 +11,7 @@
 //! [`dispatch`] runs it ([`shared`]: the workers of a run that shares sessions); this module holds the settings and results, and the suite's
 //! outputs.
 
+mod closing;
 mod dispatch;
 mod plan;
 mod quarantine;
@@ -30,6 +31,7 @@ use crate::codes::RunCode;
 use crate::data::{DataOptions, SuiteRows};
 use crate::exec::{Outcome, TestResult};
 
+pub use closing::Closing;
 pub use plan::glob_match;
 pub use quarantine::Quarantine;
 pub use retry::MAX_RETRIES;
@@ -330,12 +332,25 @@ impl RunResult {
 }
 
 /// Runs a suite and calls `on_event` as it goes; `TestFinished` events come in report
-/// order. Returns every result in that order.
+/// order. Returns every result in that order, once every server of the suite is gone.
 pub async fn run_suite(
     suite: Arc<Suite>,
     opts: RunOptions,
     on_event: &mut (dyn FnMut(&Event) + Send),
 ) -> Result<RunResult, PlanError> {
+    let (result, closing) = run_suite_closing(suite, opts, on_event).await?;
+    closing.wait().await;
+    Ok(result)
+}
+
+/// [`run_suite`] that returns as soon as the last result is in, with the sessions still
+/// closing: the caller does its own work meanwhile (writing reports) and waits for them.
+/// A test whose session was still closing has a close time of 0 in its timing.
+pub async fn run_suite_closing(
+    suite: Arc<Suite>,
+    opts: RunOptions,
+    on_event: &mut (dyn FnMut(&Event) + Send),
+) -> Result<(RunResult, Closing), PlanError> {
     let started = Instant::now();
     let rows = match &opts.rows {
         Some(r) => Arc::clone(r),
@@ -379,6 +394,7 @@ pub async fn run_suite(
         secret_outputs,
         planned,
         interrupted,
+        closing,
     } = dispatch.run(on_event).await?;
     // A data row publishes its outputs under its logical test too.
     let logical = |i: usize| {
@@ -403,7 +419,7 @@ pub async fn run_suite(
         .collect();
     let tests: Vec<TestResult> = shown.into_iter().map(|(_, r)| r).collect();
     let summary = RunResult::summarise(&tests);
-    Ok(RunResult {
+    let result = RunResult {
         suite_name,
         file: None,
         started_at: Some(chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)),
@@ -427,7 +443,8 @@ pub async fn run_suite(
         state_outputs,
         sensitive_outputs,
         coverage: None,
-    })
+    };
+    Ok((result, closing))
 }
 
 /// The server of tests that name none: the run's override, else the suite's `Server:`,

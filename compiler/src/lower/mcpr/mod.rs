@@ -18,10 +18,14 @@ use crate::ir::{
     SourceLocation, Status, Step, StepKind, Suite, Target, Test, ToolStep,
 };
 use crate::names::closest;
+use crate::source::SourceFile;
 use crate::source::Span;
-use crate::syntax::{Compare, Document, ListKind, Node, Stmt, Text, ValueType};
+use crate::syntax::{
+    Compare, Document, ListKind, Node, Outline, Stmt, Text, ValueType, YamlBudget,
+};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 mod attach;
 mod body;
@@ -88,37 +92,146 @@ struct Settings {
     extensions: Option<ir::Extensions>,
 }
 
-/// Lowers the entry document (with the imported files' flows) to a suite.
-///
-/// The test blocks are taken out of `doc` first and lowered one by one. With `judged`
-/// (what `check` needs: diagnostics only), each block's subtree is dropped as soon as its
-/// test is lowered, and each test after the first is judged on its own at once
-/// ([`super::validate::test_alone`]) and left without its steps: the peak memory of lowering is
-/// then about the source's, not the whole IR's plus the whole tree's. Without it, the
-/// blocks go back in their places afterwards and the suite is whole.
+/// Lowers the entry document (with the imported files' flows) to a suite. The test blocks
+/// are taken out of `doc`, lowered one by one and put back in their places.
 pub fn lower(
     l: &mut Lower<'_>,
     doc: &mut Document,
     imported: &[(usize, &Document)],
     threads: usize,
-    judged: Option<&mut Judged>,
 ) -> Option<Suite> {
     let (at, blocks) = take_tests(doc);
-    let keep_tree = judged.is_none();
     let mut kept = Vec::new();
-    let kept_to = keep_tree.then_some(&mut kept);
-    let suite = lower_blocks(l, doc, blocks, (kept_to, judged), imported, threads);
-    if keep_tree {
-        put_back(doc, &at, kept);
-    }
+    let blocks = Tests::Parsed(blocks);
+    let suite = lower_blocks(l, doc, blocks, (Some(&mut kept), None), imported, threads);
+    put_back(doc, &at, kept);
     suite
+}
+
+/// [`lower`] for `check` of an [`Outline`]: each test's body is parsed as the test is lowered
+/// ([`crate::syntax::parse_tests`]), and the test is judged on its own at once
+/// ([`super::validate::test_alone`]) and left without its steps, its block dropped: the tree of
+/// the whole file and the whole IR are never held. `None` when the file's YAML passes its
+/// budget: it must be cut where it passes first ([`Outline::cut_at_budget`]).
+pub fn lower_outline(
+    l: &mut Lower<'_>,
+    outline: Outline,
+    imported: &[(usize, &Document)],
+    threads: usize,
+    judged: &mut Judged,
+) -> Option<Option<Suite>> {
+    let Outline {
+        mut document,
+        bodies,
+        budget,
+        ..
+    } = outline;
+    if budget.passed() {
+        return None;
+    }
+    let (_, headers) = take_tests(&mut document);
+    let tests = Tests::Outlined {
+        file: l.map.get(l.entry),
+        headers,
+        bodies,
+        budget: &budget,
+    };
+    let suite = lower_blocks(l, &document, tests, (None, Some(judged)), imported, threads);
+    (!budget.passed()).then_some(suite)
+}
+
+/// The `Test:` blocks of a document, in order, as they are lowered.
+enum Tests<'f> {
+    /// Parsed whole.
+    Parsed(Vec<Node>),
+    /// Headers whose bodies are parsed as they are lowered (see [`lower_outline`]).
+    Outlined {
+        file: &'f SourceFile,
+        headers: Vec<Node>,
+        /// Per header, the lines of its body when it is still to be parsed.
+        bodies: Vec<Option<Range<usize>>>,
+        budget: &'f YamlBudget,
+    },
+}
+
+impl Tests<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Tests::Parsed(nodes) => nodes.len(),
+            Tests::Outlined { headers, .. } => headers.len(),
+        }
+    }
+
+    /// The header of the first test.
+    fn first(&self) -> Option<&Node> {
+        match self {
+            Tests::Parsed(nodes) => nodes.first(),
+            Tests::Outlined { headers, .. } => headers.first(),
+        }
+    }
+
+    /// Cuts the tests into runs of at most `per` neighbours.
+    fn chunks(self, per: usize) -> Vec<Self> {
+        fn cut<T>(mut rest: Vec<T>, per: usize) -> Vec<Vec<T>> {
+            let mut chunks = Vec::new();
+            while rest.len() > per {
+                let tail = rest.split_off(per);
+                chunks.push(rest);
+                rest = tail;
+            }
+            chunks.push(rest);
+            chunks
+        }
+        match self {
+            Tests::Parsed(nodes) => cut(nodes, per).into_iter().map(Tests::Parsed).collect(),
+            Tests::Outlined {
+                file,
+                headers,
+                bodies,
+                budget,
+            } => cut(headers, per)
+                .into_iter()
+                .zip(cut(bodies, per))
+                .map(|(headers, bodies)| Tests::Outlined {
+                    file,
+                    headers,
+                    bodies,
+                    budget,
+                })
+                .collect(),
+        }
+    }
+
+    /// Hands each block, whole, to `f` in order with the problems its parsing found.
+    fn each(self, file_id: usize, mut f: impl FnMut(Node, Vec<Diagnostic>)) {
+        match self {
+            Tests::Parsed(nodes) => nodes.into_iter().for_each(|n| f(n, Vec::new())),
+            Tests::Outlined {
+                file,
+                headers,
+                bodies,
+                budget,
+            } => crate::syntax::parse_tests(
+                file,
+                file_id,
+                headers.into_iter().zip(bodies),
+                budget,
+                f,
+            ),
+        }
+    }
 }
 
 /// The `Test:` blocks of `doc`, taken out of it, with the index each had.
 fn take_tests(doc: &mut Document) -> (Vec<usize>, Vec<Node>) {
-    let mut at = Vec::new();
-    let mut tests = Vec::new();
-    let mut rest = Vec::with_capacity(doc.nodes.len());
+    let count = doc
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.stmt, Stmt::TestHeader { .. }))
+        .count();
+    let mut at = Vec::with_capacity(count);
+    let mut tests = Vec::with_capacity(count);
+    let mut rest = Vec::with_capacity(doc.nodes.len() - count);
     for (i, node) in std::mem::take(&mut doc.nodes).into_iter().enumerate() {
         if matches!(node.stmt, Stmt::TestHeader { .. }) {
             at.push(i);
@@ -158,7 +271,7 @@ fn put_back(doc: &mut Document, at: &[usize], tests: Vec<Node>) {
 fn lower_blocks(
     l: &mut Lower<'_>,
     doc: &Document,
-    blocks: Vec<Node>,
+    blocks: Tests<'_>,
     kept: (Option<&mut Vec<Node>>, Option<&mut Judged>),
     imported: &[(usize, &Document)],
     threads: usize,
@@ -294,20 +407,31 @@ fn lower_tests(
     settings: &Settings,
     flows: &Flows<'_>,
     sources: &OrderedMap<ir::DataSource>,
-    nodes: Vec<Node>,
+    nodes: Tests<'_>,
     (kept, judged): (Option<&mut Vec<Node>>, Option<&mut Judged>),
     threads: usize,
 ) -> Vec<BuiltTest> {
     let keep = kept.is_some();
     let judge = judged.is_some();
     // `first`: the part holds the suite's first test, which is kept whole.
-    let run = |l: &mut Lower<'_>, part: Vec<Node>, first: bool| -> Part {
+    let run = |l: &mut Lower<'_>, part: Tests<'_>, first: bool| -> Part {
         let mut built: Vec<BuiltTest> = Vec::with_capacity(part.len());
         let mut back = Vec::new();
         let mut judged = Judged::default();
-        for node in part {
-            if let Stmt::TestHeader { name } = &node.stmt {
-                let mut t = test(l, settings, flows, sources, &node, name);
+        part.each(l.entry, |node, parsing| {
+            l.diags.extend(parsing);
+            let lowered = match &node.stmt {
+                Stmt::TestHeader { name } => Some(test(l, settings, flows, sources, &node, name)),
+                _ => None,
+            };
+            // The block is not needed to judge its test (a large one holds a copy of the
+            // values the test's steps and their JSON hold).
+            if keep {
+                back.push(node);
+            } else {
+                drop(node);
+            }
+            if let Some(mut t) = lowered {
                 let alone = (judge && !(first && built.is_empty()))
                     .then(|| super::validate::test_alone(l, &t.test));
                 match alone {
@@ -326,24 +450,14 @@ fn lower_tests(
                 }
                 built.push(t);
             }
-            if keep {
-                back.push(node);
-            }
-        }
+        });
         (built, back, judged, Vec::new())
     };
     let parts: Vec<Part> = if threads < 2 || nodes.len() < 2 {
         vec![run(l, nodes, true)]
     } else {
         let per = nodes.len().div_ceil(threads);
-        let mut chunks = Vec::with_capacity(threads);
-        let mut rest = nodes;
-        while rest.len() > per {
-            let tail = rest.split_off(per);
-            chunks.push(rest);
-            rest = tail;
-        }
-        chunks.push(rest);
+        let chunks = nodes.chunks(per);
         let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
         let import_failed = l.import_failed;
         // Each run lowers into a context of its own: same file and settings, own
@@ -358,7 +472,7 @@ fn lower_tests(
         };
         std::thread::scope(|scope| {
             let mut chunks = chunks.into_iter();
-            let first = chunks.next().unwrap_or_default();
+            let first = chunks.next().unwrap_or(Tests::Parsed(Vec::new()));
             let run = &run;
             let handles: Vec<_> = chunks
                 .map(|part| {
@@ -380,10 +494,18 @@ fn lower_tests(
             parts
         })
     };
-    let mut tests = Vec::new();
+    // The runs' tests joined without regrowing: a large suite has many, each a few hundred
+    // bytes, and a list that doubles as it grows leaves its old copies to the allocator.
+    let total: usize = parts.iter().map(|p| p.0.len()).sum();
+    let mut tests: Vec<BuiltTest> = Vec::new();
     let (mut kept, mut judged) = (kept, judged);
     for (built, back, part, diags) in parts {
-        tests.extend(built);
+        if tests.is_empty() {
+            tests = built;
+            tests.reserve_exact(total - tests.len());
+        } else {
+            tests.extend(built);
+        }
         l.diags.extend(diags);
         if let Some(k) = kept.as_deref_mut() {
             k.extend(back);

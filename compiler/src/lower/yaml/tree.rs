@@ -159,8 +159,19 @@ pub fn read(text: &str) -> Result<Node, Vec<ReadError>> {
 
 /// [`read`] with a budget of `nodes` values for the document.
 pub fn read_within(text: &str, nodes: usize) -> Result<Node, Vec<ReadError>> {
+    read_counted(text, nodes, false)
+}
+
+/// [`read_within`] for a text the caller has found to be valid JSON: it has no anchor or
+/// alias, and its values are bounded more tightly on its bytes, so a large one is not
+/// counted on the parser's events first.
+pub fn read_json_within(text: &str, nodes: usize) -> Result<Node, Vec<ReadError>> {
+    read_counted(text, nodes, true)
+}
+
+fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadError>> {
     // Without `&` or `*` there is no anchor or alias to find: skip the extra parse.
-    if text.contains(['&', '*']) {
+    if !json && text.contains(['&', '*']) {
         let found = scan_aliases(text);
         if !found.is_empty() {
             return Err(found);
@@ -173,9 +184,12 @@ pub fn read_within(text: &str, nodes: usize) -> Result<Node, Vec<ReadError>> {
         });
     }
     // Counted on the raw events first: a hostile suite is refused before its tree is built.
-    if text.len().saturating_mul(2) > nodes
-        && let Some((_, _, at)) = crate::yaml::past_budget(text, nodes)
-    {
+    let may_pass = if json {
+        crate::yaml::json_may_hold_more_than(text, nodes)
+    } else {
+        crate::yaml::may_hold_more_than(text, nodes)
+    };
+    if may_pass && let Some((_, _, at)) = crate::yaml::past_budget(text, nodes) {
         return Err(vec![ReadError::TooManyValues {
             limit: nodes,
             span: Span::at(at),
