@@ -191,7 +191,14 @@ fn jobs_bound_live_servers_including_closing_ones() {
         std::fs::write(dir.path().join(file), suite).unwrap();
     }
     let out = mcpr_in(dir.path())
-        .args(["run", "lock.mcpr", "lock-again.mcpr", "--jobs", "1", "--no-history"])
+        .args([
+            "run",
+            "lock.mcpr",
+            "lock-again.mcpr",
+            "--jobs",
+            "1",
+            "--no-history",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
@@ -214,7 +221,13 @@ fn reports_are_written_while_the_last_server_shuts_down() {
     );
     std::fs::write(dir.path().join("overlap.mcpr"), suite).unwrap();
     let mut child = mcpr_in(dir.path())
-        .args(["run", "overlap.mcpr", "--no-history", "--json", "report.json"])
+        .args([
+            "run",
+            "overlap.mcpr",
+            "--no-history",
+            "--json",
+            "report.json",
+        ])
         .args(["--shutdown-grace", "20s"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
