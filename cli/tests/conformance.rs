@@ -105,9 +105,10 @@ fn assert_all_succeed(out: &Output, stdio: bool) {
                 .count()
         })
         .sum::<usize>()
-        + mcpr_runtime::conformance::negotiation::CHECKS.len()
-        + 2 * mcpr_runtime::conformance::cancellation::CHECKS.len()
-        + 2 * mcpr_runtime::conformance::progress::CHECKS.len()
+        // The checks the command makes itself: version negotiation in the handshake era,
+        // the others in both.
+        + 2 * mcpr_runtime::conformance::LIBRARY_CHECKS.len()
+        - 1
         + if stdio {
             2 * mcpr_runtime::conformance::STDIO_CHECKS.len()
         } else {
@@ -532,12 +533,11 @@ fn the_list_names_every_check_and_its_inputs() {
         .map(|f| f.check.clone())
         .collect();
     ids.extend(
-        mcpr_runtime::conformance::negotiation::CHECKS
+        mcpr_runtime::conformance::LIBRARY_CHECKS
             .iter()
-            .chain(mcpr_runtime::conformance::cancellation::CHECKS)
-            .chain(mcpr_runtime::conformance::progress::CHECKS)
             .chain(mcpr_runtime::conformance::STDIO_CHECKS)
-            .chain(&mcpr_runtime::conformance::http::ids())
+            .map(|c| c.check)
+            .chain(mcpr_runtime::conformance::http::ids())
             .map(|s| s.to_string()),
     );
     for id in &ids {

@@ -90,10 +90,10 @@ impl Baseline {
                 .iter()
                 .flat_map(|l| &l.flows)
                 .any(|f| f.check == e.check)
-                || super::STDIO_CHECKS.contains(&e.check.as_str())
-                || super::negotiation::CHECKS.contains(&e.check.as_str())
-                || super::cancellation::CHECKS.contains(&e.check.as_str())
-                || super::progress::CHECKS.contains(&e.check.as_str())
+                || super::STDIO_CHECKS
+                    .iter()
+                    .chain(super::LIBRARY_CHECKS)
+                    .any(|c| c.check == e.check)
                 || super::http::ids().contains(&e.check.as_str());
             if !known {
                 return Err(format!(

@@ -10,29 +10,22 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::native::NativeCheck;
 use super::{CheckResult, Verdict, discover};
 use crate::run::TargetChoice;
 
-/// The check's id.
-pub const CHECK: &str = "cancellation.unknown-id";
-
-/// The ids of the checks made here.
-pub const CHECKS: &[&str] = &[CHECK];
-
-/// The library the check belongs to (`--suite cancellation` runs it).
-pub const LIBRARY: &str = "cancellation";
-
-/// What the check says, for its line and for `--list`.
-pub const FLOW: &str = "A cancellation of an unknown request is ignored";
-
-/// What it checks.
-pub const CHECKS_TEXT: &str = "`notifications/cancelled` naming a request id the client never used is ignored: nothing answers the notification, and the server answers the next request.";
-
-/// The specification sections.
-pub const SPEC: &[&str] = &[
-    "basic/utilities/cancellation#error-handling",
-    "basic#notifications",
-];
+/// The check.
+pub const CHECK: NativeCheck = NativeCheck {
+    check: "cancellation.unknown-id",
+    library: "cancellation",
+    flow: "A cancellation of an unknown request is ignored",
+    checks: "`notifications/cancelled` naming a request id the client never used is ignored: nothing answers the notification, and the server answers the next request.",
+    spec: &[
+        "basic/utilities/cancellation#error-handling",
+        "basic#notifications",
+    ],
+    listed: "must, all versions, made by the command",
+};
 
 /// A request id the client never uses: its ids count up from 1 in each session. A number
 /// (as the client's own ids are), and one that a JavaScript server holds exactly.
@@ -42,31 +35,17 @@ pub const UNKNOWN_ID: i64 = 900_719_925_474;
 /// notification (a server that handles messages concurrently may send it after).
 const SETTLE: Duration = Duration::from_millis(300);
 
-fn result(version: &str, verdict: Verdict, detail: Option<String>) -> CheckResult {
-    CheckResult {
-        check: CHECK.into(),
-        library: LIBRARY.into(),
-        flow: FLOW.into(),
-        checks: CHECKS_TEXT.into(),
-        version: version.into(),
-        verdict,
-        spec: SPEC.iter().map(|s| s.to_string()).collect(),
-        detail,
-        expected: false,
-    }
-}
-
 /// Runs the check in `version`.
 pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> CheckResult {
     let mut opts = match discover::options(target, timeout) {
         Ok(o) => o,
-        Err(e) => return result(version, Verdict::Failure, Some(e)),
+        Err(e) => return CHECK.result(version, Verdict::Failure, Some(e)),
     };
     opts.protocol = Some(version.to_string());
     let client = match opts.connect().await {
         Ok(c) => c,
         Err(e) => {
-            return result(
+            return CHECK.result(
                 version,
                 Verdict::Failure,
                 Some(format!("could not open a session in {version}: {e}")),
@@ -83,7 +62,7 @@ pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> C
         })),
     );
     let verdict = match sent {
-        Err(e) => result(
+        Err(e) => CHECK.result(
             version,
             Verdict::Failure,
             Some(format!("sending the notification failed: {e}")),
@@ -98,7 +77,7 @@ pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> C
                 .map(|v| format!("{}: {}", v.code, v.message))
                 .collect();
             match (next, after.first()) {
-                (Ok(_), None) => result(version, Verdict::Success, None),
+                (Ok(_), None) => CHECK.result(version, Verdict::Success, None),
                 (next, Some(first)) => {
                     let mut why = format!(
                         "the server answered the notification (a notification gets no reply): {first}"
@@ -108,9 +87,9 @@ pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> C
                     {
                         why.push_str(&format!("; then the next request failed: {}", e.kind));
                     }
-                    result(version, Verdict::Failure, Some(why))
+                    CHECK.result(version, Verdict::Failure, Some(why))
                 }
-                (Err(e), None) => result(
+                (Err(e), None) => CHECK.result(
                     version,
                     Verdict::Failure,
                     Some(format!(

@@ -16,6 +16,7 @@ pub mod baseline;
 pub mod cancellation;
 pub mod discover;
 pub mod http;
+pub mod native;
 pub mod negotiation;
 pub mod progress;
 pub mod render;
@@ -29,6 +30,8 @@ use std::time::Duration;
 use mcpr_compiler::stdlib::{self, Level, LibraryDoc};
 use serde::Serialize;
 use serde_json::Value;
+
+pub use native::NativeCheck;
 
 use crate::codes::{ExitClass, RunCode};
 use crate::exec::Outcome;
@@ -182,8 +185,13 @@ pub fn libraries(names: &[String]) -> Result<Vec<LibraryDoc>, ConformanceError> 
 /// The name of the stdio transport's checks for `--suite` (not a flow library).
 pub const STDIO: &str = "stdio";
 
-/// The ids of the stdio transport's checks.
-pub const STDIO_CHECKS: &[&str] = &[stdio::CLEAN.0, stdio::EXIT.0];
+/// The stdio transport's checks.
+pub const STDIO_CHECKS: &[NativeCheck] = &[stdio::CLEAN, stdio::EXIT];
+
+/// The checks the command makes itself for a flow library (`--suite LIBRARY` runs them), as
+/// `--list` shows them after the library's flows.
+pub const LIBRARY_CHECKS: &[NativeCheck] =
+    &[negotiation::CHECK, progress::CHECK, cancellation::CHECK];
 
 /// Forwards everything but `finish`: the reports are written once, after every era.
 struct Eras<'a>(&'a mut dyn Reporter);
@@ -255,10 +263,16 @@ pub async fn run(
         if negotiation {
             checks.push(negotiation::check(&req.target, version, timeout).await);
         }
-        if libs.iter().any(|l| l.library.name == cancellation::LIBRARY) {
+        if libs
+            .iter()
+            .any(|l| l.library.name == cancellation::CHECK.library)
+        {
             checks.push(cancellation::check(&req.target, version, timeout).await);
         }
-        if libs.iter().any(|l| l.library.name == progress::LIBRARY) {
+        if libs
+            .iter()
+            .any(|l| l.library.name == progress::CHECK.library)
+        {
             checks.push(progress::check(&req.target, version, timeout, &req.inputs).await);
         }
         if let Some(url) = &http_url {
@@ -531,40 +545,18 @@ pub fn list(names: &[String]) -> Result<String, String> {
                 &f.spec.join("; "),
             ));
         }
-        if lib.library.name == "protocol" {
-            s.push_str(&line(
-                negotiation::CHECK,
-                negotiation::FLOW,
-                "must, the initialize versions, made by the command",
-                "basic/lifecycle#version-negotiation",
-            ));
-        }
-        if lib.library.name == progress::LIBRARY {
-            s.push_str(&line(
-                progress::CHECK,
-                progress::FLOW,
-                &format!(
-                    "must, all versions, requires tools, input {}, input {}={{}}, made by the command",
-                    progress::INPUTS.0,
-                    progress::INPUTS.1
-                ),
-                &progress::SPEC.join("; "),
-            ));
-        }
-        if lib.library.name == cancellation::LIBRARY {
-            s.push_str(&line(
-                cancellation::CHECK,
-                cancellation::FLOW,
-                "must, all versions, made by the command",
-                &cancellation::SPEC.join("; "),
-            ));
+        for c in LIBRARY_CHECKS
+            .iter()
+            .filter(|c| c.library == lib.library.name)
+        {
+            s.push_str(&line(c.check, c.flow, c.listed, &c.spec.join("; ")));
         }
     }
     let transport = |name: &str| names.is_empty() || names.iter().any(|n| n == name);
     if transport(STDIO) {
         s.push_str("stdio — the stdio transport (a server given as `-- CMD ARGS…`)\n");
-        for c in [stdio::CLEAN, stdio::EXIT] {
-            s.push_str(&line(c.0, c.1, "must, all versions", stdio::SPEC));
+        for c in STDIO_CHECKS {
+            s.push_str(&line(c.check, c.flow, c.listed, &c.spec.join("; ")));
         }
     }
     if transport(http::SUITE) {

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::native::NativeCheck;
 use super::{CheckResult, Verdict, discover};
 use crate::client::Client;
 use crate::error::ErrorKind;
@@ -13,41 +14,25 @@ use crate::protocol::Era;
 use crate::run::TargetChoice;
 use crate::session::ProtocolChoice;
 
-/// The check's id.
-pub const CHECK: &str = "protocol.unsupported-version";
+/// The check.
+pub const CHECK: NativeCheck = NativeCheck {
+    check: "protocol.unsupported-version",
+    library: "protocol",
+    flow: "Unsupported version is negotiated",
+    checks: "`initialize` asking for a protocol version the server does not support is answered with a version the server supports (not the one asked for), or with an error; never a hang or the unsupported version echoed.",
+    spec: &["basic/lifecycle#version-negotiation"],
+    listed: "must, the initialize versions, made by the command",
+};
 
 /// A version that no server supports.
 pub const UNSUPPORTED: &str = "1999-01-01";
-
-/// The ids of the checks made here.
-pub const CHECKS: &[&str] = &[CHECK];
-
-/// What the check says, for its line and for `--list`.
-pub const FLOW: &str = "Unsupported version is negotiated";
-
-/// What it checks.
-pub const CHECKS_TEXT: &str = "`initialize` asking for a protocol version the server does not support is answered with a version the server supports (not the one asked for), or with an error; never a hang or the unsupported version echoed.";
-
-fn result(version: &str, verdict: Verdict, detail: Option<String>) -> CheckResult {
-    CheckResult {
-        check: CHECK.into(),
-        library: "protocol".into(),
-        flow: FLOW.into(),
-        checks: CHECKS_TEXT.into(),
-        version: version.into(),
-        verdict,
-        spec: vec!["basic/lifecycle#version-negotiation".into()],
-        detail,
-        expected: false,
-    }
-}
 
 /// Runs the check for the handshake-era `version` (the version the era's other checks use;
 /// the check itself asks for [`UNSUPPORTED`]).
 pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> CheckResult {
     let opts = match discover::options(target, timeout) {
         Ok(o) => o,
-        Err(e) => return result(version, Verdict::Failure, Some(e)),
+        Err(e) => return CHECK.result(version, Verdict::Failure, Some(e)),
     };
     let mut config = opts.session_config();
     config.protocol = ProtocolChoice::Offered(UNSUPPORTED.into());
@@ -63,13 +48,13 @@ pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> C
                 ),
             };
             if facts.protocol_version == UNSUPPORTED {
-                result(version, Verdict::Failure, Some(how))
+                CHECK.result(version, Verdict::Failure, Some(how))
             } else {
-                result(version, Verdict::Success, None)
+                CHECK.result(version, Verdict::Success, None)
             }
         }
         Err(e) => match &e.kind {
-            ErrorKind::UnsupportedVersion { offered, .. } if offered == UNSUPPORTED => result(
+            ErrorKind::UnsupportedVersion { offered, .. } if offered == UNSUPPORTED => CHECK.result(
                 version,
                 Verdict::Failure,
                 Some(format!(
@@ -79,9 +64,9 @@ pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> C
             ErrorKind::Handshake { reason }
                 if reason.contains("answered initialize with error") =>
             {
-                result(version, Verdict::Success, None)
+                CHECK.result(version, Verdict::Success, None)
             }
-            _ => result(
+            _ => CHECK.result(
                 version,
                 Verdict::Failure,
                 Some(format!("asking for {UNSUPPORTED}: {e}")),

@@ -12,48 +12,27 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::native::NativeCheck;
 use super::{CheckResult, Verdict, discover};
 use crate::client::CallOptions;
 use crate::error::ErrorKind;
 use crate::run::TargetChoice;
 
-/// The check's id.
-pub const CHECK: &str = "progress.none-after-result";
-
-/// The ids of the checks made here.
-pub const CHECKS: &[&str] = &[CHECK];
-
-/// The library the check belongs to (`--suite progress` runs it).
-pub const LIBRARY: &str = "progress";
-
-/// What the check says, for its line and for `--list`.
-pub const FLOW: &str = "No progress after the result";
-
-/// What it checks.
-pub const CHECKS_TEXT: &str = "A call of `progress_tool` (with `progress_arguments`) with a progress token gets no `notifications/progress` for that token once its result has come.";
-
-/// The specification section.
-pub const SPEC: &[&str] = &["basic/utilities/progress#behavior-requirements"];
+/// The check.
+pub const CHECK: NativeCheck = NativeCheck {
+    check: "progress.none-after-result",
+    library: "progress",
+    flow: "No progress after the result",
+    checks: "A call of `progress_tool` (with `progress_arguments`) with a progress token gets no `notifications/progress` for that token once its result has come.",
+    spec: &["basic/utilities/progress#behavior-requirements"],
+    listed: "must, all versions, requires tools, input progress_tool, input progress_arguments={}, made by the command",
+};
 
 /// The inputs: the tool and its arguments.
 pub const INPUTS: (&str, &str) = ("progress_tool", "progress_arguments");
 
 /// How long to listen after the result before the round trip.
 const SETTLE: Duration = Duration::from_millis(300);
-
-fn result(version: &str, verdict: Verdict, detail: Option<String>) -> CheckResult {
-    CheckResult {
-        check: CHECK.into(),
-        library: LIBRARY.into(),
-        flow: FLOW.into(),
-        checks: CHECKS_TEXT.into(),
-        version: version.into(),
-        verdict,
-        spec: SPEC.iter().map(|s| s.to_string()).collect(),
-        detail,
-        expected: false,
-    }
-}
 
 /// Runs the check in `version` with the flows' inputs.
 pub async fn check(
@@ -66,7 +45,7 @@ pub async fn check(
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }) else {
-        return result(
+        return CHECK.result(
             version,
             Verdict::Info,
             Some(format!("not run: needs --input {}=…", INPUTS.0)),
@@ -75,13 +54,13 @@ pub async fn check(
     let arguments = inputs.get(INPUTS.1).cloned().unwrap_or_else(|| json!({}));
     let mut opts = match discover::options(target, timeout) {
         Ok(o) => o,
-        Err(e) => return result(version, Verdict::Failure, Some(e)),
+        Err(e) => return CHECK.result(version, Verdict::Failure, Some(e)),
     };
     opts.protocol = Some(version.to_string());
     let client = match opts.connect().await {
         Ok(c) => c,
         Err(e) => {
-            return result(
+            return CHECK.result(
                 version,
                 Verdict::Failure,
                 Some(format!("could not open a session in {version}: {e}")),
@@ -102,7 +81,7 @@ async fn run(
 ) -> CheckResult {
     let session = client.session();
     if !super::suite::declares(&session.facts().capabilities, "tools") {
-        return result(
+        return CHECK.result(
             version,
             Verdict::Info,
             Some("optional capability not offered: tools".into()),
@@ -133,8 +112,8 @@ async fn run(
         .map(|v| v.message)
         .collect();
     match (late.first(), next) {
-        (None, Ok(_)) => result(version, Verdict::Success, None),
-        (Some(first), _) => result(
+        (None, Ok(_)) => CHECK.result(version, Verdict::Success, None),
+        (Some(first), _) => CHECK.result(
             version,
             Verdict::Failure,
             Some(format!(
@@ -142,7 +121,7 @@ async fn run(
                 late.len()
             )),
         ),
-        (None, Err(e)) => result(
+        (None, Err(e)) => CHECK.result(
             version,
             Verdict::Failure,
             Some(format!("the request after the call failed: {e}")),

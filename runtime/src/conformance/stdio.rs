@@ -10,49 +10,35 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+use super::native::NativeCheck;
 use super::{CheckResult, Verdict};
 use crate::protocol::{Era, version::era_of};
 
 /// How long a server may take to exit after its stdin closes.
 pub const EXIT_GRACE: Duration = Duration::from_secs(3);
 
-fn result(
-    check: &str,
-    flow: &str,
-    checks: &str,
-    version: &str,
-    verdict: Verdict,
-    detail: Option<String>,
-) -> CheckResult {
-    CheckResult {
-        check: check.into(),
-        library: "stdio".into(),
-        flow: flow.into(),
-        checks: checks.into(),
-        version: version.into(),
-        verdict,
-        spec: vec![SPEC.into()],
-        detail,
-        expected: false,
-    }
-}
+/// `stdio.stdout-clean`.
+pub const CLEAN: NativeCheck = NativeCheck {
+    check: "stdio.stdout-clean",
+    library: "stdio",
+    flow: "Nothing but JSON-RPC on stdout",
+    checks: "Every line the server writes on stdout, from its start to its exit, is a JSON-RPC message; logs go to stderr.",
+    spec: SPEC,
+    listed: "must, all versions",
+};
 
-/// `stdio.stdout-clean`: id, name, what it checks.
-pub const CLEAN: (&str, &str, &str) = (
-    "stdio.stdout-clean",
-    "Nothing but JSON-RPC on stdout",
-    "Every line the server writes on stdout, from its start to its exit, is a JSON-RPC message; logs go to stderr.",
-);
-
-/// `stdio.exit-on-stdin-close`: id, name, what it checks.
-pub const EXIT: (&str, &str, &str) = (
-    "stdio.exit-on-stdin-close",
-    "The server exits when its stdin closes",
-    "After the handshake, the server exits within 3 seconds of its stdin closing, without a signal.",
-);
+/// `stdio.exit-on-stdin-close`.
+pub const EXIT: NativeCheck = NativeCheck {
+    check: "stdio.exit-on-stdin-close",
+    library: "stdio",
+    flow: "The server exits when its stdin closes",
+    checks: "After the handshake, the server exits within 3 seconds of its stdin closing, without a signal.",
+    spec: SPEC,
+    listed: "must, all versions",
+};
 
 /// The specification section of both checks.
-pub const SPEC: &str = "basic/transports#stdio";
+const SPEC: &[&str] = &["basic/transports#stdio"];
 
 /// The first request of the era: `initialize` or `server/discover`.
 fn first_request(version: &str) -> Value {
@@ -96,15 +82,8 @@ pub async fn checks(
 ) -> Vec<CheckResult> {
     let fail_both = |why: String| {
         vec![
-            result(
-                CLEAN.0,
-                CLEAN.1,
-                CLEAN.2,
-                version,
-                Verdict::Failure,
-                Some(why.clone()),
-            ),
-            result(EXIT.0, EXIT.1, EXIT.2, version, Verdict::Failure, Some(why)),
+            CLEAN.result(version, Verdict::Failure, Some(why.clone())),
+            EXIT.result(version, Verdict::Failure, Some(why)),
         ]
     };
     let mut child = match tokio::process::Command::new(program)
@@ -163,13 +142,10 @@ pub async fn checks(
     })
     .await;
     let exit = match exited {
-        Ok(Some(_)) => result(EXIT.0, EXIT.1, EXIT.2, version, Verdict::Success, None),
+        Ok(Some(_)) => EXIT.result(version, Verdict::Success, None),
         _ => {
             let _ = child.kill().await;
-            result(
-                EXIT.0,
-                EXIT.1,
-                EXIT.2,
+            EXIT.result(
                 version,
                 Verdict::Failure,
                 Some(format!(
@@ -180,11 +156,8 @@ pub async fn checks(
         }
     };
     let clean = match bad {
-        None => result(CLEAN.0, CLEAN.1, CLEAN.2, version, Verdict::Success, None),
-        Some(l) => result(
-            CLEAN.0,
-            CLEAN.1,
-            CLEAN.2,
+        None => CLEAN.result(version, Verdict::Success, None),
+        Some(l) => CLEAN.result(
             version,
             Verdict::Failure,
             Some(format!(
