@@ -12,8 +12,8 @@ use super::present;
 ///
 /// In JSON the action is a member named after its kind (`tool`, `request`, `set` or `native`)
 /// next to the common members; a step with none or several of them is rejected.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "StepRepr", into = "StepRepr")]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "StepRepr")]
 pub struct Step {
     /// Display name of the step.
     pub name: Option<String>,
@@ -277,37 +277,38 @@ pub struct FlowFrame {
     pub prefix: String,
 }
 
-/// The JSON shape of a step, with the action kinds as separate optional members.
-#[derive(Serialize, Deserialize)]
+/// The JSON shape of a step, with the action kinds as separate optional members, as it is
+/// read.
+#[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct StepRepr {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     tool: Option<ToolStep>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     request: Option<RequestStep>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     native: Option<NativeStep>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     set: Option<SetStep>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     phase: Option<Phase>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     always: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     assert: Option<Assert>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     capture: Option<OrderedMap<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     export: Option<OrderedMap<Export>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     timeout_ms: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     fault: Option<Fault>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     source: Option<SourceLocation>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     flow: Vec<FlowFrame>,
 }
 
@@ -356,30 +357,66 @@ impl TryFrom<StepRepr> for Step {
     }
 }
 
-impl From<Step> for StepRepr {
-    fn from(step: Step) -> Self {
-        let mut repr = Self {
-            name: step.name,
+/// The JSON shape of a step as it is written: [`StepRepr`] borrowing from the step, so a
+/// step is serialised without being copied (`check` serialises every lowered test to judge
+/// it against the schema).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StepOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool: Option<&'a ToolStep>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request: Option<&'a RequestStep>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    native: Option<&'a NativeStep>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    set: Option<&'a SetStep>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phase: Option<&'a Phase>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    always: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    assert: Option<&'a Assert>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capture: Option<&'a OrderedMap<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    export: Option<&'a OrderedMap<Export>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fault: Option<&'a Fault>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a SourceLocation>,
+    #[serde(skip_serializing_if = "<[FlowFrame]>::is_empty")]
+    flow: &'a [FlowFrame],
+}
+
+impl Serialize for Step {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = StepOut {
+            name: self.name.as_ref(),
             tool: None,
             request: None,
             native: None,
             set: None,
-            phase: step.phase,
-            always: step.always,
-            assert: step.assert,
-            capture: step.capture,
-            export: step.export,
-            timeout_ms: step.timeout_ms,
-            fault: step.fault,
-            source: step.source,
-            flow: step.flow,
+            phase: self.phase.as_ref(),
+            always: self.always,
+            assert: self.assert.as_ref(),
+            capture: self.capture.as_ref(),
+            export: self.export.as_ref(),
+            timeout_ms: self.timeout_ms,
+            fault: self.fault.as_ref(),
+            source: self.source.as_ref(),
+            flow: &self.flow,
         };
-        match step.kind {
-            StepKind::Tool(tool) => repr.tool = Some(tool),
-            StepKind::Request(request) => repr.request = Some(request),
-            StepKind::Set(set) => repr.set = Some(set),
-            StepKind::Native(native) => repr.native = Some(*native),
+        match &self.kind {
+            StepKind::Tool(tool) => out.tool = Some(tool),
+            StepKind::Request(request) => out.request = Some(request),
+            StepKind::Set(set) => out.set = Some(set),
+            StepKind::Native(native) => out.native = Some(native),
         }
-        repr
+        out.serialize(serializer)
     }
 }
