@@ -80,33 +80,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 Compare::GreaterThan | Compare::LessThan | Compare::AtLeast | Compare::AtMost => {
                     self.check_bound(value);
                 }
-                Compare::Between => match between(&value.value) {
-                    Some((low, high)) => {
-                        let at = value.span.start as usize;
-                        let bound = |text: &str| {
-                            let from =
-                                at + (text.as_ptr() as usize - value.value.as_ptr() as usize);
-                            Text::raw(text, Span::new(from, from + text.len()))
-                        };
-                        let (low, high) = (bound(low), bound(high));
-                        if self.check_bound(&low) && self.check_bound(&high) {
-                            let (a, b) = (
-                                crate::lower::values::typed(&low.value),
-                                crate::lower::values::typed(&high.value),
-                            );
-                            if let (Some(a), Some(b)) = (a.as_f64(), b.as_f64())
-                                && a > b
-                            {
-                                self.malformed_expect(
-                                    BETWEEN,
-                                    value.span,
-                                    "the smaller bound first",
-                                );
-                            }
-                        }
-                    }
-                    None => self.malformed_expect(BETWEEN, value.span, "two bounds"),
-                },
+                Compare::Between => self.check_between(value),
                 Compare::OneOf => self.malformed_expect(
                     "Expect \"PATH\" equals VALUE",
                     value.span,
@@ -238,6 +212,30 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             &format!("a number or a `${{…}}` reference, found `{text}`"),
         );
         false
+    }
+
+    /// `is between LOW and HIGH`: two bounds, each a number or a reference, the smaller first.
+    fn check_between(&mut self, value: &Text) {
+        let Some((low, high)) = between(&value.value) else {
+            self.malformed_expect(BETWEEN, value.span, "two bounds");
+            return;
+        };
+        // Each bound located inside the value's text.
+        let at = value.span.start as usize;
+        let bound = |text: &str| {
+            let from = at + (text.as_ptr() as usize - value.value.as_ptr() as usize);
+            Text::raw(text, Span::new(from, from + text.len()))
+        };
+        let (low, high) = (bound(low), bound(high));
+        if !(self.check_bound(&low) && self.check_bound(&high)) {
+            return;
+        }
+        let number = |t: &Text| crate::lower::values::typed(&t.value).as_f64();
+        if let (Some(a), Some(b)) = (number(&low), number(&high))
+            && a > b
+        {
+            self.malformed_expect(BETWEEN, value.span, "the smaller bound first");
+        }
     }
 
     /// A regular expression written in a statement must compile (ECMAScript).
