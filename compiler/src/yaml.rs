@@ -17,6 +17,9 @@ pub struct YamlError {
     pub message: String,
     /// The text holds more values than it may ([`parse_within`]); `message` says so too.
     pub too_many_values: bool,
+    /// The text holds an anchor or an alias, refused where it stands (never expanded);
+    /// [`anchors`] locates every one.
+    pub anchors: bool,
 }
 
 /// The options with a budget of `nodes` YAML values for one text.
@@ -28,8 +31,22 @@ pub(crate) fn options_with_nodes(nodes: usize) -> serde_saphyr::Options {
     budget.max_nodes = nodes;
     // A value is one to three events (a collection opens and closes); never the binding limit.
     budget.max_events = budget.max_events.max(nodes.saturating_mul(4));
+    // Anchors and aliases are refused as the parser meets the first one, before an alias is
+    // replayed (a few kilobytes of nested aliases would otherwise become gigabytes); the
+    // caller locates them with [`anchors`] ([`refused_anchor`] tells the error apart).
+    budget.max_aliases = 0;
+    budget.max_anchors = 0;
     o.budget = Some(budget);
     o
+}
+
+/// Whether a parse of [`options_with_nodes`] stopped at an anchor or an alias (an alias
+/// of an anchor never defined stops it too, before the budget sees it).
+pub(crate) fn refused_anchor(e: &serde_saphyr::Error) -> bool {
+    let raw = e.to_string();
+    raw.contains("budget breached: Aliases")
+        || raw.contains("budget breached: Anchors")
+        || raw.contains("alias references unknown anchor")
 }
 
 /// The most values (mappings, lists and scalars) one YAML text may hold: one block of a
@@ -79,6 +96,7 @@ fn too_many_values(text: &str, at: usize, nodes: usize) -> YamlError {
             "the YAML holds more than {nodes} values (keys, list items and scalars), the most it may hold"
         ),
         too_many_values: true,
+        anchors: false,
     }
 }
 
@@ -256,22 +274,20 @@ fn parse_full_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
-    // Never expand an alias: a text with one is refused before the parser replays it.
-    if let Some(a) = anchors(text).first() {
-        let before = &text[..a.span.start as usize];
-        let line = before.matches('\n').count() as u32 + 1;
-        let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
-            .chars()
-            .count() as u32
-            + 1;
-        return Err(YamlError {
-            line,
-            column,
-            message: "YAML anchors and aliases are not allowed".into(),
-            too_many_values: false,
-        });
-    }
     serde_saphyr::from_str_with_options::<Value>(text, options_with_nodes(nodes)).map_err(|e| {
+        if refused_anchor(&e)
+            && let Some(a) = anchors(text).first()
+        {
+            let before = &text[..a.span.start as usize];
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            return YamlError {
+                line: before.matches('\n').count() as u32 + 1,
+                column: before[line_start..].chars().count() as u32 + 1,
+                message: "YAML anchors and aliases are not allowed".into(),
+                too_many_values: false,
+                anchors: true,
+            };
+        }
         let (line, column) = e
             .location()
             .map(|l| (l.line() as u32, l.column() as u32))
@@ -281,6 +297,7 @@ fn parse_full_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
             line,
             column,
             too_many_values: raw.contains("budget breached: Nodes"),
+            anchors: false,
             message: reword(&clean_message(&raw)),
         }
     })

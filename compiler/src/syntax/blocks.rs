@@ -119,11 +119,12 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let last = self.lines[end - 1].span.end as usize;
         let span = Span::new(first, last);
         let _ = owner;
-        if self.refuse_anchors(start, end, &removed, &text) {
+        let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
+        if parsed.as_ref().is_err_and(|e| e.anchors) {
+            self.refuse_anchors(start, end, &removed, &text);
             self.yaml_text = text;
             return Some(YamlBlock::new(span, None));
         }
-        let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
         self.yaml_text = text;
         match parsed {
             Ok(value) => {
@@ -157,10 +158,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         }
     }
 
-    /// Reports every anchor and alias of a block's YAML (MCPLANG606, as in YAML suites) and
-    /// says whether there was one: such a block is never parsed, so an alias is never
-    /// expanded (a few kilobytes of nested aliases would otherwise become gigabytes).
-    fn refuse_anchors(&mut self, start: usize, end: usize, removed: &[usize], text: &str) -> bool {
+    /// Reports every anchor and alias of a block's YAML (MCPLANG606, as in YAML suites),
+    /// whose parse stopped at the first one (it never expands an alias).
+    fn refuse_anchors(&mut self, start: usize, end: usize, removed: &[usize], text: &str) {
         let found = crate::yaml::anchors(text);
         for a in &found {
             let at = |byte: usize| {
@@ -187,7 +187,6 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 Span::new(first.start as usize, last.end.max(first.end) as usize),
             );
         }
-        !found.is_empty()
     }
 
     /// Maps a YAML (line, character column) inside a block to a file span.
@@ -252,10 +251,12 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             self.lines[start].span.start as usize,
             self.lines[end - 1].span.end as usize,
         );
-        if self.refuse_anchors(start, end, &removed, &text) {
+        let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
+        if parsed.as_ref().is_err_and(|e| e.anchors) {
+            self.refuse_anchors(start, end, &removed, &text);
             return Some(YamlBlock::new(span, None));
         }
-        match crate::yaml::parse_within(&text, self.yaml_budget) {
+        match parsed {
             Ok(serde_json::Value::Array(rows))
                 if !rows.is_empty()
                     && rows

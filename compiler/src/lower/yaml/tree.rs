@@ -170,13 +170,6 @@ pub fn read_json_within(text: &str, nodes: usize) -> Result<Node, Vec<ReadError>
 }
 
 fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadError>> {
-    // Without `&` or `*` there is no anchor or alias to find: skip the extra parse.
-    if !json && text.contains(['&', '*']) {
-        let found = scan_aliases(text);
-        if !found.is_empty() {
-            return Err(found);
-        }
-    }
     if text.trim().is_empty() || only_comments(text) {
         return Ok(Node {
             span: Span::at(0),
@@ -206,6 +199,11 @@ fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadEr
                 span: Span::at((at.start as usize).min(text.len())),
             }])
         }
+        // The parse stops at the first anchor or alias; every one is reported.
+        Err(e) if crate::yaml::refused_anchor(&e) => match scan_aliases(text) {
+            found if !found.is_empty() => Err(found),
+            _ => Err(vec![syntax_error(text, &e)]),
+        },
         Err(e) => Err(vec![syntax_error(text, &e)]),
     }
 }
