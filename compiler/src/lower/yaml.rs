@@ -141,8 +141,8 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
             return None;
         }
     };
-    semantics(l, &tree, &suite);
     let mut suite = suite;
+    semantics(l, &tree, &mut suite);
     // A step written without a `source` is located at its YAML mapping, so a failure at run
     // time points at the line the user wrote, as it does for `.mcpr` files.
     for (i, t) in suite.tests.iter_mut().enumerate() {
@@ -347,7 +347,7 @@ fn scalar_refs(text: &str, node: &Node, out: &mut Vec<(String, Span)>) {
 }
 
 /// The checks `.mcpr` files get too, where they apply to a suite written as data.
-fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
+fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
     let file = l.entry;
     // Regular expressions compile (ECMAScript), as in `.mcpr` files.
     for (path, pattern) in super::validate::patterns(suite) {
@@ -399,7 +399,8 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
         }
     }
 
-    let mut built = Vec::new();
+    // What the dependency check needs of each test besides the test itself.
+    let mut facts = Vec::with_capacity(suite.tests.len());
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (i, t) in suite.tests.iter().enumerate() {
         let name_span = value_at(tree, &path!["tests", i, "name"]).unwrap_or(tree.span);
@@ -505,16 +506,25 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
             Some(span) if t.id.is_some() => (true, span),
             _ => (false, name_span),
         };
-        built.push(BuiltTest {
-            test: t.clone(),
-            explicit_id,
-            id_span,
-            depends,
-            deps_refs,
-            exports,
-        });
+        facts.push((explicit_id, id_span, depends, deps_refs, exports));
     }
+    // The tests are moved out of the suite for the dependency check, and back.
+    let mut built: Vec<BuiltTest> = std::mem::take(&mut suite.tests)
+        .into_iter()
+        .zip(facts)
+        .map(
+            |(test, (explicit_id, id_span, depends, deps_refs, exports))| BuiltTest {
+                test,
+                explicit_id,
+                id_span,
+                depends,
+                deps_refs,
+                exports,
+            },
+        )
+        .collect();
     deps::check(l, &mut built);
+    suite.tests = built.into_iter().map(|b| b.test).collect();
 
     // Data sources no test takes its rows from are not loaded (MCPLANG906).
     for name in &sources {

@@ -94,7 +94,7 @@ impl Node {
             Kind::String(s) => Value::String(s.clone()),
             Kind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
             Kind::Map(entries) => {
-                let mut m = Map::new();
+                let mut m = Map::with_capacity(entries.len());
                 for e in entries {
                     m.insert(e.key.clone(), e.value.to_json());
                 }
