@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::native::NativeCheck;
-use super::{CheckResult, Verdict, discover};
+use super::{CheckResult, Verdict};
 use crate::run::TargetChoice;
 
 /// The check.
@@ -37,20 +37,9 @@ const SETTLE: Duration = Duration::from_millis(300);
 
 /// Runs the check in `version`.
 pub async fn check(target: &TargetChoice, version: &str, timeout: Duration) -> CheckResult {
-    let mut opts = match discover::options(target, timeout) {
-        Ok(o) => o,
-        Err(e) => return CHECK.result(version, Verdict::Failure, Some(e)),
-    };
-    opts.protocol = Some(version.to_string());
-    let client = match opts.connect().await {
+    let client = match CHECK.open(target, version, timeout).await {
         Ok(c) => c,
-        Err(e) => {
-            return CHECK.result(
-                version,
-                Verdict::Failure,
-                Some(format!("could not open a session in {version}: {e}")),
-            );
-        }
+        Err(failed) => return failed,
     };
     let session = client.session();
     let before = session.violations().len();

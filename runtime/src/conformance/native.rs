@@ -3,7 +3,11 @@
 //! progress after a result). Each is described once, as a [`NativeCheck`], and the
 //! description gives both its result lines and its line in `--list`.
 
-use super::{CheckResult, Verdict};
+use std::time::Duration;
+
+use super::{CheckResult, Verdict, discover};
+use crate::client::Client;
+use crate::run::TargetChoice;
 
 /// What a check made by the command is.
 #[derive(Debug, Clone, Copy)]
@@ -36,5 +40,25 @@ impl NativeCheck {
             detail,
             expected: false,
         }
+    }
+
+    /// A session of its own with the server in `version`, over the transport of the run;
+    /// when none can be opened, the check's failure saying why.
+    pub async fn open(
+        &self,
+        target: &TargetChoice,
+        version: &str,
+        timeout: Duration,
+    ) -> Result<Client, CheckResult> {
+        let mut opts = discover::options(target, timeout)
+            .map_err(|e| self.result(version, Verdict::Failure, Some(e)))?;
+        opts.protocol = Some(version.to_string());
+        opts.connect().await.map_err(|e| {
+            self.result(
+                version,
+                Verdict::Failure,
+                Some(format!("could not open a session in {version}: {e}")),
+            )
+        })
     }
 }

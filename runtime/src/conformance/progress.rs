@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::native::NativeCheck;
-use super::{CheckResult, Verdict, discover};
+use super::{CheckResult, Verdict};
 use crate::client::CallOptions;
 use crate::error::ErrorKind;
 use crate::run::TargetChoice;
@@ -52,20 +52,9 @@ pub async fn check(
         );
     };
     let arguments = inputs.get(INPUTS.1).cloned().unwrap_or_else(|| json!({}));
-    let mut opts = match discover::options(target, timeout) {
-        Ok(o) => o,
-        Err(e) => return CHECK.result(version, Verdict::Failure, Some(e)),
-    };
-    opts.protocol = Some(version.to_string());
-    let client = match opts.connect().await {
+    let client = match CHECK.open(target, version, timeout).await {
         Ok(c) => c,
-        Err(e) => {
-            return CHECK.result(
-                version,
-                Verdict::Failure,
-                Some(format!("could not open a session in {version}: {e}")),
-            );
-        }
+        Err(failed) => return failed,
     };
     let verdict = run(&client, version, &tool, arguments, timeout).await;
     client.close().await;
