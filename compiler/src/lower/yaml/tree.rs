@@ -2,10 +2,11 @@
 //! from, so a problem found later — by the schema or by a semantic check — can point at the
 //! exact key or value the user wrote.
 //!
-//! The tree is read through serde-saphyr (`Spanned` gives every node its position) with the
+//! An ordinary document is built straight from the YAML parser's events (`events.rs`);
+//! any other is read through serde-saphyr (`Spanned` gives every node its position) with the
 //! same options as every other YAML text of the compiler: YAML 1.2 booleans only, duplicate
-//! keys rejected, merge keys refused, input budgets on. Anchors and aliases are found by a
-//! scan over the parser's events first, so each is refused at its `&name` / `*name` token.
+//! keys rejected, merge keys refused, input budgets on. The parse stops at the first anchor
+//! or alias; a scan of the parser's events then refuses each at its `&name` / `*name` token.
 
 use crate::source::Span;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -188,6 +189,15 @@ fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadEr
             span: Span::at(at),
         }]);
     }
+    // The ordinary document, straight from the parser's events; the rest through serde.
+    match super::events::read(text, nodes) {
+        Some(node) => Ok(node),
+        None => read_through_serde(text, nodes),
+    }
+}
+
+/// [`read_counted`] by serde-saphyr alone.
+fn read_through_serde(text: &str, nodes: usize) -> Result<Node, Vec<ReadError>> {
     match serde_saphyr::from_str_with_options::<Node>(text, options(nodes)) {
         Ok(node) => Ok(node),
         Err(e) if e.to_string().contains("budget breached: Nodes") => {
@@ -491,6 +501,96 @@ mod tests {
         }
     }
 
+    /// Every YAML and JSON text of the repository (suites, flows, corpus cases, examples) and
+    /// a set of awkward forms read to the same tree, spans included, from the parser's events
+    /// as through serde-saphyr; and the ordinary ones are read from the events.
+    #[test]
+    fn the_event_reader_builds_the_tree_serde_builds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut texts = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                let name = path.file_name().unwrap().to_string_lossy().to_string();
+                if path.is_dir() {
+                    if !name.starts_with('.')
+                        && !["target", "node_modules", "fuzz"].contains(&name.as_str())
+                    {
+                        dirs.push(path);
+                    }
+                } else if [".yaml", ".yml", ".json"].iter().any(|e| name.ends_with(e))
+                    && let Ok(text) = std::fs::read_to_string(&path)
+                    && text.len() < 2_000_000
+                {
+                    texts.push((path.display().to_string(), text));
+                }
+            }
+        }
+        assert!(texts.len() > 50, "{} texts", texts.len());
+        let awkward = [
+            "a: 1\nb: -2\nc: 0\nd: -0\ne: 007\nf: 1.5\ng: 1e3\nh: .inf\ni: 0x1F\nj: +3\nk: 1_000\n",
+            "a: ~\nb: null\nc: Null\nd: NULL\ne:\nf: true\ng: True\nh: FALSE\ni: yes\nj: on\nk: -x\nl: -\n",
+            "? a\n: b\n",
+            "{a: 1, b: [x, y, {c: d}], e: {}}\n",
+            "- a\n- - b\n  - c\n- {d: e}\n- \"q\\u00e9\"\n- 'it''s'\n",
+            "text: |\n  line one\n  line two\nfolded: >-\n  one\n  two\n",
+            "plain: multi\n  line\n  scalar\nurl: http://x/y#z\n",
+            "1: one\n-3: three\n\"quoted key\": v\n'single': w\n",
+            "a: 1\na: 2\n",
+            "a: &x 1\nb: *x\n",
+            "a: !tag v\n",
+            "<<: {a: 1}\n",
+            "--- a\n--- b\n",
+            "%YAML 1.2\n---\na: 1\n",
+            "[a, b\n",
+            "a: b: c\n",
+            "key: value # comment\n# whole line\nother: [1, 2] # more\n",
+            "\u{feff}a: 1\n",
+            "a:\n  - b:\n      c: 1\n    d: 2\n",
+            "[2024-01-01, -inf, 1.2.3, -.5, .5, 1., 0o17, 0b1, 1:30, .NaN, 12:00, 1e]\n",
+            "[1, -1, 0, 9223372036854775807, 9223372036854775808, -9223372036854775809]",
+        ];
+        // Ordinary forms, each read from the events.
+        let ordinary = [
+            "[10s, --quiet, -p, .env, +x, inf, nan, 3 items, 12h, x1.5, -0, 4.5, -2.5e-3, 1E+2]\n",
+            "{\"a\": [1, 2.0, \"x\"], \"b\": {\"c\": null}}",
+            "key: value # comment\n# whole line\nother: [1, 2] # more\n",
+            "a:\n  - b:\n      c: 1\n    d: 2\n",
+            "empty:\nlist: []\nmap: {}\nquoted: '007'\n",
+        ];
+        for text in ordinary {
+            let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+            let tree = super::super::events::read(text, nodes).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(Ok(tree), read_through_serde(text, nodes), "{text}");
+        }
+        let files = texts.len();
+        texts.extend(
+            awkward
+                .iter()
+                .map(|t| ("awkward".to_string(), t.to_string())),
+        );
+        let mut fast = 0;
+        for (name, text) in &texts {
+            let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+            let serde = read_through_serde(text, nodes);
+            match super::super::events::read(text, nodes) {
+                Some(tree) => {
+                    fast += 1;
+                    assert_eq!(Ok(tree), serde, "{name}:\n{text}");
+                }
+                None => {
+                    if name != "awkward" && std::env::var("SHOW_SLOW").is_ok() {
+                        eprintln!("not from events: {name} {:?}", serde.as_ref().err());
+                    }
+                }
+            }
+        }
+        // The ordinary texts take the event reader (most of the repository's).
+        eprintln!("{fast} of {} from events", texts.len());
+        assert!(fast * 10 > files * 8, "{fast} of {files}");
+    }
+
     fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
@@ -532,6 +632,17 @@ mod tests {
                     }
             }
             prop_assert!(spans_inside(&tree, text.len() as u32));
+        }
+
+        /// Any value written as YAML reads to the same tree from the parser's events (when
+        /// they read it) as through serde-saphyr.
+        #[test]
+        fn any_yaml_reads_from_events_as_through_serde(v in json_value()) {
+            let text = serde_saphyr::to_string(&v).unwrap();
+            let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+            if let Some(tree) = super::super::events::read(&text, nodes) {
+                prop_assert_eq!(Ok(tree), read_through_serde(&text, nodes), "{}", text);
+            }
         }
     }
 }

@@ -1,0 +1,263 @@
+//! The located tree of an ordinary YAML suite, read straight from the parser's events.
+//!
+//! [`super::tree::read`] reads a document through serde-saphyr, which types every scalar,
+//! enforces the input budgets and words every error. Most of its time goes into the serde
+//! machinery around the events rather than into parsing them, so a document that uses only
+//! the ordinary part of YAML — plain, quoted and block scalars, block and flow collections,
+//! text keys — is built here from the events directly. Anything else answers `None` and the
+//! document is read by serde-saphyr as before: a syntax error, a tag, an anchor or alias, a
+//! merge key, a repeated key, a key that is not text, a second document or a directive, a
+//! plain scalar whose YAML type is not plainly null, a boolean, a decimal integer or text
+//! (floats, hex, `1_000`, `.inf` …), and a document past the depth, value or event budget.
+//! A test reads every YAML suite and `.mcpr` file of the repository both ways and compares
+//! the trees, spans included.
+
+use super::tree::{Entry, Kind, Node};
+use crate::source::Span;
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
+
+/// The tree of `text`, when it uses only what this reader types exactly as serde-saphyr
+/// does and holds at most `nodes` values; `None` sends it to serde-saphyr.
+pub(super) fn read(text: &str, nodes: usize) -> Option<Node> {
+    let budget = serde_saphyr::budget::Budget::default();
+    let mut options = serde_saphyr::granit_parser::Options::default();
+    // The parser limits serde-saphyr sets from the same budget, so what fails there fails here.
+    // Comments carry no value (the serde path does not ask for them either).
+    options.emit_comments = false;
+    options.simple_key_max_lookahead = budget.simple_key_max_lookahead;
+    options.flow_nesting_limit = budget.flow_nesting_limit;
+    options.block_nesting_limit = options
+        .block_nesting_limit
+        .max(budget.max_depth.saturating_add(1));
+    let max_events = budget.max_events.max(nodes.saturating_mul(4));
+    let mut builder = Builder {
+        stack: Vec::new(),
+        done: None,
+        nodes: 0,
+        budget: nodes,
+        max_depth: budget.max_depth,
+    };
+    let mut documents = 0;
+    for (events, item) in Parser::new_from_str_with_options(text, options).enumerate() {
+        if events >= max_events {
+            return None;
+        }
+        let (event, span) = item.ok()?;
+        let at = span_of(text, &span)?;
+        let map = matches!(event, Event::MappingStart(..));
+        match event {
+            Event::StreamStart | Event::DocumentEnd => {}
+            Event::StreamEnd => break,
+            Event::DocumentStart(_, version) => {
+                documents += 1;
+                if documents > 1 || version.is_some() {
+                    return None;
+                }
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                if anchor != 0 || tag.is_some() {
+                    return None;
+                }
+                builder.scalar(value.as_ref(), style, at)?;
+            }
+            Event::SequenceStart(_, anchor, tag) | Event::MappingStart(_, anchor, tag) => {
+                if anchor != 0 || tag.is_some() {
+                    return None;
+                }
+                builder.open(map, at)?;
+            }
+            Event::SequenceEnd | Event::MappingEnd => builder.close()?,
+            _ => return None,
+        }
+    }
+    builder.done
+}
+
+/// The byte span of a parser span (string input always has byte offsets).
+fn span_of(text: &str, span: &serde_saphyr::granit_parser::Span) -> Option<Span> {
+    let start = span.start.byte_offset()?;
+    let end = span.end.byte_offset()?.max(start);
+    (end <= text.len()).then(|| Span::new(start, end))
+}
+
+/// A collection being read, with the key waiting for its value when it is a mapping.
+struct Open {
+    node: Node,
+    key: Option<(String, Span)>,
+}
+
+struct Builder {
+    stack: Vec<Open>,
+    done: Option<Node>,
+    nodes: usize,
+    budget: usize,
+    max_depth: usize,
+}
+
+impl Builder {
+    /// Counts one value against the budget.
+    fn count(&mut self) -> Option<()> {
+        self.nodes += 1;
+        (self.nodes <= self.budget).then_some(())
+    }
+
+    fn scalar(&mut self, value: &str, style: ScalarStyle, span: Span) -> Option<()> {
+        self.count()?;
+        let wants_key = matches!(self.stack.last(), Some(Open { node, key: None }) if matches!(node.kind, Kind::Map(_)));
+        if wants_key {
+            let key = match style {
+                ScalarStyle::Plain => match typed(value)? {
+                    Kind::String(s) if s != "<<" => s,
+                    Kind::Number(n) => n.to_string(),
+                    _ => return None,
+                },
+                _ => value.to_string(),
+            };
+            let open = self.stack.last_mut()?;
+            if open.node.entries().iter().any(|e| e.key == key) {
+                return None;
+            }
+            open.key = Some((key, span));
+            return Some(());
+        }
+        let kind = match style {
+            ScalarStyle::Plain => typed(value)?,
+            _ => Kind::String(value.to_string()),
+        };
+        self.place(Node { span, kind })
+    }
+
+    fn open(&mut self, map: bool, span: Span) -> Option<()> {
+        self.count()?;
+        // A collection as a mapping key has no text form.
+        if matches!(self.stack.last(), Some(Open { node, key: None }) if matches!(node.kind, Kind::Map(_)))
+        {
+            return None;
+        }
+        if self.stack.len() >= self.max_depth {
+            return None;
+        }
+        let kind = if map {
+            Kind::Map(Vec::new())
+        } else {
+            Kind::Seq(Vec::new())
+        };
+        self.stack.push(Open {
+            node: Node { span, kind },
+            key: None,
+        });
+        Some(())
+    }
+
+    fn close(&mut self) -> Option<()> {
+        let open = self.stack.pop()?;
+        if open.key.is_some() {
+            return None;
+        }
+        self.place(open.node)
+    }
+
+    /// Puts a finished value where it belongs: the pending key's value, the next item, or
+    /// the document.
+    fn place(&mut self, node: Node) -> Option<()> {
+        match self.stack.last_mut() {
+            None => {
+                if self.done.is_some() {
+                    return None;
+                }
+                self.done = Some(node);
+            }
+            Some(open) => match &mut open.node.kind {
+                Kind::Seq(items) => items.push(node),
+                Kind::Map(entries) => {
+                    let (key, key_span) = open.key.take()?;
+                    entries.push(Entry {
+                        key,
+                        key_span,
+                        value: node,
+                    });
+                }
+                _ => return None,
+            },
+        }
+        Some(())
+    }
+}
+
+/// The YAML 1.2 type of a plain scalar, as serde-saphyr gives it with YAML 1.2 booleans:
+/// null, a boolean, a number written as JSON writes it, or text; `None` for every other form
+/// a number or a special value may take (serde-saphyr types those).
+fn typed(value: &str) -> Option<Kind> {
+    match value {
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Kind::Null),
+        "true" | "True" | "TRUE" => return Some(Kind::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Kind::Bool(false)),
+        _ => {}
+    }
+    let b = value.as_bytes();
+    let second = b.get(1).copied().unwrap_or(b' ');
+    let maybe_number = match b[0] {
+        // Digits first: a number in some form (`0x1F`, `1_000`, `1.2.3`, a date) unless a
+        // character no number form uses shows it is text (`10s`, `3 items`).
+        b'0'..=b'9' => b
+            .iter()
+            .all(|c| c.is_ascii_hexdigit() || b"xXoObB_.eE:+-".contains(c)),
+        // A sign or a dot before a digit, a dot, `inf` or `nan` (`-1`, `+.5`, `.inf`);
+        // `--quiet`, `-p` and `.env` are text.
+        b'-' | b'+' | b'.' => second.is_ascii_digit() || b".iInN".contains(&second),
+        _ => false,
+    };
+    if maybe_number {
+        return number(value);
+    }
+    Some(Kind::String(value.to_string()))
+}
+
+/// A number written as JSON writes one (`-12`, `0`, `4.5`, `1.5e3`): an integer when it
+/// fits 64 bits, else a floating point number; `None` for every other form.
+fn number(value: &str) -> Option<Kind> {
+    let b = value.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let int_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int_digits = i - int_start;
+    if int_digits == 0 || (int_digits > 1 && b[int_start] == b'0') {
+        return None;
+    }
+    if i == b.len() {
+        if let Ok(n) = value.parse::<i64>() {
+            return Some(Kind::Number(n.into()));
+        }
+        return value.parse::<u64>().ok().map(|n| Kind::Number(n.into()));
+    }
+    if b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    let f = value.parse::<f64>().ok()?;
+    serde_json::Number::from_f64(f).map(Kind::Number)
+}
