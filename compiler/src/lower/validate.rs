@@ -5,7 +5,7 @@
 //! `mcpr check` accepts too. Problems are located at the line of the step they concern.
 
 use super::Lower;
-use super::yaml::{schema, tree};
+use super::yaml::{lean, schema, tree};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
 use crate::ir::{JsonAssertions, Step, Suite, Test, WhereCondition};
@@ -186,7 +186,7 @@ pub struct Judged {
 /// whether it satisfies the schema); `None` when it does not satisfy the schema: the test
 /// must then be kept whole for [`judged`] to word its problems.
 pub fn test_alone(l: &Lower<'_>, test: &Test) -> Option<Vec<Diagnostic>> {
-    if !serde_json::to_value(test).is_ok_and(|v| schema::test_is_valid(&v)) {
+    if !test_is_valid(test) {
         return None;
     }
     let mut found = Vec::new();
@@ -231,7 +231,12 @@ fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
     shell_is_valid(suite)
         && suite.tests[suite.tests.len().min(1)..]
             .iter()
-            .all(|t| serde_json::to_value(t).is_ok_and(|v| schema::test_is_valid(&v)))
+            .all(test_is_valid)
+}
+
+/// Whether one test satisfies the schema's test definition, judged on its lean document.
+fn test_is_valid(test: &Test) -> bool {
+    lean::to_lean(test).is_ok_and(|doc| schema::lean_test_is_valid(&doc))
 }
 
 /// Whether the suite with its first test only satisfies the schema.
@@ -239,7 +244,7 @@ fn shell_is_valid(suite: &mut Suite) -> bool {
     let mut tests = std::mem::take(&mut suite.tests);
     let rest = tests.split_off(tests.len().min(1));
     suite.tests = tests;
-    let valid = serde_json::to_value(&*suite).is_ok_and(|doc| schema::is_valid(&doc));
+    let valid = lean::to_lean(&*suite).is_ok_and(|doc| schema::lean_is_valid(&doc));
     suite.tests.extend(rest);
     valid
 }

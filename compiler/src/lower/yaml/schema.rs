@@ -6,6 +6,7 @@
 //! discriminating member — `transport`, a step kind — fits), so one mistake gives one
 //! diagnostic about that mistake rather than a report on every alternative.
 
+use super::lean::{Lean, LeanJson};
 use super::tree::{Kind, Node};
 use crate::diagnostics::Problem;
 use crate::ir::SCHEMA_TEXT;
@@ -91,21 +92,48 @@ pub fn is_valid(doc: &Value) -> bool {
     validator().is_valid(doc)
 }
 
+/// The schema of one test (a member of `tests`): the suite schema's `test` definition.
+fn test_schema() -> Value {
+    let whole = schema();
+    serde_json::json!({
+        "$schema": whole["$schema"],
+        "$ref": "#/$defs/test",
+        "$defs": whole["$defs"],
+    })
+}
+
 /// Whether one test (a member of `tests`) satisfies the schema's `test` definition, so a
 /// suite can be checked a test at a time without the whole document in memory at once.
 pub fn test_is_valid(test: &Value) -> bool {
     static VALIDATOR: OnceLock<Validator> = OnceLock::new();
     VALIDATOR
         .get_or_init(|| {
-            let whole = schema();
-            let one = serde_json::json!({
-                "$schema": whole["$schema"],
-                "$ref": "#/$defs/test",
-                "$defs": whole["$defs"],
-            });
-            jsonschema::draft202012::new(&one).expect("the test definition compiles")
+            jsonschema::draft202012::new(&test_schema()).expect("the test definition compiles")
         })
         .is_valid(test)
+}
+
+/// [`is_valid`] of a lean document ([`super::lean`]).
+pub fn lean_is_valid(doc: &Lean) -> bool {
+    static VALIDATOR: OnceLock<Validator<LeanJson>> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| lean_validator(schema()))
+        .is_valid(doc)
+}
+
+/// [`test_is_valid`] of a lean document ([`super::lean`]).
+pub fn lean_test_is_valid(test: &Lean) -> bool {
+    static VALIDATOR: OnceLock<Validator<LeanJson>> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| lean_validator(&test_schema()))
+        .is_valid(test)
+}
+
+fn lean_validator(schema: &Value) -> Validator<LeanJson> {
+    jsonschema::options_for::<LeanJson>()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(schema)
+        .expect("the suite schema compiles")
 }
 
 /// Every schema problem of the document with the path of the value it is about (the
