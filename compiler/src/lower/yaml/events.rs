@@ -36,6 +36,8 @@ pub(super) fn read(text: &str, nodes: usize) -> Option<Node> {
         nodes: 0,
         budget: nodes,
         max_depth: budget.max_depth,
+        scalar_bytes: 0,
+        max_scalar_bytes: budget.max_total_scalar_bytes,
     };
     let mut documents = 0;
     for (events, item) in Parser::new_from_str_with_options(text, options).enumerate() {
@@ -92,6 +94,8 @@ struct Builder {
     nodes: usize,
     budget: usize,
     max_depth: usize,
+    scalar_bytes: usize,
+    max_scalar_bytes: usize,
 }
 
 impl Builder {
@@ -103,6 +107,10 @@ impl Builder {
 
     fn scalar(&mut self, value: &str, style: ScalarStyle, span: Span) -> Option<()> {
         self.count()?;
+        self.scalar_bytes += value.len();
+        if self.scalar_bytes > self.max_scalar_bytes {
+            return None;
+        }
         let wants_key = matches!(self.stack.last(), Some(Open { node, key: None }) if matches!(node.kind, Kind::Map(_)));
         if wants_key {
             let key = match style {

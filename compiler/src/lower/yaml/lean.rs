@@ -362,8 +362,9 @@ impl ser::SerializeStruct for Members {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
+        // A struct's field names are distinct: no need to look for an earlier one.
         let value = value.serialize(Serializer)?;
-        self.put(Cow::Borrowed(key), value);
+        self.members.push((Cow::Borrowed(key), value));
         Ok(())
     }
     fn end(self) -> Result<Lean, Error> {

@@ -506,6 +506,17 @@ mod tests {
     /// as through serde-saphyr; and the ordinary ones are read from the events.
     #[test]
     fn the_event_reader_builds_the_tree_serde_builds() {
+        // serde's recursion through deep documents needs more than a test thread's stack in
+        // a debug build.
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(compare_the_event_reader_with_serde)
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    fn compare_the_event_reader_with_serde() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut texts = Vec::new();
         let mut dirs = vec![root.clone()];
@@ -570,6 +581,14 @@ mod tests {
                 .iter()
                 .map(|t| ("awkward".to_string(), t.to_string())),
         );
+        // Nesting around the parser's depth budget, in flow and block style.
+        for depth in 62..67 {
+            texts.push(("deep".into(), "[".repeat(depth) + &"]".repeat(depth)));
+            let block: String = (0..depth)
+                .map(|i| format!("{}k:\n", "  ".repeat(i)))
+                .collect();
+            texts.push(("deep".into(), block));
+        }
         let mut fast = 0;
         for (name, text) in &texts {
             let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
