@@ -225,13 +225,9 @@ fn typed(value: &str) -> Option<Kind> {
 /// fits 64 bits, else a floating point number; `None` for every other form.
 fn number(value: &str) -> Option<Kind> {
     let b = value.as_bytes();
-    let mut i = usize::from(b.first() == Some(&b'-'));
-    let int_start = i;
-    while i < b.len() && b[i].is_ascii_digit() {
-        i += 1;
-    }
-    let int_digits = i - int_start;
-    if int_digits == 0 || (int_digits > 1 && b[int_start] == b'0') {
+    let sign = usize::from(b.first() == Some(&b'-'));
+    let mut i = digits(b, sign)?;
+    if i - sign > 1 && b[sign] == b'0' {
         return None;
     }
     if i == b.len() {
@@ -241,31 +237,25 @@ fn number(value: &str) -> Option<Kind> {
         return value.parse::<u64>().ok().map(|n| Kind::Number(n.into()));
     }
     if b[i] == b'.' {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
+        i = digits(b, i + 1)?;
     }
     if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
-            i += 1;
-        }
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
+        let sign = usize::from(b.get(i + 1).is_some_and(|c| *c == b'-' || *c == b'+'));
+        i = digits(b, i + 1 + sign)?;
     }
     if i != b.len() {
         return None;
     }
     let f = value.parse::<f64>().ok()?;
     serde_json::Number::from_f64(f).map(Kind::Number)
+}
+
+/// The end of the run of at least one digit starting at `from`, or `None` when there is none.
+fn digits(b: &[u8], from: usize) -> Option<usize> {
+    let end = from
+        + b.get(from..)?
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+    (end > from).then_some(end)
 }

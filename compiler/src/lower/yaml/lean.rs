@@ -261,49 +261,28 @@ impl Items {
     }
 }
 
-impl ser::SerializeSeq for Items {
-    type Ok = Lean;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Lean, Error> {
-        Ok(self.finish())
-    }
+/// The four serde traits of a list, each pushing its element.
+macro_rules! items {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Items {
+            type Ok = Lean;
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Lean, Error> {
+                Ok(self.finish())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Items {
-    type Ok = Lean;
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Lean, Error> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeTupleStruct for Items {
-    type Ok = Lean;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Lean, Error> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeTupleVariant for Items {
-    type Ok = Lean;
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Lean, Error> {
-        Ok(self.finish())
-    }
-}
+items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 struct Members {
     members: Vec<(Cow<'static, str>, Lean)>,
