@@ -15,6 +15,7 @@
 use super::tree::{Entry, Kind, Node};
 use crate::source::Span;
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
+use std::collections::HashSet;
 
 /// The tree of `text`, when it uses only what this reader types exactly as serde-saphyr
 /// does and holds at most `nodes` values; `None` sends it to serde-saphyr.
@@ -86,6 +87,25 @@ fn span_of(text: &str, span: &serde_saphyr::granit_parser::Span) -> Option<Span>
 struct Open {
     node: Node,
     key: Option<(String, Span)>,
+    /// The keys of a mapping past [`SCAN_KEYS`] entries, so a repeat is found by a lookup.
+    keys: HashSet<String>,
+}
+
+/// Mappings up to this many entries look for a repeated key by scanning them.
+const SCAN_KEYS: usize = 16;
+
+impl Open {
+    /// Whether `key` is already a key of this mapping (it is remembered when it is not).
+    fn repeats(&mut self, key: &str) -> bool {
+        let entries = self.node.entries();
+        if entries.len() < SCAN_KEYS {
+            return entries.iter().any(|e| e.key == key);
+        }
+        if self.keys.is_empty() {
+            self.keys = entries.iter().map(|e| e.key.clone()).collect();
+        }
+        !self.keys.insert(key.to_string())
+    }
 }
 
 struct Builder {
@@ -99,6 +119,13 @@ struct Builder {
 }
 
 impl Builder {
+    /// Whether the next value is a key: the innermost collection is a mapping without one.
+    fn wants_key(&self) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|o| o.key.is_none() && matches!(o.node.kind, Kind::Map(_)))
+    }
+
     /// Counts one value against the budget.
     fn count(&mut self) -> Option<()> {
         self.nodes += 1;
@@ -111,18 +138,21 @@ impl Builder {
         if self.scalar_bytes > self.max_scalar_bytes {
             return None;
         }
-        let wants_key = matches!(self.stack.last(), Some(Open { node, key: None }) if matches!(node.kind, Kind::Map(_)));
-        if wants_key {
+        if self.wants_key() {
             let key = match style {
                 ScalarStyle::Plain => match typed(value)? {
                     Kind::String(s) if s != "<<" => s,
-                    Kind::Number(n) => n.to_string(),
+                    // A whole number is its digits; a float key is written as serde
+                    // writes the float, which serde-saphyr decides.
+                    Kind::Number(n) if !n.is_f64() => n.to_string(),
                     _ => return None,
                 },
+                // `<<` is a merge key to some readers even quoted: serde-saphyr decides.
+                _ if value == "<<" => return None,
                 _ => value.to_string(),
             };
             let open = self.stack.last_mut()?;
-            if open.node.entries().iter().any(|e| e.key == key) {
+            if open.repeats(&key) {
                 return None;
             }
             open.key = Some((key, span));
@@ -138,8 +168,7 @@ impl Builder {
     fn open(&mut self, map: bool, span: Span) -> Option<()> {
         self.count()?;
         // A collection as a mapping key has no text form.
-        if matches!(self.stack.last(), Some(Open { node, key: None }) if matches!(node.kind, Kind::Map(_)))
-        {
+        if self.wants_key() {
             return None;
         }
         if self.stack.len() >= self.max_depth {
@@ -153,6 +182,7 @@ impl Builder {
         self.stack.push(Open {
             node: Node { span, kind },
             key: None,
+            keys: HashSet::new(),
         });
         Some(())
     }

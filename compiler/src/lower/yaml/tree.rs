@@ -548,6 +548,7 @@ mod tests {
             "text: |\n  line one\n  line two\nfolded: >-\n  one\n  two\n",
             "plain: multi\n  line\n  scalar\nurl: http://x/y#z\n",
             "1: one\n-3: three\n\"quoted key\": v\n'single': w\n",
+            "1.0: a\n1e3: b\n-0: c\n0.5: d\n",
             "a: 1\na: 2\n",
             "a: &x 1\nb: *x\n",
             "a: !tag v\n",
@@ -569,6 +570,7 @@ mod tests {
             "key: value # comment\n# whole line\nother: [1, 2] # more\n",
             "a:\n  - b:\n      c: 1\n    d: 2\n",
             "empty:\nlist: []\nmap: {}\nquoted: '007'\n",
+            "1: one\n-3: three\n-0: zero\n",
         ];
         for text in ordinary {
             let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
@@ -581,6 +583,15 @@ mod tests {
                 .iter()
                 .map(|t| ("awkward".to_string(), t.to_string())),
         );
+        // Large mappings (repeats found by lookup), with and without a repeated key.
+        let wide: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+        texts.push(("wide".into(), wide.clone()));
+        let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+        for repeated in [wide.clone() + "k3: again\n", wide.clone() + "k39: again\n"] {
+            assert!(super::super::events::read(&repeated, nodes).is_none());
+            assert!(read_through_serde(&repeated, nodes).is_err());
+        }
+        texts.push(("quoted merge key".into(), "\"<<\": 1\n".into()));
         // Nesting around the parser's depth budget, in flow and block style.
         for depth in 62..67 {
             texts.push(("deep".into(), "[".repeat(depth) + &"]".repeat(depth)));
