@@ -6,10 +6,11 @@
 //! the ordinary part of YAML — plain, quoted and block scalars, block and flow collections,
 //! text keys — is built here from the events directly. Anything else answers `None` and the
 //! document is read by serde-saphyr as before: a syntax error, a tag, an anchor or alias, a
-//! merge key, a repeated key, a key that is not text, a second document or a directive, a
-//! plain scalar whose YAML type is not plainly null, a boolean, a decimal integer or text
-//! (floats, hex, `1_000`, `.inf` …), and a document past the depth, value or event budget.
-//! A test reads every YAML suite and `.mcpr` file of the repository both ways and compares
+//! merge key, a repeated key, a key that is neither text nor a whole number, a second
+//! document or a directive, a plain scalar whose YAML type is not plainly null, a boolean,
+//! a number written as JSON writes one, or text (hex, `1_000`, `.inf`, `1.`, dates …), and a
+//! document past the depth, value, event or scalar-byte budget. A test reads every YAML and
+//! JSON text of the repository, awkward forms and random documents both ways and compares
 //! the trees, spans included.
 
 use super::tree::{Entry, Kind, Node};
@@ -22,9 +23,9 @@ use std::collections::HashSet;
 pub(super) fn read(text: &str, nodes: usize) -> Option<Node> {
     let budget = serde_saphyr::budget::Budget::default();
     let mut options = serde_saphyr::granit_parser::Options::default();
-    // The parser limits serde-saphyr sets from the same budget, so what fails there fails here.
     // Comments carry no value (the serde path does not ask for them either).
     options.emit_comments = false;
+    // The parser limits serde-saphyr sets from the same budget, so what fails there fails here.
     options.simple_key_max_lookahead = budget.simple_key_max_lookahead;
     options.flow_nesting_limit = budget.flow_nesting_limit;
     options.block_nesting_limit = options
