@@ -187,3 +187,25 @@ fn a_megabyte_long_legacy_command_is_reported_quickly() {
     let (out, code) = check_within_ceilings(dir.path(), "long.mcp");
     assert_eq!(code, Some(2), "{out}");
 }
+
+#[test]
+fn a_yaml_suite_with_one_mapping_of_seventy_thousand_keys_checks_quickly() {
+    // Each key is looked for among the ones before it: by a scan, 2.5 billion comparisons.
+    let keys = |n: usize| -> String { (0..n).map(|i| format!("k{i}: 1, ")).collect() };
+    let suite = |keys: String, last: &str| {
+        format!(
+            "version: 1\ntarget:\n  transport: stdio\n  command: node\ntests:\n  - name: Wide\n    steps:\n      - tool:\n          name: echo\n          arguments: {{{keys}{last}}}\n"
+        )
+    };
+    // A repeat far down a wide mapping is still found (the parser's own reading of such a
+    // file, which words the error, takes seconds in a debug build: a smaller one here).
+    let dir = common::scratch(&[
+        ("wide.yaml", &suite(keys(70_000), "last: 1")),
+        ("repeated.yaml", &suite(keys(5_000), "k0: 2")),
+    ]);
+    let (out, code) = check_within_ceilings(dir.path(), "wide.yaml");
+    assert_eq!(code, Some(0), "{out}");
+    let (out, code) = check_within_ceilings(dir.path(), "repeated.yaml");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("MCPLANG601"), "{out}");
+}
