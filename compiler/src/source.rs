@@ -76,7 +76,8 @@ pub struct SourceFile {
     text: String,
     /// Byte offset at which each line starts.
     line_starts: Vec<u32>,
-    /// UTF-16 offset at which each line starts.
+    /// UTF-16 offset at which each line starts; empty when the text is ASCII, where a byte
+    /// is one UTF-16 unit and the byte offsets serve (see [`SourceFile::utf16_starts`]).
     line_starts_utf16: Vec<u32>,
 }
 
@@ -86,30 +87,48 @@ impl SourceFile {
     pub fn new(path: impl Into<String>, text: impl Into<String>) -> Self {
         let text = text.into();
         let bytes = text.as_bytes();
-        // Sized once (a large file has hundreds of thousands of lines), and measured a line at
-        // a time on bytes: a character is one UTF-16 unit, two from U+10000 (four UTF-8 bytes).
-        let lines = bytes.iter().filter(|&&b| b == b'\n').count() + 1;
-        let mut line_starts = Vec::with_capacity(lines);
-        let mut line_starts_utf16 = Vec::with_capacity(lines);
-        line_starts.push(0u32);
-        line_starts_utf16.push(0u32);
-        let mut utf16 = 0u32;
+        let mut line_starts = vec![0u32];
         let mut start = 0;
         while let Some(at) = crate::bytes::find_byte(&bytes[start..], b'\n') {
-            let end = start + at + 1;
-            utf16 += bytes[start..end]
-                .iter()
-                .map(|&b| u32::from(b & 0xC0 != 0x80) + u32::from(b >= 0xF0))
-                .sum::<u32>();
-            line_starts.push(end as u32);
-            line_starts_utf16.push(utf16);
-            start = end;
+            start += at + 1;
+            line_starts.push(start as u32);
         }
+        // Kept for the file's life: a large file has hundreds of thousands of lines.
+        line_starts.shrink_to_fit();
+        let lines = line_starts.len();
+        let line_starts_utf16 = if text.is_ascii() {
+            Vec::new()
+        } else {
+            // A character is one UTF-16 unit, two from U+10000 (four UTF-8 bytes).
+            let units = |from: usize, to: usize| -> u32 {
+                bytes[from..to]
+                    .iter()
+                    .map(|&b| u32::from(b & 0xC0 != 0x80) + u32::from(b >= 0xF0))
+                    .sum()
+            };
+            let mut utf16 = 0u32;
+            let mut out = Vec::with_capacity(lines);
+            out.push(0u32);
+            for w in line_starts.windows(2) {
+                utf16 += units(w[0] as usize, w[1] as usize);
+                out.push(utf16);
+            }
+            out
+        };
         SourceFile {
             path: path.into(),
             text,
             line_starts,
             line_starts_utf16,
+        }
+    }
+
+    /// UTF-16 offset at which each line starts.
+    fn utf16_starts(&self) -> &[u32] {
+        if self.line_starts_utf16.is_empty() {
+            &self.line_starts
+        } else {
+            &self.line_starts_utf16
         }
     }
 
@@ -173,7 +192,7 @@ impl SourceFile {
         Position {
             line: line as u32 + 1,
             column: col16 + 1,
-            offset: self.line_starts_utf16[line] + col16,
+            offset: self.utf16_starts()[line] + col16,
         }
     }
 
@@ -185,14 +204,14 @@ impl SourceFile {
     /// Byte offset of a 0-based UTF-16 offset (rounded down to a character
     /// boundary when it falls inside a surrogate pair).
     pub fn byte_of_utf16(&self, utf16: u32) -> usize {
-        let line = match self.line_starts_utf16.binary_search(&utf16) {
+        let line = match self.utf16_starts().binary_search(&utf16) {
             Ok(i) => {
                 // Several lines cannot share a UTF-16 start, but keep the last.
                 i
             }
             Err(i) => i - 1,
         };
-        let mut remaining = utf16 - self.line_starts_utf16[line];
+        let mut remaining = utf16 - self.utf16_starts()[line];
         let start = self.line_starts[line] as usize;
         for (i, ch) in self.text[start..].char_indices() {
             let w = ch.len_utf16() as u32;
@@ -208,7 +227,7 @@ impl SourceFile {
     pub fn byte_of_line_column(&self, line: u32, column: u32) -> Option<usize> {
         let idx = (line as usize).checked_sub(1)?;
         let span = *self.line_starts.get(idx)?;
-        let utf16 = self.line_starts_utf16[idx] + column.checked_sub(1)?;
+        let utf16 = self.utf16_starts()[idx] + column.checked_sub(1)?;
         let byte = self.byte_of_utf16(utf16);
         (byte >= span as usize).then_some(byte)
     }
@@ -254,7 +273,13 @@ mod tests {
             }
         }
         assert_eq!(f.line_starts, bytes);
-        assert_eq!(f.line_starts_utf16, units);
+        assert_eq!(f.utf16_starts(), units);
+        // An ASCII text keeps no second table: its UTF-16 starts are its byte starts.
+        let ascii = SourceFile::new("t", "ab\r\n\ncd\ne");
+        assert!(ascii.line_starts_utf16.is_empty());
+        assert_eq!(ascii.utf16_starts(), [0, 4, 5, 8]);
+        assert_eq!(ascii.position(9).offset, 9);
+        assert_eq!(ascii.byte_of_line_column(3, 2), Some(6));
     }
 
     #[test]
