@@ -19,13 +19,15 @@ impl Closing {
         Closing { tests, workers }
     }
 
-    /// Waits until every server of the suite is gone.
+    /// Waits until every server of the suite is gone, and with them every process they
+    /// left behind that the sessions' own shutdown missed
+    /// ([`crate::transport::stdio::sweep_strays`]).
     pub async fn wait(mut self) {
         let (tests, workers) = self.take();
-        if tests.is_empty() && workers.is_empty() {
-            return;
+        if !tests.is_empty() || !workers.is_empty() {
+            let _ = tokio::task::spawn_blocking(move || join(tests, workers)).await;
         }
-        let _ = tokio::task::spawn_blocking(move || join(tests, workers)).await;
+        crate::transport::stdio::sweep_strays().await;
     }
 
     fn take(&mut self) -> (Vec<JoinHandle<u64>>, Vec<JoinHandle<()>>) {

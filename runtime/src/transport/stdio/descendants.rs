@@ -6,11 +6,19 @@
 //! descendants inherit. When a session ends, the children of mcpr that carry its mark and
 //! are not servers themselves are ended with their groups and reaped.
 //!
+//! A session's own search can miss one: `/proc/<pid>/task/<tid>/children` lists the children
+//! of one thread, and an orphan is moved to another thread of mcpr when the thread it was
+//! re-parented to ends (a test's thread, a worker of the runtime) — between the reads of a
+//! search it may be in neither list. So every ended session's mark is remembered, and once
+//! the sessions of a suite are closed, [`sweep_strays`] ends any child of mcpr that still carries
+//! one of them.
+//!
 //! Everything here reads only the process tree below mcpr (`/proc/<pid>/task/*/children`)
 //! and the environment of those processes, never all of `/proc`.
 
-use std::sync::OnceLock;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill, killpg};
@@ -76,32 +84,73 @@ pub fn alive(pid: i32) -> bool {
     }
 }
 
-/// Whether process `pid` carries session mark `mark`.
-fn carries(pid: i32, mark: &str) -> bool {
-    let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
-        return false;
-    };
-    let wanted = format!("{SESSION_MARK}={mark}");
-    environ.split(|b| *b == 0).any(|v| v == wanted.as_bytes())
+/// The session mark process `pid` carries, if any.
+fn mark_of(pid: i32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{SESSION_MARK}=");
+    environ
+        .split(|b| *b == 0)
+        .find_map(|v| v.strip_prefix(prefix.as_bytes()))
+        .map(|m| String::from_utf8_lossy(m).into_owned())
 }
 
-/// The children of mcpr marked with `mark` other than `server` (orphans re-parented to
-/// mcpr), each with its descendants.
-pub fn strays(mark: &str, server: i32) -> Vec<i32> {
+/// The children of mcpr other than `server` whose mark `wanted` accepts (orphans
+/// re-parented to mcpr), each with its descendants.
+fn strays_where(server: i32, wanted: impl Fn(&str) -> bool) -> Vec<i32> {
     let mut out = Vec::new();
     for pid in children(std::process::id()) {
-        if pid != server && carries(pid, mark) {
+        if pid != server && mark_of(pid).is_some_and(|m| wanted(&m)) {
             out.extend(tree(pid));
         }
     }
     out
 }
 
+/// The children of mcpr marked with `mark` other than `server` (orphans re-parented to
+/// mcpr), each with its descendants.
+pub fn strays(mark: &str, server: i32) -> Vec<i32> {
+    strays_where(server, |m| m == mark)
+}
+
+/// The marks of the sessions that have ended, for [`sweep_strays`].
+fn ended() -> &'static Mutex<HashSet<String>> {
+    static ENDED: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+    ENDED.get_or_init(Mutex::default)
+}
+
+/// Remembers that the session marked `mark` has ended: any process still carrying its mark
+/// is a stray.
+pub fn mark_ended(mark: &str) {
+    if let Ok(mut e) = ended().lock() {
+        e.insert(mark.to_string());
+    }
+}
+
+/// How long a stray found by [`sweep_strays`] has between SIGTERM and SIGKILL: its session's
+/// own shutdown gave it the run's grace already.
+const SWEEP_GRACE: Duration = Duration::from_millis(500);
+
+/// Ends every child of mcpr that carries the mark of an ended session (see the module
+/// notes), as [`end_strays`] ends a session's own. Returns whether there were any.
+pub async fn sweep_strays() -> bool {
+    let marks = match ended().lock() {
+        Ok(e) if !e.is_empty() => e.clone(),
+        _ => return false,
+    };
+    let found = strays_where(0, |m| marks.contains(m));
+    end_all(found, SWEEP_GRACE).await
+}
+
 /// Ends the orphans of session `mark`: SIGTERM to each (and its group when it leads one),
 /// `grace`, SIGKILL, then reaps the ones that are mcpr's children. Returns whether there
 /// were any.
 pub async fn end_strays(mark: &str, server: i32, grace: Duration) -> bool {
-    let found = strays(mark, server);
+    end_all(strays(mark, server), grace).await
+}
+
+/// SIGTERM to each of `found` (and its group when it leads one), `grace`, SIGKILL, then
+/// reaps the ones that are mcpr's children. Returns whether there were any.
+async fn end_all(found: Vec<i32>, grace: Duration) -> bool {
     if found.is_empty() {
         return false;
     }
@@ -145,6 +194,39 @@ fn reap(pids: &[i32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A descendant that left its group and outlived its parent is re-parented to this
+    /// process; once its session's mark is remembered as ended, the sweep ends it, and it
+    /// leaves a child marked by a session still open alone.
+    #[tokio::test]
+    async fn the_sweep_ends_the_strays_of_ended_sessions_only() {
+        let (ended_mark, open_mark) = (next_mark(), next_mark());
+        let stray = |mark: &str| {
+            let mut sh = std::process::Command::new("sh")
+                .args(["-c", "setsid sleep 30 >/dev/null 2>&1 </dev/null & echo $!"])
+                .env(SESSION_MARK, mark)
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("sh starts");
+            let mut out = String::new();
+            std::io::Read::read_to_string(sh.stdout.as_mut().unwrap(), &mut out).unwrap();
+            sh.wait().unwrap();
+            out.trim().parse::<i32>().expect("the stray's pid")
+        };
+        let (gone, kept) = (stray(&ended_mark), stray(&open_mark));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mine = |p| children(std::process::id()).contains(&p);
+        while !(mine(gone) && mine(kept)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(mine(gone) && mine(kept), "both strays are re-parented here");
+        mark_ended(&ended_mark);
+        assert!(sweep_strays().await);
+        assert!(!alive(gone), "the ended session's stray is gone");
+        assert!(alive(kept), "an open session's process is left alone");
+        let _ = kill(Pid::from_raw(kept), Signal::SIGKILL);
+        let _ = waitpid(Pid::from_raw(kept), None);
+    }
 
     #[test]
     fn the_tree_below_a_process_is_found_without_scanning_proc() {

@@ -16,6 +16,8 @@ mod framing;
 mod process;
 mod writer;
 
+pub use descendants::sweep_strays;
+
 pub use foreground::{Foreground, ForegroundReader};
 pub use framing::{Frame, LineReader};
 pub use process::{

@@ -211,6 +211,7 @@ impl ProcessHandle {
                 wait_group_gone(self.pid, Duration::from_secs(2)).await;
             }
         }
+        descendants::mark_ended(&self.mark);
         if let Ok(mut g) = registry().lock() {
             g.remove(&self.pid);
         }
@@ -225,6 +226,7 @@ impl ProcessHandle {
     /// Sends SIGKILL to the whole group at once (no grace), for drops and emergencies.
     pub fn kill_now(&self) {
         self.signal_group(Signal::SIGKILL);
+        descendants::mark_ended(&self.mark);
         if let Ok(mut g) = registry().lock() {
             g.remove(&self.pid);
         }
