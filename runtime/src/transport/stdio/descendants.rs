@@ -10,8 +10,8 @@
 //! of one thread, and an orphan is moved to another thread of mcpr when the thread it was
 //! re-parented to ends (a test's thread, a worker of the runtime) — between the reads of a
 //! search it may be in neither list. So every ended session's mark is remembered, and once
-//! the sessions of a suite are closed, [`sweep_strays`] ends any child of mcpr that still carries
-//! one of them.
+//! the sessions of a suite are closed, [`sweep_strays`] ends any child of mcpr that still
+//! carries one of them and forgets the marks (a long `mcpr watch` keeps no growing list).
 //!
 //! Everything here reads only the process tree below mcpr (`/proc/<pid>/task/*/children`)
 //! and the environment of those processes, never all of `/proc`.
@@ -112,7 +112,7 @@ pub fn strays(mark: &str, server: i32) -> Vec<i32> {
     strays_where(server, |m| m == mark)
 }
 
-/// The marks of the sessions that have ended, for [`sweep_strays`].
+/// The marks of the sessions that have ended since the last [`sweep_strays`].
 fn ended() -> &'static Mutex<HashSet<String>> {
     static ENDED: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
     ENDED.get_or_init(Mutex::default)
@@ -130,11 +130,12 @@ pub fn mark_ended(mark: &str) {
 /// own shutdown gave it the run's grace already.
 const SWEEP_GRACE: Duration = Duration::from_millis(500);
 
-/// Ends every child of mcpr that carries the mark of an ended session (see the module
-/// notes), as [`end_strays`] ends a session's own. Returns whether there were any.
+/// Ends every child of mcpr that carries the mark of a session ended since the last sweep
+/// (see the module notes), as [`end_strays`] ends a session's own, and forgets those marks.
+/// Returns whether there were any.
 pub async fn sweep_strays() -> bool {
     let marks = match ended().lock() {
-        Ok(e) if !e.is_empty() => e.clone(),
+        Ok(mut e) if !e.is_empty() => std::mem::take(&mut *e),
         _ => return false,
     };
     let found = strays_where(0, |m| marks.contains(m));
@@ -223,6 +224,10 @@ mod tests {
         mark_ended(&ended_mark);
         assert!(sweep_strays().await);
         assert!(!alive(gone), "the ended session's stray is gone");
+        assert!(
+            !ended().lock().unwrap().contains(&ended_mark),
+            "the sweep forgets the marks it swept"
+        );
         assert!(alive(kept), "an open session's process is left alone");
         let _ = kill(Pid::from_raw(kept), Signal::SIGKILL);
         let _ = waitpid(Pid::from_raw(kept), None);
