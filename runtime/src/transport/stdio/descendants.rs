@@ -95,7 +95,8 @@ fn mark_of(pid: i32) -> Option<String> {
 }
 
 /// The children of mcpr other than `server` whose mark `wanted` accepts (orphans
-/// re-parented to mcpr), each with its descendants.
+/// re-parented to mcpr), each with its descendants. `server` 0 excepts no child: no process
+/// has pid 0.
 fn strays_where(server: i32, wanted: impl Fn(&str) -> bool) -> Vec<i32> {
     let mut out = Vec::new();
     for pid in children(std::process::id()) {
@@ -138,6 +139,7 @@ pub async fn sweep_strays() -> bool {
         Ok(mut e) if !e.is_empty() => std::mem::take(&mut *e),
         _ => return false,
     };
+    // Every session with one of these marks has ended, its server too: none is excepted.
     let found = strays_where(0, |m| marks.contains(m));
     end_all(found, SWEEP_GRACE).await
 }
