@@ -44,16 +44,24 @@ impl Step {
     /// Removes what only `.mcpr` sources supply: the step's and its assertions' positions
     /// and the flow frames.
     pub fn clear_locations(&mut self) {
-        self.source = None;
         self.flow.clear();
-        if let Some(a) = self.assert.as_mut() {
-            a.source = None;
-        }
-        if let Some(json) = self.assert.as_mut().and_then(|a| a.json.as_mut()) {
-            match json {
-                super::JsonAssertions::List(list) => list.iter_mut().for_each(|a| a.source = None),
-                super::JsonAssertions::One(one) => one.source = None,
+        self.each_source(|source| *source = None);
+    }
+
+    /// Visits the step's position and its assertions' positions, always in the same order
+    /// (the step's, its `assert`'s, then each JSON assertion's).
+    pub fn each_source(&mut self, mut f: impl FnMut(&mut Option<SourceLocation>)) {
+        f(&mut self.source);
+        let Some(a) = self.assert.as_mut() else {
+            return;
+        };
+        f(&mut a.source);
+        match a.json.as_mut() {
+            Some(super::JsonAssertions::List(list)) => {
+                list.iter_mut().for_each(|a| f(&mut a.source))
             }
+            Some(super::JsonAssertions::One(one)) => f(&mut one.source),
+            None => {}
         }
     }
 

@@ -186,7 +186,7 @@ pub struct Judged {
 /// Judges one lowered test as [`lowered`] would (the problems of its regular expressions,
 /// whether it satisfies the schema); `None` when it does not satisfy the schema: the test
 /// must then be kept whole for [`judged`] to word its problems.
-pub fn test_alone(l: &Lower<'_>, test: &Test) -> Option<Vec<Diagnostic>> {
+pub fn test_alone(l: &Lower<'_>, test: &mut Test) -> Option<Vec<Diagnostic>> {
     if !test_is_valid(test) {
         return None;
     }
@@ -229,15 +229,32 @@ fn step_index(path: &[String]) -> usize {
 /// the suite with its first test only, then every other test on its own. The JSON of a
 /// large suite's tests is many times the size of its text; one test's is small.
 fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
-    shell_is_valid(suite)
-        && suite.tests[suite.tests.len().min(1)..]
-            .iter()
-            .all(test_is_valid)
+    if !shell_is_valid(suite) {
+        return false;
+    }
+    let from = suite.tests.len().min(1);
+    suite.tests[from..].iter_mut().all(test_is_valid)
 }
 
-/// Whether one test satisfies the schema's test definition, judged on its lean document.
-fn test_is_valid(test: &Test) -> bool {
-    lean::to_lean(test).is_ok_and(|doc| schema::lean_test_is_valid(&doc))
+/// Whether one test satisfies the schema's test definition, judged on its lean document
+/// without the positions and flow frames the compiler gives each step and assertion: they
+/// are made from the file map and the flow declarations, never from a value the author
+/// wrote, and `convert` leaves them out ([`crate::fmt::strip_locations`]). They are moved out
+/// and back, not copied. (The suite's first test is judged with them, in its shell.)
+fn test_is_valid(test: &mut Test) -> bool {
+    let mut sources = Vec::new();
+    let mut flows = Vec::with_capacity(test.steps.len());
+    for step in &mut test.steps {
+        step.each_source(|s| sources.push(s.take()));
+        flows.push(std::mem::take(&mut step.flow));
+    }
+    let valid = lean::to_lean(&*test).is_ok_and(|doc| schema::lean_test_is_valid(&doc));
+    let mut sources = sources.into_iter();
+    for (step, flow) in test.steps.iter_mut().zip(flows) {
+        step.each_source(|s| *s = sources.next().flatten());
+        step.flow = flow;
+    }
+    valid
 }
 
 /// Whether the suite with its first test only satisfies the schema.
@@ -286,4 +303,72 @@ fn place_step(l: &Lower<'_>, step: Option<&Step>) -> (usize, Span) {
     let entry = l.map.get(l.entry);
     let first = entry.line_span(0);
     (l.entry, Span::new(first.start as usize, first.end as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SourceMap;
+    use crate::lower::{MemoryLoader, Options, compile};
+    use crate::source::SourceFile;
+
+    /// The tests of a `.mcpr` file as `compile` lowers them, positions and flow frames included.
+    fn lowered(text: &str) -> Vec<Test> {
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("judged.mcpr", text.to_string()));
+        let compiled = compile(&mut map, id, &MemoryLoader::new(), &Options::default());
+        assert!(
+            compiled.diagnostics.is_empty(),
+            "{:?}",
+            compiled.diagnostics
+        );
+        compiled.suite.expect("a suite").tests
+    }
+
+    const SUITE: &str = "MCP Test 1\nSuite: \"s\"\nServer: node s.js\n\n\
+        Flow: \"Check sum\"\n  Inputs: a\n  Call tool \"add\" with:\n    a: \"${a}\"\n  \
+        Expect \"structuredContent.sum\" equals 3\n\n\
+        Test: \"first\"\n  Call tool \"echo\"\n\n\
+        Test: \"second\"\n  Call tool \"echo\" with:\n    text: hi\n  Expect it succeeds\n  \
+        Expect \"content[0].text\" matches \"^h\"\n  Expect \"content[0].text\" contains \"h\"\n  \
+        Use flow \"Check sum\" with:\n    a: 1\n";
+
+    #[test]
+    fn a_test_is_judged_without_its_locations_and_gets_them_back() {
+        let tests = lowered(SUITE);
+        let second = &tests[1];
+        // What is moved out is there to move: positions of steps and assertions, flow frames.
+        assert!(second.steps.iter().all(|s| s.source.is_some()));
+        assert!(second.steps.iter().any(|s| !s.flow.is_empty()));
+        assert!(
+            second
+                .steps
+                .iter()
+                .any(|s| s.assert.as_ref().is_some_and(|a| a.json.is_some()))
+        );
+        let mut judged = second.clone();
+        assert!(test_is_valid(&mut judged));
+        assert_eq!(
+            &judged, second,
+            "every position and frame is put back where it was"
+        );
+    }
+
+    #[test]
+    fn a_test_the_schema_refuses_is_still_refused() {
+        let mut test = lowered(SUITE).swap_remove(1);
+        test.name = String::new();
+        let before = test.clone();
+        assert!(
+            !test_is_valid(&mut test),
+            "an empty name breaks minLength 1"
+        );
+        assert_eq!(test, before);
+        let mut test = lowered(SUITE).swap_remove(1);
+        test.retries = Some(101);
+        assert!(
+            !test_is_valid(&mut test),
+            "retries above the maximum of 100"
+        );
+    }
 }

@@ -433,7 +433,7 @@ fn lower_tests(
             }
             if let Some(mut t) = lowered {
                 let alone = (judge && !(first && built.is_empty()))
-                    .then(|| super::validate::test_alone(l, &t.test));
+                    .then(|| super::validate::test_alone(l, &mut t.test));
                 match alone {
                     Some(Some(diags)) => {
                         judged.diags.extend(diags);
