@@ -65,7 +65,7 @@ fn verdicts(out: &Output) -> Vec<(String, String, String)> {
 }
 
 fn assert_all_succeed(out: &Output, stdio: bool) {
-    assert_eq!(out.status.code(), Some(0), "{}", output_text(out));
+    // The verdicts first: a failing check is named before the exit code is judged.
     let v = verdicts(out);
     let versions: std::collections::BTreeSet<&str> = v.iter().map(|c| c.0.as_str()).collect();
     assert_eq!(
@@ -95,7 +95,24 @@ fn assert_all_succeed(out: &Output, stdio: bool) {
             c.2 != "SUCCESS" && !(c.2 == "INFO" && (about_absence(&c.1) || core_tasks(&c.0, &c.1)))
         })
         .collect();
-    assert!(not_ok.is_empty(), "{not_ok:?}\n{}", output_text(out));
+    if !not_ok.is_empty() {
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let failing: Vec<&Value> = doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                not_ok
+                    .iter()
+                    .any(|n| c["check"] == n.1.as_str() && c["version"] == n.0.as_str())
+            })
+            .collect();
+        panic!(
+            "{failing:#?}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(out));
     let expected: usize = ["2025-11-25", "2026-07-28"]
         .iter()
         .map(|version| {

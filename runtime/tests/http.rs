@@ -295,3 +295,39 @@ async fn a_401_names_the_www_authenticate_challenge() {
         c.close().await;
     }
 }
+
+/// Clients without sessions (2026-07-28) number their requests alike, so two listen streams
+/// may carry one subscription id; the end of one must not end the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listen_streams_of_two_clients_with_one_subscription_id_stay_apart() {
+    let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
+    let a = connect(&server, Some("2026-07-28")).await;
+    let b = connect(&server, Some("2026-07-28")).await;
+    let filter = json!({"toolsListChanged": true});
+    let sub_a = ok(a.listen(filter.clone(), None).await);
+    let sub_b = ok(b.listen(filter, None).await);
+    assert_eq!(sub_a.id, sub_b.id, "the case needs one id on both streams");
+    ok(a.stop_listen(sub_a));
+    // The server counts the streams it notifies: wait until it has seen A's end.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let sent = loop {
+        let r = ok(b
+            .call_tool("notify", json!({"kind": "tools"}), &CallOptions::default())
+            .await);
+        let text = content_text(&r.result);
+        if !text.contains("to 2 ") || std::time::Instant::now() > deadline {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(sent, "sent tools to 1 subscription(s)");
+    ok(b.wait_subscription_notification(
+        &sub_b,
+        "notifications/tools/list_changed",
+        Duration::from_secs(5),
+    )
+    .await);
+    ok(b.stop_listen(sub_b));
+    a.close().await;
+    b.close().await;
+}

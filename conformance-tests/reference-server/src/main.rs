@@ -80,7 +80,11 @@ struct TaskEntry {
 #[derive(Default)]
 struct State {
     subscribed: HashSet<String>,
-    listeners: Vec<SubscriptionSink>,
+    /// The open listen streams, each under a key of the server's own: a subscription id is
+    /// the client's request id, which clients without sessions (2026-07-28) reuse freely, so
+    /// two streams may share one.
+    listeners: Vec<(u64, SubscriptionSink)>,
+    next_listener: u64,
     /// Listens accepted but whose sink is not registered yet (the SDK acknowledges a
     /// subscription before it calls `listen`); broadcasts wait for them.
     establishing: usize,
@@ -300,8 +304,14 @@ impl Reference {
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
-            let sinks: Vec<SubscriptionSink> =
-                self.state.lock().expect("state lock").listeners.clone();
+            let sinks: Vec<SubscriptionSink> = self
+                .state
+                .lock()
+                .expect("state lock")
+                .listeners
+                .iter()
+                .map(|(_, sink)| sink.clone())
+                .collect();
             let mut sent = 0;
             for sink in sinks {
                 let r = match kind {
@@ -953,17 +963,20 @@ impl ServerHandler for Reference {
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let sink = context.sink().clone();
-        {
+        let key = {
             let mut st = self.state.lock().expect("state lock");
-            st.listeners.push(sink.clone());
+            st.next_listener += 1;
+            let key = st.next_listener;
+            st.listeners.push((key, sink));
             st.establishing = st.establishing.saturating_sub(1);
-        }
+            key
+        };
         context.cancelled().await;
         self.state
             .lock()
             .expect("state lock")
             .listeners
-            .retain(|s| s.id() != sink.id());
+            .retain(|(k, _)| *k != key);
         Ok(())
     }
 
