@@ -331,3 +331,37 @@ async fn listen_streams_of_two_clients_with_one_subscription_id_stay_apart() {
     a.close().await;
     b.close().await;
 }
+
+/// Resource subscriptions of the handshake era belong to their session: another session's
+/// unsubscribe leaves them be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_subscriptions_belong_to_their_session() {
+    let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
+    let a = connect(&server, Some("2025-11-25")).await;
+    let b = connect(&server, Some("2025-11-25")).await;
+    let uri = "fixture://status";
+    ok(a.subscribe(uri).await);
+    ok(b.subscribe(uri).await);
+    ok(b.unsubscribe(uri).await);
+    assert_eq!(
+        notify_updated(&b, uri).await,
+        "fixture://status has no subscriber; nothing sent"
+    );
+    assert_eq!(notify_updated(&a, uri).await, "sent updated");
+    ok(a.session()
+        .wait_notification(
+            "notifications/resources/updated",
+            &[Match::dotted("uri", json!(uri))],
+            Duration::from_secs(5),
+        )
+        .await);
+    a.close().await;
+    b.close().await;
+}
+
+/// Calls the reference server's `notify` tool for an update of `uri`; its answer.
+async fn notify_updated(c: &Client, uri: &str) -> String {
+    let args = json!({"kind": "updated", "uri": uri});
+    let r = ok(c.call_tool("notify", args, &CallOptions::default()).await);
+    content_text(&r.result)
+}

@@ -79,7 +79,6 @@ struct TaskEntry {
 
 #[derive(Default)]
 struct State {
-    subscribed: HashSet<String>,
     /// The open listen streams, each under a key of the server's own: a subscription id is
     /// the client's request id, which clients without sessions (2026-07-28) reuse freely, so
     /// two streams may share one.
@@ -104,6 +103,8 @@ struct Reference {
     flaky: Option<Arc<Flaky>>,
     /// Per session: whether a tool call came already (a new one for each HTTP session).
     called: Arc<std::sync::atomic::AtomicBool>,
+    /// Per session: the resource URIs subscribed to (handshake era).
+    subscribed: Arc<Mutex<HashSet<String>>>,
     /// `--broken LIST` and `--without LIST` (see [`modes`]).
     modes: Arc<Modes>,
 }
@@ -337,10 +338,9 @@ impl Reference {
             _ => {
                 let uri = uri.unwrap_or("fixture://status").to_string();
                 if !self
-                    .state
-                    .lock()
-                    .expect("state lock")
                     .subscribed
+                    .lock()
+                    .expect("subscriptions lock")
                     .contains(&uri)
                 {
                     return Ok(format!("{uri} has no subscriber; nothing sent"));
@@ -930,10 +930,9 @@ impl ServerHandler for Reference {
         era::refuse_removed(is_modern(&context), "resources/subscribe")?;
         self.modes.offers("resources", "resources/subscribe")?;
         self.read(&request.uri)?;
-        self.state
+        self.subscribed
             .lock()
-            .expect("state lock")
-            .subscribed
+            .expect("subscriptions lock")
             .insert(request.uri);
         Ok(())
     }
@@ -945,10 +944,9 @@ impl ServerHandler for Reference {
     ) -> Result<(), ErrorData> {
         era::refuse_removed(is_modern(&context), "resources/unsubscribe")?;
         self.modes.offers("resources", "resources/unsubscribe")?;
-        self.state
+        self.subscribed
             .lock()
-            .expect("state lock")
-            .subscribed
+            .expect("subscriptions lock")
             .remove(&request.uri);
         Ok(())
     }
@@ -1259,10 +1257,12 @@ async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String
         server.breaks(origin::NO_ORIGIN_CHECK),
     );
     let service = StreamableHttpService::new(
-        // Each session its own `called` flag (the rest of the state is the server's).
+        // Each session its own `called` flag and subscriptions (the rest of the state is
+        // the server's).
         move || {
             Ok(Reference {
                 called: Arc::default(),
+                subscribed: Arc::default(),
                 ..server.clone()
             })
         },
