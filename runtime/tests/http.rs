@@ -359,9 +359,33 @@ async fn resource_subscriptions_belong_to_their_session() {
     b.close().await;
 }
 
+/// The log level of the handshake era belongs to its session: one session's
+/// `logging/setLevel` leaves another's messages be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_level_belongs_to_its_session() {
+    let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
+    let a = connect(&server, Some("2025-11-25")).await;
+    let b = connect(&server, Some("2025-11-25")).await;
+    ok(a.set_log_level("error").await);
+    assert_eq!(
+        log_info(&a).await,
+        "not logged (level info below threshold or not requested)"
+    );
+    assert_eq!(log_info(&b).await, "logged at info");
+    a.close().await;
+    b.close().await;
+}
+
 /// Calls the reference server's `notify` tool for an update of `uri`; its answer.
 async fn notify_updated(c: &Client, uri: &str) -> String {
     let args = json!({"kind": "updated", "uri": uri});
     let r = ok(c.call_tool("notify", args, &CallOptions::default()).await);
+    content_text(&r.result)
+}
+
+/// Calls the reference server's `log` tool for a message at `info`; its answer.
+async fn log_info(c: &Client) -> String {
+    let args = json!({"level": "info", "message": "hi"});
+    let r = ok(c.call_tool("log", args, &CallOptions::default()).await);
     content_text(&r.result)
 }

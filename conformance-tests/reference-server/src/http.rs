@@ -19,12 +19,10 @@ pub(crate) async fn serve_http(server: Reference, addr: &str, required: Vec<(Str
         server.breaks(origin::NO_ORIGIN_CHECK),
     );
     let service = StreamableHttpService::new(
-        // Each session its own `called` flag and subscriptions (the rest of the state is
-        // the server's).
+        // Each session its own session state (the rest of the state is the server's).
         move || {
             Ok(Reference {
-                called: Arc::default(),
-                subscribed: Arc::default(),
+                session: Arc::default(),
                 ..server.clone()
             })
         },

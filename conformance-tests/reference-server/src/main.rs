@@ -89,9 +89,19 @@ struct State {
     /// Listens accepted but whose sink is not registered yet (the SDK acknowledges a
     /// subscription before it calls `listen`); broadcasts wait for them.
     establishing: usize,
-    log_level: Option<LoggingLevel>,
     tasks: HashMap<String, TaskEntry>,
     next_task: u64,
+}
+
+/// The state of one session; the rest of the state is the server's.
+#[derive(Default)]
+struct Session {
+    /// Whether a tool call came already.
+    called: bool,
+    /// The resource URIs subscribed to (handshake era).
+    subscribed: HashSet<String>,
+    /// The level `logging/setLevel` asked for (handshake era).
+    log_level: Option<LoggingLevel>,
 }
 
 #[derive(Clone, Default)]
@@ -103,10 +113,8 @@ struct Reference {
     /// `--flaky FILE`: the first tool call of a session fails while fewer than
     /// `--flaky-sessions N` sessions (counted in FILE, across processes) have failed.
     flaky: Option<Arc<Flaky>>,
-    /// Per session: whether a tool call came already (a new one for each HTTP session).
-    called: Arc<std::sync::atomic::AtomicBool>,
-    /// Per session: the resource URIs subscribed to (handshake era).
-    subscribed: Arc<Mutex<HashSet<String>>>,
+    /// What belongs to the session (a new one for each HTTP session).
+    session: Arc<Mutex<Session>>,
     /// `--broken LIST` and `--without LIST` (see [`modes`]).
     modes: Arc<Modes>,
 }
@@ -449,7 +457,7 @@ impl ServerHandler for Reference {
     ) -> Result<(), ErrorData> {
         era::refuse_removed(is_modern(&context), "logging/setLevel")?;
         self.modes.offers("logging", "logging/setLevel")?;
-        self.state.lock().expect("state lock").log_level = Some(request.level);
+        self.session.lock().expect("session lock").log_level = Some(request.level);
         Ok(())
     }
 
@@ -461,9 +469,10 @@ impl ServerHandler for Reference {
         era::refuse_removed(is_modern(&context), "resources/subscribe")?;
         self.modes.offers("resources", "resources/subscribe")?;
         self.read(&request.uri)?;
-        self.subscribed
+        self.session
             .lock()
-            .expect("subscriptions lock")
+            .expect("session lock")
+            .subscribed
             .insert(request.uri);
         Ok(())
     }
@@ -475,9 +484,10 @@ impl ServerHandler for Reference {
     ) -> Result<(), ErrorData> {
         era::refuse_removed(is_modern(&context), "resources/unsubscribe")?;
         self.modes.offers("resources", "resources/unsubscribe")?;
-        self.subscribed
+        self.session
             .lock()
-            .expect("subscriptions lock")
+            .expect("session lock")
+            .subscribed
             .remove(&request.uri);
         Ok(())
     }

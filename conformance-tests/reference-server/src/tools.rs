@@ -104,9 +104,10 @@ impl Reference {
             _ => {
                 let uri = uri.unwrap_or("fixture://status").to_string();
                 if !self
-                    .subscribed
+                    .session
                     .lock()
-                    .expect("subscriptions lock")
+                    .expect("session lock")
+                    .subscribed
                     .contains(&uri)
                 {
                     return Ok(format!("{uri} has no subscriber; nothing sent"));
@@ -128,7 +129,8 @@ impl Reference {
         let modern = is_modern(&context);
         let str_arg = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
         let u64_arg = |k: &str| args.get(k).and_then(Value::as_u64);
-        let first = !self.called.swap(true, std::sync::atomic::Ordering::SeqCst);
+        let first =
+            !std::mem::replace(&mut self.session.lock().expect("session lock").called, true);
         if first && self.flaky.as_ref().is_some_and(|f| f.take()) {
             return Err(ErrorData::internal_error(
                 "flaky: the first tool call of this session fails",
@@ -343,9 +345,9 @@ impl Reference {
                     context.meta.log_level().map(|l| level_name(&l))
                 } else {
                     Some(
-                        self.state
+                        self.session
                             .lock()
-                            .expect("state lock")
+                            .expect("session lock")
                             .log_level
                             .as_ref()
                             .map(level_name)
