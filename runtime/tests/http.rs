@@ -301,8 +301,7 @@ async fn a_401_names_the_www_authenticate_challenge() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listen_streams_of_two_clients_with_one_subscription_id_stay_apart() {
     let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
-    let a = connect(&server, Some("2026-07-28")).await;
-    let b = connect(&server, Some("2026-07-28")).await;
+    let (a, b) = two_clients(&server, "2026-07-28").await;
     let filter = json!({"toolsListChanged": true});
     let sub_a = ok(a.listen(filter.clone(), None).await);
     let sub_b = ok(b.listen(filter, None).await);
@@ -337,8 +336,7 @@ async fn listen_streams_of_two_clients_with_one_subscription_id_stay_apart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resource_subscriptions_belong_to_their_session() {
     let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
-    let a = connect(&server, Some("2025-11-25")).await;
-    let b = connect(&server, Some("2025-11-25")).await;
+    let (a, b) = two_clients(&server, "2025-11-25").await;
     let uri = "fixture://status";
     ok(a.subscribe(uri).await);
     ok(b.subscribe(uri).await);
@@ -364,8 +362,7 @@ async fn resource_subscriptions_belong_to_their_session() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_log_level_belongs_to_its_session() {
     let server = HttpServer::start("mcpr-reference-server", &["--http", "127.0.0.1:0"]);
-    let a = connect(&server, Some("2025-11-25")).await;
-    let b = connect(&server, Some("2025-11-25")).await;
+    let (a, b) = two_clients(&server, "2025-11-25").await;
     ok(a.set_log_level("error").await);
     assert_eq!(
         log_info(&a).await,
@@ -374,6 +371,14 @@ async fn a_log_level_belongs_to_its_session() {
     assert_eq!(log_info(&b).await, "logged at info");
     a.close().await;
     b.close().await;
+}
+
+/// Two clients of one server in `version` (two sessions in the handshake era).
+async fn two_clients(server: &HttpServer, version: &str) -> (Client, Client) {
+    (
+        connect(server, Some(version)).await,
+        connect(server, Some(version)).await,
+    )
 }
 
 /// Calls the reference server's `notify` tool for an update of `uri`; its answer.
