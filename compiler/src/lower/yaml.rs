@@ -17,6 +17,7 @@
 //!    variables the test never declares, unknown utility functions.
 
 mod events;
+mod json;
 pub mod lean;
 pub mod schema;
 pub mod tree;

@@ -31,16 +31,8 @@ pub(super) fn read(text: &str, nodes: usize) -> Option<Node> {
     options.block_nesting_limit = options
         .block_nesting_limit
         .max(budget.max_depth.saturating_add(1));
-    let max_events = budget.max_events.max(nodes.saturating_mul(4));
-    let mut builder = Builder {
-        stack: Vec::new(),
-        done: None,
-        nodes: 0,
-        budget: nodes,
-        max_depth: budget.max_depth,
-        scalar_bytes: 0,
-        max_scalar_bytes: budget.max_total_scalar_bytes,
-    };
+    let max_events = max_events(nodes);
+    let mut builder = Builder::new(nodes);
     let mut documents = 0;
     for (events, item) in Parser::new_from_str_with_options(text, options).enumerate() {
         if events >= max_events {
@@ -109,7 +101,17 @@ impl Open {
     }
 }
 
-struct Builder {
+/// The most parser events a document of `nodes` values may take (serde-saphyr's bound).
+pub(super) fn max_events(nodes: usize) -> usize {
+    serde_saphyr::budget::Budget::default()
+        .max_events
+        .max(nodes.saturating_mul(4))
+}
+
+/// Builds the tree from a document's events: scalars, and the starts and ends of
+/// collections, each with its span. Every method answers `None` for what only serde-saphyr
+/// types or words exactly (a repeated key, a key that is not text, a budget passed).
+pub(super) struct Builder {
     stack: Vec<Open>,
     done: Option<Node>,
     nodes: usize,
@@ -120,6 +122,29 @@ struct Builder {
 }
 
 impl Builder {
+    /// A builder for a document of at most `nodes` values, within serde-saphyr's budget.
+    pub(super) fn new(nodes: usize) -> Builder {
+        let budget = serde_saphyr::budget::Budget::default();
+        Builder {
+            stack: Vec::new(),
+            done: None,
+            nodes: 0,
+            budget: nodes,
+            max_depth: budget.max_depth,
+            scalar_bytes: 0,
+            max_scalar_bytes: budget.max_total_scalar_bytes,
+        }
+    }
+
+    /// The document, once its last value is placed.
+    pub(super) fn finish(self) -> Option<Node> {
+        if self.stack.is_empty() {
+            self.done
+        } else {
+            None
+        }
+    }
+
     /// Whether the next value is a key: the innermost collection is a mapping without one.
     fn wants_key(&self) -> bool {
         self.stack
@@ -133,7 +158,7 @@ impl Builder {
         (self.nodes <= self.budget).then_some(())
     }
 
-    fn scalar(&mut self, value: &str, style: ScalarStyle, span: Span) -> Option<()> {
+    pub(super) fn scalar(&mut self, value: &str, style: ScalarStyle, span: Span) -> Option<()> {
         self.count()?;
         self.scalar_bytes += value.len();
         if self.scalar_bytes > self.max_scalar_bytes {
@@ -166,7 +191,7 @@ impl Builder {
         self.place(Node { span, kind })
     }
 
-    fn open(&mut self, map: bool, span: Span) -> Option<()> {
+    pub(super) fn open(&mut self, map: bool, span: Span) -> Option<()> {
         self.count()?;
         // A collection as a mapping key has no text form.
         if self.wants_key() {
@@ -188,7 +213,7 @@ impl Builder {
         Some(())
     }
 
-    fn close(&mut self) -> Option<()> {
+    pub(super) fn close(&mut self) -> Option<()> {
         let open = self.stack.pop()?;
         if open.key.is_some() {
             return None;

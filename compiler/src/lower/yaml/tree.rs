@@ -189,8 +189,14 @@ fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadEr
             span: Span::at(at),
         }]);
     }
-    // The ordinary document, straight from the parser's events; the rest through serde.
-    match super::events::read(text, nodes) {
+    // JSON by a JSON scanner; the ordinary document, straight from the parser's events;
+    // the rest through serde.
+    let fast = if json {
+        super::json::read(text, nodes).or_else(|| super::events::read(text, nodes))
+    } else {
+        super::events::read(text, nodes)
+    };
+    match fast {
         Some(node) => Ok(node),
         None => read_through_serde(text, nodes),
     }
@@ -472,7 +478,7 @@ impl<'de> Deserialize<'de> for KeyText {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -516,7 +522,8 @@ mod tests {
             .unwrap();
     }
 
-    fn compare_the_event_reader_with_serde() {
+    /// Every YAML and JSON text of the repository (below 2 MB), with its path.
+    pub(in crate::lower::yaml) fn repository_texts() -> Vec<(String, String)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let mut texts = Vec::new();
         let mut dirs = vec![root.clone()];
@@ -538,6 +545,11 @@ mod tests {
                 }
             }
         }
+        texts
+    }
+
+    fn compare_the_event_reader_with_serde() {
+        let mut texts = repository_texts();
         assert!(texts.len() > 50, "{} texts", texts.len());
         let awkward = [
             "a: 1\nb: -2\nc: 0\nd: -0\ne: 007\nf: 1.5\ng: 1e3\nh: .inf\ni: 0x1F\nj: +3\nk: 1_000\n",
@@ -622,7 +634,7 @@ mod tests {
         assert!(fast * 10 > files * 8, "{fast} of {files}");
     }
 
-    fn json_value() -> impl Strategy<Value = Value> {
+    pub(in crate::lower::yaml) fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
