@@ -237,7 +237,7 @@ fn three_formats() {
         let mb = text.len() as f64 / 1_000_000.0;
         let rss_mib = child_peak_mib(&path, 0);
         println!(
-            "  {name:<13} {mb:.2} MB: {:.1} MB/s, peak RSS {rss_mib:.1} MiB = {:.1} MiB per MB (goal <= 10)",
+            "  {name:<13} {mb:.2} MB: {:.1} MB/s, peak RSS {rss_mib:.1} MiB = {:.1} MiB per MB (under 1 MB: mostly what any check holds; the goal is for large suites, below)",
             mb / t.as_secs_f64(),
             rss_mib / mb
         );
