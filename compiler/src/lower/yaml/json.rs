@@ -263,7 +263,7 @@ fn printable(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::events;
-    use super::super::tree::tests::{json_value, repository_texts};
+    use super::super::tree::tests::{json_value, repository_texts, with_a_large_stack};
     use super::*;
     use proptest::prelude::*;
 
@@ -284,14 +284,7 @@ mod tests {
 
     #[test]
     fn the_json_scanner_builds_the_tree_the_yaml_parser_builds() {
-        // The YAML parser's recursion through deep documents needs more than a test thread's
-        // stack in a debug build.
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn(compare_with_events)
-            .unwrap()
-            .join()
-            .unwrap();
+        with_a_large_stack(compare_with_events);
     }
 
     fn compare_with_events() {

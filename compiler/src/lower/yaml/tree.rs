@@ -512,11 +512,15 @@ pub(super) mod tests {
     /// as through serde-saphyr; and the ordinary ones are read from the events.
     #[test]
     fn the_event_reader_builds_the_tree_serde_builds() {
-        // serde's recursion through deep documents needs more than a test thread's stack in
-        // a debug build.
+        with_a_large_stack(compare_the_event_reader_with_serde);
+    }
+
+    /// Runs `f` on a thread with a large stack: the YAML parser's and serde's recursion
+    /// through deep documents needs more than a test thread's stack in a debug build.
+    pub(in crate::lower::yaml) fn with_a_large_stack(f: fn()) {
         std::thread::Builder::new()
             .stack_size(256 << 20)
-            .spawn(compare_the_event_reader_with_serde)
+            .spawn(f)
             .unwrap()
             .join()
             .unwrap();
