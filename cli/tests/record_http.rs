@@ -440,6 +440,54 @@ fn a_2026_session_is_recorded_and_ends_when_idle() {
     common::assert_draft_replays(dir.path(), &draft, &["--protocol", "2026-07-28"]);
 }
 
+/// Clients without sessions (2026-07-28) number their requests alike: two requests with one
+/// id in flight at once are each paired with their own answer.
+#[test]
+fn requests_in_flight_at_once_with_one_id_keep_their_own_answers() {
+    let upstream = HttpServer::start(reference_server(), &["--http", "127.0.0.1:0"]);
+    let dir = scratch(&[]);
+    let rec = Recorder::start(dir.path(), &upstream.url, &["--idle", "1500ms"]);
+    let url = rec.url.clone();
+    // The slow call goes first and is answered last, on an event stream that opens with its
+    // first progress notification (so the proxy has taken it when the second call comes).
+    let slow = std::thread::spawn(move || {
+        let params = json!({"name": "progress", "arguments": {"steps": 8, "delayMs": 100}});
+        let (mut body, headers) = modern(1, "tools/call", params);
+        body["params"]["_meta"]["progressToken"] = json!("t");
+        Client::new(&url).post(&body, &headers).answer(1)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let (body, headers) = modern(
+        1,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+    );
+    let added = Client::new(&rec.url).post(&body, &headers).answer(1);
+    assert_eq!(added["result"]["structuredContent"]["sum"], 3, "{added}");
+    let slept = slow.join().unwrap();
+    assert!(slept.get("result").is_some(), "{slept}");
+    let (code, stderr) = rec.wait();
+    assert_eq!(code, Some(0), "{stderr}");
+    let draft = std::fs::read_to_string(dir.path().join("draft.mcpr")).unwrap();
+    assert!(!draft.contains("no answer came"), "{draft}");
+    // Each call with its own answer.
+    let steps: Vec<&str> = draft.split("  Call tool ").skip(1).collect();
+    let step = |name: &str| {
+        *steps
+            .iter()
+            .find(|s| s.starts_with(&format!("\"{name}\"")))
+            .unwrap_or_else(|| panic!("no call of {name}:\n{draft}"))
+    };
+    assert!(
+        step("add").contains("Expect \"structuredContent.sum\" equals 3"),
+        "{draft}"
+    );
+    assert!(
+        step("progress").contains("Expect it succeeds") && !step("progress").contains("sum"),
+        "{draft}"
+    );
+}
+
 /// The event-stream messages of `resp` as they come, until one answers `id`; `on_request`
 /// is called for each request of the server (and may answer it through `client`).
 async fn read_until_answer(

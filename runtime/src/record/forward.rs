@@ -25,7 +25,11 @@ pub(super) async fn exchange(State(proxy): State<Arc<Proxy>>, req: Request) -> R
     let shared = &proxy.shared;
     let recorded = parts.uri.path() == proxy.path;
     let method = parts.method.clone();
-    let scope = header_text(&parts.headers, "mcp-session-id").unwrap_or_default();
+    let session = header_text(&parts.headers, "mcp-session-id");
+    // Answers are paired with requests by id within a scope: the session, or, for a client
+    // without one (2026-07-28), this exchange alone — such clients reuse ids across
+    // requests in flight at once, and a POST's answers come on its own response.
+    let scope = session.clone().unwrap_or_else(|| shared.exchange_scope());
     if recorded {
         let secrets = match shared.headers.lock() {
             Ok(mut seen) => seen.observe(&parts.headers),
@@ -82,8 +86,11 @@ pub(super) async fn exchange(State(proxy): State<Arc<Proxy>>, req: Request) -> R
             let request = std::mem::replace(&mut *lock(&kept), Kept::Pending);
             record_request(shared, &scope, request, status, json);
         }
-        if method == Method::DELETE && status.is_success() && !scope.is_empty() {
-            shared.session_ended(&scope);
+        if method == Method::DELETE
+            && status.is_success()
+            && let Some(session) = &session
+        {
+            shared.session_ended(session);
         }
         let kind = if sse && method != Method::DELETE {
             AnswerKind::Events(SseParser::new(MAX_KEPT))

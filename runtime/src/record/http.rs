@@ -92,6 +92,8 @@ pub(super) struct Shared {
     activity: Mutex<Activity>,
     /// Told when the client ended its last open session.
     deleted: Notify,
+    /// Exchanges without a session so far (each is a scope of its own on the tape).
+    exchanges: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -107,7 +109,17 @@ impl Shared {
                 last: Instant::now(),
             }),
             deleted: Notify::new(),
+            exchanges: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// A tape scope for one exchange without a session; no session id can equal it (those
+    /// hold no spaces).
+    pub(super) fn exchange_scope(&self) -> String {
+        let n = self
+            .exchanges
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("exchange {n}")
     }
 
     /// Masks every credential the proxy has seen (and anything shaped like one).

@@ -1,5 +1,6 @@
 //! What passed through the proxy, in order: the client's requests and the server's answers
-//! to them, paired by id within a scope (the stdio pipe, or one Streamable HTTP session).
+//! to them, paired by id within a scope (the stdio pipe, one Streamable HTTP session, or one
+//! HTTP exchange of a client without a session).
 //! Messages are read as JSON-RPC but never changed; a line that is not JSON is forwarded
 //! and noted. Both proxies (stdio and HTTP) feed the same tape.
 
