@@ -638,7 +638,7 @@ pub(super) mod tests {
         assert!(fast * 10 > files * 8, "{fast} of {files}");
     }
 
-    pub(in crate::lower::yaml) fn json_value() -> impl Strategy<Value = Value> {
+    fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
@@ -656,16 +656,23 @@ pub(super) mod tests {
         })
     }
 
+    /// A random JSON value and its text, compact or pretty-printed.
+    pub(in crate::lower::yaml) fn json_text() -> impl Strategy<Value = (Value, String)> {
+        (json_value(), any::<bool>()).prop_map(|(v, pretty)| {
+            let text = if pretty {
+                serde_json::to_string_pretty(&v)
+            } else {
+                serde_json::to_string(&v)
+            };
+            (v, text.unwrap())
+        })
+    }
+
     proptest! {
         /// Any JSON document, compact or pretty-printed, reads to the value serde_json
         /// reads, and every node span lies inside the text.
         #[test]
-        fn any_json_reads_like_serde_json(v in json_value(), pretty in any::<bool>()) {
-            let text = if pretty {
-                serde_json::to_string_pretty(&v).unwrap()
-            } else {
-                serde_json::to_string(&v).unwrap()
-            };
+        fn any_json_reads_like_serde_json((v, text) in json_text()) {
             let tree = read(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e:?}")))?;
             prop_assert_eq!(tree.to_json(), v);
             fn spans_inside(n: &Node, len: u32) -> bool {
