@@ -19,7 +19,7 @@ pub(crate) async fn serve_http(server: Reference, addr: &str, required: Vec<(Str
         server.breaks(origin::NO_ORIGIN_CHECK),
     );
     let service = StreamableHttpService::new(
-        // Each session its own session state (the rest of the state is the server's).
+        // A new `Session` for each HTTP session; the rest of the state is the server's.
         move || {
             Ok(Reference {
                 session: Arc::default(),
