@@ -425,7 +425,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// How long a server may take to exit after its stdin closes, and again after SIGTERM,
-    /// before SIGKILL (`1s` by default; `0` ends servers at once).
+    /// before SIGKILL (`0` ends servers at once). By default `auto`: up to 1s, but SIGTERM
+    /// as soon as the server sits idle after its stdin closed.
     #[arg(long, value_name = "DURATION")]
     pub shutdown_grace: Option<String>,
     /// Pin every session's protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.

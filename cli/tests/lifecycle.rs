@@ -171,7 +171,9 @@ fn sighup_and_sigint_give_their_own_exit_codes() {
 }
 
 /// Four tests whose servers each hold the same lock file while they live and take 300 ms
-/// to exit: at `--jobs 1` the next server may only start once the last one is gone.
+/// to exit (or less: SIGTERM makes them let go at once): at `--jobs 1` the next server may
+/// only start once the last one is gone, under the default grace (which sends SIGTERM to a
+/// server that sits idle) and under a fixed one (which waits out the 300 ms).
 #[test]
 fn jobs_bound_live_servers_including_closing_ones() {
     let dir = scratch(&[]);
@@ -190,19 +192,30 @@ fn jobs_bound_live_servers_including_closing_ones() {
         }
         std::fs::write(dir.path().join(file), suite).unwrap();
     }
-    let out = mcpr_in(dir.path())
-        .args([
-            "run",
-            "lock.mcpr",
-            "lock-again.mcpr",
-            "--jobs",
-            "1",
-            "--no-history",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
-    assert!(!lock.exists(), "the last server did not remove its lock");
+    for grace in [None, Some("1s")] {
+        let out = mcpr_in(dir.path())
+            .args([
+                "run",
+                "lock.mcpr",
+                "lock-again.mcpr",
+                "--jobs",
+                "1",
+                "--no-history",
+            ])
+            .args(grace.map(|g| ["--shutdown-grace", g]).into_iter().flatten())
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{grace:?}: {}",
+            common::output_text(&out)
+        );
+        assert!(
+            !lock.exists(),
+            "{grace:?}: the last server did not remove its lock"
+        );
+    }
 }
 
 /// The reports are written while the last server shuts down, and the run still ends only
@@ -380,7 +393,9 @@ fn hostile_servers_are_named_in_time_and_a_healthy_test_still_passes() {
 }
 
 /// `--shutdown-grace` is how long a server may take to exit after its stdin closes, and
-/// again after SIGTERM: a server that ignores both is killed after twice the grace.
+/// again after SIGTERM: a server that ignores both is killed after twice the grace. The
+/// default waits up to a second at each stage, but not for a server that sits idle after
+/// its stdin closed: this one gets SIGTERM at once and SIGKILL a second later.
 #[test]
 fn the_shutdown_grace_is_the_wait_before_sigterm_and_sigkill() {
     let suite = format!(
@@ -401,10 +416,16 @@ fn the_shutdown_grace_is_the_wait_before_sigterm_and_sigkill() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let (default, _) = timed(&[]);
+    let (fixed, _) = timed(&["--shutdown-grace", "1s"]);
     assert!(
-        default >= Duration::from_secs(2),
-        "{default:?}: 1 s after EOF, 1 s after SIGTERM"
+        fixed >= Duration::from_secs(2),
+        "{fixed:?}: 1 s after EOF, 1 s after SIGTERM"
+    );
+    let (default, settings) = timed(&[]);
+    assert!(settings.contains("auto"), "{settings}");
+    assert!(
+        default >= Duration::from_secs(1) && default + Duration::from_millis(500) < fixed,
+        "{default:?} vs {fixed:?}: SIGTERM once idle, 1 s after it"
     );
     let (short, settings) = timed(&["--shutdown-grace", "100ms"]);
     assert!(
@@ -412,7 +433,7 @@ fn the_shutdown_grace_is_the_wait_before_sigterm_and_sigkill() {
         "{settings}"
     );
     assert!(
-        short + Duration::from_millis(1500) < default,
-        "{short:?} vs {default:?}"
+        short + Duration::from_millis(1500) < fixed,
+        "{short:?} vs {fixed:?}"
     );
 }

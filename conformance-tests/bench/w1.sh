@@ -12,6 +12,11 @@
 # and prints the ratios the session-costs issue sets goals for: 51 tests shared / one test
 # (goal <= 1.5) and one test / kill at once (the shutdown's cost; goal <= 1.3).
 #
+# With MCPR_AUTOTEST=path/to/mcp-autotest (npm `mcp-autotest`, a runner that kills the
+# server at once) it also runs W1 there, as one file of exact JSON-RPC exchanges whose
+# handshake and `get-sum` answers are first taken from the server itself, and prints
+# mcpr's one test / mcp-autotest.
+#
 #   conformance-tests/bench/w1.sh          (needs conformance-tests/interop/install.sh first)
 set -euo pipefail
 
@@ -69,6 +74,54 @@ one=$(best "$work/one.mcpr")
 many=$(best "$work/many.mcpr")
 shared=$(best "$work/many.mcpr" --reuse-server)
 kill=$(best "$work/one.mcpr" --shutdown-grace 0)
+# W1 for mcp-autotest: every exchange spelled out, the server's own answers to `initialize`
+# and `get-sum` (and the notification it sends after `initialized`) asked of it first.
+autotest_ms=""
+if [ -n "${MCPR_AUTOTEST:-}" ]; then
+  mkdir -p "$work/autotest"
+  node -e '
+    const { spawn } = require("child_process");
+    const server = spawn("node", [process.argv[1]], { stdio: ["pipe", "pipe", "ignore"] });
+    const send = (m) => server.stdin.write(JSON.stringify(m) + "\n");
+    let buffer = "", seen = [];
+    server.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      let i;
+      while ((i = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, i); buffer = buffer.slice(i + 1);
+        const msg = JSON.parse(line);
+        if (msg.id === 0) {
+          seen.push(line);
+          send({ jsonrpc: "2.0", method: "notifications/initialized" });
+          send({ jsonrpc: "2.0", id: 51, method: "tools/call", params: { name: "get-sum", arguments: { a: 2, b: 40 } } });
+        } else if (msg.id === 51) {
+          seen.push(line); console.log(seen.join("\n")); server.kill();
+        } else if (msg.method) {
+          seen.push(line);
+        }
+      }
+    });
+    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "w1", version: "1" } } });
+  ' "$everything" >"$work/answers.txt"
+  [ "$(wc -l <"$work/answers.txt")" -eq 3 ] || { echo "w1.sh: server-everything did not answer as expected for mcp-autotest:" >&2; cat "$work/answers.txt" >&2; exit 1; }
+  {
+    printf 'case: initialize\nin: {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"w1","version":"1"}}}\nout: %s\n' "$(sed -n 1p "$work/answers.txt")"
+    printf -- '---\ncase: initialized\nin: {"jsonrpc":"2.0","method":"notifications/initialized"}\nout: %s\n' "$(sed -n 2p "$work/answers.txt")"
+    for i in $(seq 1 50); do
+      printf -- '---\ncase: echo %s\nin: {"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi %s"}}}\nout: {"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"Echo: hi %s"}]}}\n' "$i" "$i" "$i" "$i" "$i"
+    done
+    printf -- '---\ncase: sum\nin: {"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":2,"b":40}}}\nout: %s\n' "$(sed -n 3p "$work/answers.txt")"
+  } >"$work/autotest/w1_test.yaml"
+  for _ in $(seq 1 "$rounds"); do
+    start=$(date +%s%N)
+    "$MCPR_AUTOTEST" run "$work/autotest" -- node "$everything" >"$work/out.txt" 2>&1 \
+      || { cat "$work/out.txt" >&2; echo "w1.sh: W1 did not pass under mcp-autotest" >&2; exit 1; }
+    end=$(date +%s%N)
+    ms=$(( (end - start) / 1000000 ))
+    if [ -z "$autotest_ms" ] || [ "$ms" -lt "$autotest_ms" ]; then autotest_ms=$ms; fi
+  done
+fi
+
 printf 'W1 against server-everything, best of %s, one job:\n' "$rounds"
 printf '  one test            %6d ms\n' "$one"
 printf '  51 tests            %6d ms\n' "$many"
@@ -78,3 +131,8 @@ awk -v o="$one" -v m="$many" -v s="$shared" -v k="$kill" 'BEGIN {
   printf "ratio 51 tests / one test: %.2f\n", m / o
   printf "ratio 51 tests shared / one test: %.2f (goal <= 1.5)\n", s / o
   printf "ratio one test / kill at once: %.2f (goal <= 1.3)\n", o / k }'
+if [ -n "$autotest_ms" ]; then
+  printf '  mcp-autotest        %6d ms\n' "$autotest_ms"
+  awk -v o="$one" -v a="$autotest_ms" 'BEGIN {
+    printf "ratio one test / mcp-autotest: %.2f (goal <= 1.3)\n", o / a }'
+fi

@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{assert_group_gone, connect_reference, hostile};
-use mcpr_runtime::session::{ClientBehaviour, ProtocolChoice, SessionConfig};
+use mcpr_runtime::session::{ClientBehaviour, ProtocolChoice, SessionConfig, ShutdownGrace};
 use mcpr_runtime::transport::ShutdownStage;
 use mcpr_runtime::{CallOptions, Client, Error, StdioConfig};
 use serde_json::json;
@@ -17,7 +17,7 @@ fn cfg() -> SessionConfig {
     SessionConfig {
         request_timeout: DEADLINE,
         connect_timeout: DEADLINE,
-        shutdown_grace: Duration::from_millis(500),
+        shutdown_grace: ShutdownGrace::Fixed(Duration::from_millis(500)),
         behaviour: ClientBehaviour::everything(),
         ..SessionConfig::default()
     }

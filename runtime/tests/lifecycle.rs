@@ -1,6 +1,7 @@
 //! Sessions and processes against hostile servers: the handshake's own deadline, a
 //! `setsid` descendant ended with its session, a server reported as exited while a
-//! descendant holds its pipes, SIGTERM ignored during a call, and a session's byte budget.
+//! descendant holds its pipes, SIGTERM ignored during a call, a session's byte budget, and
+//! the default shutdown grace, which waits for a busy server but not for an idle one.
 //! Each failure is named within its deadline plus 2 s and leaves no process behind.
 
 mod common;
@@ -8,7 +9,8 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{assert_group_gone, hostile};
-use mcpr_runtime::session::{ClientBehaviour, SessionConfig};
+use mcpr_runtime::session::{ClientBehaviour, SessionConfig, ShutdownGrace};
+use mcpr_runtime::transport::ShutdownStage;
 use mcpr_runtime::{CallOptions, Client};
 use serde_json::json;
 
@@ -18,7 +20,7 @@ fn cfg() -> SessionConfig {
     SessionConfig {
         request_timeout: DEADLINE,
         connect_timeout: DEADLINE,
-        shutdown_grace: Duration::from_millis(300),
+        shutdown_grace: ShutdownGrace::Fixed(Duration::from_millis(300)),
         behaviour: ClientBehaviour::everything(),
         ..SessionConfig::default()
     }
@@ -120,11 +122,7 @@ async fn sigterm_ignored_during_a_call_ends_in_sigkill() {
     assert_eq!(e.code(), "MCP-TIMEOUT-001", "{e}");
     let start = Instant::now();
     let report = c.close().await;
-    assert_eq!(
-        report.stage,
-        mcpr_runtime::transport::ShutdownStage::Sigkill,
-        "{report:?}"
-    );
+    assert_eq!(report.stage, ShutdownStage::Sigkill, "{report:?}");
     assert!(start.elapsed() < Duration::from_secs(3), "{report:?}");
     assert_group_gone(pid).await;
 }
@@ -200,4 +198,61 @@ async fn a_server_that_answers_the_probe_late_still_opens_its_session() {
         .expect("the session opens");
     c.ping(None).await.expect("and works");
     c.close().await;
+}
+
+/// Connects to the hostile server in `mode` (which takes `millis` after stdin closes),
+/// makes one call and closes the session under `grace`.
+async fn closed_after_one_call(
+    mode: &str,
+    millis: &str,
+    grace: ShutdownGrace,
+) -> (mcpr_runtime::transport::ShutdownReport, String) {
+    let config = SessionConfig {
+        shutdown_grace: grace,
+        ..cfg()
+    };
+    let c = Client::connect(hostile(mode, &[millis]), config)
+        .await
+        .expect("connects");
+    let pid = c.session().pid();
+    c.call_tool("echo", json!({"text": "x"}), &CallOptions::default())
+        .await
+        .expect("echo answers");
+    let report = c.close().await;
+    assert_group_gone(pid).await;
+    (report, c.session().stderr_tail())
+}
+
+#[tokio::test]
+async fn the_default_grace_ends_early_for_a_server_that_sits_idle_after_stdin_closes() {
+    let (report, _) = closed_after_one_call("linger", "5000", ShutdownGrace::Auto).await;
+    assert_eq!(report.stage, ShutdownStage::Sigterm, "{report:?}");
+    assert!(report.idle, "{report:?}");
+    assert!(
+        report.elapsed < ShutdownGrace::AUTO_LIMIT,
+        "SIGTERM came before the grace's limit: {report:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_default_grace_waits_for_a_server_busy_with_its_clean_up() {
+    let (report, stderr) = closed_after_one_call("busy-exit", "400", ShutdownGrace::Auto).await;
+    assert_eq!(report.stage, ShutdownStage::StdinEof, "{report:?}");
+    assert!(!report.idle, "{report:?}");
+    assert!(stderr.contains("busy-exit done"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_fixed_grace_waits_for_an_idle_server_too() {
+    let grace = ShutdownGrace::Fixed(Duration::from_secs(3));
+    let (report, _) = closed_after_one_call("linger", "300", grace).await;
+    assert_eq!(report.stage, ShutdownStage::StdinEof, "{report:?}");
+    assert!(!report.idle, "{report:?}");
+    let grace = ShutdownGrace::Fixed(Duration::from_millis(100));
+    let (report, _) = closed_after_one_call("linger", "5000", grace).await;
+    assert_eq!(report.stage, ShutdownStage::Sigterm, "{report:?}");
+    assert!(
+        !report.idle,
+        "a fixed grace runs out, it does not judge: {report:?}"
+    );
 }

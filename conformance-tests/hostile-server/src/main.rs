@@ -17,7 +17,11 @@
 //! and never answers), tasks-2025 (2025-11-25 tasks done by the book: a task-augmented `tools/call` answers a
 //! task, `tasks/get` gives its status only, `tasks/result` the tool's result), lock-file PATH
 //! (holds PATH as a lock while it lives, as a server holding a port would: refuses to start
-//! when the file exists; after stdin closes it takes 300 ms to exit, then removes it).
+//! when the file exists; after stdin closes it takes 300 ms to exit, then removes it; on
+//! SIGTERM it removes it at once and exits), linger MS (after stdin closes, sleeps MS
+//! milliseconds before it exits, as a server held by a timer does), busy-exit MS (after
+//! stdin closes, keeps a core busy for MS milliseconds, then writes `busy-exit done` on
+//! stderr and exits, as a server with a long clean-up does).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -37,6 +41,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 const MODES: &[&str] = &[
     "lock-file",
+    "linger",
+    "busy-exit",
     "hang-initialize",
     "notification-hog",
     "setsid-exit",
@@ -342,6 +348,14 @@ async fn main() {
                 eprintln!("hostile: lock {path} is held by another server: {e}");
                 std::process::exit(1);
             }
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("SIGTERM handler");
+            tokio::spawn(async move {
+                term.recv().await;
+                let _ = std::fs::remove_file(&path);
+                std::process::exit(143);
+            });
         }
         "orphan" => {
             // A grandchild in our process group that outlives us.
@@ -594,6 +608,25 @@ async fn main() {
     if mode == "lock-file" {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let _ = std::fs::remove_file(std::env::args().nth(2).unwrap_or_default());
+        return;
+    }
+    let millis = || -> u64 {
+        std::env::args()
+            .nth(2)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1000)
+    };
+    if mode == "linger" {
+        tokio::time::sleep(Duration::from_millis(millis())).await;
+        return;
+    }
+    if mode == "busy-exit" {
+        let until = std::time::Instant::now() + Duration::from_millis(millis());
+        let mut spins = 0u64;
+        while std::time::Instant::now() < until {
+            spins = std::hint::black_box(spins.wrapping_add(1));
+        }
+        eprintln!("hostile: busy-exit done");
         return;
     }
     if mode == "ignore-sigterm" {

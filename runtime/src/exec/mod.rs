@@ -38,7 +38,7 @@ use crate::client::Client;
 use crate::codes::RunCode;
 use crate::error::{Error, ErrorKind};
 use crate::protocol::RpcError;
-use crate::session::{ProtocolChoice, SessionConfig};
+use crate::session::{ProtocolChoice, SessionConfig, ShutdownGrace};
 
 use assert::{McpError, Mismatch};
 use last_response::LastResponse;
@@ -246,7 +246,7 @@ pub async fn run_test_in(
         connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
         shutdown_grace: input
             .shutdown_grace
-            .or_else(|| suite_shutdown_grace(suite))
+            .or_else(|| suite_shutdown_grace(suite).map(ShutdownGrace::Fixed))
             .unwrap_or(crate::session::config::DEFAULT_SHUTDOWN_GRACE),
         behaviour: behaviour.clone(),
         handshake_tasks: declare.tasks,

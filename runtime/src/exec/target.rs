@@ -40,8 +40,9 @@ pub struct TestInput {
     pub record_failed: bool,
     /// The default step deadline (`--timeout`), over the suite's `defaults.timeoutMs`.
     pub timeout: Option<Duration>,
-    /// How long the server may take to exit after its stdin closes (`--shutdown-grace`).
-    pub shutdown_grace: Option<Duration>,
+    /// How long the server may take to exit after its stdin closes (`--shutdown-grace`),
+    /// over the suite's `Shutdown grace:`.
+    pub shutdown_grace: Option<crate::session::ShutdownGrace>,
 }
 
 /// Which of the runner's variables a stdio target's server gets besides the base set.

@@ -172,7 +172,10 @@ where
         .await;
     }
     drop(writer);
-    let report = process.handle.shutdown(opts.grace).await;
+    let report = process
+        .handle
+        .shutdown(crate::transport::ShutdownGrace::Fixed(opts.grace))
+        .await;
     if matches!(end, End::Server) {
         let status = report.status.unwrap_or_else(|| "its stdout closed".into());
         let mut note = format!("the server ended the session ({status})");

@@ -21,6 +21,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::session::ShutdownGrace;
+
 /// The project file's name, looked for upward from the working folder.
 pub const FILE_NAME: &str = "mcpr.toml";
 
@@ -177,7 +179,7 @@ pub struct Resolved {
     /// The default step timeout.
     pub timeout: Sourced<Duration>,
     /// The shutdown grace of each server.
-    pub shutdown_grace: Sourced<Duration>,
+    pub shutdown_grace: Sourced<ShutdownGrace>,
     /// The protocol version.
     pub protocol: Sourced<String>,
     /// The JSON report.
@@ -464,16 +466,22 @@ fn read_file(path: &Path) -> Result<ProjectFile, String> {
     toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// A shutdown grace: a duration as [`parse_duration`] reads it, or zero (`0`, `0ms`):
-/// the server is ended as soon as its stdin is closed.
-pub fn parse_grace(text: &str) -> Result<Duration, String> {
+/// A shutdown grace: a duration as [`parse_duration`] reads it; zero (`0`, `0ms`): the
+/// server is ended as soon as its stdin is closed; or `auto`, mcpr's default (up to a
+/// second, less once the server sits idle: [`ShutdownGrace::Auto`]).
+pub fn parse_grace(text: &str) -> Result<ShutdownGrace, String> {
+    if text.trim().eq_ignore_ascii_case("auto") {
+        return Ok(ShutdownGrace::Auto);
+    }
     let digits = text
         .trim()
         .trim_end_matches(|c: char| c.is_ascii_alphabetic());
     if !digits.is_empty() && digits.trim().parse::<f64>().is_ok_and(|n| n == 0.0) {
-        return Ok(Duration::ZERO);
+        return Ok(ShutdownGrace::Fixed(Duration::ZERO));
     }
     parse_duration(text)
+        .map(ShutdownGrace::Fixed)
+        .map_err(|e| format!("{e}, or auto"))
 }
 
 /// `30s`, `1500ms`, `2m`, or a number of seconds (`2.5`); more than zero.
@@ -534,8 +542,11 @@ impl Resolved {
         out.push_str(&line(
             "grace",
             &self.shutdown_grace,
-            |d| crate::error::fmt_duration(*d),
-            "the suite's Shutdown grace, else 1s",
+            |g| match g {
+                ShutdownGrace::Auto => "auto".into(),
+                ShutdownGrace::Fixed(d) => crate::error::fmt_duration(*d),
+            },
+            "the suite's Shutdown grace, else auto",
         ));
         out.push_str(&line("protocol", &self.protocol, Clone::clone, "probed"));
         out.push_str(&line(
@@ -639,9 +650,11 @@ mod tests {
 
     #[test]
     fn a_shutdown_grace_may_be_zero_and_reuse_server_comes_from_every_place() {
-        assert_eq!(parse_grace("0"), Ok(Duration::ZERO));
-        assert_eq!(parse_grace("0ms"), Ok(Duration::ZERO));
-        assert_eq!(parse_grace("250ms"), Ok(Duration::from_millis(250)));
+        let fixed = |d| Ok(ShutdownGrace::Fixed(d));
+        assert_eq!(parse_grace("0"), fixed(Duration::ZERO));
+        assert_eq!(parse_grace("0ms"), fixed(Duration::ZERO));
+        assert_eq!(parse_grace("250ms"), fixed(Duration::from_millis(250)));
+        assert_eq!(parse_grace(" Auto "), Ok(ShutdownGrace::Auto));
         assert!(parse_grace("-1s").is_err());
         assert!(parse_grace("soon").is_err());
         let dir = project("[run]\nreuse-server = true\nshutdown-grace = \"0\"\n");
@@ -652,7 +665,10 @@ mod tests {
         let none = |_: &str| None;
         let r = resolve(&Settings::default(), &lookup, &none).unwrap();
         assert_eq!(r.reuse_server.value, Some(true));
-        assert_eq!(r.shutdown_grace.value, Some(Duration::ZERO));
+        assert_eq!(
+            r.shutdown_grace.value,
+            Some(ShutdownGrace::Fixed(Duration::ZERO))
+        );
         let off = |name: &str| (name == "MCPR_REUSE_SERVER").then(|| "off".to_string());
         let r = resolve(&Settings::default(), &lookup, &off).unwrap();
         assert_eq!(r.reuse_server.value, Some(false));

@@ -150,7 +150,7 @@ pub struct RunRequest {
     pub timeout: Option<Duration>,
     /// How long each server may take to exit after its stdin closes, and again after
     /// SIGTERM (`--shutdown-grace`; default [`crate::session::config::DEFAULT_SHUTDOWN_GRACE`]).
-    pub shutdown_grace: Option<Duration>,
+    pub shutdown_grace: Option<crate::session::ShutdownGrace>,
     /// Tests on the same server share one session per job (`--reuse-server`), as a
     /// suite's `Session: shared` asks.
     pub reuse_server: bool,

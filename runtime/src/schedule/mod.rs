@@ -70,7 +70,7 @@ pub struct RunOptions {
     /// Keep the messages of the sessions of tests that do not pass (the HTML report).
     pub transcript_failures: bool,
     /// How long each server may take to exit after its stdin closes (`--shutdown-grace`).
-    pub shutdown_grace: Option<Duration>,
+    pub shutdown_grace: Option<crate::session::ShutdownGrace>,
     /// Tests on the same server share one session per job (`--reuse-server`), as the
     /// suite's `Session: shared` asks.
     pub reuse_server: bool,

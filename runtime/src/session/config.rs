@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::behaviour::ClientBehaviour;
 use crate::protocol::meta::ClientInfo;
 use crate::transcript::Entry;
+pub use crate::transport::ShutdownGrace;
 
 /// Which protocol version to speak.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -28,10 +29,12 @@ pub enum ProtocolChoice {
 pub const DEFAULT_BUFFER_BYTES: usize = 64 * 1024 * 1024;
 
 /// How long a server may take to exit after its stdin closes, and again after SIGTERM,
-/// by default. Measured (exit after stdin EOF): the reference server 2 ms, the Node servers
-/// server-memory, -filesystem and -sequential-thinking 16-36 ms, server-everything
-/// 69-158 ms, a Python SDK server 385-633 ms: one second lets each exit by itself.
-pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+/// by default: [`ShutdownGrace::Auto`], up to one second but no longer than the server keeps
+/// busy. Measured (exit after stdin EOF): the reference server 2 ms, the Node servers
+/// server-memory, -filesystem and -sequential-thinking 9-36 ms, Python SDK servers
+/// 90-633 ms busy the whole time; server-everything asleep for up to 350 ms on a timer it
+/// starts at `initialize` (ended after 20 ms idle instead).
+pub const DEFAULT_SHUTDOWN_GRACE: ShutdownGrace = ShutdownGrace::Auto;
 
 /// Settings of a session.
 #[derive(Debug, Clone)]
@@ -43,7 +46,7 @@ pub struct SessionConfig {
     /// Longest wait for the `server/discover` probe before falling back to `initialize`.
     pub probe_timeout: Duration,
     /// Grace periods of the shutdown (after stdin EOF, after SIGTERM).
-    pub shutdown_grace: Duration,
+    pub shutdown_grace: ShutdownGrace,
     /// Which version to speak.
     pub protocol: ProtocolChoice,
     /// The client's declarations and canned answers.

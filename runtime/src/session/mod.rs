@@ -39,7 +39,9 @@ use crate::transport::stdio::{
 };
 pub use answers::ServerRequest;
 pub use behaviour::{ClientBehaviour, ElicitationAnswer, Root, SamplingAnswer};
-pub use config::{FOREGROUND_SLICE, Observer, ProtocolChoice, RequestOptions, SessionConfig};
+pub use config::{
+    FOREGROUND_SLICE, Observer, ProtocolChoice, RequestOptions, SessionConfig, ShutdownGrace,
+};
 pub use fault::Fault;
 pub use handshake::ServerFacts;
 pub use inbox::{Match, Notification, values_equal};
@@ -223,7 +225,9 @@ impl Session {
             Err(e) => {
                 if let Some(handle) = &session.inner.handle {
                     handle.kill_now();
-                    handle.shutdown(Duration::from_millis(200)).await;
+                    handle
+                        .shutdown(ShutdownGrace::Fixed(Duration::from_millis(200)))
+                        .await;
                 }
                 if let Some(http) = &session.inner.http {
                     http.abort_all();
@@ -434,6 +438,7 @@ impl Session {
                     status,
                     elapsed: start.elapsed(),
                     ended_stragglers: false,
+                    idle: false,
                 }
             }
             (None, None) => ShutdownReport {
@@ -441,6 +446,7 @@ impl Session {
                 status: None,
                 elapsed: Duration::ZERO,
                 ended_stragglers: false,
+                idle: false,
             },
         };
         let reader = self.reader.lock().expect("reader lock").take();

@@ -8,6 +8,6 @@ pub mod sse;
 pub mod stdio;
 
 pub use stdio::{
-    Foreground, ForegroundReader, Frame, LineReader, ShutdownReport, ShutdownStage, StdioConfig,
-    StdioProcess, kill_all_process_groups,
+    Foreground, ForegroundReader, Frame, LineReader, ShutdownGrace, ShutdownReport, ShutdownStage,
+    StdioConfig, StdioProcess, kill_all_process_groups,
 };

@@ -7,12 +7,14 @@
 //! thread, also by the waiting call itself for a short slice ([`ForegroundReader`]): both
 //! frame bytes through one shared buffer, so neither ever sees a line out of order.
 //!
-//! One file per part: `process` (the child's group, stderr tail, shutdown), `writer`
-//! (stdin), `framing` (stdout lines), `foreground` (reading answers on the waiting thread).
+//! One file per part: `process` (the child's group, stderr tail, shutdown), `idle` (whether a
+//! server asked to exit is still busy), `writer` (stdin), `framing` (stdout lines),
+//! `foreground` (reading answers on the waiting thread).
 
 mod descendants;
 mod foreground;
 mod framing;
+mod idle;
 mod process;
 mod writer;
 
@@ -21,8 +23,8 @@ pub use descendants::sweep_strays;
 pub use foreground::{Foreground, ForegroundReader};
 pub use framing::{Frame, LineReader};
 pub use process::{
-    ProcessHandle, ShutdownReport, ShutdownStage, StderrTail, describe_status, group_alive,
-    kill_all_process_groups,
+    ProcessHandle, ShutdownGrace, ShutdownReport, ShutdownStage, StderrTail, describe_status,
+    group_alive, kill_all_process_groups,
 };
 pub use writer::{StdinWriter, WriteFailure};
 

@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use super::STDERR_TAIL_BYTES;
 use super::descendants;
+use super::idle::{self, Activity};
 
 pub(super) fn registry() -> &'static Mutex<BTreeSet<i32>> {
     static LIVE: OnceLock<Mutex<BTreeSet<i32>>> = OnceLock::new();
@@ -72,6 +73,31 @@ pub struct ProcessHandle {
     pub(super) mark: String,
 }
 
+/// How long a server may take to exit after its stdin closes, and again after SIGTERM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShutdownGrace {
+    /// mcpr's default: up to [`ShutdownGrace::AUTO_LIMIT`] at each stage, but the wait after
+    /// stdin closes ends as soon as the server has sat idle for [`idle::QUIET`] (no thread
+    /// of it running, runnable or in disk wait, no CPU time spent): a server busy with its
+    /// clean-up gets the whole grace, one held only by a timer or a sleep gets SIGTERM.
+    Auto,
+    /// Exactly this long at each stage (`--shutdown-grace`, `Shutdown grace:`).
+    Fixed(Duration),
+}
+
+impl ShutdownGrace {
+    /// The longest wait of [`ShutdownGrace::Auto`] at each stage.
+    pub const AUTO_LIMIT: Duration = Duration::from_secs(1);
+
+    /// The longest wait at each stage.
+    pub fn limit(self) -> Duration {
+        match self {
+            ShutdownGrace::Auto => Self::AUTO_LIMIT,
+            ShutdownGrace::Fixed(d) => d,
+        }
+    }
+}
+
 /// How far the shutdown had to go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -100,6 +126,9 @@ pub struct ShutdownReport {
     pub elapsed: Duration,
     /// Whether other processes of the server's group had to be ended after it exited.
     pub ended_stragglers: bool,
+    /// Whether the wait after stdin closed ended early because the server sat idle
+    /// ([`ShutdownGrace::Auto`]).
+    pub idle: bool,
 }
 
 pub(super) fn ser_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -184,17 +213,31 @@ impl ProcessHandle {
     }
 
     /// Ends the process and its group. The caller must already have closed stdin (dropped
-    /// it); then this waits `grace`, sends SIGTERM to the group, waits `grace`, sends SIGKILL.
+    /// it); then this waits the grace (less for an idle server under
+    /// [`ShutdownGrace::Auto`]), sends SIGTERM to the group, waits the grace, sends SIGKILL.
     /// Processes of the group that outlive the server are ended the same way.
-    pub async fn shutdown(&self, grace: Duration) -> ShutdownReport {
+    pub async fn shutdown(&self, grace: ShutdownGrace) -> ShutdownReport {
         let start = Instant::now();
         let mut stage = ShutdownStage::AlreadyExited;
+        let mut idle = false;
+        let limit = grace.limit();
         if self.exit_status().is_none() {
             stage = ShutdownStage::StdinEof;
-            if !self.wait_exit(grace).await {
+            let exited = match grace {
+                ShutdownGrace::Auto => match self.wait_exit_or_idle(limit).await {
+                    Waited::Exited => true,
+                    Waited::Idle => {
+                        idle = true;
+                        false
+                    }
+                    Waited::Limit => false,
+                },
+                ShutdownGrace::Fixed(d) => self.wait_exit(d).await,
+            };
+            if !exited {
                 stage = ShutdownStage::Sigterm;
                 self.signal_group(Signal::SIGTERM);
-                if !self.wait_exit(grace).await {
+                if !self.wait_exit(limit).await {
                     stage = ShutdownStage::Sigkill;
                     self.signal_group(Signal::SIGKILL);
                     self.wait_exit(Duration::from_secs(5)).await;
@@ -202,11 +245,11 @@ impl ProcessHandle {
             }
         }
         // Descendants that left the group, re-parented to mcpr, carry the session's mark.
-        let mut ended_stragglers = descendants::end_strays(&self.mark, self.pid, grace).await;
+        let mut ended_stragglers = descendants::end_strays(&self.mark, self.pid, limit).await;
         if group_left(self.pid) {
             ended_stragglers = true;
             self.signal_group(Signal::SIGTERM);
-            if !wait_group_gone(self.pid, grace).await {
+            if !wait_group_gone(self.pid, limit).await {
                 self.signal_group(Signal::SIGKILL);
                 wait_group_gone(self.pid, Duration::from_secs(2)).await;
             }
@@ -220,6 +263,34 @@ impl ProcessHandle {
             status: self.exit_description(),
             elapsed: start.elapsed(),
             ended_stragglers,
+            idle,
+        }
+    }
+
+    /// Waits until the process exits, `limit` passes, or the server has sat idle for
+    /// [`idle::QUIET`] (see [`idle`]).
+    async fn wait_exit_or_idle(&self, limit: Duration) -> Waited {
+        let deadline = Instant::now() + limit;
+        let mut last = Activity::sample(self.pid);
+        let mut quiet_from = Instant::now();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if self.wait_exit(left.min(idle::SAMPLE)).await {
+                return Waited::Exited;
+            }
+            if left <= idle::SAMPLE {
+                return Waited::Limit;
+            }
+            let now = Activity::sample(self.pid);
+            match (&last, &now) {
+                (Some(before), Some(after)) if after.quiet_since(before) => {
+                    if quiet_from.elapsed() >= idle::QUIET {
+                        return Waited::Idle;
+                    }
+                }
+                _ => quiet_from = Instant::now(),
+            }
+            last = now;
         }
     }
 
@@ -231,6 +302,13 @@ impl ProcessHandle {
             g.remove(&self.pid);
         }
     }
+}
+
+/// How a wait for the server's exit ended.
+enum Waited {
+    Exited,
+    Idle,
+    Limit,
 }
 
 pub(super) async fn wait_group_gone(pgid: i32, limit: Duration) -> bool {
