@@ -27,7 +27,7 @@ pub const QUIET: Duration = Duration::from_millis(20);
 pub const SAMPLE: Duration = Duration::from_millis(5);
 
 /// What a server's processes have done so far, as far as it tells busy from asleep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Activity {
     /// A thread was running, runnable or in disk wait when it was looked at.
     pub busy: bool,
@@ -43,13 +43,7 @@ impl Activity {
     /// A sample of process `pid` and its descendants; `None` when not even `pid` could be
     /// read (it is gone, or there is no `/proc`).
     pub fn sample(pid: i32) -> Option<Activity> {
-        let mut total = Activity {
-            busy: false,
-            ticks: 0,
-            switches: 0,
-            threads: 0,
-        };
-        let mut read_any = false;
+        let mut total = Activity::default();
         for p in descendants::tree(pid) {
             let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
                 continue;
@@ -62,7 +56,6 @@ impl Activity {
                 let Some((state, ticks)) = parse_stat(&stat) else {
                     continue;
                 };
-                read_any = true;
                 total.threads += 1;
                 total.busy |= matches!(state, 'R' | 'D');
                 total.ticks += ticks;
@@ -71,7 +64,7 @@ impl Activity {
                 }
             }
         }
-        read_any.then_some(total)
+        (total.threads > 0).then_some(total)
     }
 
     /// Whether `self`, sampled after `before`, shows the server did nothing in between.

@@ -224,14 +224,11 @@ impl ProcessHandle {
         if self.exit_status().is_none() {
             stage = ShutdownStage::StdinEof;
             let exited = match grace {
-                ShutdownGrace::Auto => match self.wait_exit_or_idle(limit).await {
-                    Waited::Exited => true,
-                    Waited::Idle => {
-                        idle = true;
-                        false
-                    }
-                    Waited::Limit => false,
-                },
+                ShutdownGrace::Auto => {
+                    let waited = self.wait_exit_or_idle(limit).await;
+                    idle = waited == Waited::Idle;
+                    waited == Waited::Exited
+                }
                 ShutdownGrace::Fixed(d) => self.wait_exit(d).await,
             };
             if !exited {
@@ -305,6 +302,7 @@ impl ProcessHandle {
 }
 
 /// How a wait for the server's exit ended.
+#[derive(PartialEq)]
 enum Waited {
     Exited,
     Idle,
