@@ -159,29 +159,10 @@ fn full_natives() -> Vec<NativeStep> {
         timeout_ms: Some(5),
     });
     let mut natives = vec![all];
-    for action in [
-        NativeAction::AwaitNotification,
-        NativeAction::Subscribe,
-        NativeAction::Unsubscribe,
-        NativeAction::SetLogLevel,
-        NativeAction::ListAll,
-        NativeAction::TaskGet,
-        NativeAction::TaskList,
-        NativeAction::TaskCancel,
-        NativeAction::ConfigureClient,
-        NativeAction::Echo,
-        NativeAction::Prompt,
-        NativeAction::QueueAnswer,
-        NativeAction::Check,
-        NativeAction::SaveText,
-        NativeAction::TaskWait,
-        NativeAction::SkillsList,
-        NativeAction::SkillsVerify,
-        NativeAction::AppsVerify,
-        NativeAction::LintClean,
-        NativeAction::ToolsSnapshot,
-        NativeAction::Reconnect,
-    ] {
+    for action in NativeAction::ALL
+        .into_iter()
+        .filter(|a| *a != NativeAction::Request)
+    {
         // Every member the action has, filled in through its JSON form.
         let mut doc = serde_json::to_value(NativeStep::new(action)).unwrap();
         for (member, value) in [

@@ -123,6 +123,34 @@ pub enum NativeAction {
     Reconnect,
 }
 
+impl NativeAction {
+    /// Every native action, in the order of their declaration.
+    pub const ALL: [NativeAction; 22] = [
+        NativeAction::Request,
+        NativeAction::AwaitNotification,
+        NativeAction::Subscribe,
+        NativeAction::Unsubscribe,
+        NativeAction::SetLogLevel,
+        NativeAction::ListAll,
+        NativeAction::TaskGet,
+        NativeAction::TaskList,
+        NativeAction::TaskCancel,
+        NativeAction::ConfigureClient,
+        NativeAction::Echo,
+        NativeAction::Prompt,
+        NativeAction::QueueAnswer,
+        NativeAction::Check,
+        NativeAction::SaveText,
+        NativeAction::TaskWait,
+        NativeAction::SkillsList,
+        NativeAction::SkillsVerify,
+        NativeAction::AppsVerify,
+        NativeAction::LintClean,
+        NativeAction::ToolsSnapshot,
+        NativeAction::Reconnect,
+    ];
+}
+
 /// Members of `request`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -695,31 +723,7 @@ mod tests {
 
     #[test]
     fn every_action_reads_back_as_itself() {
-        let all = [
-            NativeAction::Request,
-            NativeAction::AwaitNotification,
-            NativeAction::Subscribe,
-            NativeAction::Unsubscribe,
-            NativeAction::SetLogLevel,
-            NativeAction::ListAll,
-            NativeAction::TaskGet,
-            NativeAction::TaskList,
-            NativeAction::TaskCancel,
-            NativeAction::ConfigureClient,
-            NativeAction::Echo,
-            NativeAction::Prompt,
-            NativeAction::QueueAnswer,
-            NativeAction::Check,
-            NativeAction::SaveText,
-            NativeAction::TaskWait,
-            NativeAction::SkillsList,
-            NativeAction::SkillsVerify,
-            NativeAction::AppsVerify,
-            NativeAction::LintClean,
-            NativeAction::ToolsSnapshot,
-            NativeAction::Reconnect,
-        ];
-        for action in all {
+        for action in NativeAction::ALL {
             let mut n = NativeStep::new(action);
             assert_eq!(n.action(), action);
             *n.timeout_ms_mut() = Some(7);
