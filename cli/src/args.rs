@@ -386,7 +386,8 @@ working folder; [run] overlaid by [profiles.NAME] of --config-profile), else the
 
 Environment:
   MCPR_JOBS, MCPR_TIMEOUT, MCPR_SHUTDOWN_GRACE, MCPR_PROTOCOL, MCPR_JSON, MCPR_JUNIT,
-  MCPR_HTML, MCPR_FORMAT, MCPR_FAIL_FAST, MCPR_NO_PROGRESS, MCPR_REUSE_SERVER
+  MCPR_HTML, MCPR_FORMAT, MCPR_FAIL_FAST, MCPR_NO_PROGRESS, MCPR_NO_HISTORY,
+  MCPR_REUSE_SERVER
                    the flags of the same name
   MCPR_CONFIG, MCPR_CONFIG_PROFILE   --config, --config-profile
   CI=true          no progress bar; missing snapshots fail instead of being recorded
@@ -763,6 +764,13 @@ impl RunArgs {
                 .map(|v| v.get_name().to_string()),
             fail_fast: self.fail_fast.then_some(true),
             no_progress: self.no_progress.then_some(true),
+            // `--history PATH` asks for a history: it wins over a variable or file that
+            // turns it off.
+            no_history: if self.history.is_some() {
+                Some(false)
+            } else {
+                self.no_history.then_some(true)
+            },
             reuse_server: self.reuse_server.then_some(true),
             min_coverage: self.min_coverage.map(|p| Percent::Text(p.to_string())),
             retries: self.retries,

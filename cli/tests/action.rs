@@ -29,6 +29,8 @@ fn entry(step: &str) -> Command {
             c.env_remove(k);
         }
     }
+    // Runs from the repository must not add to its own run history (.mcpr/history.jsonl).
+    c.env("MCPR_NO_HISTORY", "1");
     c
 }
 

@@ -12,6 +12,8 @@ fn mcpr() -> Command {
     let mut cmd = common::mcpr_bin();
     cmd.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
     cmd.env("NO_COLOR", "1");
+    // Runs from the repository must not add to its own run history (.mcpr/history.jsonl).
+    cmd.env("MCPR_NO_HISTORY", "1");
     cmd
 }
 

@@ -15,7 +15,10 @@ fn root() -> PathBuf {
 }
 
 fn mcpr(dir: &Path) -> Command {
-    common::mcpr_in(dir)
+    let mut c = common::mcpr_in(dir);
+    // Runs from the repository must not add to its own run history (.mcpr/history.jsonl).
+    c.env("MCPR_NO_HISTORY", "1");
+    c
 }
 
 fn text(out: &Output) -> String {

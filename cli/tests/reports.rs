@@ -18,6 +18,8 @@ fn root() -> PathBuf {
 fn mcpr() -> Command {
     let mut c = common::mcpr_bin();
     c.current_dir(root()).env("NO_COLOR", "1");
+    // Runs from the repository must not add to its own run history (.mcpr/history.jsonl).
+    c.env("MCPR_NO_HISTORY", "1");
     c
 }
 

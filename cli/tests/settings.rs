@@ -151,6 +151,42 @@ fn timeout_from_flag_env_and_file() {
     assert!(text(&out).contains("(MCPR_TIMEOUT)"), "{}", text(&out));
 }
 
+/// The run history is on by default and turned off by `--no-history`, `MCPR_NO_HISTORY` or
+/// `no-history = true` in mcpr.toml; `--history PATH` turns it back on over the variable.
+#[test]
+fn the_history_is_turned_off_by_flag_env_or_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.json"), suite("s", 1)).unwrap();
+    let history = dir.path().join(".mcpr/history.jsonl");
+    let runs = |path: &Path| {
+        std::fs::read_to_string(path)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = mcpr_in(dir.path());
+        c.args(["run", "s.json"]).args(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    };
+    run(&[], &[]);
+    assert_eq!(runs(&history), 1, "on by default");
+    run(&["--no-history"], &[]);
+    run(&[], &[("MCPR_NO_HISTORY", "1")]);
+    std::fs::write(dir.path().join("mcpr.toml"), "[run]\nno-history = true\n").unwrap();
+    run(&[], &[]);
+    assert_eq!(runs(&history), 1, "flag, variable and file turn it off");
+    let elsewhere = dir.path().join("elsewhere.jsonl");
+    run(
+        &["--history", elsewhere.to_str().unwrap()],
+        &[("MCPR_NO_HISTORY", "1")],
+    );
+    assert_eq!(runs(&elsewhere), 1, "--history PATH wins");
+}
+
 /// `mcpr.toml` is found upward from the working folder; `--config-profile` overlays a
 /// profile on `[run]`; `-v` shows each setting with where it came from; report paths in
 /// the file are relative to the file; a bad file or profile is a usage error.

@@ -132,7 +132,7 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         },
         history: HistorySettings {
             file: args.history.clone(),
-            enabled: !args.no_history,
+            enabled: s.no_history.value != Some(true),
             fail_on_regression: args.fail_on_regression,
         },
         coverage: run::CoverageSettings {

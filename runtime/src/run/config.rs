@@ -90,6 +90,8 @@ pub struct Settings {
     pub fail_fast: Option<bool>,
     /// No live progress bar.
     pub no_progress: Option<bool>,
+    /// Neither read nor append the run history (`false`: `--history PATH` was given).
+    pub no_history: Option<bool>,
     /// Tests on the same server share one session per job.
     pub reuse_server: Option<bool>,
     /// The least coverage in percent (`--min-coverage`): `80`, or text `"72.5%"`.
@@ -194,6 +196,8 @@ pub struct Resolved {
     pub fail_fast: Sourced<bool>,
     /// `--no-progress`.
     pub no_progress: Sourced<bool>,
+    /// `--no-history`.
+    pub no_history: Sourced<bool>,
     /// `--reuse-server`.
     pub reuse_server: Sourced<bool>,
     /// `--min-coverage`.
@@ -227,6 +231,7 @@ pub const ENV: &[(&str, &str)] = &[
     ("MCPR_FORMAT", "--format"),
     ("MCPR_FAIL_FAST", "--fail-fast"),
     ("MCPR_NO_PROGRESS", "--no-progress"),
+    ("MCPR_NO_HISTORY", "--no-history"),
     ("MCPR_REUSE_SERVER", "--reuse-server"),
     ("MCPR_MIN_COVERAGE", "--min-coverage"),
     ("MCPR_RETRIES", "--retries"),
@@ -345,6 +350,7 @@ pub fn resolve(
     let (protocol, protocol_src) = pick!(protocol, "MCPR_PROTOCOL");
     let (fail_fast, fail_fast_src) = pick!(fail_fast, "MCPR_FAIL_FAST");
     let (no_progress, no_progress_src) = pick!(no_progress, "MCPR_NO_PROGRESS");
+    let (no_history, no_history_src) = pick!(no_history, "MCPR_NO_HISTORY");
     let (reuse_server, reuse_server_src) = pick!(reuse_server, "MCPR_REUSE_SERVER");
     let (retries, retries_src) = pick!(retries, "MCPR_RETRIES");
     if let Some(n) = retries.filter(|n| *n > crate::schedule::MAX_RETRIES) {
@@ -394,6 +400,10 @@ pub fn resolve(
             value: no_progress,
             source: no_progress_src,
         },
+        no_history: Sourced {
+            value: no_history,
+            source: no_history_src,
+        },
         reuse_server: Sourced {
             value: reuse_server,
             source: reuse_server_src,
@@ -438,6 +448,7 @@ fn env_settings(env: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String
         format: env("MCPR_FORMAT"),
         fail_fast: flag("MCPR_FAIL_FAST")?,
         no_progress: flag("MCPR_NO_PROGRESS")?,
+        no_history: flag("MCPR_NO_HISTORY")?,
         reuse_server: flag("MCPR_REUSE_SERVER")?,
         min_coverage: env("MCPR_MIN_COVERAGE").map(Percent::Text),
         retries: env("MCPR_RETRIES")
@@ -571,6 +582,12 @@ impl Resolved {
             "on a terminal",
         ));
         out.push_str(&line(
+            "history",
+            &self.no_history,
+            |off| if *off { "off".into() } else { "on".into() },
+            "on",
+        ));
+        out.push_str(&line(
             "sessions",
             &self.reuse_server,
             |on| {
@@ -673,6 +690,32 @@ mod tests {
         let r = resolve(&Settings::default(), &lookup, &off).unwrap();
         assert_eq!(r.reuse_server.value, Some(false));
         assert_eq!(r.reuse_server.source, Source::Env("MCPR_REUSE_SERVER"));
+    }
+
+    #[test]
+    fn the_history_is_turned_off_from_every_place_and_history_path_turns_it_on() {
+        let dir = project("[run]\nno-history = true\n");
+        let lookup = Lookup {
+            cwd: dir.path().to_path_buf(),
+            ..Lookup::default()
+        };
+        let none = |_: &str| None;
+        let r = resolve(&Settings::default(), &lookup, &none).unwrap();
+        assert_eq!(r.no_history.value, Some(true));
+        assert_eq!(r.no_history.source, Source::File("[run]".into()));
+        let on = |name: &str| (name == "MCPR_NO_HISTORY").then(|| "0".to_string());
+        let r = resolve(&Settings::default(), &lookup, &on).unwrap();
+        assert_eq!(r.no_history.value, Some(false));
+        assert_eq!(r.no_history.source, Source::Env("MCPR_NO_HISTORY"));
+        // What `--history PATH` gives: the flag wins over the variable.
+        let off = |name: &str| (name == "MCPR_NO_HISTORY").then(|| "1".to_string());
+        let flags = Settings {
+            no_history: Some(false),
+            ..Settings::default()
+        };
+        let r = resolve(&flags, &lookup, &off).unwrap();
+        assert_eq!(r.no_history.value, Some(false));
+        assert_eq!(r.no_history.source, Source::Flag);
     }
 
     const FILE: &str = "[run]\njobs = 3\ntimeout = \"20s\"\njunit = \"out/j.xml\"\n\n[profiles.ci]\njobs = 2\nhtml = \"out/r.html\"\n";
