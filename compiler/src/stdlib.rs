@@ -36,43 +36,43 @@ pub struct Library {
 pub const LIBRARIES: &[Library] = &[
     Library {
         name: "protocol",
-        text: include_str!("../../stdlib-flows/protocol.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/protocol.mcpr"),
     },
     Library {
         name: "tools",
-        text: include_str!("../../stdlib-flows/tools.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/tools.mcpr"),
     },
     Library {
         name: "resources",
-        text: include_str!("../../stdlib-flows/resources.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/resources.mcpr"),
     },
     Library {
         name: "prompts",
-        text: include_str!("../../stdlib-flows/prompts.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/prompts.mcpr"),
     },
     Library {
         name: "logging",
-        text: include_str!("../../stdlib-flows/logging.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/logging.mcpr"),
     },
     Library {
         name: "completion",
-        text: include_str!("../../stdlib-flows/completion.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/completion.mcpr"),
     },
     Library {
         name: "progress",
-        text: include_str!("../../stdlib-flows/progress.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/progress.mcpr"),
     },
     Library {
         name: "cancellation",
-        text: include_str!("../../stdlib-flows/cancellation.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/cancellation.mcpr"),
     },
     Library {
         name: "tasks",
-        text: include_str!("../../stdlib-flows/tasks.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/tasks.mcpr"),
     },
     Library {
         name: "stateless",
-        text: include_str!("../../stdlib-flows/stateless.mcpr"),
+        text: include_str!("../embedded/stdlib-flows/stateless.mcpr"),
     },
 ];
 

@@ -9,7 +9,7 @@ use mcpr_compiler::syntax::statements::{STATEMENTS, Statement, VERSION_HEADER, V
 use mcpr_compiler::syntax::{self, Stmt};
 
 /// The language reference, searched for the row that documents a form.
-const LANGUAGE: &str = include_str!("../../docs/language.md");
+const LANGUAGE: &str = include_str!("../embedded/language.md");
 
 /// Where a statement stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -69,7 +69,7 @@ macro_rules! registry {
             pub fn doc(self) -> &'static str {
                 match self {
                     $(Code::$variant => include_str!(concat!(
-                        env!("CARGO_MANIFEST_DIR"), "/../docs/diagnostics/MCPLANG", stringify!($num), ".md"
+                        env!("CARGO_MANIFEST_DIR"), "/embedded/diagnostics/MCPLANG", stringify!($num), ".md"
                     )),)*
                 }
             }

@@ -57,7 +57,7 @@ pub const SCHEMA_ID: &str = "https://mcpr.dev/schema/suite-1.json";
 /// prints it and YAML suites are validated against it anywhere.
 pub const SCHEMA_TEXT: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../docs/schema/suite.schema.json"
+    "/embedded/schema/suite.schema.json"
 ));
 
 /// A whole suite: targets, suite-wide settings, data sources and tests.

@@ -204,7 +204,7 @@ macro_rules! registry {
             pub fn doc(self) -> &'static str {
                 match self {
                     $(RunCode::$variant => include_str!(concat!(
-                        env!("CARGO_MANIFEST_DIR"), "/../docs/errors/", $code, ".md"
+                        env!("CARGO_MANIFEST_DIR"), "/embedded/errors/", $code, ".md"
                     )),)*
                 }
             }

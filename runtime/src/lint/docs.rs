@@ -6,7 +6,7 @@ macro_rules! pages {
     ($($code:literal),* $(,)?) => {
         /// `(code, page)` for every rule.
         const PAGES: &[(&str, &str)] = &[
-            $(($code, include_str!(concat!("../../../docs/lint/", $code, ".md")))),*
+            $(($code, include_str!(concat!("../../embedded/lint/", $code, ".md")))),*
         ];
     };
 }
@@ -19,7 +19,7 @@ pages!(
 );
 
 /// The index page, `docs/lint/README.md`.
-pub const INDEX: &str = include_str!("../../../docs/lint/README.md");
+pub const INDEX: &str = include_str!("../../embedded/lint/README.md");
 
 /// Where the MCP012 page takes the phrase list, which lives in the code alone.
 const PHRASES_MARKER: &str = "<!-- phrase list: filled in from runtime/src/lint/text.rs -->";
