@@ -9,6 +9,9 @@
 //! also live run-time codes with a meaning of their own (`MCP-CONFIG-001`, `MCP-DEP-001`, …);
 //! such a row has its live class, and its page describes both meanings.
 //!
+//! Beside the registry sit the classes a code gives: [`RunClass`], the test's [`Outcome`] and
+//! the command's [`ExitClass`].
+//!
 //! Codes are never reused; a retired code keeps its row. Error *data* (for example
 //! [`crate::error::ErrorKind`]) names its code through this registry; the wording of the
 //! message stays with the data.
@@ -33,6 +36,51 @@ pub enum ExitClass {
     ServerFailure,
     /// The run was interrupted (Ctrl-C).
     Interrupted,
+}
+
+/// How a test ended.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every step ran and every expectation held.
+    Passed,
+    /// An expectation did not hold.
+    Failed,
+    /// The server or the environment broke (no session, the server died, …).
+    Errored,
+    /// Not run: `skip`, or an unmet `requires`.
+    Skipped,
+    /// Not run: a dependency did not pass.
+    Blocked,
+    /// Failed or errored, then passed on a retry (`Retries:`, `--retries`): passed for its
+    /// dependents and the exit code, reported apart.
+    Flaky,
+}
+
+impl Outcome {
+    /// The lower-case name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Errored => "errored",
+            Outcome::Skipped => "skipped",
+            Outcome::Blocked => "blocked",
+            Outcome::Flaky => "flaky",
+        }
+    }
+
+    /// Whether the test passed in the end (at once, or on a retry).
+    pub fn is_pass(self) -> bool {
+        matches!(self, Outcome::Passed | Outcome::Flaky)
+    }
+
+    /// Whether the test ran and did not pass (what a retry runs again).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Outcome::Failed | Outcome::Errored)
+    }
 }
 
 /// What a code means for the outcome of a test and for the exit code of `mcpr run`.
@@ -108,8 +156,7 @@ impl RunClass {
 
     /// The outcome a code of this class gives the test it occurs in, if it is one of the
     /// test outcomes (failed, errored, skipped, blocked).
-    pub fn outcome(self) -> Option<crate::exec::Outcome> {
-        use crate::exec::Outcome;
+    pub fn outcome(self) -> Option<Outcome> {
         match self {
             RunClass::Failed => Some(Outcome::Failed),
             RunClass::Errored => Some(Outcome::Errored),

@@ -20,8 +20,10 @@ mod target;
 mod tasks;
 pub mod values;
 
+// The outcome is the run class's neighbour in `codes`; `exec::Outcome` stays its public path.
+pub use crate::codes::Outcome;
 pub use result::{
-    Attempt, Failure, Outcome, StepResult, StepStatus, TestResult, TestTranscript, Timing,
+    Attempt, Failure, StepResult, StepStatus, TestResult, TestTranscript, Timing,
     show_last_message, test_id,
 };
 pub use target::{

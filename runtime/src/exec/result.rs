@@ -1,56 +1,14 @@
-//! What a test and its steps came to: outcomes, failures with their location and
-//! context, and the results every report reads.
+//! What a test and its steps came to: failures with their location and context, and the
+//! results every report reads (the [`Outcome`] itself sits beside the run classes, in
+//! `crate::codes`).
 
 use mcpr_compiler::ir::{self, Phase, SourceLocation};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::codes::RunCode;
+use crate::codes::{Outcome, RunCode};
 use crate::error::{Error, LastMessage};
 use crate::transcript::Direction;
-
-/// How a test ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// Every step ran and every expectation held.
-    Passed,
-    /// An expectation did not hold.
-    Failed,
-    /// The server or the environment broke (no session, the server died, …).
-    Errored,
-    /// Not run: `skip`, or an unmet `requires`.
-    Skipped,
-    /// Not run: a dependency did not pass.
-    Blocked,
-    /// Failed or errored, then passed on a retry (`Retries:`, `--retries`): passed for its
-    /// dependents and the exit code, reported apart.
-    Flaky,
-}
-
-impl Outcome {
-    /// The lower-case name used in every report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "failed",
-            Outcome::Errored => "errored",
-            Outcome::Skipped => "skipped",
-            Outcome::Blocked => "blocked",
-            Outcome::Flaky => "flaky",
-        }
-    }
-
-    /// Whether the test passed in the end (at once, or on a retry).
-    pub fn is_pass(self) -> bool {
-        matches!(self, Outcome::Passed | Outcome::Flaky)
-    }
-
-    /// Whether the test ran and did not pass (what a retry runs again).
-    pub fn is_failure(self) -> bool {
-        matches!(self, Outcome::Failed | Outcome::Errored)
-    }
-}
 
 /// One attempt of a retried test before the attempt it is reported by.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
