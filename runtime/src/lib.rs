@@ -22,6 +22,7 @@ pub mod coverage;
 pub mod data;
 pub mod error;
 pub mod exec;
+pub mod explain;
 pub mod files;
 pub mod fuzz;
 pub mod init;

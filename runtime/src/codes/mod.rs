@@ -16,10 +16,6 @@
 //! [`crate::error::ErrorKind`]) names its code through this registry; the wording of the
 //! message stays with the data.
 
-mod lookup;
-
-pub use lookup::{AnyCode, UnknownCode, lookup};
-
 use mcpr_compiler::diagnostics::Code;
 
 /// What the exit code of a command says, as the command line maps it: 0, 1, 2, 3, 130.
@@ -461,6 +457,40 @@ impl PartialEq<str> for RunCode {
         self.as_str() == other
     }
 }
+
+/// Text that names no registered code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownCode(pub String);
+
+impl UnknownCode {
+    /// Whether the text looks like a compile diagnostic (`MCPLANG…` or a bare number).
+    fn looks_like_mcplang(&self) -> bool {
+        let t = self.0.trim();
+        t.get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("MCPLANG"))
+            || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+    }
+}
+
+impl std::fmt::Display for UnknownCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.looks_like_mcplang() {
+            write!(
+                f,
+                "`{}` is not a known diagnostic code (codes look like MCPLANG102; see docs/diagnostics/README.md)",
+                self.0
+            )
+        } else {
+            write!(
+                f,
+                "`{}` is not a known code: compile diagnostics look like MCPLANG102 (docs/diagnostics/README.md), run-time codes like MCP-TIMEOUT-001 and the first implementation's codes like QA-LANG-001 (docs/errors/README.md), lint rules like MCP005 (docs/lint/README.md); `mcpr explain --list` lists them all",
+                self.0
+            )
+        }
+    }
+}
+
+impl std::error::Error for UnknownCode {}
 
 impl std::str::FromStr for RunCode {
     type Err = UnknownCode;
