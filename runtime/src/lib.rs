@@ -43,6 +43,7 @@ pub mod surface;
 pub mod toolsnap;
 pub mod transcript;
 pub mod transport;
+pub mod values;
 pub mod watch;
 
 pub use client::{CallOptions, Client, Target, ToolCall};

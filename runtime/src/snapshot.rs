@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::exec::assert::{Mismatch, deep_equal};
-use crate::exec::values;
+use crate::values;
 
 /// Default store file when neither `--snapshot` nor the suite names one.
 pub const DEFAULT_FILE: &str = "mcpr.snap.json";

@@ -4,8 +4,8 @@
 use mcpr_compiler::ir::{Assertion, ErrorExpectation, JsonType};
 use serde_json::{Map, Value};
 
-use super::values::lookup;
 use crate::codes::RunCode;
+use crate::values::lookup;
 
 /// An expectation that did not hold.
 #[derive(Debug, Clone, PartialEq)]

@@ -18,7 +18,6 @@ pub mod secrets;
 mod step;
 mod target;
 mod tasks;
-pub mod values;
 
 // The outcome is the run class's neighbour in `codes`; `exec::Outcome` stays its public path.
 pub use crate::codes::Outcome;
@@ -42,10 +41,10 @@ use crate::error::{Error, ErrorKind};
 use crate::protocol::RpcError;
 use crate::session::{ProtocolChoice, SessionConfig, ShutdownGrace};
 
+use crate::values::Vars;
 use assert::{McpError, Mismatch};
 use last_response::LastResponse;
 use listen::Listen;
-use values::Vars;
 
 /// The runner's own request deadline when neither the step nor the suite sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

@@ -108,7 +108,7 @@ impl Redactor {
         let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
         let forms = [
             secret.to_string(),
-            super::values::url_encode(secret),
+            crate::values::url_encode(secret),
             b64.clone(),
             b64.trim_end_matches('=').to_string(),
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),

@@ -14,8 +14,8 @@ use super::StepRunner;
 use super::assert::{Mismatch, check_assertion, check_error, show};
 use super::last_response::LastResponse;
 use super::result::{StepResult, StepStatus};
-use super::values::{self};
 use super::{Reply, StepFail, fail, step_method, step_name};
+use crate::values::{self};
 
 impl StepRunner {
     pub(super) async fn run(&mut self, step: &Step) -> StepResult {

@@ -612,7 +612,7 @@ impl<'o> Dispatch<'o> {
             };
             for k in &self.sensitive[i] {
                 if let Some(v) = r.outputs.get(k) {
-                    self.redactor.add(&exec::values::as_text(v));
+                    self.redactor.add(&crate::values::as_text(v));
                 }
             }
             let mut people = self.redactor.result(r, &self.sensitive[i]);
