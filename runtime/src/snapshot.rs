@@ -26,7 +26,7 @@ pub struct SnapshotStore {
     update: bool,
     ci: bool,
     changed: bool,
-    redactor: Option<crate::exec::secrets::Redactor>,
+    redactor: Option<crate::redact::Redactor>,
     base_dir: Option<PathBuf>,
 }
 
@@ -83,7 +83,7 @@ impl SnapshotStore {
     }
 
     /// Masks these secrets in every value before it is compared or stored.
-    pub fn set_redactor(&mut self, redactor: crate::exec::secrets::Redactor) {
+    pub fn set_redactor(&mut self, redactor: crate::redact::Redactor) {
         self.redactor = Some(redactor);
     }
 
@@ -288,7 +288,7 @@ mod tests {
         );
         assert!(!text.contains("now"));
         let mut s = SnapshotStore::load(&path, vec![], false, false).unwrap();
-        let mut r = crate::exec::secrets::Redactor::new();
+        let mut r = crate::redact::Redactor::new();
         r.add("hush-hush-1");
         s.set_redactor(r);
         s.check("t.secret", &json!({"token": "hush-hush-1"}), &[])

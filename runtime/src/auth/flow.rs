@@ -28,7 +28,7 @@ use super::token::{
     DpopState, JWT_BEARER, TokenCall, TokenSet, dpop_wanted, identity_assertion_grant,
 };
 use crate::BoxFuture;
-use crate::exec::secrets::learn;
+use crate::redact::learn;
 use crate::transport::auth::{Credentials, HttpAuth, Refusal, Verdict};
 
 /// Most re-authorizations for one request after `insufficient_scope` (the spec's "no

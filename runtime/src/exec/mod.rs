@@ -14,7 +14,6 @@ mod native;
 mod perform;
 mod reconnect;
 mod result;
-pub mod secrets;
 mod step;
 mod target;
 mod tasks;

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::codes::{Outcome, RunCode};
 use crate::error::{Error, LastMessage};
+use crate::redact::{MASK, Redactor};
 use crate::transcript::Direction;
 
 /// One attempt of a retried test before the attempt it is reported by.
@@ -374,5 +375,79 @@ pub fn test_id(test: &ir::Test) -> String {
     match &test.id {
         Some(id) => id.clone(),
         None => mcpr_compiler::names::slug(&test.name),
+    }
+}
+
+impl Failure {
+    /// Masks every secret of the failure in place.
+    fn redact(&mut self, redactor: &Redactor) {
+        let f = self;
+        f.message = redactor.text(&f.message);
+        for s in [
+            &mut f.expected,
+            &mut f.actual,
+            &mut f.stderr_tail,
+            &mut f.step,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            *s = redactor.text(s);
+        }
+        if let Some(m) = &mut f.last_message {
+            m.text = redactor.text(&m.text);
+        }
+        for v in [&mut f.expected_value, &mut f.actual_value]
+            .into_iter()
+            .flatten()
+        {
+            redactor.value(v);
+        }
+    }
+}
+
+impl TestResult {
+    /// A copy of the result fit for people: every secret masked, and the outputs named in
+    /// `sensitive` replaced by the mask.
+    pub fn redacted(&self, redactor: &Redactor, sensitive: &[String]) -> TestResult {
+        let mut r = self.clone();
+        if let Some(f) = &mut r.failure {
+            f.redact(redactor);
+        }
+        for f in r
+            .previous_attempts
+            .iter_mut()
+            .flat_map(|a| a.failure.as_mut())
+        {
+            f.redact(redactor);
+        }
+        for s in &mut r.steps {
+            if let Some(f) = &mut s.failure {
+                f.redact(redactor);
+            }
+            for v in [&mut s.response, &mut s.error].into_iter().flatten() {
+                redactor.value(v);
+            }
+            if let Some(o) = &mut s.output {
+                *o = redactor.text(o);
+            }
+        }
+        if let Some(e) = &mut r.stderr {
+            *e = redactor.text(e);
+        }
+        for e in r.transcript.iter_mut().flat_map(|t| t.entries.iter_mut()) {
+            e.text = redactor.text(&e.text);
+        }
+        if let Some(d) = &mut r.data {
+            redactor.value(d);
+        }
+        for (k, v) in r.outputs.iter_mut() {
+            if sensitive.contains(k) {
+                *v = Value::String(MASK.into());
+            } else {
+                redactor.value(v);
+            }
+        }
+        r
     }
 }
