@@ -17,6 +17,7 @@ pub mod auth;
 pub mod budget;
 pub mod client;
 pub mod codes;
+pub mod compare;
 pub mod conformance;
 pub mod coverage;
 pub mod data;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::exec::assert::{Mismatch, deep_equal};
+use crate::compare::{Mismatch, deep_equal};
 use crate::values;
 
 /// Default store file when neither `--snapshot` nor the suite names one.
@@ -143,7 +143,7 @@ impl SnapshotStore {
                     self.path.display()
                 ),
                 None,
-                Some(crate::exec::assert::show(&v)),
+                Some(crate::compare::show(&v)),
             )
             .code(RunCode::SnapshotMissing)
             .values(None, Some(&v))),
@@ -167,8 +167,8 @@ impl SnapshotStore {
                         "-",
                         lines.join("\n")
                     ),
-                    Some(crate::exec::assert::show(stored)),
-                    Some(crate::exec::assert::show(&v)),
+                    Some(crate::compare::show(stored)),
+                    Some(crate::compare::show(&v)),
                 )
                 .code(RunCode::SnapshotChanged)
                 .values(Some(stored), Some(&v)))

@@ -36,12 +36,13 @@ use serde_json::{Map, Value, json};
 
 use crate::client::Client;
 use crate::codes::RunCode;
+use crate::compare::Mismatch;
 use crate::error::{Error, ErrorKind};
 use crate::protocol::RpcError;
 use crate::session::{ProtocolChoice, SessionConfig, ShutdownGrace};
-
 use crate::values::Vars;
-use assert::{McpError, Mismatch};
+
+use assert::McpError;
 use last_response::LastResponse;
 use listen::Listen;
 

@@ -11,10 +11,11 @@ use crate::codes::RunCode;
 use crate::snapshot::Written;
 
 use super::StepRunner;
-use super::assert::{Mismatch, check_assertion, check_error, show};
+use super::assert::{check_assertion, check_error};
 use super::last_response::LastResponse;
 use super::result::{StepResult, StepStatus};
 use super::{Reply, StepFail, fail, step_method, step_name};
+use crate::compare::{Mismatch, show};
 use crate::values::{self};
 
 impl StepRunner {
