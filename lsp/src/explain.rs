@@ -8,7 +8,7 @@ use mcpr_compiler::syntax::Stmt;
 use mcpr_runtime::explain::lookup;
 
 use crate::index::covers;
-use crate::server::Open;
+use crate::open::Open;
 use crate::{convert, forms, scope, tools};
 
 /// The hover at a byte offset of the entry.

@@ -8,7 +8,7 @@ use mcpr_compiler::syntax::{Node, Stmt};
 use serde_json::Value;
 
 use crate::index::{block_span, covers};
-use crate::server::Open;
+use crate::open::Open;
 
 /// One name a `${…}` can use here.
 #[derive(Debug, Clone)]
