@@ -26,6 +26,8 @@ fn main() -> ExitCode {
         args::Command::Call(a) => commands::adhoc::call(a),
         args::Command::Ping(a) => commands::adhoc::ping(a),
         args::Command::AuthCheck(a) => commands::auth_check::run(a),
+        // `run --watch` runs `run` again and again; `run` itself knows nothing of watching.
+        args::Command::Run(a) if a.watch => commands::watch::run(*a),
         args::Command::Run(a) => commands::run::run(*a),
         args::Command::Parity(a) => commands::parity::parity(a),
         args::Command::Schema => commands::schema::run(),

@@ -17,6 +17,7 @@ pub mod size;
 pub mod source;
 pub mod stdlib;
 pub mod syntax;
+pub mod values;
 pub mod yaml;
 
 use diagnostics::Diagnostic;

@@ -75,12 +75,12 @@ pub fn check_template(pattern: &str) -> Result<(), PatternError> {
 const REMEMBERED: usize = 1024;
 
 fn check_template_now(pattern: &str) -> Result<(), PatternError> {
-    if !crate::syntax::has_open(pattern) {
+    if !crate::values::has_open(pattern) {
         return compile(pattern).map(|_| ());
     }
     let mut plain = String::with_capacity(pattern.len());
     let mut rest = pattern;
-    while let Some(at) = crate::syntax::find_open(rest, 0) {
+    while let Some(at) = crate::values::find_open(rest, 0) {
         plain.push_str(&rest[..at]);
         match rest[at..].find('}') {
             Some(close) => {

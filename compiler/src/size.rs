@@ -1,5 +1,11 @@
 //! Sizes in bytes as people write and read them: `16 MiB`, `500KB`, `2000000`.
 
+/// The size limit of every file a compilation reads, unless `lower::Options::max_file_bytes`
+/// says otherwise: far above any suite written by hand, and above what `mcpr compile` and
+/// `mcpr convert` write for the largest suites `check` handles comfortably, while keeping
+/// the memory of checking an untrusted file bounded.
+pub const DEFAULT_MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+
 const UNITS: [(&str, usize); 7] = [
     ("GiB", 1 << 30),
     ("MiB", 1 << 20),

@@ -63,7 +63,7 @@ proptest! {
     fn reference_scan_matches_substring_search(text in "[a-z${}é\\n ]{0,40}", from in 0usize..48) {
         let from = (0..=from.min(text.len())).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
         let expected = text[from..].find("${").map(|i| i + from);
-        prop_assert_eq!(syntax::find_open(&text, from), expected);
+        prop_assert_eq!(mcpr_compiler::values::find_open(&text, from), expected);
     }
 
 

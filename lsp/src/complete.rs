@@ -11,7 +11,7 @@ use mcpr_compiler::source::Span;
 use mcpr_compiler::syntax::Stmt;
 
 use crate::forms::{self, Place};
-use crate::server::Open;
+use crate::open::Open;
 use crate::{convert, scope, tools};
 
 /// The completions at a byte offset of the entry.

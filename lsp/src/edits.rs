@@ -12,7 +12,7 @@ use mcpr_compiler::fmt::format_source;
 use mcpr_compiler::source::{SourceFile, Span};
 
 use crate::convert;
-use crate::server::Open;
+use crate::open::Open;
 
 /// The edit that turns `old` into `new`: the part between their common start and end.
 pub fn minimal_edit(file: &SourceFile, new: &str) -> Option<TextEdit> {

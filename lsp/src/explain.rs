@@ -5,10 +5,10 @@
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use mcpr_compiler::source::Span;
 use mcpr_compiler::syntax::Stmt;
-use mcpr_runtime::codes;
+use mcpr_runtime::explain::lookup;
 
 use crate::index::covers;
-use crate::server::Open;
+use crate::open::Open;
 use crate::{convert, forms, scope, tools};
 
 /// The hover at a byte offset of the entry.
@@ -28,7 +28,7 @@ pub(crate) fn hover(open: &Open, offset: usize) -> Option<Hover> {
     }
     if let Some((word, span)) = word_at(text, offset)
         && looks_like_code(word)
-        && let Ok(code) = codes::lookup(word)
+        && let Ok(code) = lookup(word)
         && !parts
             .iter()
             .any(|p| p.starts_with(&format!("**{}**", code.as_str())))
@@ -64,7 +64,7 @@ pub(crate) fn hover(open: &Open, offset: usize) -> Option<Hover> {
 
 /// A code's page, as `mcpr explain` prints it.
 fn code_doc(code: &str) -> String {
-    match codes::lookup(code) {
+    match lookup(code) {
         Ok(c) => format!("**{}** {}\n\n{}", c.as_str(), c.title(), c.doc()),
         Err(_) => format!("**{code}**"),
     }

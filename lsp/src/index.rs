@@ -3,10 +3,10 @@
 //! refers to one of them. Definition, references, hover and completion read this.
 
 use mcpr_compiler::lower::imports::{folder, join};
-use mcpr_compiler::lower::values;
 use mcpr_compiler::names::slug;
 use mcpr_compiler::source::Span;
 use mcpr_compiler::syntax::{Document, FlowInput, Node, Stmt, Text};
+use mcpr_compiler::values;
 
 use crate::analysis::Analysis;
 

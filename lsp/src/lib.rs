@@ -16,6 +16,7 @@ mod explain;
 mod forms;
 pub mod index;
 mod navigate;
+mod open;
 mod outline;
 mod scope;
 mod server;

@@ -5,7 +5,7 @@ use lsp_types::{Location, Position, Range};
 
 use crate::convert;
 use crate::index::{Place, Target};
-use crate::server::Open;
+use crate::open::Open;
 use crate::store;
 
 /// A place of the compilation as an editor location.

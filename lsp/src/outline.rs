@@ -7,7 +7,7 @@ use mcpr_compiler::syntax::{Node, Stmt};
 
 use crate::convert;
 use crate::index::block_span;
-use crate::server::Open;
+use crate::open::Open;
 
 #[allow(deprecated)]
 fn symbol(

@@ -8,7 +8,7 @@ use mcpr_compiler::syntax::{Node, Stmt};
 use serde_json::Value;
 
 use crate::index::{block_span, covers};
-use crate::server::Open;
+use crate::open::Open;
 
 /// One name a `${…}` can use here.
 #[derive(Debug, Clone)]
@@ -200,7 +200,7 @@ pub fn reference_at(text: &str, offset: usize) -> Option<(&str, Span)> {
     let offset = offset.min(text.len());
     let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    mcpr_compiler::lower::values::refs(&text[start..end]).find_map(|(at, inner)| {
+    mcpr_compiler::values::refs(&text[start..end]).find_map(|(at, inner)| {
         let at = start + at;
         let span = Span::new(at + 2, at + 2 + inner.len());
         covers(span, offset).then_some((inner, span))

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::analysis::Analysis;
 use crate::index::Index;
+use crate::open::Open;
 use crate::store::{self, Store};
 use crate::{complete, convert, edits, explain, navigate, outline};
 
@@ -34,12 +35,6 @@ impl Default for Settings {
             .map(|p| p.to_string_lossy().into_owned());
         Settings { docs }
     }
-}
-
-/// One open document and what the compiler made of it.
-pub(crate) struct Open {
-    pub analysis: Analysis,
-    pub index: Index,
 }
 
 /// The state of the server.

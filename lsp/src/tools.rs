@@ -4,7 +4,7 @@
 use mcpr_runtime::toolsnap;
 use serde_json::Value;
 
-use crate::server::Open;
+use crate::open::Open;
 
 /// One tool of a snapshot.
 #[derive(Debug, Clone)]

@@ -65,7 +65,7 @@ impl AdhocOptions {
         let Some(url) = &self.url else {
             return Err("OAuth needs an HTTP server (`--url`)".into());
         };
-        let vars = crate::exec::values::Vars::new();
+        let vars = crate::values::Vars::new();
         let text = |s: &str| vars.interpolate_text(s);
         self.auth = Some(crate::auth::oauth_hook(oauth, url, &text)?);
         Ok(())

@@ -250,9 +250,16 @@ pub enum ErrorKind {
         /// What went wrong (exit status and stderr tail, timeout, empty output…).
         reason: String,
     },
-    /// The OAuth client flow could not give a request a token (`MCP-AUTH-004` …).
-    #[error("{0}")]
-    OAuth(Box<crate::auth::OAuthError>),
+    /// The OAuth client flow could not give a request a token (`MCP-AUTH-004` …). The
+    /// OAuth client (`crate::auth`) decides the code and the words; the failure carries them
+    /// as data, so this module needs nothing of the client.
+    #[error("{message}")]
+    OAuth {
+        /// The registered code of the failed step (`OAuthError::run_code`).
+        code: RunCode,
+        /// What failed, as the OAuth client says it (never a secret).
+        message: String,
+    },
     /// The session was closed before or during the operation.
     #[error("the MCP session is closed")]
     Closed,
@@ -299,7 +306,7 @@ impl ErrorKind {
             ErrorKind::TokenCommandEmpty { .. } => RunCode::TokenCommandEmpty,
             ErrorKind::TokenCommand { .. } => RunCode::TokenCommand,
             ErrorKind::Unauthorized { .. } => RunCode::Unauthorized,
-            ErrorKind::OAuth(e) => e.run_code(),
+            ErrorKind::OAuth { code, .. } => *code,
             ErrorKind::Closed => RunCode::Closed,
             ErrorKind::Write { .. } => RunCode::Write,
             ErrorKind::Usage(_) => RunCode::Usage,

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::exec::assert::{Mismatch, deep_equal};
-use crate::exec::values;
+use crate::compare::{Mismatch, deep_equal};
+use crate::values;
 
 /// Default store file when neither `--snapshot` nor the suite names one.
 pub const DEFAULT_FILE: &str = "mcpr.snap.json";
@@ -26,7 +26,7 @@ pub struct SnapshotStore {
     update: bool,
     ci: bool,
     changed: bool,
-    redactor: Option<crate::exec::secrets::Redactor>,
+    redactor: Option<crate::redact::Redactor>,
     base_dir: Option<PathBuf>,
 }
 
@@ -83,7 +83,7 @@ impl SnapshotStore {
     }
 
     /// Masks these secrets in every value before it is compared or stored.
-    pub fn set_redactor(&mut self, redactor: crate::exec::secrets::Redactor) {
+    pub fn set_redactor(&mut self, redactor: crate::redact::Redactor) {
         self.redactor = Some(redactor);
     }
 
@@ -143,7 +143,7 @@ impl SnapshotStore {
                     self.path.display()
                 ),
                 None,
-                Some(crate::exec::assert::show(&v)),
+                Some(crate::compare::show(&v)),
             )
             .code(RunCode::SnapshotMissing)
             .values(None, Some(&v))),
@@ -167,8 +167,8 @@ impl SnapshotStore {
                         "-",
                         lines.join("\n")
                     ),
-                    Some(crate::exec::assert::show(stored)),
-                    Some(crate::exec::assert::show(&v)),
+                    Some(crate::compare::show(stored)),
+                    Some(crate::compare::show(&v)),
                 )
                 .code(RunCode::SnapshotChanged)
                 .values(Some(stored), Some(&v)))
@@ -288,7 +288,7 @@ mod tests {
         );
         assert!(!text.contains("now"));
         let mut s = SnapshotStore::load(&path, vec![], false, false).unwrap();
-        let mut r = crate::exec::secrets::Redactor::new();
+        let mut r = crate::redact::Redactor::new();
         r.add("hush-hush-1");
         s.set_redactor(r);
         s.check("t.secret", &json!({"token": "hush-hush-1"}), &[])

@@ -4,7 +4,7 @@
 
 use crate::args::ExplainArgs;
 use crate::output;
-use mcpr_runtime::codes::{self, AnyCode};
+use mcpr_runtime::explain::{AnyCode, lookup};
 
 /// Runs the command and returns the exit code.
 pub fn run(args: ExplainArgs) -> u8 {
@@ -15,7 +15,7 @@ pub fn run(args: ExplainArgs) -> u8 {
             return output::OK;
         }
     };
-    match codes::lookup(&code) {
+    match lookup(&code) {
         Ok(found) => {
             print!("{}", found.doc());
             output::OK

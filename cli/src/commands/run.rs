@@ -13,11 +13,9 @@ use mcpr_runtime::run::{
     TargetChoice,
 };
 
-/// Runs the command and returns the exit code.
+/// Runs the command and returns the exit code. `--watch` is not this function's:
+/// the command line sends it to `commands::watch`, which calls this once per round.
 pub fn run(args: RunArgs) -> u8 {
-    if args.watch {
-        return super::watch::run(args);
-    }
     if args.compare {
         return super::parity::run(super::parity::Request {
             files: args.files,

@@ -3,13 +3,13 @@
 //! runtime reads the rows, so checking a file needs neither the data nor the network.
 
 use super::Lower;
-use super::values;
 use crate::diagnostics::Problem;
 use crate::ir::{
     Column, ColumnType, DataSource, ForEach, ForEachRows, OrderedMap, Provider, Sample,
     SampleEvery, SampleFirst, SampleLast, SampleRandom, WhereCondition, WhereOperators,
 };
 use crate::syntax::{Compare, Document, SampleMode, Stmt, Table, Text, ValueType};
+use crate::values;
 use serde_json::{Map, Value};
 
 /// Every `Data source:` block of the entry file, in declaration order.

@@ -9,11 +9,11 @@
 
 use super::Lower;
 use super::mcpr::{NAMESPACES, TestBuilder, block_ref, body, node_refs};
-use super::values;
 use crate::diagnostics::Problem;
 use crate::ir::FlowFrame;
 use crate::names::closest;
 use crate::syntax::{Document, Node, Stmt, Text};
+use crate::values;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};

@@ -13,7 +13,6 @@ pub mod imports;
 pub mod legacy;
 mod mcpr;
 mod validate;
-pub mod values;
 pub mod yaml;
 
 pub use imports::{LoadError, Loader, MemoryLoader};
@@ -38,11 +37,8 @@ pub struct Options {
     pub max_file_bytes: Option<usize>,
 }
 
-/// The size limit of every file a compilation reads, unless [`Options::max_file_bytes`]
-/// says otherwise: far above any suite written by hand, and above what `mcpr compile` and
-/// `mcpr convert` write for the largest suites `check` handles comfortably, while keeping
-/// the memory of checking an untrusted file bounded.
-pub const DEFAULT_MAX_FILE_BYTES: usize = 16 * 1024 * 1024;
+// The default lives with the other size rules, where the parser reads it too.
+pub use crate::size::DEFAULT_MAX_FILE_BYTES;
 
 impl Options {
     /// The size limit of a file, in bytes.

@@ -24,12 +24,12 @@ pub mod tree;
 
 use super::Lower;
 use super::deps::{self, BuiltTest};
-use super::values;
 use crate::diagnostics::problem::AliasKind;
 use crate::diagnostics::{Diagnostic, Problem};
 use crate::ir::{ForEach, Suite};
 use crate::names::closest;
 use crate::source::Span;
+use crate::values;
 use schema::locate;
 use std::collections::HashMap;
 use tree::{Node, ReadError};

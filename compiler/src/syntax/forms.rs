@@ -200,10 +200,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             return false;
         }
         let text = value.value.trim();
-        let reference = text.starts_with("${")
-            && text.ends_with('}')
-            && crate::lower::values::refs(text).count() == 1;
-        if reference || crate::lower::values::typed(text).is_number() {
+        let reference =
+            text.starts_with("${") && text.ends_with('}') && crate::values::refs(text).count() == 1;
+        if reference || crate::values::typed(text).is_number() {
             return true;
         }
         self.malformed_expect(
@@ -230,7 +229,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         if !(self.check_bound(&low) && self.check_bound(&high)) {
             return;
         }
-        let number = |t: &Text| crate::lower::values::typed(&t.value).as_f64();
+        let number = |t: &Text| crate::values::typed(&t.value).as_f64();
         if let (Some(a), Some(b)) = (number(&low), number(&high))
             && a > b
         {
@@ -265,7 +264,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let Some(open) = text.chars().next().filter(|c| "\"'[{".contains(*c)) else {
             return;
         };
-        if crate::lower::values::typed(text) != serde_json::Value::String(text.to_string()) {
+        if crate::values::typed(text) != serde_json::Value::String(text.to_string()) {
             return;
         }
         let expected = match open {

@@ -23,7 +23,6 @@ use crate::source::{SourceFile, Span};
 use chumsky::span::SimpleSpan;
 use grammar::Grammar;
 pub use outline::{Outline, YamlBudget, outline, parse_tests};
-pub use scan::{find_open, has_open};
 use std::ops::Range;
 use token::Tok;
 pub use tree::*;
@@ -112,7 +111,7 @@ pub fn threads_for(len: usize) -> usize {
 /// the pieces are joined in order: the tree and the diagnostics are the same for every
 /// `threads` and every cut.
 pub fn parse_with(file: &SourceFile, file_id: usize, threads: usize) -> Parsed {
-    let budget = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+    let budget = crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES);
     parse_within(file, file_id, threads, budget)
 }
 
@@ -327,7 +326,7 @@ impl<'p, 'a, 's> Parser<'p, 'a, 's> {
             pos: 0,
             yaml_text: String::new(),
             yaml_nodes: 0,
-            yaml_budget: crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES),
+            yaml_budget: crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES),
             shared_budget: None,
             drop_from: None,
             defer_tests: false,

@@ -3,6 +3,7 @@
 use super::{Line, LineKind};
 use crate::diagnostics::{Diagnostic, Edit, Fix, Problem};
 use crate::source::{SourceFile, Span};
+use crate::values::find_open;
 
 /// First pass: indentation, tabs, comments, references, version header.
 pub(super) fn scan_lines(
@@ -118,27 +119,6 @@ fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut Vec<Diagnos
             diags,
         );
     }
-}
-
-/// Byte offset of the first `${` at or after `from`. A byte search for `$` (memchr) then a
-/// look at the next byte: much cheaper than a substring search, which sets up a two-way
-/// searcher on every call, on the short strings templates are.
-pub fn find_open(s: &str, from: usize) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut i = from;
-    while i < bytes.len() {
-        let at = crate::bytes::find_from(s, i, b'$')?;
-        if bytes.get(at + 1) == Some(&b'{') {
-            return Some(at);
-        }
-        i = at + 1;
-    }
-    None
-}
-
-/// Whether a string holds a `${` (a template with at least one reference, or an unclosed one).
-pub fn has_open(s: &str) -> bool {
-    find_open(s, 0).is_some()
 }
 
 /// Reports `${` without `}` and empty `${}` on one line (first problem only).

@@ -290,7 +290,7 @@ pub fn check(
         .clone()
         .filter(|c| !c.is_empty())
         .ok_or_else(|| refused("it has no `code`".into()))?;
-    crate::exec::secrets::learn(&code);
+    crate::redact::learn(&code);
     Ok(code)
 }
 

@@ -3,6 +3,7 @@
 //! client secret, a code, a verifier, a token): they name settings and endpoints only.
 
 use crate::codes::RunCode;
+use crate::error::ErrorKind;
 
 /// What a person must give mcpr instead of a login page.
 pub const NON_INTERACTIVE_SETTINGS: &str = "mcpr runs no interactive login; give the target settings that need no person: `grant: client_credentials` with `clientId` and `clientSecret` (or `privateKey`), a pre-registered `clientId` with a `refreshToken`, or a token from `Token from` or an `Authorization` header (see docs/oauth.md)";
@@ -87,6 +88,14 @@ impl OAuthError {
             OAuthError::TokenRefused { .. } => RunCode::OAuthTokenRefused,
             OAuthError::InsufficientScope { .. } => RunCode::OAuthInsufficientScope,
             OAuthError::Settings(_) => RunCode::OAuthSettings,
+        }
+    }
+
+    /// The failure as a request's error: its code and its words.
+    pub fn error_kind(&self) -> ErrorKind {
+        ErrorKind::OAuth {
+            code: self.run_code(),
+            message: self.to_string(),
         }
     }
 }

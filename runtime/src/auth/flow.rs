@@ -28,8 +28,7 @@ use super::token::{
     DpopState, JWT_BEARER, TokenCall, TokenSet, dpop_wanted, identity_assertion_grant,
 };
 use crate::BoxFuture;
-use crate::error::ErrorKind;
-use crate::exec::secrets::learn;
+use crate::redact::learn;
 use crate::transport::auth::{Credentials, HttpAuth, Refusal, Verdict};
 
 /// Most re-authorizations for one request after `insufficient_scope` (the spec's "no
@@ -197,7 +196,7 @@ impl Authorizer {
         {
             let st = self.state();
             if let Some(f) = &st.failure {
-                return Verdict::GiveUp(Some(ErrorKind::OAuth(Box::new(f.clone()))));
+                return Verdict::GiveUp(Some(f.error_kind()));
             }
             // Another request obtained newer tokens while this one was out.
             if r.status == 401 && st.token.is_some() && r.generation != st.generation {
@@ -217,7 +216,7 @@ impl Authorizer {
                     // It would only fail again: later requests get it at once.
                     self.state().failure = Some(e.clone());
                 }
-                Verdict::GiveUp(Some(ErrorKind::OAuth(Box::new(e))))
+                Verdict::GiveUp(Some(e.error_kind()))
             }
         }
     }

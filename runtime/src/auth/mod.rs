@@ -50,6 +50,6 @@ pub fn oauth_hook(
 /// `${env.…}` filled in, checked.
 pub fn config_from_pairs(pairs: &[String]) -> Result<OAuthConfig, String> {
     let oauth = settings::oauth_from_pairs(pairs)?;
-    let vars = crate::exec::values::Vars::new();
+    let vars = crate::values::Vars::new();
     OAuthConfig::from_ir(&oauth, &|s: &str| vars.interpolate_text(s))
 }

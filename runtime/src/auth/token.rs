@@ -16,7 +16,7 @@ use super::fetch::{Answer, Fetch, form_value};
 use super::jose::{SigningKey, client_assertion, dpop_proof, now};
 use super::registration::ClientIdentity;
 use super::settings::IdpConfig;
-use crate::exec::secrets::learn;
+use crate::redact::learn;
 
 /// The grant type of RFC 7523 §2.1.
 pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";

@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 
 use crate::error::{Error, ErrorKind, fmt_duration};
-use crate::exec::values::Vars;
+use crate::values::Vars;
 
 /// Longest a token command may run.
 pub const TOKEN_TIMEOUT: Duration = Duration::from_secs(15);

@@ -9,13 +9,12 @@
 //! also live run-time codes with a meaning of their own (`MCP-CONFIG-001`, `MCP-DEP-001`, …);
 //! such a row has its live class, and its page describes both meanings.
 //!
+//! Beside the registry sit the classes a code gives: [`RunClass`], the test's [`Outcome`] and
+//! the command's [`ExitClass`].
+//!
 //! Codes are never reused; a retired code keeps its row. Error *data* (for example
 //! [`crate::error::ErrorKind`]) names its code through this registry; the wording of the
 //! message stays with the data.
-
-mod lookup;
-
-pub use lookup::{AnyCode, UnknownCode, lookup};
 
 use mcpr_compiler::diagnostics::Code;
 
@@ -33,6 +32,51 @@ pub enum ExitClass {
     ServerFailure,
     /// The run was interrupted (Ctrl-C).
     Interrupted,
+}
+
+/// How a test ended.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Every step ran and every expectation held.
+    Passed,
+    /// An expectation did not hold.
+    Failed,
+    /// The server or the environment broke (no session, the server died, …).
+    Errored,
+    /// Not run: `skip`, or an unmet `requires`.
+    Skipped,
+    /// Not run: a dependency did not pass.
+    Blocked,
+    /// Failed or errored, then passed on a retry (`Retries:`, `--retries`): passed for its
+    /// dependents and the exit code, reported apart.
+    Flaky,
+}
+
+impl Outcome {
+    /// The lower-case name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::Errored => "errored",
+            Outcome::Skipped => "skipped",
+            Outcome::Blocked => "blocked",
+            Outcome::Flaky => "flaky",
+        }
+    }
+
+    /// Whether the test passed in the end (at once, or on a retry).
+    pub fn is_pass(self) -> bool {
+        matches!(self, Outcome::Passed | Outcome::Flaky)
+    }
+
+    /// Whether the test ran and did not pass (what a retry runs again).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Outcome::Failed | Outcome::Errored)
+    }
 }
 
 /// What a code means for the outcome of a test and for the exit code of `mcpr run`.
@@ -108,8 +152,7 @@ impl RunClass {
 
     /// The outcome a code of this class gives the test it occurs in, if it is one of the
     /// test outcomes (failed, errored, skipped, blocked).
-    pub fn outcome(self) -> Option<crate::exec::Outcome> {
-        use crate::exec::Outcome;
+    pub fn outcome(self) -> Option<Outcome> {
         match self {
             RunClass::Failed => Some(Outcome::Failed),
             RunClass::Errored => Some(Outcome::Errored),
@@ -414,6 +457,40 @@ impl PartialEq<str> for RunCode {
         self.as_str() == other
     }
 }
+
+/// Text that names no registered code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownCode(pub String);
+
+impl UnknownCode {
+    /// Whether the text looks like a compile diagnostic (`MCPLANG…` or a bare number).
+    fn looks_like_mcplang(&self) -> bool {
+        let t = self.0.trim();
+        t.get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("MCPLANG"))
+            || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+    }
+}
+
+impl std::fmt::Display for UnknownCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.looks_like_mcplang() {
+            write!(
+                f,
+                "`{}` is not a known diagnostic code (codes look like MCPLANG102; see docs/diagnostics/README.md)",
+                self.0
+            )
+        } else {
+            write!(
+                f,
+                "`{}` is not a known code: compile diagnostics look like MCPLANG102 (docs/diagnostics/README.md), run-time codes like MCP-TIMEOUT-001 and the first implementation's codes like QA-LANG-001 (docs/errors/README.md), lint rules like MCP005 (docs/lint/README.md); `mcpr explain --list` lists them all",
+                self.0
+            )
+        }
+    }
+}
+
+impl std::error::Error for UnknownCode {}
 
 impl std::str::FromStr for RunCode {
     type Err = UnknownCode;

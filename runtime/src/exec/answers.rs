@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 
 use crate::codes::RunCode;
 
-use super::values::as_text;
 use super::{StepFail, fail};
 use crate::session::Session;
+use crate::values::as_text;
 use std::io::{BufRead, IsTerminal, Write};
 
 /// `prompt`: asks on the terminal. Fails when stdin is not a terminal or `CI` is set, since

@@ -5,10 +5,10 @@ use serde_json::{Map, Value, json};
 
 use crate::codes::RunCode;
 
-use super::values::as_text;
 use super::{Reply, StepFail, fail};
 use crate::client::content_text;
 use crate::session::Session;
+use crate::values::as_text;
 
 /// What the last step that talked to the server got back, as legacy checks read it.
 #[derive(Debug, Clone)]
@@ -201,7 +201,7 @@ pub(super) fn save_text(last: Option<&LastResponse>, paths: &Value) -> Result<St
         _ => Vec::new(),
     };
     for p in &list {
-        match super::values::lookup(&last.value, p) {
+        match crate::values::lookup(&last.value, p) {
             Ok(Some(Value::Null)) | Ok(None) => continue,
             Ok(Some(v)) => return Ok(as_text(v)),
             Err(e) => return Err(fail(RunCode::Capture, e)),

@@ -14,14 +14,14 @@ mod native;
 mod perform;
 mod reconnect;
 mod result;
-pub mod secrets;
 mod step;
 mod target;
 mod tasks;
-pub mod values;
 
+// The outcome is the run class's neighbour in `codes`; `exec::Outcome` stays its public path.
+pub use crate::codes::Outcome;
 pub use result::{
-    Attempt, Failure, Outcome, StepResult, StepStatus, TestResult, TestTranscript, Timing,
+    Attempt, Failure, StepResult, StepStatus, TestResult, TestTranscript, Timing,
     show_last_message, test_id,
 };
 pub use target::{
@@ -36,14 +36,15 @@ use serde_json::{Map, Value, json};
 
 use crate::client::Client;
 use crate::codes::RunCode;
+use crate::compare::Mismatch;
 use crate::error::{Error, ErrorKind};
 use crate::protocol::RpcError;
 use crate::session::{ProtocolChoice, SessionConfig, ShutdownGrace};
+use crate::values::Vars;
 
-use assert::{McpError, Mismatch};
+use assert::McpError;
 use last_response::LastResponse;
 use listen::Listen;
-use values::Vars;
 
 /// The runner's own request deadline when neither the step nor the suite sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);

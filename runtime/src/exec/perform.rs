@@ -13,8 +13,8 @@ use super::StepRunner;
 use super::arguments::tool_arguments;
 use super::native::NativeFail;
 use super::tasks::call_tool;
-use super::values::{self};
 use super::{Reply, StepFail, broke};
+use crate::values::{self};
 
 impl StepRunner {
     pub(super) async fn perform(

@@ -1,56 +1,15 @@
-//! What a test and its steps came to: outcomes, failures with their location and
-//! context, and the results every report reads.
+//! What a test and its steps came to: failures with their location and context, and the
+//! results every report reads (the [`Outcome`] itself sits beside the run classes, in
+//! `crate::codes`).
 
 use mcpr_compiler::ir::{self, Phase, SourceLocation};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::codes::RunCode;
+use crate::codes::{Outcome, RunCode};
 use crate::error::{Error, LastMessage};
+use crate::redact::{MASK, Redactor};
 use crate::transcript::Direction;
-
-/// How a test ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    /// Every step ran and every expectation held.
-    Passed,
-    /// An expectation did not hold.
-    Failed,
-    /// The server or the environment broke (no session, the server died, …).
-    Errored,
-    /// Not run: `skip`, or an unmet `requires`.
-    Skipped,
-    /// Not run: a dependency did not pass.
-    Blocked,
-    /// Failed or errored, then passed on a retry (`Retries:`, `--retries`): passed for its
-    /// dependents and the exit code, reported apart.
-    Flaky,
-}
-
-impl Outcome {
-    /// The lower-case name used in every report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "failed",
-            Outcome::Errored => "errored",
-            Outcome::Skipped => "skipped",
-            Outcome::Blocked => "blocked",
-            Outcome::Flaky => "flaky",
-        }
-    }
-
-    /// Whether the test passed in the end (at once, or on a retry).
-    pub fn is_pass(self) -> bool {
-        matches!(self, Outcome::Passed | Outcome::Flaky)
-    }
-
-    /// Whether the test ran and did not pass (what a retry runs again).
-    pub fn is_failure(self) -> bool {
-        matches!(self, Outcome::Failed | Outcome::Errored)
-    }
-}
 
 /// One attempt of a retried test before the attempt it is reported by.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -416,5 +375,79 @@ pub fn test_id(test: &ir::Test) -> String {
     match &test.id {
         Some(id) => id.clone(),
         None => mcpr_compiler::names::slug(&test.name),
+    }
+}
+
+impl Failure {
+    /// Masks every secret of the failure in place.
+    fn redact(&mut self, redactor: &Redactor) {
+        let f = self;
+        f.message = redactor.text(&f.message);
+        for s in [
+            &mut f.expected,
+            &mut f.actual,
+            &mut f.stderr_tail,
+            &mut f.step,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            *s = redactor.text(s);
+        }
+        if let Some(m) = &mut f.last_message {
+            m.text = redactor.text(&m.text);
+        }
+        for v in [&mut f.expected_value, &mut f.actual_value]
+            .into_iter()
+            .flatten()
+        {
+            redactor.value(v);
+        }
+    }
+}
+
+impl TestResult {
+    /// A copy of the result fit for people: every secret masked, and the outputs named in
+    /// `sensitive` replaced by the mask.
+    pub fn redacted(&self, redactor: &Redactor, sensitive: &[String]) -> TestResult {
+        let mut r = self.clone();
+        if let Some(f) = &mut r.failure {
+            f.redact(redactor);
+        }
+        for f in r
+            .previous_attempts
+            .iter_mut()
+            .flat_map(|a| a.failure.as_mut())
+        {
+            f.redact(redactor);
+        }
+        for s in &mut r.steps {
+            if let Some(f) = &mut s.failure {
+                f.redact(redactor);
+            }
+            for v in [&mut s.response, &mut s.error].into_iter().flatten() {
+                redactor.value(v);
+            }
+            if let Some(o) = &mut s.output {
+                *o = redactor.text(o);
+            }
+        }
+        if let Some(e) = &mut r.stderr {
+            *e = redactor.text(e);
+        }
+        for e in r.transcript.iter_mut().flat_map(|t| t.entries.iter_mut()) {
+            e.text = redactor.text(&e.text);
+        }
+        if let Some(d) = &mut r.data {
+            redactor.value(d);
+        }
+        for (k, v) in r.outputs.iter_mut() {
+            if sensitive.contains(k) {
+                *v = Value::String(MASK.into());
+            } else {
+                redactor.value(v);
+            }
+        }
+        r
     }
 }

@@ -11,11 +11,12 @@ use crate::codes::RunCode;
 use crate::snapshot::Written;
 
 use super::StepRunner;
-use super::assert::{Mismatch, check_assertion, check_error, show};
+use super::assert::{check_assertion, check_error};
 use super::last_response::LastResponse;
 use super::result::{StepResult, StepStatus};
-use super::values::{self};
 use super::{Reply, StepFail, fail, step_method, step_name};
+use crate::compare::{Mismatch, show};
+use crate::values::{self};
 
 impl StepRunner {
     pub(super) async fn run(&mut self, step: &Step) -> StepResult {

@@ -13,7 +13,7 @@ use crate::session::{ClientBehaviour, ElicitationAnswer, Root, SamplingAnswer};
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::StdioConfig;
 
-use super::values::Vars;
+use crate::values::Vars;
 
 /// Everything one test needs besides the IR.
 #[derive(Debug, Clone)]

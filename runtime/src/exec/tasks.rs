@@ -11,9 +11,9 @@ use crate::codes::RunCode;
 use crate::error::{Error, ErrorKind};
 use crate::protocol::{Era, RpcError};
 
-use super::values::as_text;
 use super::{Reply, StepFail, fail};
 use crate::session::Session;
+use crate::values::as_text;
 use mcpr_compiler::ir::{TaskMode, ToolStep};
 
 /// Runs a tool step that has legacy settings; `task` is the last task seen, updated by task

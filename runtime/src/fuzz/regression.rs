@@ -15,7 +15,7 @@ use crate::adhoc::AdhocOptions;
 pub fn text(target: &AdhocOptions, seed: u64, f: &Finding) -> Result<String, String> {
     let mut tool = ToolStep::new(f.tool.clone());
     tool.arguments = f.minimal.as_object().filter(|a| !a.is_empty()).cloned();
-    if crate::exec::values::mentions_template(&tool.arguments) {
+    if crate::values::mentions_template(&tool.arguments) {
         return Err(format!(
             "the input of {} holds `${{`, which a suite reads as a reference",
             f.tool

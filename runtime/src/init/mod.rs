@@ -118,7 +118,7 @@ pub async fn observe(opts: &AdhocOptions, s: Surface) -> Result<Starter, Error> 
             continue;
         };
         let arguments = example::arguments(t.get("inputSchema"));
-        if crate::exec::values::mentions_template(&arguments) {
+        if crate::values::mentions_template(&arguments) {
             left_out.push(format!(
                 "tool {name}: its example arguments hold `${{`, which a suite reads as a reference"
             ));

@@ -121,7 +121,7 @@ fn step(call: &Call) -> Result<Step, String> {
     };
     let params = call.params.as_ref().map(without_meta);
     if let Some(p) = &params
-        && crate::exec::values::mentions_template(p)
+        && crate::values::mentions_template(p)
     {
         return Err("its params hold `${`, which a suite reads as a reference".into());
     }

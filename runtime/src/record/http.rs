@@ -22,8 +22,8 @@ use super::Recorded;
 use super::headers::{SeenHeaders, draft_target, public_url};
 use super::tape::Tape;
 use crate::error::{Error, ErrorKind};
-use crate::exec::secrets::Redactor;
 use crate::interrupt::Interrupt;
+use crate::redact::Redactor;
 
 /// How long requests still in flight may finish once the recording has ended.
 const DRAIN: Duration = Duration::from_secs(2);
@@ -126,7 +126,7 @@ impl Shared {
     pub(super) fn redact(&self, text: &str) -> String {
         match self.redactor.lock() {
             Ok(r) => r.text(text),
-            Err(_) => crate::exec::secrets::MASK.to_string(),
+            Err(_) => crate::redact::MASK.to_string(),
         }
     }
 

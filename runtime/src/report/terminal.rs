@@ -12,8 +12,8 @@ use mcpr_compiler::ir::Suite;
 
 use super::{Report, Reporter, paint, tail};
 use crate::budget::Verdict;
-use crate::exec::secrets::Redactor;
 use crate::exec::{Failure, Outcome, StepStatus, TestResult};
+use crate::redact::Redactor;
 use crate::schedule::{Event, RunResult, Summary};
 
 /// How much the terminal shows.

@@ -9,7 +9,7 @@ use crate::auth::{TokenCache, resolve_credentials};
 use crate::budget::{self, History};
 use crate::codes::RunClass;
 use crate::data::{self, DataOptions};
-use crate::exec::secrets::Redactor;
+use crate::redact::Redactor;
 use crate::report::Reporter;
 use crate::schedule::{self, RunOptions, RunResult};
 use crate::snapshot::{DEFAULT_FILE as SNAPSHOT_DEFAULT, SnapshotStore};

@@ -22,9 +22,9 @@ use super::retry::{Attempts, retries_of};
 use super::shared::{Job, SessionKey, Worker, shareable};
 use super::{Event, PlanError, RunOptions, plan_error};
 use crate::codes::RunCode;
-use crate::exec::secrets::Redactor;
 use crate::exec::{self, Declarations, Failure, Outcome, TestInput, TestResult, Timing};
 use crate::interrupt::{Interrupt, StopSignal};
+use crate::redact::Redactor;
 
 /// What a dispatched suite hands back.
 pub(super) struct Dispatched {
@@ -612,10 +612,10 @@ impl<'o> Dispatch<'o> {
             };
             for k in &self.sensitive[i] {
                 if let Some(v) = r.outputs.get(k) {
-                    self.redactor.add(&exec::values::as_text(v));
+                    self.redactor.add(&crate::values::as_text(v));
                 }
             }
-            let mut people = self.redactor.result(r, &self.sensitive[i]);
+            let mut people = r.redacted(&self.redactor, &self.sensitive[i]);
             let planned = &self.tests[i];
             people.source = planned.test.steps.iter().find_map(|s| s.source.clone());
             if planned.test.data.is_some() {

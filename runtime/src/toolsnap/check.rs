@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::diff::{Change, diff};
 use super::render::line;
 use crate::codes::RunCode;
-use crate::exec::assert::Mismatch;
+use crate::compare::Mismatch;
 
 /// How the snapshot may change and what the run may write.
 #[derive(Debug, Clone, Copy, Default)]

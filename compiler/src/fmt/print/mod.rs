@@ -32,8 +32,8 @@ use crate::ir::{
     ScriptedSampling, SetStep, Skip, Status, StdioTarget, Step, StepKind, Suite, Target, Test,
     ToolStep,
 };
-use crate::lower::values;
 use crate::syntax::token::{Tok, lex_line};
+use crate::values;
 use data::*;
 use expect::*;
 use native::*;

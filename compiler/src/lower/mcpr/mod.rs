@@ -9,7 +9,6 @@ use super::data;
 use super::deps::{self, BuiltTest};
 use super::flows::{self, Flows, Scope};
 use super::validate::Judged;
-use super::values::{self, normalise_path};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
 use crate::ir::{
@@ -23,6 +22,7 @@ use crate::source::Span;
 use crate::syntax::{
     Compare, Document, ListKind, Node, Outline, Stmt, Text, ValueType, YamlBudget,
 };
+use crate::values::{self, normalise_path};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;

@@ -268,7 +268,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn nodes() -> usize {
-        crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES)
+        crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES)
     }
 
     /// The scanner's tree, when it reads `text`, is the YAML parser's, spans included.

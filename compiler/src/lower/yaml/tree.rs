@@ -154,7 +154,7 @@ fn options(nodes: usize) -> serde_saphyr::Options {
 pub fn read(text: &str) -> Result<Node, Vec<ReadError>> {
     read_within(
         text,
-        crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES),
+        crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES),
     )
 }
 
@@ -590,7 +590,7 @@ pub(super) mod tests {
             "1: one\n-3: three\n-0: zero\n",
         ];
         for text in ordinary {
-            let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+            let nodes = crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES);
             let tree = super::super::events::read(text, nodes).unwrap_or_else(|| panic!("{text}"));
             assert_eq!(Ok(tree), read_through_serde(text, nodes), "{text}");
         }
@@ -603,7 +603,7 @@ pub(super) mod tests {
         // Large mappings (repeats found by lookup), with and without a repeated key.
         let wide: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
         texts.push(("wide".into(), wide.clone()));
-        let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+        let nodes = crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES);
         for repeated in [wide.clone() + "k3: again\n", wide.clone() + "k39: again\n"] {
             assert!(super::super::events::read(&repeated, nodes).is_none());
             assert!(read_through_serde(&repeated, nodes).is_err());
@@ -619,7 +619,7 @@ pub(super) mod tests {
         }
         let mut fast = 0;
         for (name, text) in &texts {
-            let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+            let nodes = crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES);
             let serde = read_through_serde(text, nodes);
             match super::super::events::read(text, nodes) {
                 Some(tree) => {
@@ -693,7 +693,7 @@ pub(super) mod tests {
         #[test]
         fn any_yaml_reads_from_events_as_through_serde(v in json_value()) {
             let text = serde_saphyr::to_string(&v).unwrap();
-            let nodes = crate::yaml::file_node_budget(crate::lower::DEFAULT_MAX_FILE_BYTES);
+            let nodes = crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES);
             if let Some(tree) = super::super::events::read(&text, nodes) {
                 prop_assert_eq!(Ok(tree), read_through_serde(&text, nodes), "{}", text);
             }

@@ -8,7 +8,14 @@
 //!
 //! Values that look like credentials wherever they come from (userinfo in a URL, a JWT, a
 //! well-known token prefix) are masked in every output by [`credential_spans`], on top of
-//! the secrets a suite names.
+//! the secrets a suite names, which a [`Redactor`] holds with those the run learns
+//! ([`learn`]). This module reads nothing else of the runtime but [`crate::values`]' URL
+//! encoding: every layer may mask text with it (a test's result is masked by
+//! `exec::TestResult::redacted`).
+
+mod redactor;
+
+pub use redactor::{MASK, Redactor, learn};
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;

@@ -1,4 +1,5 @@
-//! Values, result paths and `${…}` references as lowering sees them.
+//! Values, result paths and `${…}` references as the compiler sees them: a leaf the parser
+//! (`syntax`), the pattern check (`regexp`), the lowering and the printer all read.
 //!
 //! Values stay templates in the IR: a string that is exactly one reference keeps the
 //! referenced value's JSON type at run time, any other string interpolates to text. The
@@ -141,7 +142,26 @@ pub fn refs(s: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-pub use crate::syntax::{find_open, has_open};
+/// Byte offset of the first `${` at or after `from`. A byte search for `$` (memchr) then a
+/// look at the next byte: much cheaper than a substring search, which sets up a two-way
+/// searcher on every call, on the short strings templates are.
+pub fn find_open(s: &str, from: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = from;
+    while i < bytes.len() {
+        let at = crate::bytes::find_from(s, i, b'$')?;
+        if bytes.get(at + 1) == Some(&b'{') {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
+/// Whether a string holds a `${` (a template with at least one reference, or an unclosed one).
+pub fn has_open(s: &str) -> bool {
+    find_open(s, 0).is_some()
+}
 
 /// The first segment of a reference (`row` for `row.email`).
 pub fn head(reference: &str) -> &str {

@@ -10,8 +10,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{Failure, TestResult};
-use crate::redact::{credential_spans, looks_like_credential_var};
+use super::{credential_spans, looks_like_credential_var};
 
 /// What replaces a secret.
 pub const MASK: &str = "[REDACTED]";
@@ -73,7 +72,7 @@ impl Redactor {
                 }
             }
         }
-        for (name, value) in crate::redact::runner_env() {
+        for (name, value) in super::runner_env() {
             if looks_like_credential_var(&name, &value) {
                 r.add(&value);
             }
@@ -108,7 +107,7 @@ impl Redactor {
         let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
         let forms = [
             secret.to_string(),
-            super::values::url_encode(secret),
+            crate::values::url_encode(secret),
             b64.clone(),
             b64.trim_end_matches('=').to_string(),
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),
@@ -186,74 +185,6 @@ impl Redactor {
             }
             _ => {}
         }
-    }
-
-    fn failure(&self, f: &mut Failure) {
-        f.message = self.text(&f.message);
-        for s in [
-            &mut f.expected,
-            &mut f.actual,
-            &mut f.stderr_tail,
-            &mut f.step,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            *s = self.text(s);
-        }
-        if let Some(m) = &mut f.last_message {
-            m.text = self.text(&m.text);
-        }
-        for v in [&mut f.expected_value, &mut f.actual_value]
-            .into_iter()
-            .flatten()
-        {
-            self.value(v);
-        }
-    }
-
-    /// A copy of a result fit for people: every secret masked, and the outputs named in
-    /// `sensitive` replaced by the mask.
-    pub fn result(&self, r: &TestResult, sensitive: &[String]) -> TestResult {
-        let mut r = r.clone();
-        if let Some(f) = &mut r.failure {
-            self.failure(f);
-        }
-        for f in r
-            .previous_attempts
-            .iter_mut()
-            .flat_map(|a| a.failure.as_mut())
-        {
-            self.failure(f);
-        }
-        for s in &mut r.steps {
-            if let Some(f) = &mut s.failure {
-                self.failure(f);
-            }
-            for v in [&mut s.response, &mut s.error].into_iter().flatten() {
-                self.value(v);
-            }
-            if let Some(o) = &mut s.output {
-                *o = self.text(o);
-            }
-        }
-        if let Some(e) = &mut r.stderr {
-            *e = self.text(e);
-        }
-        for e in r.transcript.iter_mut().flat_map(|t| t.entries.iter_mut()) {
-            e.text = self.text(&e.text);
-        }
-        if let Some(d) = &mut r.data {
-            self.value(d);
-        }
-        for (k, v) in r.outputs.iter_mut() {
-            if sensitive.contains(k) {
-                *v = Value::String(MASK.into());
-            } else {
-                self.value(v);
-            }
-        }
-        r
     }
 }
 

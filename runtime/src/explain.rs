@@ -4,7 +4,7 @@
 
 use mcpr_compiler::diagnostics::Code;
 
-use super::RunCode;
+use crate::codes::{RunCode, UnknownCode};
 use crate::lint::{self, Rule};
 
 /// A code of any registry.
@@ -67,40 +67,6 @@ impl AnyCode {
             .collect()
     }
 }
-
-/// Text that names no registered code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownCode(pub String);
-
-impl UnknownCode {
-    /// Whether the text looks like a compile diagnostic (`MCPLANG…` or a bare number).
-    fn looks_like_mcplang(&self) -> bool {
-        let t = self.0.trim();
-        t.get(..7)
-            .is_some_and(|p| p.eq_ignore_ascii_case("MCPLANG"))
-            || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
-    }
-}
-
-impl std::fmt::Display for UnknownCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.looks_like_mcplang() {
-            write!(
-                f,
-                "`{}` is not a known diagnostic code (codes look like MCPLANG102; see docs/diagnostics/README.md)",
-                self.0
-            )
-        } else {
-            write!(
-                f,
-                "`{}` is not a known code: compile diagnostics look like MCPLANG102 (docs/diagnostics/README.md), run-time codes like MCP-TIMEOUT-001 and the first implementation's codes like QA-LANG-001 (docs/errors/README.md), lint rules like MCP005 (docs/lint/README.md); `mcpr explain --list` lists them all",
-                self.0
-            )
-        }
-    }
-}
-
-impl std::error::Error for UnknownCode {}
 
 /// Finds a code of either registry, in any case: `MCPLANG102`, `mcplang102` or `102`,
 /// `MCP-EXIT-001`, `qa-lang-001`.
