@@ -70,6 +70,9 @@ pub enum Command {
     Fmt(FmtArgs),
     /// Serve the language server protocol on stdin and stdout, for editors (docs/lsp.md).
     Lsp,
+    /// Serve mcpr's engine to a program in another language: JSON lines on stdin and
+    /// stdout (docs/driver.md). The Python and Node packages run it for you.
+    Driver,
     /// Record a client's session with a server as a draft suite: the client starts
     /// `mcpr record -o draft.mcpr -- CMD ARGS…` as its server, or talks Streamable HTTP to
     /// `mcpr record -o draft.mcpr --url URL`, which forwards to URL (docs/record.md).

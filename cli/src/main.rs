@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         args::Command::Completions(a) => commands::completions::run(a),
         args::Command::Fmt(a) => commands::fmt::run(a),
         args::Command::Lsp => commands::lsp::run(),
+        args::Command::Driver => commands::driver::run(),
         args::Command::Record(a) => commands::record::run(a),
         args::Command::Fuzz(a) => commands::fuzz::run(a),
     };

@@ -21,6 +21,7 @@ pub mod compare;
 pub mod conformance;
 pub mod coverage;
 pub mod data;
+pub mod driver;
 pub mod error;
 pub mod exec;
 pub mod explain;

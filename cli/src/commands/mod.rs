@@ -7,6 +7,7 @@ pub mod compile;
 pub mod completions;
 pub mod conformance;
 pub mod convert;
+pub mod driver;
 pub mod explain;
 pub mod fmt;
 pub mod fuzz;

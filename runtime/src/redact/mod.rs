@@ -86,6 +86,9 @@ pub enum Inherit {
     Base,
     /// The runner's whole environment.
     All,
+    /// The runner's whole environment but the variables that look like credentials (by
+    /// name or value), which are withheld and named.
+    AllButCredentials,
     /// These names and `*` globs too.
     Names(Vec<String>),
 }
@@ -97,7 +100,7 @@ impl Inherit {
             .any(|p| name_matches(p, name) && (!p.contains('*') || !looks_like_credential(name)))
             || match self {
                 Inherit::Base => false,
-                Inherit::All => true,
+                Inherit::All | Inherit::AllButCredentials => true,
                 Inherit::Names(names) => names.iter().any(|p| name_matches(p, name)),
             }
     }
@@ -149,9 +152,10 @@ where
         if explicit.contains_key(&name) {
             continue;
         }
-        if inherit.passes(&name) {
+        let credential = looks_like_credential_var(&name, &value);
+        if inherit.passes(&name) && !(credential && *inherit == Inherit::AllButCredentials) {
             out.vars.insert(name, value);
-        } else if looks_like_credential_var(&name, &value) {
+        } else if credential {
             out.withheld.push(name);
         }
     }
@@ -265,6 +269,24 @@ mod tests {
         assert!(name_matches("A*B*C", "AxxBxxC") && name_matches("*", ""));
     }
 
+    #[test]
+    fn inherit_all_but_credentials_names_what_it_withholds() {
+        let runner = env(&[
+            ("PATH", "/bin"),
+            ("NODE_OPTIONS", "-x"),
+            ("GITHUB_TOKEN", "abc"),
+            ("NOTES", "ghp_0123456789abcdefghijABCDEFGHIJ"),
+            ("API_KEY", "given"),
+        ]);
+        let explicit = BTreeMap::from([("API_KEY".to_string(), "explicit".to_string())]);
+        let e = server_env(runner, &explicit, &Inherit::AllButCredentials);
+        assert_eq!(
+            e.vars.keys().collect::<Vec<_>>(),
+            ["API_KEY", "NODE_OPTIONS", "PATH"]
+        );
+        assert_eq!(e.vars["API_KEY"], "explicit");
+        assert_eq!(e.withheld, ["GITHUB_TOKEN", "NOTES"]);
+    }
     #[test]
     fn credential_names() {
         for name in [
