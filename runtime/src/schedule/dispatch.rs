@@ -386,7 +386,10 @@ impl<'o> Dispatch<'o> {
     /// than `jobs` exist, else an idle one (holding no session, or one it then closes).
     fn slot_for(&mut self, i: usize) -> Slot {
         let Some(s) = &mut self.shared else {
-            if self.live.load(Ordering::Acquire) >= self.opts.jobs.max(1) {
+            // A job is free once its thread has ended and its result has been taken: a
+            // result not yet taken may stop the run (`--fail-fast`) or release a consumer.
+            let jobs = self.opts.jobs.max(1);
+            if self.live.load(Ordering::Acquire) >= jobs || self.running.len() >= jobs {
                 return Slot::Wait;
             }
             return Slot::Lane(self.free_lane());
