@@ -166,7 +166,11 @@ async fn hello_comes_first_and_names_the_protocol() {
     let e = b.fails("hello", json!({"protocol": 2})).await;
     assert_eq!(e["kind"], "unsupported-protocol");
     assert_eq!(e["data"]["supported"], json!([1]));
-    let r = b.ok("hello", json!({"protocol": 1})).await;
+    // A request right behind `hello`, before its answer, is read after it.
+    let hello = b.send("hello", json!({"protocol": 1})).await;
+    let behind = b.send("listTools", json!({"server": "mcp-9"})).await;
+    let r = b.response(&hello).await["result"].clone();
+    assert_eq!(b.response(&behind).await["error"]["kind"], "unknown-server");
     assert_eq!(r["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(
         r["methods"].as_array().unwrap().len(),
@@ -204,7 +208,10 @@ async fn a_server_is_opened_called_listed_read_and_closed() {
         .unwrap()
         .to_string();
     let read = b
-        .ok("readResource", json!({"server": server, "uri": uri}))
+        .ok(
+            "readResource",
+            json!({"server": server, "uri": uri, "timeoutMs": 5000}),
+        )
         .await;
     assert!(read["result"]["contents"].is_array(), "{read}");
     let templates = b
@@ -233,6 +240,18 @@ async fn a_server_is_opened_called_listed_read_and_closed() {
     assert!(
         got["result"]["messages"].to_string().contains("Ada"),
         "{got}"
+    );
+    let stderr = b.ok("stderr", json!({"server": server})).await;
+    assert!(stderr["stderrTail"].is_array(), "{stderr}");
+    let e = b
+        .fails("snapshot", json!({"server": server, "timeoutMs": 5}))
+        .await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `timeoutMs`"),
+        "{e}"
     );
     let closed = b.ok("close", json!({"server": server})).await;
     assert_eq!(
@@ -336,6 +355,25 @@ async fn a_server_that_does_not_come_up_fails_open_with_its_stderr() {
     );
     let stderr = e["data"]["stderrTail"].to_string();
     assert!(stderr.contains("refusing to start"), "{e}");
+    // A banner on stdout, a word on stderr, and gone: both are named.
+    let e = b
+        .fails(
+            "open",
+            json!({"command": ["sh", "-c", "echo 'Server starting...'; echo 'fatal: no database' >&2; exit 3"]}),
+        )
+        .await;
+    assert_eq!(e["kind"], "start-failed", "{e}");
+    assert_eq!(e["data"]["exitCode"], 3, "{e}");
+    assert_eq!(
+        e["data"]["stdoutNoise"],
+        json!(["Server starting..."]),
+        "{e}"
+    );
+    assert_eq!(
+        e["data"]["stderrTail"],
+        json!(["fatal: no database"]),
+        "{e}"
+    );
     let e = b
         .fails(
             "open",

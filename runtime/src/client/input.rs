@@ -109,12 +109,21 @@ impl Client {
 
     /// Reads a resource (multi round-trip aware).
     pub async fn read_resource(&self, uri: &str) -> Result<Value, Error> {
+        self.read_resource_within(uri, None).await
+    }
+
+    /// Reads a resource with a deadline of its own (the session's when `None`).
+    pub async fn read_resource_within(
+        &self,
+        uri: &str,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Value, Error> {
+        let opts = RequestOptions {
+            timeout,
+            ..RequestOptions::default()
+        };
         let (result, _) = self
-            .request_with_input(
-                "resources/read",
-                json!({"uri": uri}),
-                &RequestOptions::default(),
-            )
+            .request_with_input("resources/read", json!({"uri": uri}), &opts)
             .await?;
         if !result.get("contents").is_some_and(Value::is_array) {
             return Err(self.invalid("resources/read", "`contents` is missing or not an array"));
@@ -124,12 +133,26 @@ impl Client {
 
     /// Gets a prompt (multi round-trip aware).
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>) -> Result<Value, Error> {
+        self.get_prompt_within(name, arguments, None).await
+    }
+
+    /// Gets a prompt with a deadline of its own (the session's when `None`).
+    pub async fn get_prompt_within(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Value, Error> {
         let mut params = json!({"name": name});
         if let Some(a) = arguments {
             params["arguments"] = a;
         }
+        let opts = RequestOptions {
+            timeout,
+            ..RequestOptions::default()
+        };
         let (result, _) = self
-            .request_with_input("prompts/get", params, &RequestOptions::default())
+            .request_with_input("prompts/get", params, &opts)
             .await?;
         if !result.get("messages").is_some_and(Value::is_array) {
             return Err(self.invalid("prompts/get", "`messages` is missing or not an array"));

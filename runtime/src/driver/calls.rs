@@ -43,7 +43,12 @@ pub(crate) async fn call(server: &Open, method: &str, params: Value) -> Result<V
             let options = CallOptions {
                 timeout: p.timeout_ms.map(Duration::from_millis),
                 allow_error: true,
-                log_level: server.log_level.clone(),
+                // The level travels with the request only in 2026-07-28; before, `open`
+                // set it once with `logging/setLevel`.
+                log_level: server
+                    .log_level
+                    .clone()
+                    .filter(|_| client.session().era() == crate::protocol::version::Era::Modern),
                 ..CallOptions::default()
             };
             let call = client
@@ -61,14 +66,27 @@ pub(crate) async fn call(server: &Open, method: &str, params: Value) -> Result<V
         }
         "readResource" => {
             let p: ReadResource = typed(method, params)?;
-            let result = client.read_resource(&p.uri).await.map_err(fail)?;
+            let within = p.timeout_ms.map(Duration::from_millis);
+            let result = client
+                .read_resource_within(&p.uri, within)
+                .await
+                .map_err(fail)?;
             Ok(json!({ "result": result }))
         }
         "getPrompt" => {
             let p: GetPrompt = typed(method, params)?;
             let arguments = (!p.arguments.is_empty()).then(|| json!(p.arguments));
-            let result = client.get_prompt(&p.name, arguments).await.map_err(fail)?;
+            let within = p.timeout_ms.map(Duration::from_millis);
+            let result = client
+                .get_prompt_within(&p.name, arguments, within)
+                .await
+                .map_err(fail)?;
             Ok(json!({ "result": result }))
+        }
+        "stderr" => {
+            let _: ServerOnly = typed(method, params)?;
+            let tail = client.session().stderr_tail();
+            Ok(json!({"stderrTail": wire::tail_lines(&tail, &server.redactor)}))
         }
         "waitNotification" => {
             let p: WaitNotification = typed(method, params)?;
@@ -114,7 +132,7 @@ pub(crate) async fn call(server: &Open, method: &str, params: Value) -> Result<V
             Ok(out)
         }
         "snapshot" => {
-            let _: Only = typed(method, params)?;
+            let _: ServerOnly = typed(method, params)?;
             let snapshot = toolsnap::from_surface(&listed(server).await?);
             let text = toolsnap::to_text(&snapshot);
             Ok(json!({"snapshot": snapshot, "text": text}))
@@ -208,22 +226,33 @@ struct CallTool {
     timeout_ms: Option<u64>,
 }
 
+/// Params of the requests that take only the server (they make several requests, each
+/// with the server's deadline).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct ServerOnly {
+    #[allow(dead_code)]
+    server: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ReadResource {
     #[allow(dead_code)]
     server: String,
     uri: String,
+    timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct GetPrompt {
     #[allow(dead_code)]
     server: String,
     name: String,
     #[serde(default)]
     arguments: BTreeMap<String, Value>,
+    timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]

@@ -42,6 +42,7 @@ pub const METHODS: &[&str] = &[
     "listPrompts",
     "getPrompt",
     "waitNotification",
+    "stderr",
     "lint",
     "snapshot",
     "diff",
@@ -215,6 +216,16 @@ pub async fn serve(
                 }
             },
         };
+        // `hello` is answered here, before the next line is read, so that a binding may
+        // write its next requests right behind it.
+        if request.method == "hello" {
+            let line = match hello(&driver, request.params) {
+                Ok(result) => wire::result_line(&request.id, result),
+                Err(f) => wire::error_line(&request.id, &f),
+            };
+            let _ = tx.send(line);
+            continue;
+        }
         if request.method == "shutdown" && driver.greeted.load(Ordering::Relaxed) {
             working.abort_all();
             driver.close_all().await;
@@ -243,9 +254,6 @@ pub async fn serve(
 
 /// Works on one request.
 async fn handle(driver: &Driver, method: &str, params: Value) -> Result<Value, Failure> {
-    if method == "hello" {
-        return hello(driver, params);
-    }
     if !driver.greeted.load(Ordering::Relaxed) {
         return Err(Failure::new(
             "no-hello",

@@ -125,7 +125,18 @@ pub(crate) async fn open(params: Value, n: u64) -> Result<(Open, Value), Failure
     let client = match Client::connect_to(target, config).await {
         Ok(c) => c,
         Err(e) => {
-            let mut f = Failure::from_error(&e, &name, &[], &redactor);
+            // Without a session there is no transcript to read the stray lines from; the
+            // last message tells the one that came last.
+            let noise: Vec<String> = e
+                .last_message
+                .iter()
+                .filter(|m| {
+                    m.kind == crate::transcript::MessageKind::Invalid
+                        && m.direction == crate::transcript::Direction::Received
+                })
+                .map(|m| m.text.clone())
+                .collect();
+            let mut f = Failure::from_error(&e, &name, &noise, &redactor);
             f.kind = "start-failed";
             f.message = format!("the MCP server did not come up: {}", f.message);
             return Err(f);
