@@ -60,7 +60,7 @@ pub enum NativeStep {
     /// any violation (mcpr addition).
     AppsVerify(PlainAction),
     /// Apply the lint rules to the server's tools, resources, resource templates and
-    /// prompts; fails on a finding at `failOn` level or worse (default `error`) that
+    /// prompts; fails on a finding at `failOn` level or worse (default `warning`) that
     /// `ignore` does not name (mcpr addition).
     LintClean(LintCleanAction),
     /// Compare the server's tools, resources, resource templates and prompts with the
@@ -295,7 +295,8 @@ pub struct LintCleanAction {
     /// Lint rule codes not applied (`MCP005`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore: Option<Vec<String>>,
-    /// The least level that fails the step (default `error`: warnings are shown, not failed).
+    /// The least level that fails the step (default `warning`: warnings and errors fail,
+    /// info is shown; `error` lets warnings pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fail_on: Option<crate::lint_rules::Level>,
     /// Deadline of the action in milliseconds (1–600000).
@@ -310,7 +311,8 @@ impl LintCleanAction {
         match self.fail_on {
             Some(crate::lint_rules::Level::Warning) => s.push_str(" including warnings"),
             Some(crate::lint_rules::Level::Info) => s.push_str(" including info"),
-            Some(crate::lint_rules::Level::Error) | None => {}
+            Some(crate::lint_rules::Level::Error) => s.push_str(" only errors"),
+            None => {}
         }
         if let Some(codes) = self.ignore.as_ref().filter(|c| !c.is_empty()) {
             s.push_str(" ignoring ");

@@ -735,7 +735,7 @@ statements! { src =>
     ExpectLintClean {
         rule: expect_lint_clean(src),
         first: ["expect", "then"],
-        usage: "Expect the server is lint clean [including warnings] [ignoring MCP005, MCP015]",
+        usage: "Expect the server is lint clean [only errors | including info] [ignoring MCP005, MCP015]",
         opens: [
             "expect the server is lint clean" => "Expect the server is lint clean",
         ],

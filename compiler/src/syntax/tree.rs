@@ -52,7 +52,7 @@ pub struct Number {
     pub span: Span,
 }
 
-/// The least level `Expect the server is lint clean including …` fails on.
+/// The least level `Expect the server is lint clean [including …|only errors]` fails on.
 pub use crate::lint_rules::Level as LintLevel;
 
 /// What `List all …` lists.
@@ -360,7 +360,8 @@ pub enum Stmt {
     ListAll {
         what: ListKind,
     },
-    /// `Expect the server is lint clean [including warnings|info] [ignoring CODES]`.
+    /// `Expect the server is lint clean [including warnings|including info|only errors]
+    /// [ignoring CODES]`.
     ExpectLintClean {
         including: Option<LintLevel>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
