@@ -57,6 +57,13 @@ pub fn run(args: InitArgs) -> u8 {
     let written = write::suite(&starter, &server, opts.timeout);
     match &args.output {
         Some(path) => {
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+            if let Some(folder) = folder
+                && let Err(e) = std::fs::create_dir_all(folder)
+            {
+                eprintln!("error: cannot create {}: {e}", folder.display());
+                return output::USAGE;
+            }
             if let Err(e) = std::fs::write(path, &written.text) {
                 eprintln!("error: cannot write {}: {e}", path.display());
                 return output::USAGE;

@@ -9,7 +9,7 @@ use crate::client::Client;
 use crate::error::Error;
 
 /// The `subscriptions/listen` stream of a 2026 session and the resource URIs it covers.
-pub(super) type Listen = Option<(crate::client::Subscription, Vec<String>)>;
+pub(crate) type Listen = Option<(crate::client::Subscription, Vec<String>)>;
 
 /// What a (re)opened stream should cover besides what it covered before.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,7 +33,7 @@ const LISTS: [(&str, &str); 3] = [
 
 /// Opens the stream at the start of a 2026 session when the server marks a list
 /// `listChanged`; a refusal is left for the step that needs the stream to report.
-pub(super) async fn open_at_start(client: &Client, current: &mut Listen) {
+pub(crate) async fn open_at_start(client: &Client, current: &mut Listen) {
     let marked = LISTS
         .iter()
         .any(|(list, _)| client.server_has(&[list, "listChanged"]));

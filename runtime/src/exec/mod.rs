@@ -20,6 +20,7 @@ mod tasks;
 
 // The outcome is the run class's neighbour in `codes`; `exec::Outcome` stays its public path.
 pub use crate::codes::Outcome;
+pub(crate) use listen::{Listen, open_at_start};
 pub use result::{
     Attempt, Failure, StepResult, StepStatus, TestResult, TestTranscript, Timing,
     show_last_message, test_id,
@@ -44,7 +45,6 @@ use crate::values::Vars;
 
 use assert::McpError;
 use last_response::LastResponse;
-use listen::Listen;
 
 /// The runner's own request deadline when neither the step nor the suite sets one.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -336,7 +336,7 @@ pub async fn run_test_in(
     if runner.client.session().era() == crate::protocol::Era::Modern {
         // List changes come only on a listen stream: it stands before the first step, so a
         // change a step causes is not sent before anyone listens.
-        listen::open_at_start(&runner.client, &mut runner.listen).await;
+        open_at_start(&runner.client, &mut runner.listen).await;
     }
     let keep_going = test.continue_on_failure == Some(true);
     let mut failed = false;

@@ -1,11 +1,17 @@
-//! `mcpr init`: a starter `.mcpr` suite from a live server. Every tool is called once with
-//! arguments made from its `inputSchema` ([`example::arguments`]), each in a session of its
-//! own as `mcpr run` runs each test; every resource is read and every prompt got (one
+//! `mcpr init`: a starter `.mcpr` suite from a live server. Every tool is called with
+//! arguments made from its `inputSchema` ([`example::arguments`]), each call in a session of
+//! its own as `mcpr run` runs each test, twice: all tools in the file's order, then all of
+//! them again in the reverse order with another client connected, so that what one tool's
+//! call does to the server's state, and what other clients do, show up as values that
+//! changed. Every resource is read and every prompt got (one
 //! session, in the order of the file). Each test expects what the server did: success, a
-//! tool error, or a JSON-RPC error and its code. A call that timed out or broke the session
-//! is written as a skipped test that says why. [`write::suite`] prints the file.
+//! tool error, or a JSON-RPC error and its code; a tool that succeeded both times is also
+//! expected to answer the values that were the same both times ([`expect::derive`]). A call
+//! that timed out or broke the session is written as a skipped test that says why.
+//! [`write::suite`] prints the file.
 
 pub mod example;
+pub mod expect;
 pub mod write;
 
 use serde_json::{Value, json};
@@ -57,8 +63,10 @@ pub struct Check {
     pub name: String,
     /// Arguments (tools, prompts): an object.
     pub arguments: Value,
-    /// What happened.
+    /// What happened (the first time).
     pub outcome: Outcome,
+    /// The tool's results, one per call, when every call succeeded (for [`expect::derive`]).
+    pub results: Vec<Value>,
 }
 
 /// Everything a starter suite is made from.
@@ -106,6 +114,7 @@ pub async fn observe(opts: &AdhocOptions, s: Surface) -> Result<Starter, Error> 
     let mut tools: Vec<&Value> = s.tools.iter().collect();
     tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     let mut protocol = String::new();
+    let mut calls: Vec<(String, Value)> = Vec::new();
     for t in tools {
         let Some(name) = t["name"]
             .as_str()
@@ -124,24 +133,44 @@ pub async fn observe(opts: &AdhocOptions, s: Surface) -> Result<Starter, Error> 
             ));
             continue;
         }
-        let client = Client::connect_to(opts.target(), config(opts)).await?;
-        protocol = client.session().protocol_version().to_string();
-        let copts = CallOptions {
-            timeout: Some(opts.timeout),
-            allow_error: true,
-            ..CallOptions::default()
+        calls.push((name.to_string(), arguments));
+    }
+    // The first round in the file's order; the second in the reverse order, so that a
+    // value that depends on what the other tools did to the server's state changes.
+    let mut first = Vec::with_capacity(calls.len());
+    for (name, arguments) in &calls {
+        let (outcome, result, version) = call_once(opts, name, arguments).await?;
+        protocol = version;
+        first.push((outcome, result));
+    }
+    // Another client stays connected through the second round, as other tests are under
+    // `mcpr run --jobs N`: a value that counts the server's clients or streams (one HTTP
+    // server serves every test) changes too.
+    let mut second: Vec<Option<Value>> = vec![None; calls.len()];
+    if first.iter().any(|(o, _)| *o == Outcome::Succeeded) {
+        let neighbour = Client::connect_to(opts.target(), config(opts)).await?;
+        let mut listen: crate::exec::Listen = None;
+        crate::exec::open_at_start(&neighbour, &mut listen).await;
+        for (i, (name, arguments)) in calls.iter().enumerate().rev() {
+            if first[i].0 == Outcome::Succeeded {
+                let (outcome, result, _) = call_once(opts, name, arguments).await?;
+                second[i] = result.filter(|_| outcome == Outcome::Succeeded);
+            }
+        }
+        neighbour.close().await;
+    }
+    for (((name, arguments), (outcome, result)), again) in calls.into_iter().zip(first).zip(second)
+    {
+        let results = match (result, again) {
+            (Some(a), Some(b)) => vec![a, b],
+            _ => Vec::new(),
         };
-        let outcome = match client.call_tool(name, arguments.clone(), &copts).await {
-            Ok(call) if call.is_error => Outcome::ToolError(content_text(&call.result)),
-            Ok(_) => Outcome::Succeeded,
-            Err(e) => failed(&e, opts),
-        };
-        client.close().await;
         checks.push(Check {
             action: Action::Tool,
-            name: name.to_string(),
+            name,
             arguments,
             outcome,
+            results,
         });
     }
     let mut uris: Vec<&str> = s
@@ -205,6 +234,7 @@ async fn read_all(
             name: uri.to_string(),
             arguments: json!({}),
             outcome,
+            results: Vec::new(),
         });
     }
     if uris.len() > MAX_READS {
@@ -241,6 +271,7 @@ async fn read_all(
             name: name.to_string(),
             arguments,
             outcome,
+            results: Vec::new(),
         });
     }
     if prompts.len() > MAX_READS {
@@ -249,6 +280,33 @@ async fn read_all(
             prompts.len() - MAX_READS
         ));
     }
+}
+
+/// One call of a tool in a session of its own: what happened, the result when there was
+/// one, and the protocol version the session spoke.
+async fn call_once(
+    opts: &AdhocOptions,
+    name: &str,
+    arguments: &Value,
+) -> Result<(Outcome, Option<Value>, String), Error> {
+    let client = Client::connect_to(opts.target(), config(opts)).await?;
+    let protocol = client.session().protocol_version().to_string();
+    // As a test's session starts under `mcpr run` (a 2026 session listens for the list
+    // changes the server announces), so that the server answers as it will then.
+    let mut listen: crate::exec::Listen = None;
+    crate::exec::open_at_start(&client, &mut listen).await;
+    let copts = CallOptions {
+        timeout: Some(opts.timeout),
+        allow_error: true,
+        ..CallOptions::default()
+    };
+    let (outcome, result) = match client.call_tool(name, arguments.clone(), &copts).await {
+        Ok(call) if call.is_error => (Outcome::ToolError(content_text(&call.result)), None),
+        Ok(call) => (Outcome::Succeeded, Some(call.result)),
+        Err(e) => (failed(&e, opts), None),
+    };
+    client.close().await;
+    Ok((outcome, result, protocol))
 }
 
 /// What a failed request becomes: a JSON-RPC error to expect, or a reason to skip.

@@ -98,7 +98,9 @@ fn comment(text: &str) -> String {
 const HEADER: &str = "\
 # One test per tool, resource and prompt, each expecting what the server did when
 # mcpr init called it. Arguments come from each tool's inputSchema (its required
-# fields: default, examples, enum, else a placeholder): make them real ones.
+# fields: default, examples, enum, else a placeholder): make them real ones. init
+# called each tool twice; a value that was the same both times is expected as it was,
+# one that changed is expected to keep its kind. Edit them to say what you mean.
 ";
 
 /// The suite: a header comment, the server, `Default timeout`, then one test per check.
@@ -215,7 +217,13 @@ fn test(check: &Check, out: &mut String) {
         _ => out.push_str(&format!("  {verb} {}\n", quoted(&check.name))),
     }
     match &check.outcome {
-        Outcome::Succeeded => out.push_str("  Expect it succeeds\n"),
+        Outcome::Succeeded => {
+            out.push_str("  Expect it succeeds\n");
+            for e in super::expect::derive(&check.results) {
+                out.push_str(&e.line());
+                out.push('\n');
+            }
+        }
         Outcome::ToolError(text) => {
             if !text.trim().is_empty() {
                 out.push_str(&format!(
@@ -262,18 +270,22 @@ mod tests {
             name: name.into(),
             arguments,
             outcome,
+            results: Vec::new(),
         };
+        let mut add = check(
+            Action::Tool,
+            "add",
+            json!({"a": 1, "text": "true", "odd key": [1, {"b": null}], "yes": "no"}),
+            Outcome::Succeeded,
+        );
+        let answer = |at: &str| json!({"content": [{"type": "text", "text": "it's \"3\""}], "structuredContent": {"sum": 3, "at": at, "parts": [1, 2], "none": null}});
+        add.results = vec![answer("10:00"), answer("10:01")];
         Starter {
             server: "demo \"srv\"".into(),
             protocol: "2025-11-25".into(),
             pinned: true,
             checks: vec![
-                check(
-                    Action::Tool,
-                    "add",
-                    json!({"a": 1, "text": "true", "odd key": [1, {"b": null}], "yes": "no"}),
-                    Outcome::Succeeded,
-                ),
+                add,
                 check(
                     Action::Tool,
                     "fail\"s",
@@ -337,6 +349,11 @@ mod tests {
         );
         assert!(w.text.contains("  Skip: \"no answer within 30s when mcpr init called it\"\n  Call tool \"slow\" with:\n"), "{}", w.text);
         assert!(w.text.contains("  Read resource \"x://a b\"\n  # The server answered error -32002: not found\n  Expect an error\n  Expect error code -32002\n"), "{}", w.text);
+        assert!(
+            w.text.contains("  Expect it succeeds\n  Expect \"content\" has 1 item\n  Expect \"content[0].type\" equals \"text\"\n  Expect \"content[0].text\" is a string\n  Expect \"structuredContent.sum\" equals 3\n  Expect \"structuredContent.at\" is a string\n  Expect \"structuredContent.parts\" equals [1,2]\n  Expect \"structuredContent.none\" equals null\n"),
+            "{}",
+            w.text
+        );
         let ir = compiled(&w.text);
         let tests = ir["tests"].as_array().unwrap();
         assert_eq!(tests.len(), 5, "{ir:#}");
