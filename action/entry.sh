@@ -320,8 +320,8 @@ worst() {
 server_inputs() {
   [ -z "${MCPR_ACTION_COMMAND:-}" ] || [ -z "${MCPR_ACTION_URL:-}" ] ||
     die "inputs command and url: give one of them, not both"
-  case "${MCPR_ACTION_FAIL_ON:=error}" in
-    error | warning | info) ;;
+  case "${MCPR_ACTION_FAIL_ON:=}" in
+    "" | error | warning | info) ;;
     *) die "input fail-on: '$MCPR_ACTION_FAIL_ON' is not one of error, warning, info" ;;
   esac
   case "${MCPR_ACTION_ALLOW_BREAKING:=false}" in
@@ -383,11 +383,13 @@ server_name() {
 # mcpr lint against the server: with jq, one JSON run rendered as annotations and a table
 # (lint.json stays in the report folder); without, mcpr's own annotations.
 lint_server() {
-  local -a flags=("${SERVER_FLAGS[@]}" --fail-on "$MCPR_ACTION_FAIL_ON")
+  # Without the input, mcpr lint takes mcpr.toml's [lint] fail-on (else error).
+  local -a flags=("${SERVER_FLAGS[@]}")
+  if [ -n "$MCPR_ACTION_FAIL_ON" ]; then flags+=(--fail-on "$MCPR_ACTION_FAIL_ON"); fi
   local ignore
   ignore="$(printf '%s' "${MCPR_ACTION_IGNORE:-}" | tr -s ', \t\r\n' ',,,,,' | sed 's/^,//; s/,$//')"
   if [ -n "$ignore" ]; then flags+=(--ignore "$ignore"); fi
-  echo "mcpr lint (fail-on ${MCPR_ACTION_FAIL_ON}${ignore:+, ignoring $ignore}) against $(server_name)"
+  echo "mcpr lint (fail-on ${MCPR_ACTION_FAIL_ON:-from mcpr.toml, else error}${ignore:+, ignoring $ignore}) against $(server_name)"
   gate lint lint.json "${flags[@]}"
 }
 

@@ -1,7 +1,9 @@
 //! Command-line arguments (clap).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcpr_runtime::schedule::keyword::Keyword;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The top-level help's closing part: first steps, exit codes, where the settings are.
 const TOP_HELP: &str = "\
@@ -297,10 +299,12 @@ pub struct AdhocTarget {
     /// Pin the protocol version (e.g. 2025-11-25, 2026-07-28); probed otherwise.
     #[arg(long)]
     pub protocol: Option<String>,
-    /// Seconds for the handshake and for the request.
-    #[arg(long, default_value_t = 30)]
-    pub timeout: u64,
-    /// The server command and its arguments, after `--`.
+    /// Deadline of the handshake and of each request (DURATION: `30s`, `500ms`, `2m`, or a
+    /// number of seconds).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
+    pub timeout: Duration,
+    /// The server command and its arguments, after `--` [default: mcpr.toml's `server` or
+    /// `url`].
     #[arg(last = true)]
     pub command: Vec<String>,
 }
@@ -339,9 +343,9 @@ pub struct AuthCheckArgs {
     /// The protocol version of the probe (default 2025-11-25).
     #[arg(long)]
     pub protocol: Option<String>,
-    /// Seconds for each request.
-    #[arg(long, default_value_t = 30)]
-    pub timeout: u64,
+    /// Deadline of each request (DURATION).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = duration)]
+    pub timeout: Duration,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -404,7 +408,7 @@ Environment:
 pub struct RunArgs {
     /// Suite files or folders: `.mcpr`, YAML/JSON suites (`.yaml`, `.yml`, `.json`), legacy
     /// `.mcp` scripts, or Suite IR JSON (`mcpr compile FILE --emit ir`); folders are searched
-    /// as `check` searches them.
+    /// as `check` searches them. `FILE.mcpr:LINE` runs the test at that line.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Run this server command instead of the suite's target (split on spaces; quote with ").
@@ -454,7 +458,22 @@ pub struct RunArgs {
     /// Only tests whose name or id matches (`*` wildcard, case-insensitive), with their dependencies.
     #[arg(long = "test")]
     pub test: Option<String>,
-    /// With --test: do not pull in dependencies (unselected producers block their consumers).
+    /// Only tests whose name or id contains these words: `add and not slow`, `(echo or
+    /// ping) and not "long name"` (case-insensitive; with their dependencies).
+    #[arg(short = 'k', value_name = "EXPR", value_parser = keyword)]
+    pub keyword: Option<Keyword>,
+    /// Only the tests that did not pass in each suite's last recorded run (every test when
+    /// none failed); reads the run history.
+    #[arg(long, visible_alias = "lf", conflicts_with = "failed_first")]
+    pub last_failed: bool,
+    /// The tests that did not pass last time first, then the rest.
+    #[arg(long, visible_alias = "ff")]
+    pub failed_first: bool,
+    /// List the N slowest tests after the summary (0: every test).
+    #[arg(long, value_name = "N")]
+    pub durations: Option<usize>,
+    /// With --test or -k: do not pull in dependencies (unselected producers block their
+    /// consumers).
     #[arg(long)]
     pub no_deps: bool,
     /// Start no further test after the first that failed or errored.
@@ -606,10 +625,12 @@ pub enum ReportFormat {
 /// failed (or wrote to stdout what is not protocol).
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Fail on findings at this level or worse.
-    #[arg(long, value_enum, default_value_t = LevelArg::Error)]
-    pub fail_on: LevelArg,
-    /// Rule codes to skip, comma-separated (`MCP005,MCP015`; repeatable).
+    /// Fail on findings at this level or worse [default: mcpr.toml's `[lint] fail-on`, else
+    /// error].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<LevelArg>,
+    /// Rule codes to skip, comma-separated (`MCP005,MCP015`; repeatable), besides mcpr.toml's
+    /// `[lint] ignore`.
     #[arg(long, value_delimiter = ',')]
     pub ignore: Vec<String>,
     /// List every rule and exit.
@@ -625,9 +646,9 @@ pub struct LintArgs {
 /// `mcpr snapshot -o FILE`: exit 0 written, 2 usage, 3 the server failed.
 #[derive(Debug, Args)]
 pub struct SnapshotArgs {
-    /// The snapshot file to write.
+    /// The snapshot file to write [default: mcpr.toml's `[snapshot] file`].
     #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub target: AdhocTarget,
 }
@@ -636,9 +657,10 @@ pub struct SnapshotArgs {
 /// `--strict`), 2 usage, 3 the server failed.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The snapshot file (`mcpr snapshot`, or `{"tools": [...]}` as `mcpr tools` prints it).
-    pub snapshot: PathBuf,
-    /// Fail on every change, compatible ones too.
+    /// The snapshot file (`mcpr snapshot`, or `{"tools": [...]}` as `mcpr tools` prints it)
+    /// [default: mcpr.toml's `[snapshot] file`].
+    pub snapshot: Option<PathBuf>,
+    /// Fail on every change, compatible ones too [default: mcpr.toml's `[snapshot] strict`].
     #[arg(long, conflicts_with = "allow_breaking")]
     pub strict: bool,
     /// Report breaking changes as warnings instead of failing.
@@ -674,10 +696,9 @@ pub struct RecordArgs {
     /// Overwrite the output file if it exists.
     #[arg(long)]
     pub force: bool,
-    /// How long the server may take to exit at each stage of its shutdown, in milliseconds
-    /// (stdio).
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    pub shutdown_grace: u64,
+    /// How long the server may take to exit at each stage of its shutdown (stdio; DURATION).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = duration)]
+    pub shutdown_grace: Duration,
     /// Record over Streamable HTTP: forward every request to this MCP endpoint, and write a
     /// draft that targets it.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
@@ -696,8 +717,8 @@ pub struct RecordArgs {
     #[arg(long, value_enum, default_value_t = UntilArg::Delete, requires = "url")]
     pub until: UntilArg,
     /// With --url: also end after this long without a request (`30s`, `2m`).
-    #[arg(long, value_name = "DURATION", value_parser = parse_idle, requires = "url")]
-    pub idle: Option<std::time::Duration>,
+    #[arg(long, value_name = "DURATION", value_parser = duration, requires = "url")]
+    pub idle: Option<Duration>,
     /// The server command and its arguments, after `--` (stdio).
     #[arg(last = true, required_unless_present = "url")]
     pub command: Vec<String>,
@@ -712,7 +733,13 @@ pub enum UntilArg {
     Signal,
 }
 
-fn parse_idle(text: &str) -> Result<std::time::Duration, String> {
+fn keyword(text: &str) -> Result<Keyword, String> {
+    Keyword::parse(text)
+}
+
+/// Every duration flag takes one syntax (docs/cli.md, "Durations"): `30s`, `500ms`, `2m`,
+/// or a bare number of seconds.
+fn duration(text: &str) -> Result<Duration, String> {
     mcpr_runtime::run::config::parse_duration(text)
 }
 
@@ -830,9 +857,9 @@ pub struct ConformanceArgs {
     /// Most checks at once.
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Seconds each request may take.
-    #[arg(long, default_value_t = 10)]
-    pub timeout: u64,
+    /// Deadline of each request (DURATION).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = duration)]
+    pub timeout: Duration,
     /// When to use colour.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,

@@ -36,6 +36,8 @@ pub struct Outputs {
     pub no_progress: bool,
     /// Print test lines as they finish (`run`), or only the summary (`report merge`).
     pub live: bool,
+    /// `--durations N`: the slowest tests after the summary.
+    pub durations: Option<usize>,
 }
 
 impl Outputs {
@@ -60,6 +62,7 @@ impl Outputs {
             verbosity,
             no_progress: s.no_progress.value == Some(true),
             live: true,
+            durations: None,
         }
     }
 
@@ -87,7 +90,9 @@ impl Outputs {
         } else {
             (Box::new(std::io::stdout()), output::use_color(self.color))
         };
-        let terminal = Terminal::new(out, color).with_verbosity(self.verbosity);
+        let terminal = Terminal::new(out, color)
+            .with_verbosity(self.verbosity)
+            .with_durations(self.durations);
         if self.live {
             let no_bar = self.no_progress || self.stdout_taken();
             reporters.push(WithProgress::new(terminal, no_bar));

@@ -1,7 +1,7 @@
 //! Suite files for the commands that run them: compiled (any surface format), their
 //! diagnostics printed on stderr.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::Suite;
@@ -48,31 +48,58 @@ pub fn load_file(path: &Path, options: &Options) -> Result<SuiteFile, String> {
         suite,
         shown: display_path(path),
         dir,
+        lines: Vec::new(),
     })
+}
+
+/// `FILE:LINE` when `path` does not exist as given but names an existing file and a line.
+fn split_line(path: &Path) -> Option<(PathBuf, u32)> {
+    if path.exists() {
+        return None;
+    }
+    let text = path.to_str()?;
+    let (file, line) = text.rsplit_once(':')?;
+    let line: u32 = line.parse().ok().filter(|n| *n > 0)?;
+    let file = PathBuf::from(file);
+    file.is_file().then_some((file, line))
 }
 
 /// The suites of files and folders, in command-line order (a folder's suites sorted, as
 /// `check` finds them); a folder's files of flows alone (imported by suites) are left out.
-pub fn load_paths(
-    paths: &[std::path::PathBuf],
-    options: &Options,
-) -> Result<Vec<SuiteFile>, String> {
+pub fn load_paths(paths: &[PathBuf], options: &Options) -> Result<Vec<SuiteFile>, String> {
     let mut out: Vec<SuiteFile> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for p in paths {
+    // Each file once, at its first place; `whole` when some argument named it without a
+    // line (then its lines select nothing less than every test).
+    let mut seen: std::collections::HashMap<PathBuf, (usize, bool)> = Default::default();
+    for given in paths {
+        let (p, line) = match split_line(given) {
+            Some((file, line)) => (file, Some(line)),
+            None => (given.clone(), None),
+        };
         let in_folder = p.is_dir();
-        let files = discover(std::slice::from_ref(p))?;
+        let files = discover(std::slice::from_ref(&p))?;
         if in_folder && files.is_empty() {
-            return Err(format!("{}: no suite in this folder", display_path(p)));
+            return Err(format!("{}: no suite in this folder", display_path(&p)));
         }
         for f in files {
-            if !seen.insert(f.clone()) {
+            if let Some((at, whole)) = seen.get_mut(&f) {
+                match line {
+                    Some(n) if !*whole => out[*at].lines.push(n),
+                    Some(_) => {}
+                    None => {
+                        *whole = true;
+                        out[*at].lines.clear();
+                    }
+                }
                 continue;
             }
             if in_folder && only_flows(&f, options) {
                 continue;
             }
-            out.push(load_file(&f, options)?);
+            seen.insert(f.clone(), (out.len(), line.is_none()));
+            let mut file = load_file(&f, options)?;
+            file.lines.extend(line);
+            out.push(file);
         }
     }
     Ok(out)

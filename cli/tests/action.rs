@@ -829,9 +829,7 @@ fn server_inputs_become_mcpr_flags() {
     assert_eq!(
         stdio,
         [
-            format!(
-                "lint --timeout 30 --fail-on error --format json -- {shell} python -m my_server --flag 'a b'"
-            ),
+            format!("lint --timeout 30 --format json -- {shell} python -m my_server --flag 'a b'"),
             format!("run tests/ --jobs 2 --format github {reports}"),
         ]
     );

@@ -100,6 +100,18 @@ fn check(server: &Server<'_>, tools: usize, findings: &[(&str, usize)]) {
     let init = server.mcpr(d, &["init", "-o", "starter.mcpr"], true);
     assert_eq!(init.status.code(), Some(0), "{}", output_text(&init));
     let suite = std::fs::read_to_string(d.join("starter.mcpr")).unwrap();
+    // init writes what it saw the same twice as values, not only `Expect it succeeds`.
+    let values = suite
+        .lines()
+        .filter(|l| {
+            let l = l.trim_start();
+            l.starts_with("Expect \"") && (l.contains("\" equals ") || l.contains("\" contains "))
+        })
+        .count();
+    assert!(
+        tools == 0 || values >= 1,
+        "no value expectation in the starter suite:\n{suite}"
+    );
     let check = server.mcpr(d, &["check", "starter.mcpr"], false);
     assert_eq!(
         check.status.code(),

@@ -19,6 +19,7 @@
 //! earlier passed samples (window 50) a duration over `max(1.5 × median, median + 50 ms)` is a
 //! regression.
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
@@ -99,9 +100,19 @@ impl RunRecord {
 #[derive(Debug, Clone, Default)]
 pub struct History {
     runs: Vec<RunRecord>,
+    /// The length in bytes of each run's line, newline included (same order as `runs`).
+    sizes: Vec<usize>,
     /// Lines that could not be read (a torn write, a hand edit), skipped.
     pub skipped_lines: usize,
 }
+
+/// Runs of one suite the history keeps: more than budgets, flips (the last
+/// [`FLIP_WINDOW`]) and `--last-failed` (the last one) look at.
+pub const KEEP_RUNS: usize = 50;
+/// Bytes the history file keeps at most: older runs go first (the last run of each suite
+/// always stays), so reading it at every start costs the same however long a project has
+/// run.
+pub const MAX_HISTORY_BYTES: usize = 8 << 20;
 
 impl History {
     /// Reads a history file; a missing file is an empty history. Unreadable lines are
@@ -119,7 +130,10 @@ impl History {
                 continue;
             }
             match serde_json::from_str::<RunRecord>(&line) {
-                Ok(r) if r.version == HISTORY_VERSION => h.runs.push(r),
+                Ok(r) if r.version == HISTORY_VERSION => {
+                    h.runs.push(r);
+                    h.sizes.push(line.len() + 1);
+                }
                 _ => h.skipped_lines += 1,
             }
         }
@@ -128,8 +142,13 @@ impl History {
 
     /// A history of the given runs, oldest first.
     pub fn from_runs(runs: Vec<RunRecord>) -> History {
+        let sizes = runs
+            .iter()
+            .map(|r| serde_json::to_string(r).map_or(0, |l| l.len() + 1))
+            .collect();
         History {
             runs,
+            sizes,
             skipped_lines: 0,
         }
     }
@@ -144,6 +163,24 @@ impl History {
         self.passed(suite, name)
             .flat_map(|t| t.calls_ms.iter().rev().copied())
             .collect()
+    }
+
+    /// The ids of the tests of `suite` that did not pass (failed, errored, blocked or
+    /// interrupted) in its last recorded run; `None` when the suite never ran.
+    pub fn failed_last(&self, suite: &str) -> Option<BTreeSet<String>> {
+        let last = self.runs.iter().rev().find(|r| r.suite == suite)?;
+        Some(
+            last.tests
+                .iter()
+                .filter(|t| {
+                    matches!(
+                        t.status.as_str(),
+                        "failed" | "errored" | "blocked" | "interrupted"
+                    )
+                })
+                .map(|t| t.id.clone())
+                .collect(),
+        )
     }
 
     /// The passed runs of test `name` of `suite`, newest first.
@@ -243,6 +280,71 @@ pub fn append(path: &Path, record: &RunRecord) -> Result<(), String> {
         .map_err(|e| format!("cannot write history {}: {e}", path.display()))?;
     f.write_all(line.as_bytes())
         .map_err(|e| format!("cannot write history {}: {e}", path.display()))
+}
+
+/// Adds `record` to `history` and to its file: appended as one line while the history
+/// stays within its caps ([`KEEP_RUNS`] per suite, [`MAX_HISTORY_BYTES`]), else the file
+/// is written again with only what it keeps, atomically (a run killed meanwhile leaves the
+/// previous file whole). The caps are passed by a quarter before compacting, so a history
+/// at its cap is not rewritten at every run. A run that finished between this run's start
+/// and its compaction loses its line.
+pub fn record(path: &Path, history: &mut History, record: RunRecord) -> Result<(), String> {
+    let line = serde_json::to_string(&record).map_err(|e| e.to_string())?;
+    history.runs.push(record);
+    history.sizes.push(line.len() + 1);
+    let over_runs = {
+        let mut per_suite: std::collections::HashMap<&str, usize> = Default::default();
+        history.runs.iter().any(|r| {
+            let n = per_suite.entry(r.suite.as_str()).or_default();
+            *n += 1;
+            *n > KEEP_RUNS + KEEP_RUNS / 4
+        })
+    };
+    let bytes: usize = history.sizes.iter().sum();
+    if !over_runs && bytes <= MAX_HISTORY_BYTES + MAX_HISTORY_BYTES / 4 {
+        return append(path, history.runs.last().expect("just pushed"));
+    }
+    history.compact();
+    let mut text = String::with_capacity(history.sizes.iter().sum());
+    for r in &history.runs {
+        text.push_str(&serde_json::to_string(r).map_err(|e| e.to_string())?);
+        text.push('\n');
+    }
+    crate::files::write_atomic(path, text.as_bytes(), crate::files::Access::Shared)
+        .map_err(|e| format!("cannot write history: {e}"))
+}
+
+impl History {
+    /// Keeps the newest [`KEEP_RUNS`] runs of each suite within [`MAX_HISTORY_BYTES`] (the
+    /// newest run of each suite kept whatever its size), oldest first as before.
+    fn compact(&mut self) {
+        let mut per_suite: std::collections::HashMap<String, usize> = Default::default();
+        let mut bytes = 0usize;
+        let mut keep = vec![false; self.runs.len()];
+        for i in (0..self.runs.len()).rev() {
+            let n = per_suite.entry(self.runs[i].suite.clone()).or_default();
+            let newest = *n == 0;
+            if *n < KEEP_RUNS && (newest || bytes + self.sizes[i] <= MAX_HISTORY_BYTES) {
+                keep[i] = true;
+                *n += 1;
+                bytes += self.sizes[i];
+            }
+        }
+        let mut k = keep.iter();
+        self.runs.retain(|_| *k.next().expect("one flag per run"));
+        let mut k = keep.iter();
+        self.sizes.retain(|_| *k.next().expect("one flag per run"));
+    }
+
+    /// How many runs the history holds.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Whether the history holds no run.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
 }
 
 /// The history path for a command line value (`None`: the default).
@@ -619,5 +721,72 @@ mod tests {
                 .is_empty()
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_history_keeps_its_caps_and_compacts_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".mcpr/history.jsonl");
+        let mut h = History::default();
+        for i in 0..(KEEP_RUNS + KEEP_RUNS / 4) {
+            let suite = if i % 2 == 0 { "a.mcpr" } else { "b.mcpr" };
+            record(&path, &mut h, run(suite, &[("A", Outcome::Passed, 10)])).unwrap();
+        }
+        // Below the cap (with its quarter): every run was appended.
+        assert_eq!(
+            History::load(&path).unwrap().len(),
+            KEEP_RUNS + KEEP_RUNS / 4
+        );
+        for _ in 0..KEEP_RUNS {
+            record(&path, &mut h, run("a.mcpr", &[("A", Outcome::Failed, 10)])).unwrap();
+        }
+        let loaded = History::load(&path).unwrap();
+        let count = |s: &str| loaded.runs.iter().filter(|r| r.suite == s).count();
+        assert!(
+            count("a.mcpr") <= KEEP_RUNS + KEEP_RUNS / 4,
+            "{}",
+            count("a.mcpr")
+        );
+        assert!(count("b.mcpr") > 0, "the other suite keeps its runs");
+        assert_eq!(loaded.skipped_lines, 0);
+        assert_eq!(
+            loaded
+                .failed_last("a.mcpr")
+                .unwrap()
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["a"],
+            "the newest run is kept"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "history.jsonl" && n != ".gitignore")
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_large_history_is_cut_to_its_bytes_keeping_each_suites_last_run() {
+        let big: Vec<(String, Outcome, u64)> = (0..3_000)
+            .map(|i| {
+                (
+                    format!("a test with a long name number {i}"),
+                    Outcome::Passed,
+                    1,
+                )
+            })
+            .collect();
+        let tests: Vec<(&str, Outcome, u64)> =
+            big.iter().map(|(n, o, d)| (n.as_str(), *o, *d)).collect();
+        let mut runs: Vec<RunRecord> = (0..45).map(|_| run("big.mcpr", &tests)).collect();
+        runs.insert(0, run("small.mcpr", &[("A", Outcome::Passed, 1)]));
+        let mut h = History::from_runs(runs);
+        h.compact();
+        let bytes: usize = h.sizes.iter().sum();
+        assert!(bytes <= MAX_HISTORY_BYTES, "{bytes}");
+        assert!(h.runs.iter().any(|r| r.suite == "small.mcpr"));
+        assert!(h.runs.len() < 46, "{}", h.runs.len());
     }
 }

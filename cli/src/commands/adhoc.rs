@@ -6,7 +6,7 @@ use crate::args::{AdhocTarget, CallArgs, PingArgs, ToolsArgs};
 use crate::output;
 use mcpr_runtime::adhoc::{self, AdhocOptions};
 use mcpr_runtime::error::ErrorKind;
-use std::time::Duration;
+use mcpr_runtime::run::project::{DefaultTarget, Project};
 
 /// Exit code: a tool answered with `isError: true`.
 const TOOL_ERROR: u8 = 1;
@@ -21,10 +21,23 @@ pub(crate) fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
         (Some(_), Some(_)) => {
             return Err("give either --url or a command after `--`, not both".into());
         }
-        (None, None) => return Err("name the server: `-- COMMAND ARGS…` or `--url URL`".into()),
+        (None, None) => match project()?.and_then(|p| p.target) {
+            Some(DefaultTarget::Command { words, dir }) => {
+                let mut o = AdhocOptions::new(words[0].clone(), words[1..].iter().cloned());
+                o.cwd = Some(dir);
+                o
+            }
+            Some(DefaultTarget::Url(url)) => AdhocOptions::http(url),
+            None => {
+                return Err(
+                    "name the server: `-- COMMAND ARGS…`, `--url URL`, or `server = \"…\"` in mcpr.toml"
+                        .into(),
+                );
+            }
+        },
     };
     opts.protocol = target.protocol.clone();
-    opts.timeout = Duration::from_secs(target.timeout);
+    opts.timeout = target.timeout;
     for h in &target.header {
         let (k, v) = h
             .split_once(':')
@@ -41,6 +54,13 @@ pub(crate) fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
         )?)?;
     }
     Ok(opts)
+}
+
+/// The project file (`MCPR_CONFIG`, else the first `mcpr.toml` upward from the working
+/// folder), if there is one.
+pub(crate) fn project() -> Result<Option<Project>, String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    mcpr_runtime::run::project::load(None, &cwd)
 }
 
 /// One session, one thread: its reader and writer never wake each other across threads.

@@ -2,8 +2,6 @@
 //! protected-resource and authorization-server metadata, scopes), with the code of the
 //! OAuth client; with OAuth settings, a whole flow and `tools/list` with the token.
 
-use std::time::Duration;
-
 use crate::args::AuthCheckArgs;
 use crate::output;
 use mcpr_runtime::auth::{self, check};
@@ -41,7 +39,7 @@ pub fn run(args: AuthCheckArgs) -> u8 {
         &args.url,
         oauth,
         args.protocol.as_deref(),
-        Duration::from_secs(args.timeout),
+        args.timeout,
     ));
     if args.json {
         println!(

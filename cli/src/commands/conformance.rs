@@ -8,7 +8,6 @@ use crate::reporters;
 use mcpr_runtime::conformance::{self, ConformanceRequest, render};
 use mcpr_runtime::run::TargetChoice;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: ConformanceArgs) -> u8 {
@@ -65,7 +64,7 @@ pub fn run(args: ConformanceArgs) -> u8 {
         inputs,
         baseline: args.baseline.clone(),
         jobs: args.jobs,
-        timeout: Some(Duration::from_secs(args.timeout.max(1))),
+        timeout: Some(args.timeout),
         transcript_failures: args.html.is_some(),
         interrupt: None,
     };

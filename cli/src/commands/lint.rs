@@ -17,7 +17,25 @@ pub fn run(args: LintArgs) -> u8 {
         print!("{}", render::rules());
         return output::OK;
     }
-    if let Some(unknown) = args.ignore.iter().find(|c| lint::rule_of(c).is_none()) {
+    let project = match adhoc::project() {
+        Ok(p) => p.map(|p| p.lint).unwrap_or_default(),
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return output::USAGE;
+        }
+    };
+    let ignore: Vec<String> = args
+        .ignore
+        .iter()
+        .chain(&project.ignore)
+        .map(|c| c.trim().to_ascii_uppercase())
+        .fold(Vec::new(), |mut all, c| {
+            if !all.contains(&c) {
+                all.push(c);
+            }
+            all
+        });
+    if let Some(unknown) = ignore.iter().find(|c| lint::rule_of(c).is_none()) {
         eprintln!(
             "error: --ignore {unknown}: not a lint rule (codes MCP001 to MCP{:03}; see `mcpr lint --rules`)",
             lint::RULES.len()
@@ -36,21 +54,16 @@ pub fn run(args: LintArgs) -> u8 {
         Ok(Err(e)) => return adhoc::failure(&e),
         Err(code) => return code,
     };
-    let ignore: Vec<String> = args
-        .ignore
-        .iter()
-        .map(|c| c.trim().to_ascii_uppercase())
-        .collect();
     let report = lint::lint(
         &fetched.surface,
         &Options {
             ignore: ignore.clone(),
         },
     );
-    let fail_on = match args.fail_on {
-        LevelArg::Error => Level::Error,
-        LevelArg::Warning => Level::Warning,
-        LevelArg::Info => Level::Info,
+    let fail_on = match (args.fail_on, project.fail_on.as_deref()) {
+        (Some(LevelArg::Error), _) | (None, Some("error") | None) => Level::Error,
+        (Some(LevelArg::Warning), _) | (None, Some("warning")) => Level::Warning,
+        (Some(LevelArg::Info), _) | (None, Some(_)) => Level::Info,
     };
     match args.format {
         ReportFormat::Human => print!("{}", render::human(&report)),

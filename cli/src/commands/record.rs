@@ -8,7 +8,6 @@ use crate::args::{RecordArgs, UntilArg};
 use crate::output;
 use mcpr_runtime::record::http::{HttpRecordOptions, HttpRecorder, Until};
 use mcpr_runtime::record::{self, RecordOptions, Recorded};
-use std::time::Duration;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: RecordArgs) -> u8 {
@@ -60,7 +59,7 @@ pub fn run(args: RecordArgs) -> u8 {
                     command: command.clone(),
                     args: rest.to_vec(),
                     output: args.output.clone(),
-                    grace: Duration::from_millis(args.shutdown_grace),
+                    grace: args.shutdown_grace,
                     interrupt,
                 };
                 async move { record::record(&opts, std::io::stdin(), tokio::io::stdout()).await }

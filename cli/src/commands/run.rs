@@ -38,7 +38,8 @@ pub fn run(args: RunArgs) -> u8 {
             (_, true) => Verbosity::Verbose,
             _ => Verbosity::Normal,
         };
-        let outputs = Outputs::for_run(&s, args.color, verbosity);
+        let mut outputs = Outputs::for_run(&s, args.color, verbosity);
+        outputs.durations = args.durations;
         Ok((
             request(&args, &s, outputs.html.is_some())?,
             outputs.reporters()?,
@@ -105,11 +106,23 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         (None, None, Some(line)) => TargetChoice::Command(line.clone()),
         (None, None, None) => TargetChoice::Suite,
     };
+    let mut loaded = suites::load_paths(&args.files, &suites::options(args.size)?)?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if let Some(project) = run::project::load(s.file.as_deref(), &cwd)? {
+        for file in &mut loaded {
+            run::project::apply(&project, &mut file.suite);
+        }
+    }
     Ok(RunRequest {
-        suites: suites::load_paths(&args.files, &suites::options(args.size)?)?,
+        suites: loaded,
         target,
         filter: args.test.clone(),
         no_deps: args.no_deps,
+        select: run::select::Asked {
+            keyword: args.keyword.clone(),
+            last_failed: args.last_failed,
+            failed_first: args.failed_first,
+        },
         fail_fast: s.fail_fast.value == Some(true),
         shard: args.shard.as_deref().map(run::parse_shard).transpose()?,
         jobs: s.jobs.value,

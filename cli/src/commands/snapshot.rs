@@ -5,8 +5,10 @@
 use crate::args::{DiffArgs, ReportFormat, SnapshotArgs};
 use crate::commands::adhoc;
 use crate::output;
+use mcpr_runtime::run::project::SnapshotDefaults;
 use mcpr_runtime::surface::{self, Fetched};
 use mcpr_runtime::toolsnap::{self, diff, render};
+use std::path::PathBuf;
 
 /// Exit code: a change that fails under the chosen policy.
 const CHANGED: u8 = 1;
@@ -28,21 +30,45 @@ fn fetch(target: &crate::args::AdhocTarget) -> Result<Fetched, u8> {
     Ok(fetched)
 }
 
+/// The snapshot file given, else mcpr.toml's `[snapshot]` table; `Err` is the exit code.
+fn snapshot_file(given: Option<PathBuf>, flag: &str) -> Result<(PathBuf, SnapshotDefaults), u8> {
+    let defaults = match adhoc::project() {
+        Ok(p) => p.map(|p| p.snapshot).unwrap_or_default(),
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return Err(output::USAGE);
+        }
+    };
+    match given.or_else(|| defaults.file.clone()) {
+        Some(f) => Ok((f, defaults)),
+        None => {
+            eprintln!(
+                "error: name the snapshot file: {flag}, or `file = \"…\"` in mcpr.toml's [snapshot]"
+            );
+            Err(output::USAGE)
+        }
+    }
+}
+
 /// `mcpr snapshot`.
 pub fn snapshot(args: SnapshotArgs) -> u8 {
+    let (path, _) = match snapshot_file(args.output, "-o FILE") {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
     let fetched = match fetch(&args.target) {
         Ok(f) => f,
         Err(code) => return code,
     };
     let snap = toolsnap::from_surface(&fetched.surface);
-    if let Err(e) = std::fs::write(&args.output, toolsnap::to_text(&snap)) {
-        eprintln!("error: cannot write {}: {e}", args.output.display());
+    if let Err(e) = std::fs::write(&path, toolsnap::to_text(&snap)) {
+        eprintln!("error: cannot write {}: {e}", path.display());
         return output::USAGE;
     }
     let s = &fetched.surface;
     eprintln!(
         "wrote {}: {} tools, {} resources, {} resource templates, {} prompts",
-        args.output.display(),
+        path.display(),
         s.tools.len(),
         s.resources.len(),
         s.resource_templates.len(),
@@ -53,8 +79,12 @@ pub fn snapshot(args: SnapshotArgs) -> u8 {
 
 /// `mcpr diff`.
 pub fn diff(args: DiffArgs) -> u8 {
-    let shown = args.snapshot.display().to_string();
-    let old = match std::fs::read_to_string(&args.snapshot) {
+    let (path, defaults) = match snapshot_file(args.snapshot.clone(), "the FILE argument") {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let shown = path.display().to_string();
+    let old = match std::fs::read_to_string(&path) {
         Ok(text) => match toolsnap::parse(&text) {
             Ok(v) => v,
             Err(e) => {
@@ -74,7 +104,7 @@ pub fn diff(args: DiffArgs) -> u8 {
     let new = toolsnap::from_surface(&fetched.surface);
     let changes = diff::diff(&old, &new);
     let policy = render::Policy {
-        strict: args.strict,
+        strict: args.strict || (!args.allow_breaking && defaults.strict == Some(true)),
         allow_breaking: args.allow_breaking,
     };
     match args.format {

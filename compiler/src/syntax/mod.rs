@@ -92,6 +92,23 @@ pub fn parse(file: &SourceFile, file_id: usize) -> Parsed {
     parse_with(file, file_id, threads_for(file.text().len()))
 }
 
+/// The tests of a `.mcpr` file as written, before data rows are expanded: each `Test:`
+/// header's name with its 1-based line, in file order (for `mcpr run FILE:LINE`).
+pub fn test_headers(file: &SourceFile) -> Vec<(String, u32)> {
+    parse(file, 0)
+        .document
+        .nodes
+        .iter()
+        .filter_map(|node| match &node.stmt {
+            Stmt::TestHeader { name } => Some((
+                name.value.clone(),
+                file.position(node.span.start as usize).line,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Files below this size are parsed (and lowered) on the calling thread: starting threads
 /// would cost more than it saves.
 pub const PARALLEL_FROM_BYTES: usize = 256 * 1024;

@@ -304,6 +304,7 @@ pub async fn run(
                 suite: compiled,
                 shown: format!("conformance {version}"),
                 dir: std::env::current_dir().unwrap_or_default(),
+                lines: Vec::new(),
             }],
             target: req.target.clone(),
             protocol: Some(version.clone()),

@@ -36,6 +36,8 @@ pub struct Terminal<W: Write> {
     /// Masks the suite's secrets in the source lines this reporter reads from disk (every
     /// other text arrives redacted already).
     redactor: Redactor,
+    /// `--durations N`: the slowest N tests after the summary (0: every test).
+    durations: Option<usize>,
 }
 
 /// `1.2s` or `45ms`.
@@ -55,7 +57,15 @@ impl<W: Write> Terminal<W> {
             color,
             verbosity: Verbosity::Normal,
             redactor: Redactor::new(),
+            durations: None,
         }
+    }
+
+    /// The same reporter listing the slowest `n` tests after the summary (`--durations`;
+    /// 0 lists every test).
+    pub fn with_durations(mut self, n: Option<usize>) -> Terminal<W> {
+        self.durations = n;
+        self
     }
 
     /// The same reporter showing less (`-q`) or more (`-v`).
@@ -231,6 +241,12 @@ impl<W: Write> Terminal<W> {
                 indent(a, pad)
             )?;
         }
+        if let Some(lines) = super::diff::terminal(f, c) {
+            writeln!(self.out, "{pad}{}", paint(c, "2", "diff:"))?;
+            for l in lines {
+                writeln!(self.out, "{pad}  {}", self.redactor.text(&l))?;
+            }
+        }
         if let Some(m) = &f.last_message {
             writeln!(
                 self.out,
@@ -316,10 +332,43 @@ impl<W: Write> Terminal<W> {
             duration(ms)
         );
         let _ = self.out.write_all(recap(runs, self.color).as_bytes());
+        if let Some(n) = self.durations {
+            let _ = self.out.write_all(slowest(runs, n).as_bytes());
+        }
         for c in runs.iter().filter_map(|r| r.coverage.as_ref()) {
             let _ = self.out.write_all(coverage_text(c, self.color).as_bytes());
         }
     }
+}
+
+/// The slowest `n` tests of the runs (every test when `n` is 0), slowest first, each with
+/// its duration, status and file; ties keep the report order.
+pub fn slowest(runs: &[RunResult], n: usize) -> String {
+    let mut all: Vec<(&TestResult, Option<&str>)> = runs
+        .iter()
+        .flat_map(|r| r.tests.iter().map(move |t| (t, r.file.as_deref())))
+        .collect();
+    all.sort_by_key(|(t, _)| std::cmp::Reverse(t.duration_ms));
+    let shown = if n == 0 { all.len() } else { n.min(all.len()) };
+    if shown == 0 {
+        return String::new();
+    }
+    let title = match (n, shown) {
+        (0, _) => "Every test, slowest first".to_string(),
+        (_, 1) => "The slowest test".to_string(),
+        _ => format!("The {shown} slowest tests"),
+    };
+    let mut out = format!("\n{title}:\n");
+    for (t, file) in &all[..shown] {
+        out.push_str(&format!(
+            "  {:>8}  {:<7}  {}{}\n",
+            duration(t.duration_ms),
+            t.status.as_str(),
+            t.name,
+            file.map(|f| format!("  ({f})")).unwrap_or_default()
+        ));
+    }
+    out
 }
 
 /// The coverage of a suite's run, after the recap: per server its share, then each kind

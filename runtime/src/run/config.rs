@@ -15,12 +15,12 @@
 //! html = "target/mcpr/report.html"
 //! ```
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::project::read_file;
 use crate::session::ShutdownGrace;
 
 /// The project file's name, looked for upward from the working folder.
@@ -124,16 +124,6 @@ impl Percent {
             _ => Err(format!("{text:?} is not a percentage from 0 to 100")),
         }
     }
-}
-
-/// What `mcpr.toml` holds.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProjectFile {
-    #[serde(default)]
-    run: Settings,
-    #[serde(default)]
-    profiles: BTreeMap<String, Settings>,
 }
 
 /// Where a resolved setting came from.
@@ -469,12 +459,6 @@ pub fn find_upward(dir: &Path) -> Option<PathBuf> {
         .ancestors()
         .map(|d| d.join(FILE_NAME))
         .find(|p| p.is_file())
-}
-
-fn read_file(path: &Path) -> Result<ProjectFile, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A shutdown grace: a duration as [`parse_duration`] reads it; zero (`0`, `0ms`): the

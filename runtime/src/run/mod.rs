@@ -15,6 +15,8 @@
 pub mod config;
 mod coverage;
 mod parity;
+pub mod project;
+pub mod select;
 mod suite;
 mod target;
 
@@ -45,6 +47,8 @@ pub struct SuiteFile {
     pub shown: String,
     /// The folder relative data paths start from (the suite file's folder).
     pub dir: PathBuf,
+    /// Lines of the file whose tests alone run (`FILE:LINE`); empty: every test.
+    pub lines: Vec<u32>,
 }
 
 /// What data sources may do (`--allow-…`, `--max-rows`).
@@ -114,6 +118,8 @@ pub struct RunRequest {
     pub filter: Option<String>,
     /// With `filter`: do not pull in dependencies.
     pub no_deps: bool,
+    /// `-k`, `--last-failed`, `--failed-first`.
+    pub select: select::Asked,
     /// Start no further test after the first that did not pass.
     pub fail_fast: bool,
     /// Run only shard K of N (see [`parse_shard`]).

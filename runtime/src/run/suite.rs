@@ -25,6 +25,7 @@ pub(super) struct SuiteRunner<'r> {
     history_file: PathBuf,
     history: History,
     tokens: TokenCache,
+    select: super::select::Asked,
     reporter: &'r mut dyn Reporter,
 }
 
@@ -54,6 +55,7 @@ impl<'r> SuiteRunner<'r> {
             history_file,
             history,
             tokens: TokenCache::new(),
+            select: req.select.clone(),
             reporter,
         }
     }
@@ -68,7 +70,19 @@ impl<'r> SuiteRunner<'r> {
             mut suite,
             shown,
             dir,
+            lines,
         } = file;
+        let at_lines = if lines.is_empty() {
+            None
+        } else {
+            let path = dir.join(std::path::Path::new(&shown).file_name().unwrap_or_default());
+            Some(super::select::tests_at_lines(&path, &shown, &lines).map_err(RunError::Usage)?)
+        };
+        let (selection, note) =
+            super::select::for_suite(&self.select, at_lines, &self.history, &shown);
+        if let Some(note) = note {
+            self.reporter.note(&note);
+        }
         // `Token from` commands run once per run, before any test; tokens and resolved
         // header and env values join the suite's secrets before any redactor is made.
         resolve_credentials(&mut suite, &self.opts.state, &mut self.tokens)
@@ -94,6 +108,7 @@ impl<'r> SuiteRunner<'r> {
         opts.snapshots = Some(Arc::clone(&store));
         opts.data = data_opts;
         opts.rows = Some(Arc::new(rows));
+        opts.selection = selection;
         self.reporter.suite_started(&suite);
         let budgets = suite.budgets.clone().unwrap_or_default();
         let reporter = &mut *self.reporter;
@@ -112,6 +127,12 @@ impl<'r> SuiteRunner<'r> {
                     "no test of {} matches --test {:?}",
                     r.suite_name,
                     self.opts.filter.as_deref().unwrap_or_default()
+                )));
+            }
+            Ok((r, _)) if r.tests.is_empty() && opts.selection.keyword.is_some() => {
+                return Err(RunError::Usage(format!(
+                    "no test of {} matches -k",
+                    r.suite_name
                 )));
             }
             Ok(r) => r,
@@ -139,7 +160,7 @@ impl<'r> SuiteRunner<'r> {
         self.reporter.suite_finished(&run);
         if self.history_settings.enabled {
             let record = budget::RunRecord::new(&shown, &run.tests);
-            if let Err(e) = budget::append(&self.history_file, &record) {
+            if let Err(e) = budget::record(&self.history_file, &mut self.history, record) {
                 self.reporter.note(&format!("warning: {e}"));
             }
         }

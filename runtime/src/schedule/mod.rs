@@ -13,12 +13,13 @@
 
 mod closing;
 mod dispatch;
+pub mod keyword;
 mod plan;
 mod quarantine;
 mod retry;
 mod shared;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,9 @@ pub struct RunOptions {
     pub filter: Option<String>,
     /// With `filter`: do not pull in the dependencies of the selected tests.
     pub no_deps: bool,
+    /// The rest of the selection (`-k`, `FILE:LINE`, `--last-failed`) and the tests that
+    /// start first (`--failed-first`).
+    pub selection: Selection,
     /// Stop starting tests after the first one that did not pass.
     pub fail_fast: bool,
     /// Replaces the suite's default target (tests naming a `server` keep theirs).
@@ -116,7 +120,29 @@ impl Default for RunOptions {
             interrupt: None,
             retries: None,
             quarantine: Quarantine::default(),
+            selection: Selection::default(),
         }
+    }
+}
+
+/// Which tests run besides `--test`, and which start first. A test runs when every part
+/// given selects it (and its dependencies run unless `no_deps`).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `-k EXPR`: words of the name, logical name or id.
+    pub keyword: Option<keyword::Keyword>,
+    /// Names or ids (of the test, its logical test, or a data row's id): `FILE:LINE` gives
+    /// the names of the tests at those lines, `--last-failed` the ids that did not pass.
+    pub names: Option<BTreeSet<String>>,
+    /// Names or ids of the tests that start (and are reported) first, with their
+    /// dependencies before them (`--failed-first`).
+    pub first: BTreeSet<String>,
+}
+
+impl Selection {
+    /// Whether `names` (a test's name, logical name and id) are in `set`.
+    pub fn has(set: &BTreeSet<String>, names: &[&str]) -> bool {
+        names.iter().any(|n| set.contains(*n))
     }
 }
 

@@ -9,7 +9,7 @@ use mcpr_compiler::names::slug;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde_json::{Map, Value, json};
 
-use super::{PlanError, RunOptions, plan_error};
+use super::{PlanError, RunOptions, Selection, plan_error};
 use crate::codes::RunCode;
 use crate::data::SuiteRows;
 use crate::exec::{TestResult, test_id};
@@ -76,7 +76,10 @@ impl Plan {
                 "the suite names no server (a legacy .mcp script never does, nor a suite that says `Server from the command line`); give one with --server CMD, --url URL or --profile NAME",
             ));
         }
-        let order = order.into_iter().filter(|i| selected[*i]).collect();
+        let order = first(order, &edges, &tests, &opts.selection)
+            .into_iter()
+            .filter(|i| selected[*i])
+            .collect();
         Ok(Plan {
             tests,
             order,
@@ -275,17 +278,66 @@ pub(super) fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), P
     Ok((order, edges))
 }
 
-/// Which tests a filter selects, with their dependencies unless `no_deps`.
-pub(super) fn select(tests: &[Planned], edges: &[Vec<usize>], opts: &RunOptions) -> Vec<bool> {
-    let Some(pattern) = &opts.filter else {
-        return vec![true; tests.len()];
+/// The report order with the tests of `selection.first` (and their dependencies) moved to
+/// the front, each group keeping its order.
+fn first(
+    order: Vec<usize>,
+    edges: &[Vec<usize>],
+    tests: &[Planned],
+    selection: &Selection,
+) -> Vec<usize> {
+    if selection.first.is_empty() {
+        return order;
+    }
+    let mut placed = vec![false; tests.len()];
+    let mut out = Vec::with_capacity(order.len());
+    // Producers come before their consumers in `order`, so walking a test's producers
+    // (depth-first, without recursion) and then the test keeps every dependency first.
+    let place = |i: usize, out: &mut Vec<usize>, placed: &mut [bool]| {
+        let mut stack = vec![(i, false)];
+        while let Some((j, expanded)) = stack.pop() {
+            if placed[j] {
+                continue;
+            }
+            if expanded {
+                placed[j] = true;
+                out.push(j);
+            } else {
+                stack.push((j, true));
+                stack.extend(edges[j].iter().rev().map(|&p| (p, false)));
+            }
+        }
     };
+    for &i in &order {
+        let t = &tests[i];
+        let names = [t.test.name.as_str(), t.logical.as_str(), t.id.as_str()];
+        if Selection::has(&selection.first, &names) {
+            place(i, &mut out, &mut placed);
+        }
+    }
+    for &i in &order {
+        place(i, &mut out, &mut placed);
+    }
+    out
+}
+
+/// Which tests the selection picks, with their dependencies unless `no_deps`.
+pub(super) fn select(tests: &[Planned], edges: &[Vec<usize>], opts: &RunOptions) -> Vec<bool> {
+    let s = &opts.selection;
+    if opts.filter.is_none() && s.keyword.is_none() && s.names.is_none() {
+        return vec![true; tests.len()];
+    }
     let mut selected: Vec<bool> = tests
         .iter()
         .map(|t| {
-            glob_match(pattern, &t.test.name)
-                || glob_match(pattern, &t.logical)
-                || glob_match(pattern, &t.id)
+            let names = [t.test.name.as_str(), t.logical.as_str(), t.id.as_str()];
+            opts.filter
+                .as_ref()
+                .is_none_or(|p| names.iter().any(|n| glob_match(p, n)))
+                && s.keyword.as_ref().is_none_or(|k| k.matches(&names))
+                && s.names
+                    .as_ref()
+                    .is_none_or(|set| Selection::has(set, &names))
         })
         .collect();
     if !opts.no_deps {
