@@ -7,6 +7,7 @@
 //! gone before the next test starts. An [`Interrupt`] ends every server at once and marks
 //! the tests that did not finish.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -86,6 +87,16 @@ pub(super) struct Dispatch<'o> {
     stop: bool,
     /// Tests share sessions (`Session: shared`, `--reuse-server`): they run on `workers`.
     shared: Option<Shared>,
+    /// The report positions (indexes into `plan.order`) of the tests not started whose
+    /// producers have all finished: what `start_ready` looks at, so a test ending costs
+    /// its consumers, not a pass over every test.
+    ready: BTreeSet<usize>,
+    /// Per test, its selected producers not finished yet.
+    waiting: Vec<usize>,
+    /// Per test, the tests it produces for.
+    consumers: Vec<Vec<usize>>,
+    /// Per test, its report position (`usize::MAX` when it is not in the report order).
+    position: Vec<usize>,
 }
 
 /// The workers of a run that shares sessions (see [`super::shared`]).
@@ -151,7 +162,26 @@ impl<'o> Dispatch<'o> {
         });
         let mut redactor = Redactor::for_suite(&suite);
         opts.secrets.iter().for_each(|s| redactor.add(s));
+        let mut consumers = vec![Vec::new(); n];
+        let mut waiting = vec![0; n];
+        for (i, producers) in plan.edges.iter().enumerate() {
+            for &p in producers.iter().filter(|p| plan.selected[**p]) {
+                consumers[p].push(i);
+                waiting[i] += 1;
+            }
+        }
+        let mut position = vec![usize::MAX; n];
+        for (k, &i) in plan.order.iter().enumerate() {
+            position[i] = k;
+        }
+        let ready = (0..plan.order.len())
+            .filter(|k| waiting[plan.order[*k]] == 0)
+            .collect();
         Dispatch {
+            ready,
+            waiting,
+            consumers,
+            position,
             redactor,
             suite,
             tests,
@@ -234,7 +264,7 @@ impl<'o> Dispatch<'o> {
                         if self.opts.fail_fast && r.status.is_failure() && !r.quarantined {
                             self.stop = true;
                         }
-                        self.results[i] = Some(r);
+                        self.finish(i, r);
                     }
                     Some(Err(e)) => {
                         return Err(plan_error(
@@ -342,41 +372,64 @@ impl<'o> Dispatch<'o> {
             let mut r = TestResult::not_run(&t.id, &t.test.name, Outcome::Skipped, failure);
             r.data = t.test.data.clone().map(Value::Object);
             self.started[i] = true;
-            self.results[i] = Some(r);
+            self.finish(i, r);
         }
     }
 
-    /// Decides every waiting test whose producers have all finished, in report order:
-    /// blocked or skipped at once, or started while fewer than `jobs` run.
+    /// Decides the ready tests (producers all finished) in report order: blocked or
+    /// skipped at once, or started while a job is free. Consumers come after their
+    /// producers in the report order, so one pass forward also sees the tests a decision
+    /// made ready; once no job is free (for any test: with shared sessions any idle worker
+    /// takes any test), only tests that need no session are still decided.
     fn start_ready(&mut self) {
-        let mut progressed = true;
-        while progressed {
-            progressed = false;
-            for k in 0..self.plan.order.len() {
-                let i = self.plan.order[k];
-                if self.started[i] || !self.producers_done(i) {
-                    continue;
-                }
-                if let Some(mut r) = self.decided_without_session(i) {
-                    r.data = self.tests[i].test.data.clone().map(Value::Object);
-                    self.started[i] = true;
-                    self.results[i] = Some(r);
-                    progressed = true;
-                    continue;
-                }
-                let Slot::Lane(lane) = self.slot_for(i) else {
-                    continue;
-                };
+        let mut from = 0;
+        let mut full = false;
+        while let Some(&k) = self.ready.range(from..).next() {
+            from = k + 1;
+            let i = self.plan.order[k];
+            if self.started[i] {
+                self.ready.remove(&k);
+                continue;
+            }
+            if let Some(mut r) = self.decided_without_session(i) {
+                r.data = self.tests[i].test.data.clone().map(Value::Object);
                 self.started[i] = true;
-                self.launched[i] = Some((lane, Instant::now()));
-                self.just_started.push(i);
-                if self.shared.is_some() {
-                    self.hand_over(i, lane);
-                } else {
-                    self.lanes[lane] = Some(i);
-                    self.launch(i);
+                self.ready.remove(&k);
+                self.finish(i, r);
+                continue;
+            }
+            if full {
+                continue;
+            }
+            let Slot::Lane(lane) = self.slot_for(i) else {
+                // Tests further on may still be decided without a session (after
+                // `--fail-fast`, all of them are).
+                full = true;
+                if !self.stop {
+                    break;
                 }
-                progressed = true;
+                continue;
+            };
+            self.started[i] = true;
+            self.ready.remove(&k);
+            self.launched[i] = Some((lane, Instant::now()));
+            self.just_started.push(i);
+            if self.shared.is_some() {
+                self.hand_over(i, lane);
+            } else {
+                self.lanes[lane] = Some(i);
+                self.launch(i);
+            }
+        }
+    }
+
+    /// Keeps test `i`'s result and makes the consumers it was the last producer of ready.
+    fn finish(&mut self, i: usize, r: TestResult) {
+        self.results[i] = Some(r);
+        for c in std::mem::take(&mut self.consumers[i]) {
+            self.waiting[c] -= 1;
+            if self.waiting[c] == 0 && !self.started[c] && self.position[c] != usize::MAX {
+                self.ready.insert(self.position[c]);
             }
         }
     }
@@ -480,13 +533,6 @@ impl<'o> Dispatch<'o> {
                     .position(|l| l.is_some_and(|i| self.results[i].is_some()))
             })
             .unwrap_or(0)
-    }
-
-    /// Whether every selected producer of test `i` has a result.
-    fn producers_done(&self, i: usize) -> bool {
-        self.plan.edges[i]
-            .iter()
-            .all(|p| !self.plan.selected[*p] || self.results[*p].is_some())
     }
 
     /// A test that needs no session: blocked (a producer did not pass or was not
@@ -600,7 +646,10 @@ impl<'o> Dispatch<'o> {
             Err(e) => {
                 let why = format!("cannot start a thread for the test: {e}");
                 let failure = Failure::new(RunCode::Internal, why);
-                self.results[i] = Some(TestResult::not_run(&id, &name, Outcome::Errored, failure));
+                self.finish(
+                    i,
+                    TestResult::not_run(&id, &name, Outcome::Errored, failure),
+                );
             }
         }
     }
