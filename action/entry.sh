@@ -453,20 +453,23 @@ def subject:
   elif .kind == "resourceTemplate" then "template \(.name)"
   elif .kind == "prompt" then "prompt \(.name)"
   else .name end;
-def command($level): "::\($level) title=\(.title | property)::\(.text | data)";
+def command($level):
+  "::\($level) \(if .file then "file=\(.file | property)," else "" end)\(if .line then "line=\(.line)," else "" end)title=\(.title | property)::\(.text | data)";
+def count($n; $noun): if $n == 1 then "1 \($noun)" else "\($n) \($noun)s" end;
 def cell: tostring | gsub("&"; "&amp;") | gsub("<"; "&lt;") | gsub(">"; "&gt;")
   | gsub("(?<c>[\\\\`*_\\[\\]|~])"; "\\\(.c)") | gsub("\r\n|\r|\n"; "<br>");
 def mark: if .failed then "❌" else "✅" end;
 def server: if .server == "" then "server" else .server end;
 
 def lint_annotations:
-  (.findings[] | {title: "\(.code) \(subject)", text: "\(subject): \(.message)"}
+  server as $server
+  | (.findings[] | {title: "\(.code) \(subject) (\($server))", text: "\(subject): \(.message)"}
     as $f | (.level | if . == "info" then "notice" else . end) as $level
     | $f | command($level)),
-  "\(server): \(.tools) tools, about \(.tokens) tokens of definitions; \(.summary.errors) errors, \(.summary.warnings) warnings, \(.summary.info) info";
+  "\(server): \(count(.tools; "tool")), about \(count(.tokens; "token")) of definitions; \(count(.summary.errors; "error")), \(count(.summary.warnings; "warning")), \(.summary.info) info";
 
 def lint_summary:
-  "## \(mark) mcpr lint: \(server | cell), \(.summary.errors) errors, \(.summary.warnings) warnings, \(.summary.info) info",
+  "## \(mark) mcpr lint: \(server | cell), \(count(.summary.errors; "error")), \(count(.summary.warnings; "warning")), \(.summary.info) info",
   "",
   "Tools: \(.tools) · resources: \(.resources) · resource templates: \(.resourceTemplates) · prompts: \(.prompts) · about \(.tokens) tokens of tool definitions · fails on \(.failOn) or worse\(if (.ignored | length) > 0 then "; ignored: \(.ignored | join(", "))" else "" end).",
   "",
@@ -488,7 +491,7 @@ def diff_heading:
 
 def diff_annotations:
   . as $doc
-  | (.changes[] | {title: "\(change_title($doc)) (\($doc.snapshot))", text: "\(subject): \(.message)"}
+  | (.changes[] | {file: $doc.snapshot, line, title: "\(change_title($doc)) (\($doc.snapshot))", text: "\(subject): \(.message)"}
       as $c | change_level($doc) as $level | $c | command($level)),
     diff_heading;
 

@@ -5,12 +5,14 @@
 #   target/dist/mcpr-VERSION-py3-none-manylinux_2_17_x86_64….whl           the Python wheel
 #   target/dist/mcpr-VERSION.tgz, mcpr-linux-x64-gnu-VERSION.tgz           the npm packages
 #   target/dist/crates/*.crate                                             the crates.io packages
+#   target/dist/mcpr-vscode-VERSION.vsix                                   the VS Code extension
 #   target/dist/SHA256SUMS                                                 every file above
 #
 # The binary is built once, by maturin with zig as the linker against glibc 2.17, and that
 # same file goes into the wheel, the archive and the npm platform package. The tools come
 # from PyPI at pinned versions into a virtual environment of their own
-# ($MCPR_DIST_TOOLS, default target/dist-tools). Usage: scripts/dist.sh [--skip-crates]
+# ($MCPR_DIST_TOOLS, default target/dist-tools); the extension is packed by scripts/vsix.sh
+# with vsce from npm, pinned there, in the same folder. Usage: scripts/dist.sh [--skip-crates]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -119,6 +121,9 @@ JS
 for p in mcpr linux-x64-gnu; do
   (cd "$npm_stage/$p" && npm pack --silent --pack-destination "$OLDPWD/$dist" >/dev/null)
 done
+
+# The VS Code extension needs no build of the binary; scripts/vsix.sh also runs alone.
+MCPR_DIST_TOOLS="$tools" scripts/vsix.sh
 
 if ! $skip_crates; then
   step "the crates for crates.io: ${PUBLISHED_CRATES[*]}"

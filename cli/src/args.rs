@@ -5,6 +5,8 @@ use mcpr_runtime::schedule::keyword::Keyword;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod examples;
+
 /// The top-level help's closing part: first steps, exit codes, where the settings are.
 const TOP_HELP: &str = "\
 Examples:
@@ -31,56 +33,78 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check test files and report every problem with its location.
+    #[command(after_long_help = examples::CHECK)]
     Check(CheckArgs),
     /// Print the documentation page of a diagnostic code.
+    #[command(after_long_help = examples::EXPLAIN)]
     Explain(ExplainArgs),
     /// Compile a file and print an intermediate form as JSON.
+    #[command(after_long_help = examples::COMPILE)]
     Compile(CompileArgs),
     /// List a server's tools as JSON: `mcpr tools -- CMD ARGS…`.
+    #[command(after_long_help = examples::TOOLS)]
     Tools(ToolsArgs),
     /// Call one tool: `mcpr call TOOL '{"a": 1}' -- CMD ARGS…`.
+    #[command(after_long_help = examples::CALL)]
     Call(CallArgs),
     /// Start a server, shake hands and ping it, with timings.
+    #[command(after_long_help = examples::PING)]
     Ping(PingArgs),
     /// How a protected HTTP server behaves: its challenge, metadata and scopes, and with
     /// OAuth settings a whole flow (docs/oauth.md).
+    #[command(after_long_help = examples::AUTH_CHECK)]
     AuthCheck(AuthCheckArgs),
     /// Run test suites (`.mcpr`, YAML/JSON suites, Suite IR `.json`) against their servers.
     Run(Box<RunArgs>),
     /// Run a suite against each of its compare targets and report where they differ.
+    #[command(after_long_help = examples::PARITY)]
     Parity(ParityArgs),
     /// Print the JSON Schema of YAML/JSON suites and of the Suite IR.
+    #[command(after_long_help = examples::SCHEMA)]
     Schema,
     /// Convert a suite between `.mcpr`, YAML and JSON (canonical, deterministic output).
+    #[command(after_long_help = examples::CONVERT)]
     Convert(ConvertArgs),
     /// Check a server's tools, resources and prompts against the lint rules (MCP001…).
+    #[command(after_long_help = examples::LINT)]
     Lint(LintArgs),
     /// Run the standard flow library against a server in every protocol era it speaks.
+    #[command(after_long_help = examples::CONFORMANCE)]
     Conformance(ConformanceArgs),
     /// Write a server's tools, resources, templates and prompts to a snapshot file.
+    #[command(after_long_help = examples::SNAPSHOT)]
     Snapshot(SnapshotArgs),
     /// Compare a server with a snapshot file and classify every change.
+    #[command(after_long_help = examples::DIFF)]
     Diff(DiffArgs),
     /// Write a starter `.mcpr` suite from a live server (calls every tool once).
+    #[command(after_long_help = examples::INIT)]
     Init(InitArgs),
     /// Work with run reports: `mcpr report merge` combines the JSON reports of shards.
+    #[command(after_long_help = examples::REPORT)]
     Report(ReportArgs),
     /// Print a shell completion script: `mcpr completions bash > ~/.local/share/bash-completion/completions/mcpr`.
+    #[command(after_long_help = examples::COMPLETIONS)]
     Completions(CompletionsArgs),
     /// Lay out `.mcpr` files canonically (docs/fmt.md): in place, `--check`, `--diff`, or `-`
     /// for standard input to standard output.
+    #[command(after_long_help = examples::FMT)]
     Fmt(FmtArgs),
     /// Serve the language server protocol on stdin and stdout, for editors (docs/lsp.md).
+    #[command(after_long_help = examples::LSP)]
     Lsp,
     /// Serve mcpr's engine to a program in another language: JSON lines on stdin and
     /// stdout (docs/driver.md). The Python and Node packages run it for you.
+    #[command(after_long_help = examples::DRIVER)]
     Driver,
     /// Record a client's session with a server as a draft suite: the client starts
     /// `mcpr record -o draft.mcpr -- CMD ARGS…` as its server, or talks Streamable HTTP to
     /// `mcpr record -o draft.mcpr --url URL`, which forwards to URL (docs/record.md).
+    #[command(after_long_help = examples::RECORD)]
     Record(RecordArgs),
     /// Call each tool with inputs made from its inputSchema (valid, boundary, invalid) and
     /// report crashes, hangs and protocol violations as regression tests (docs/fuzz.md).
+    #[command(after_long_help = examples::FUZZ)]
     Fuzz(FuzzArgs),
 }
 
@@ -125,6 +149,7 @@ pub struct ReportArgs {
 pub enum ReportCommand {
     /// Combine the JSON reports of `mcpr run --shard K/N` runs into the report of the whole
     /// run, checking that the shards cover each suite exactly once.
+    #[command(after_long_help = examples::MERGE)]
     Merge(MergeArgs),
 }
 
@@ -375,6 +400,9 @@ const RUN_HELP: &str = "\
 Examples:
   mcpr run examples/customers.mcpr
   mcpr run tests/ --jobs 4 --timeout 30s
+  mcpr run tests/server.mcpr:42                  (the test at line 42)
+  mcpr run tests/ -k \"add and not slow\" --durations 5
+  mcpr run tests/ --last-failed
   mcpr run tests/ --junit target/junit.xml --html target/mcpr.html
   mcpr run tests/ --format json > report.json
   mcpr run tests/ --shard 2/3 --json shard-2.json   (then: mcpr report merge shard-*.json)

@@ -611,7 +611,10 @@ fn lint_annotates_the_findings_and_tables_them_in_the_job_summary() {
     assert_eq!(step.exit_code(), "1");
     let own = mcpr_github(dir.path(), &["lint"], "defects");
     assert_eq!(own.lines().count(), 31, "{own}");
-    has(&own, "::error title=MCP021 resource lint%3A//nameless::");
+    has(
+        &own,
+        "::error title=MCP021 resource lint%3A//nameless (lint-defects)::",
+    );
     has(&step.log(), &own);
     let md = &step.summary;
     let heading = "## ❌ mcpr lint: lint-defects, 16 errors, 12 warnings, 2 info\n";
@@ -691,7 +694,7 @@ fn diff_fails_on_breaking_changes_unless_allowed() {
     let own = mcpr_github(dir.path(), &["diff", "tools.json"], "v2");
     has(
         &own,
-        "::error title=breaking MCP change (tools.json)::add: ",
+        "::error file=tools.json,line=24,title=breaking MCP change (tools.json)::add: ",
     );
     has(&step.log(), &own);
     let md = &step.summary;
@@ -715,7 +718,7 @@ fn diff_fails_on_breaking_changes_unless_allowed() {
     );
     has(
         &own,
-        "::warning title=breaking MCP change (tools.json)::add: ",
+        "::warning file=tools.json,line=24,title=breaking MCP change (tools.json)::add: ",
     );
     has(&step.log(), &own);
     assert!(!step.log().contains("::error"), "{}", step.log());

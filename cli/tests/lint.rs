@@ -159,7 +159,7 @@ fn snapshot_and_diff_classify_the_changes_between_two_versions() {
     assert_eq!(written.status.code(), Some(0), "{}", output_text(&written));
     assert_eq!(
         String::from_utf8_lossy(&written.stderr),
-        "wrote tools.json: 4 tools, 2 resources, 1 resource templates, 2 prompts\n"
+        "wrote tools.json: 4 tools, 2 resources, 1 resource template, 2 prompts\n"
     );
     let file = std::fs::read_to_string(dir.path().join("tools.json")).unwrap();
     insta::assert_snapshot!("snapshot_v1", file);
@@ -200,9 +200,14 @@ fn snapshot_and_diff_classify_the_changes_between_two_versions() {
         "v2",
     );
     assert_eq!(allowed.status.code(), Some(0));
-    assert!(stdout(&allowed).starts_with(
-        "::warning title=breaking MCP change (tools.json)::add: new required parameter 'c'\n"
-    ));
+    let allowed = stdout(&allowed);
+    assert!(
+        allowed.starts_with("::warning file=tools.json,line=")
+            && allowed.lines().next().unwrap().ends_with(
+                ",title=breaking MCP change (tools.json)::add: new required parameter 'c'"
+            ),
+        "{allowed}"
+    );
     // Compatible changes only: listed, exit 0; `--strict` fails on them.
     against(dir.path(), &["snapshot", "-o", "v2.json"], "v2");
     let mut v2: serde_json::Value =
@@ -234,6 +239,72 @@ fn snapshot_and_diff_classify_the_changes_between_two_versions() {
     let missing = against(dir.path(), &["diff", "nope.json"], "v1");
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).starts_with("error: cannot read nope.json: "));
+}
+
+/// GitHub annotations carry a file where one is known: the failure of a suite's lint
+/// statement sits on the statement; `mcpr diff`'s on the snapshot file, at the line of the
+/// definition that changed; `mcpr lint`'s, about a live server and so in no file, name the
+/// server in their title.
+#[test]
+fn github_annotations_point_at_a_file_or_name_the_server() {
+    let suite = format!(
+        "MCP Test 1\nServer: {} defects\n\nTest: \"Lint gate\"\n  Expect the server is lint clean\n",
+        lint_server()
+    );
+    let dir = scratch(&[("gate.mcpr", &suite)]);
+    let run = mcpr(
+        dir.path(),
+        &["run", "gate.mcpr", "--no-history", "--format", "github"],
+    );
+    assert_eq!(run.status.code(), Some(1), "{}", output_text(&run));
+    let text = stdout(&run);
+    let gate = text
+        .lines()
+        .find(|l| l.starts_with("::error "))
+        .unwrap_or_else(|| panic!("no annotation:\n{text}"));
+    assert!(
+        gate.starts_with("::error file=gate.mcpr,line=5,col=3,title=mcpr%3A Lint gate::")
+            && gate.contains("MCP-LINT-001: the server is not lint clean"),
+        "{gate}"
+    );
+
+    let lint = against(dir.path(), &["lint", "--format", "github"], "defects");
+    let annotations: Vec<&str> = std::str::from_utf8(&lint.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("::"))
+        .collect();
+    assert_eq!(annotations.len(), 30);
+    for a in &annotations {
+        assert!(!a.contains("file="), "{a}");
+        assert!(a.contains(" (lint-defects)::"), "{a}");
+    }
+
+    against(dir.path(), &["snapshot", "-o", "tools.json"], "v1");
+    let snapshot = std::fs::read_to_string(dir.path().join("tools.json")).unwrap();
+    let echo = snapshot
+        .lines()
+        .position(|l| l.trim().trim_end_matches(',') == "\"name\": \"echo\"")
+        .expect("echo in the snapshot")
+        + 1;
+    let diff = against(
+        dir.path(),
+        &["diff", "tools.json", "--format", "github"],
+        "v2",
+    );
+    let diff = stdout(&diff);
+    assert!(
+        diff.contains(&format!(
+            "::error file=tools.json,line={echo},title=breaking MCP change (tools.json)::echo: tool was removed\n"
+        )),
+        "{diff}"
+    );
+    assert!(
+        diff.contains(
+            "::notice file=tools.json,title=compatible MCP change (tools.json)::multiply: new tool\n"
+        ),
+        "{diff}"
+    );
 }
 
 /// `mcpr init` writes a suite that `mcpr check` accepts and `mcpr run` passes, unchanged.

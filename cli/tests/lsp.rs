@@ -198,6 +198,89 @@ fn hover_explains_statements_references_keys_and_codes() {
     c.stop();
 }
 
+const EXPECTATIONS: &str = r#"MCP Test 1
+Server: node server.js
+
+Test: "Expectations 😀"
+  Call tool "echo" with:
+    text: "😀"
+  Expect "content[0].text" contains "😀"
+  Expect "structuredContent.n" equals 2
+  Then "content" contains "x"
+  Expect the "content" is not empty
+  Expect "content" does not contain "error"
+  Expect "n" is greater than 1
+  Expect "content" matches schema:
+    type: array
+  Expect the server is lint clean
+  Expect the tools match snapshot "tools.json"
+"#;
+
+/// Hovering an expectation shows the row of the language reference for its own operator,
+/// not the first row of some other form that also opens with `Expect`.
+#[test]
+fn hover_on_each_expectation_shows_its_own_row() {
+    let dir = project();
+    let mut c = Client::start(dir.path());
+    let file = uri(&dir.path().join("expectations.mcpr"));
+    c.open(&file, EXPECTATIONS);
+    for (line, row, usage) in [
+        (
+            "Expect \"content[0].text\" contains",
+            "containment",
+            "Expect \"PATH\"",
+        ),
+        (
+            "Expect \"structuredContent.n\" equals",
+            "equality",
+            "Expect \"PATH\"",
+        ),
+        (
+            "Then \"content\" contains",
+            "containment",
+            "Expect \"PATH\"",
+        ),
+        (
+            "Expect the \"content\" is not empty",
+            "emptiness",
+            "Expect \"PATH\"",
+        ),
+        (
+            "Expect \"content\" does not contain",
+            "absence",
+            "Expect \"PATH\"",
+        ),
+        ("Expect \"n\" is greater", "comparison", "Expect \"PATH\""),
+        (
+            "Expect \"content\" matches schema",
+            "JSON Schema (block)",
+            "Expect \"PATH\"",
+        ),
+        (
+            "Expect the server is lint clean",
+            "lint the server",
+            "lint clean",
+        ),
+        (
+            "Expect the tools match",
+            "compare with a tool snapshot",
+            "match snapshot",
+        ),
+    ] {
+        let h = c.at("textDocument/hover", &file, pos(EXPECTATIONS, line, 0, 3));
+        let v = h["contents"]["value"].as_str().expect("markdown");
+        assert!(v.contains(usage), "{line}: {v}");
+        assert!(
+            v.contains(&format!("\n\n{row} — `")),
+            "{line}: want the {row} row:\n{v}"
+        );
+        if row != "lint the server" {
+            assert!(!v.contains("lint the server"), "{line}: {v}");
+        }
+    }
+    c.stop();
+}
+
 #[test]
 fn completion_offers_forms_names_keys_and_references() {
     let dir = project();

@@ -213,6 +213,149 @@ fn html_report_renders_in_headless_chromium() {
     std::fs::copy(&html, artifacts.join("html-report.html")).unwrap();
 }
 
+/// The start tags of a page's text (what is between `<` and `>`).
+fn tags(page: &str) -> impl Iterator<Item = &str> {
+    page.split('<')
+        .filter_map(|t| t.split_once('>').map(|(t, _)| t))
+}
+
+/// Whether a start tag carries the class `hidden`.
+fn is_hidden(tag: &str) -> bool {
+    attribute(tag, "class").is_some_and(|c| c.split(' ').any(|w| w == "hidden"))
+}
+
+/// The test rows of a page drawn by the report's script, in the order of the page: each
+/// row's status, test id and whether it is hidden.
+fn test_rows(page: &str) -> Vec<(String, String, bool)> {
+    tags(page)
+        .filter(|t| t.starts_with("tr "))
+        .filter_map(|t| {
+            let status = attribute(t, "data-status-of")?;
+            let key = attribute(t, "data-key")?;
+            Some((status.to_string(), key.to_string(), is_hidden(t)))
+        })
+        .collect()
+}
+
+/// The HTML report lists failures first, and its filter box (pre-filled from the link's
+/// `#q=…`, as typing into it sets the link) shows only the tests whose name, status or
+/// failure text holds every word typed, rows and timeline bars alike, in headless Chromium.
+#[test]
+fn html_report_lists_failures_first_and_filters_by_name_status_and_text() {
+    let Some(browser) = chromium() else {
+        return missing_consumer("Debian's chromium", "apt-get install chromium");
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let suite = mixed_suite(tmp.path(), "html filter");
+    let html = tmp.path().join("report.html");
+    let json_path = tmp.path().join("report.json");
+    let out = mcpr()
+        .arg("run")
+        .arg(&suite)
+        .args(["--jobs", "2", "--no-history", "--html"])
+        .arg(&html)
+        .arg("--json")
+        .arg(&json_path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    let tests = report["suites"][0]["tests"].as_array().unwrap().clone();
+    let key_of = |pick: &dyn Fn(&Value) -> bool| -> String {
+        let t = tests.iter().find(|t| pick(t)).expect("the test");
+        format!("0:{}", t["id"].as_str().unwrap())
+    };
+    let wrong_sum = key_of(&|t| t["name"] == "wrong sum");
+    let bad_row = key_of(&|t| t["logicalName"] == "doubles" && t["status"] == "failed");
+    let url = format!("file://{}", html.display());
+    let profile = tmp.path().join("chromium-profile");
+    let page = |fragment: &str| -> String {
+        let dom = chromium_run(
+            &browser,
+            &profile,
+            &["--dump-dom".into(), format!("{url}{fragment}")],
+        );
+        let page = String::from_utf8_lossy(&dom.stdout).into_owned();
+        assert!(
+            page.contains("id=\"search\""),
+            "no filter box: {}",
+            text(&dom)
+        );
+        page
+    };
+
+    // Failures first: the failed test, then the group of data rows with its failed row
+    // first, then the passed tests in the suite's order.
+    let plain = page("");
+    let rows = test_rows(&plain);
+    assert_eq!(rows.len(), 7, "{plain}");
+    let statuses: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        statuses,
+        [
+            "failed", "failed", "passed", "passed", "passed", "passed", "passed"
+        ],
+        "{plain}"
+    );
+    assert_eq!(rows[0].1, wrong_sum);
+    assert_eq!(rows[1].1, bad_row);
+    assert!(rows.iter().all(|r| !r.2), "nothing hidden without a filter");
+    let doubles_group = plain.find("doubles — 3 rows").unwrap();
+    let adds = plain.find(" adds").expect("the adds row");
+    assert!(
+        doubles_group < adds,
+        "a group with a failed row before passed tests"
+    );
+
+    // What is shown for a filter: the keys of the visible rows, and the visible bars.
+    let shown = |page: &str| -> (Vec<String>, usize) {
+        let rows: Vec<String> = test_rows(page)
+            .into_iter()
+            .filter(|r| !r.2)
+            .map(|r| r.1)
+            .collect();
+        let bars = tags(page)
+            .filter(|t| t.starts_with("div ") && attribute(t, "data-status-of").is_some())
+            .filter(|t| !is_hidden(t))
+            .count();
+        (rows, bars)
+    };
+    // By name, in any case, the box showing what it filters by.
+    let by_name = page("#q=WRONG");
+    assert!(
+        by_name.contains("value=\"WRONG\""),
+        "the box holds the text"
+    );
+    assert_eq!(shown(&by_name), (vec![wrong_sum.clone()], 1), "{by_name}");
+    assert!(by_name.contains("1 of 7 tests shown"), "{by_name}");
+    // Every word must match: the group's name and the row's case.
+    let two_words = page("#q=doubles%20bad");
+    assert_eq!(shown(&two_words), (vec![bad_row.clone()], 1), "{two_words}");
+    // By status.
+    let passed = page("#q=passed");
+    let (rows, bars) = shown(&passed);
+    assert_eq!((rows.len(), bars), (5, 5), "{passed}");
+    assert!(!rows.contains(&wrong_sum) && !rows.contains(&bad_row));
+    // By the text of the failure: its code and what was expected.
+    let code = tests
+        .iter()
+        .find(|t| t["name"] == "wrong sum")
+        .and_then(|t| t["failure"]["code"].as_str())
+        .unwrap()
+        .to_string();
+    let by_code = page(&format!("#q={code}"));
+    let (rows, _) = shown(&by_code);
+    assert!(
+        rows.contains(&wrong_sum),
+        "{code} finds its failure: {by_code}"
+    );
+    assert!(!rows.iter().any(|k| k == &key_of(&|t| t["name"] == "adds")));
+    // With the status filter: nothing failed is named `adds`.
+    let none = page("#status=failed&q=adds");
+    assert_eq!(shown(&none), (vec![], 0), "{none}");
+    assert!(none.contains("0 of 7 tests shown"), "{none}");
+}
+
 /// The value of attribute `name` in the text of an HTML start tag.
 fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
     let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;

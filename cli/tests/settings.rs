@@ -313,6 +313,68 @@ fn top_level_help_has_examples_and_exit_codes() {
     }
 }
 
+/// The subcommands a `--help` text lists under `Commands:` (without `help`).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect()
+}
+
+/// Every subcommand's `--help`, nested ones too (`report merge`), ends with an
+/// `Examples:` section of real command lines, and says its defaults.
+#[test]
+fn every_subcommand_help_has_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let help_of = |path: &[String]| -> String {
+        let out = mcpr_in(dir.path())
+            .args(path)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{path:?}: {}", text(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mut todo: Vec<Vec<String>> = subcommands(&help_of(&[]))
+        .into_iter()
+        .map(|c| vec![c])
+        .collect();
+    let mut seen = Vec::new();
+    while let Some(path) = todo.pop() {
+        let help = help_of(&path);
+        let shown = path.join(" ");
+        let examples = help
+            .split_once("Examples:\n")
+            .unwrap_or_else(|| panic!("`mcpr {shown} --help` has no Examples:\n{help}"))
+            .1;
+        let first = examples.lines().next().unwrap_or_default().trim_start();
+        assert!(
+            first.starts_with(&format!("mcpr {shown}")),
+            "`mcpr {shown} --help`: the first example is not a `mcpr {shown}` command line:\n{help}"
+        );
+        let says_defaults = help.contains("Defaults:")
+            || help.contains("[default:")
+            || help.contains("Takes no options");
+        assert!(
+            says_defaults,
+            "`mcpr {shown} --help` states no defaults:\n{help}"
+        );
+        for sub in subcommands(&help) {
+            let mut deeper = path.clone();
+            deeper.push(sub);
+            todo.push(deeper);
+        }
+        seen.push(shown);
+    }
+    assert!(seen.len() >= 23, "{seen:?}");
+    assert!(seen.iter().any(|s| s == "report merge"), "{seen:?}");
+}
+
 /// `mcpr completions SHELL` prints a script the shell accepts, naming the subcommands.
 #[test]
 fn completions_for_bash_zsh_and_fish() {

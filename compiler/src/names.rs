@@ -1,8 +1,30 @@
 //! Rules about names shared by the syntax, the lowering, the diagnostics and the runtime:
 //! how far apart two names are, which known name a misspelt one most likely meant ("did you
-//! mean"), and the slug of a test name (the id a test without `Id:` is known by).
+//! mean"), the slug of a test name (the id a test without `Id:` is known by), and a count
+//! of things in words that agree in number ("1 tool", "2 tools").
 //!
 //! This module depends on nothing else in the crate, so every layer may use it.
+
+/// A count and its noun in the number that agrees with it: `count(1, "tool")` is
+/// "1 tool", `count(2, "tool")` "2 tools", `count(0, "success")` "0 successes",
+/// `count(3, "entry")` "3 entries". Words whose plural is the same (`info`) are not counted
+/// through it.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        return format!("1 {noun}");
+    }
+    let plural = if noun.ends_with(['s', 'x']) || noun.ends_with("ch") || noun.ends_with("sh") {
+        format!("{noun}es")
+    } else if let Some(stem) = noun
+        .strip_suffix('y')
+        .filter(|s| !s.ends_with(['a', 'e', 'o', 'u']))
+    {
+        format!("{stem}ies")
+    } else {
+        format!("{noun}s")
+    };
+    format!("{n} {plural}")
+}
 
 /// Levenshtein distance between two strings, counted in characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
@@ -145,6 +167,16 @@ pub fn slug(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1, "tool"), "1 tool");
+        assert_eq!(count(0, "tool"), "0 tools");
+        assert_eq!(count(2, "resource template"), "2 resource templates");
+        assert_eq!(count(3, "success"), "3 successes");
+        assert_eq!(count(2, "entry"), "2 entries");
+        assert_eq!(count(2, "day"), "2 days");
+    }
 
     #[test]
     fn distances_count_characters() {

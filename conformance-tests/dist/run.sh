@@ -5,6 +5,9 @@
 #   the wheel    `pip install` into a new virtual environment, with no index (the wheel
 #                alone must be enough), then `mcpr` from the environment's bin/;
 #   npm          `npm install` of both tarballs into a new npm project, then `npx mcpr`;
+#   VS Code      the .vsix is a zip with the extension's package.json at this version, its
+#                script, grammar and runtime dependency (`run.sh vsix` checks only this,
+#                after scripts/vsix.sh);
 # and the binary's glibc symbol versions against 2.17. Each runs `--version` and a real
 # command against conformance-tests/dist/tiny_server.py (Python standard library only).
 # Prints the artefacts' sizes and the time from `pip install` to the first lint result.
@@ -24,6 +27,41 @@ version=$(cargo metadata --no-deps --format-version 1 |
   python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="mcpr"))')
 target=x86_64-unknown-linux-gnu
 archive="mcpr-$version-$target.tar.gz"
+vsix="$dist/mcpr-vscode-$version.vsix"
+
+# The VS Code extension: what VS Code reads from the .vsix (a zip).
+check_vsix() {
+  step "the VS Code extension: $(basename "$vsix")"
+  [ -f "$vsix" ] || fail "no $(basename "$vsix") in $dist: run scripts/vsix.sh (or scripts/dist.sh)"
+  python3 - "$vsix" "$version" <<'PY' || fail "$(basename "$vsix") is not the extension"
+import json, sys, zipfile
+path, version = sys.argv[1:]
+if not zipfile.is_zipfile(path):
+    sys.exit(f"{path} is not a zip file")
+with zipfile.ZipFile(path) as z:
+    names = set(z.namelist())
+    want = ["extension.vsixmanifest", "extension/package.json", "extension/extension.js",
+            "extension/language-configuration.json", "extension/syntaxes/mcpr.tmLanguage.json",
+            "extension/node_modules/vscode-languageclient/package.json"]
+    missing = [n for n in want if n not in names]
+    if missing:
+        sys.exit(f"missing {missing}")
+    pkg = json.loads(z.read("extension/package.json"))
+    if pkg["version"] != version or pkg["name"] != "mcpr":
+        sys.exit(f"package.json says {pkg['name']} {pkg['version']}, want mcpr {version}")
+    if "mcpr" not in pkg["contributes"]["languages"][0]["id"]:
+        sys.exit("package.json contributes no mcpr language")
+    if any(n.endswith(".vsix") or "/.bin/" in n for n in names):
+        sys.exit("the package holds build leftovers")
+print(f"{len(names)} files, package.json at {version}")
+PY
+}
+if [ "${1:-}" = vsix ]; then
+  check_vsix
+  echo "the VS Code extension is packaged"
+  exit 0
+fi
+[ "$#" = 0 ] || { echo "usage: conformance-tests/dist/run.sh [vsix]" >&2; exit 2; }
 [ -f "$dist/$archive" ] || fail "no $archive in $dist: run scripts/dist.sh first"
 
 # `mcpr lint` against the tiny server must succeed and say what it saw.
@@ -98,8 +136,10 @@ set -e
 [ "$code" = 1 ] || fail "the exit code of the binary did not pass through npx (got $code, want 1)"
 cd "$root"
 
+check_vsix
+
 step "sizes"
-for f in "$dist/$archive" "$wheel" "$dist/mcpr-$version.tgz" "$dist/mcpr-linux-x64-gnu-$version.tgz" "$bin"; do
+for f in "$dist/$archive" "$wheel" "$dist/mcpr-$version.tgz" "$dist/mcpr-linux-x64-gnu-$version.tgz" "$vsix" "$bin"; do
   printf '  %10d bytes  %s\n' "$(stat -c %s "$f")" "$(basename "$f")"
 done
 echo "  time from pip install of the wheel to the first mcpr lint result: ${wheel_ms} ms"

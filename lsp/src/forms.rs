@@ -97,7 +97,7 @@ fn parses_in(usage: &str, place: Place) -> bool {
 pub fn statement_doc(line: &str) -> Option<String> {
     let (row, usage) = form_of(line)?;
     let mut s = format!("```mcpr\n{}\n```", row.map_or(usage, |r| r.usage));
-    if let Some((section, text)) = reference_row(usage) {
+    if let Some((section, text)) = documenting_row(line) {
         s.push_str(&format!("\n\n{text}\n\n*Language reference: {section}*"));
     }
     Some(s)
@@ -110,7 +110,13 @@ pub fn form_of(line: &str) -> Option<(Option<&'static Statement>, &'static str)>
     if lower == VERSION_HEADER.0 {
         return Some((None, VERSION_HEADER.1));
     }
-    let mut best: Option<(usize, &'static Statement, &'static str)> = None;
+    opening_of(&lower).map(|(row, _, usage)| (Some(row), usage))
+}
+
+/// The row, opening phrase and usage of the longest opening phrase a lower-case line
+/// starts with.
+fn opening_of(lower: &str) -> Option<(&'static Statement, &'static str, &'static str)> {
+    let mut best: Option<(&'static Statement, &'static str, &'static str)> = None;
     for row in STATEMENTS {
         for (phrase, usage) in row.openings {
             let starts = lower.starts_with(phrase)
@@ -118,58 +124,200 @@ pub fn form_of(line: &str) -> Option<(Option<&'static Statement>, &'static str)>
                     .chars()
                     .next()
                     .is_none_or(|c| !c.is_alphanumeric());
-            if starts && best.is_none_or(|(n, _, _)| phrase.len() > n) {
-                best = Some((phrase.len(), row, usage));
+            if starts && best.is_none_or(|(_, p, _)| phrase.len() > p.len()) {
+                best = Some((row, phrase, usage));
             }
         }
     }
-    best.map(|(_, row, usage)| (Some(row), usage))
+    best
 }
 
-/// The row of the language reference that documents a usage: its section and its text.
-pub fn reference_row(usage: &str) -> Option<(String, String)> {
-    let key = keywords(usage);
-    if key.is_empty() {
-        return None;
-    }
-    let mut section = String::new();
-    for line in LANGUAGE.lines() {
-        if let Some(h) = line.strip_prefix("## ") {
-            section = h.to_string();
-            continue;
-        }
-        if !line.starts_with('|') || line.starts_with("|---") {
-            continue;
-        }
-        let documented =
-            line.split('`').skip(1).step_by(2).any(|code| {
-                keywords(code) == key || keywords(code).starts_with(&format!("{key} "))
-            });
-        if documented {
+/// The row of the language reference that documents the statement a line holds: the row
+/// whose example reads most like the line itself (`Expect "x" contains "y"` is the
+/// containment row, not the first row of another `Expect …` form), else the row of the
+/// form's opening usage, else of its general usage (for aliases the reference names only in
+/// passing). A row is taken only when its matching example is a line of the same form.
+fn documenting_row(line: &str) -> Option<(String, String)> {
+    let (row, usage) = form_of(line)?;
+    let form = row.map(|r| r.form);
+    let first = line.trim_start().lines().next().unwrap_or_default();
+    [Some(first), Some(usage), row.map(|r| r.usage)]
+        .into_iter()
+        .flatten()
+        .filter_map(best_row)
+        .find(|(_, example)| form_of(example).map(|(r, _)| r.map(|r| r.form)) == Some(form))
+        .map(|(r, _)| (r.section.to_string(), r.text.clone()))
+}
+
+/// A row of a table of the language reference.
+struct ReferenceRow {
+    /// The section it is in.
+    section: &'static str,
+    /// Its cells, joined by dashes.
+    text: String,
+    /// Its examples (code spans) with their signatures.
+    examples: Vec<(&'static str, Signature)>,
+}
+
+/// The rows of the language reference's tables, read once.
+fn reference_rows() -> &'static [ReferenceRow] {
+    static ROWS: OnceLock<Vec<ReferenceRow>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut rows = Vec::new();
+        let mut section = "";
+        for line in LANGUAGE.lines() {
+            if let Some(h) = line.strip_prefix("## ") {
+                section = h;
+                continue;
+            }
+            if !line.starts_with('|') || line.starts_with("|---") {
+                continue;
+            }
             let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
-            return Some((section, cells.join(" — ")));
+            rows.push(ReferenceRow {
+                section,
+                text: cells.join(" — "),
+                examples: line
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(|e| (e, Signature::of(e)))
+                    .collect(),
+            });
         }
-    }
-    None
+        rows
+    })
 }
 
-/// The keyword words of a usage or an example, lower case, up to the first quote or
-/// placeholder: `Call tool "NAME" with:` → `call tool`.
-fn keywords(usage: &str) -> String {
-    let mut words = Vec::new();
-    for w in usage.split_whitespace() {
-        if w.starts_with(['"', '\'', '$', '|', '[', '-']) || w.chars().any(|c| c.is_ascii_digit()) {
-            break;
+/// How many words two lists agree in, from the start.
+fn agreement(a: &[String], b: &[String]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// The row whose example agrees longest with the text, word by word (see [`Signature`]),
+/// and that example. An example must agree at least in the words of the form's opening
+/// phrase. A fragment of a row (`is not "deleted"` beside `Expect "status" does not equal
+/// "deleted"`) continues its row's example after the path. Among examples that agree as far,
+/// one whose signature is the text's wins (`is 2` for `Expect "n" is 5`, over `is greater
+/// than 2`), then a whole example over a fragment, then the first row.
+fn best_row(text: &str) -> Option<(&'static ReferenceRow, &'static str)> {
+    let wanted = Signature::of(text);
+    let first = wanted.words.first()?;
+    let path = wanted.words.iter().position(|w| w == QUOTED);
+    // (words agreed, the example's signature is the text's, a whole example)
+    type Score = (usize, bool, bool);
+    let mut best: Option<(Score, &ReferenceRow, &str)> = None;
+    for row in reference_rows() {
+        let mut whole: Option<(Score, &str)> = None;
+        for (example, sig) in &row.examples {
+            let n = agreement(&sig.words, &wanted.words);
+            let score = (n, sig.same_as(n, &wanted, 0), true);
+            if n >= wanted.opening && whole.is_none_or(|(s, _)| score > s) {
+                whole = Some((score, example));
+            }
         }
-        let placeholder = w.len() > 1
-            && w.chars()
-                .all(|c| c.is_ascii_uppercase() || "-…,:".contains(c));
-        if placeholder {
-            break;
+        let Some((mut score, example)) = whole else {
+            continue;
+        };
+        if let Some(p) = path.filter(|p| score.0 > *p) {
+            let fragments = row
+                .examples
+                .iter()
+                .map(|(_, sig)| sig)
+                .filter(|sig| sig.words.first().is_some_and(|w| w != first));
+            for sig in fragments {
+                let n = agreement(&sig.words, &wanted.words[p + 1..]);
+                score = score.max((p + 1 + n, sig.same_as(n, &wanted, p + 1), false));
+            }
         }
-        words.push(w.to_lowercase());
+        if best.is_none_or(|(s, _, _)| score > s) {
+            best = Some((score, row, example));
+        }
     }
-    words.join(" ")
+    best.map(|(_, row, example)| (row, example))
+}
+
+/// A quoted string in a [`Signature`].
+const QUOTED: &str = "\"…\"";
+
+/// The words a statement is recognised by: lower case, each quoted string (and the
+/// punctuation after it) as [`QUOTED`], up to the first value or placeholder after the
+/// form's opening phrase (a number, a `${…}`, a list, a pattern, `NAME`).
+/// `Expect "content[0].text" contains "done"` is `expect "…" contains "…"`, `From REST "URL"
+/// at "PATH"` is `from rest "…" at "…"`. `Then` reads as `Expect`, and a `the` before the
+/// path is dropped, as the language reads them.
+struct Signature {
+    words: Vec<String>,
+    /// How many of the words are the form's opening phrase (at least 1).
+    opening: usize,
+    /// Whether a value or placeholder ended the words (`is 2`), not the end of the text (a
+    /// form named bare, `MCP URL:`).
+    valued: bool,
+}
+
+impl Signature {
+    fn of(text: &str) -> Signature {
+        let text = text.trim_start();
+        let opening = opening_of(&text.to_lowercase()).map_or(1, |(_, p, _)| p.split(' ').count());
+        let mut words: Vec<String> = Vec::new();
+        let mut valued = false;
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            let end = if c == '"' || c == '\'' {
+                let mut escaped = false;
+                let close = rest[1..]
+                    .char_indices()
+                    .find(|&(_, ch)| {
+                        let closes = !escaped && ch == c;
+                        escaped = !escaped && ch == '\\';
+                        closes
+                    })
+                    .map_or(rest.len(), |(i, _)| i + 2);
+                let tail = rest[close..]
+                    .find(char::is_whitespace)
+                    .unwrap_or(rest.len() - close);
+                words.push(QUOTED.to_string());
+                close + tail
+            } else {
+                let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                let w = &rest[..end];
+                let placeholder = words.len() >= opening
+                    && w.len() > 1
+                    && w.chars()
+                        .all(|c| c.is_ascii_uppercase() || "-…,:.".contains(c));
+                if w.starts_with(['$', '|', '[', '-', '^', '{', '(', '#'])
+                    || w.chars().any(|c| c.is_ascii_digit())
+                    || placeholder
+                {
+                    valued = true;
+                    break;
+                }
+                words.push(w.to_lowercase());
+                end
+            };
+            rest = rest[end..].trim_start();
+        }
+        if words.first().is_some_and(|w| w == "then") {
+            words[0] = "expect".into();
+        }
+        if words.first().is_some_and(|w| w == "expect")
+            && words.get(1).is_some_and(|w| w == "the")
+            && words.get(2).is_some_and(|w| w == QUOTED)
+        {
+            words.remove(1);
+        }
+        Signature {
+            words,
+            opening,
+            valued,
+        }
+    }
+
+    /// Whether this signature, agreeing with `wanted` in `n` words from `wanted`'s word
+    /// `from`, is all of the rest of `wanted`, ended the same way.
+    fn same_as(&self, n: usize, wanted: &Signature, from: usize) -> bool {
+        n == self.words.len() && from + n == wanted.words.len() && self.valued == wanted.valued
+    }
 }
 
 /// A usage as an LSP snippet: each quoted or capitalised placeholder a tab stop.
@@ -252,9 +400,89 @@ mod tests {
         let (row, usage) = form_of("  call TOOL \"add\" with:").expect("a form");
         assert_eq!(row.map(|r| r.usage), Some("Call tool \"NAME\" with:"));
         assert!(usage.starts_with("Call tool"));
-        let (section, text) = reference_row(usage).expect("documented");
+        let (section, text) = documenting_row(usage).expect("documented");
         assert_eq!(section, "Actions");
         assert!(text.contains("call a tool"), "{text}");
+    }
+
+    /// The first cell of the row that documents a line.
+    fn row_name(line: &str) -> String {
+        let (_, text) = documenting_row(line).unwrap_or_else(|| panic!("no row for {line:?}"));
+        text.split(" — ").next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn every_path_expectation_finds_the_row_of_its_operator() {
+        for (line, row) in [
+            (
+                "Expect \"content[0].text\" contains \"done\"",
+                "containment",
+            ),
+            ("  Then \"a\" contains \"b\"", "containment"),
+            ("Expect \"n\" equals 5", "equality"),
+            ("Expect the \"n\" equals \"five\"", "equality"),
+            ("Expect \"n\" is 5", "equality"),
+            ("Expect \"n\" is equal to ${x}", "equality"),
+            ("Expect \"s\" does not equal \"x\"", "inequality"),
+            ("Expect \"s\" is not \"x\"", "inequality"),
+            ("Expect \"n\" is greater than 2", "comparison"),
+            ("Expect \"n\" is at most 9", "comparison"),
+            ("Expect \"n\" is between 1 and 3", "comparison"),
+            ("Expect \"c\" is not empty", "emptiness"),
+            ("Expect \"c\" is empty", "emptiness"),
+            ("Expect \"t\" does not contain \"error\"", "absence"),
+            ("Expect \"items\" exists", "presence"),
+            ("Expect \"error\" does not exist", "presence"),
+            ("Expect \"items\" has 3 items", "length"),
+            ("Expect \"count\" is a string", "type"),
+            ("Expect \"id\" matches ^C-[0-9]+$", "regular expression"),
+            ("Expect \"sc\" matches schema:", "JSON Schema (block)"),
+            ("Expect \"sc\" matches snapshot \"customer\"", "snapshot"),
+            // The other forms that open with `Expect`.
+            (
+                "Expect the server is lint clean including warnings",
+                "lint the server",
+            ),
+            (
+                "Expect the tools match snapshot \"t.json\"",
+                "compare with a tool snapshot",
+            ),
+            ("Expect error message contains bad", "error message"),
+            ("Expect it succeeds", "success"),
+        ] {
+            assert_eq!(row_name(line), row, "{line}");
+        }
+    }
+
+    #[test]
+    fn forms_that_share_opening_words_find_their_own_rows() {
+        for (line, row) in [
+            (
+                "Set \"email\" using \"lowercase\" with:",
+                "compute a variable",
+            ),
+            ("Set log level to \"debug\"", "set the log level"),
+            ("From REST \"https://x\" at \"items\"", "HTTP"),
+            ("From CSV \"c.csv\"", "file"),
+            ("MCP URL: https://example.com/mcp", "HTTP server"),
+            ("Server: node s.js", "stdio server"),
+            ("Server from the command line", "no default server"),
+            ("Named server \"b\": node b.js", "named server"),
+        ] {
+            assert_eq!(row_name(line), row, "{line}");
+        }
+        // Every opening of every form is documented by a row whose example is a line of
+        // that same form; `Test ID:` is named only in the prose of the aliases.
+        for row in STATEMENTS {
+            for (_, usage) in row.openings {
+                let found = documenting_row(usage);
+                assert_eq!(
+                    found.is_none(),
+                    *usage == "Test ID: ID",
+                    "{usage}: {found:?}"
+                );
+            }
+        }
     }
 
     #[test]

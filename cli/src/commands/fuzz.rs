@@ -5,6 +5,7 @@
 use crate::args::FuzzArgs;
 use crate::commands::adhoc;
 use crate::output;
+use mcpr_compiler::names::count;
 use mcpr_runtime::fuzz::{self, FuzzOptions};
 
 /// Runs the command and returns the exit code.
@@ -48,8 +49,10 @@ pub fn run(args: FuzzArgs) -> u8 {
         println!("  input:   {}\n  minimal: {}", f.input.arguments, f.minimal);
         if f.repeats > 0 {
             println!(
-                "  {} more cases of {} failed the same way",
-                f.repeats, f.tool
+                "  {} more {} of {} failed the same way",
+                f.repeats,
+                if f.repeats == 1 { "case" } else { "cases" },
+                f.tool
             );
         }
         if let Some(path) = &f.file {
@@ -57,9 +60,10 @@ pub fn run(args: FuzzArgs) -> u8 {
         }
     }
     println!(
-        "{} tools, {calls} calls, {} findings (seed {seed}){}",
-        report.tools.len(),
-        report.findings.len(),
+        "{}, {}, {} (seed {seed}){}",
+        count(report.tools.len(), "tool"),
+        count(calls, "call"),
+        count(report.findings.len(), "finding"),
         if report.interrupted {
             ", stopped by a signal"
         } else {

@@ -69,9 +69,9 @@ pub fn run(args: InitArgs) -> u8 {
                 return output::USAGE;
             }
             eprintln!(
-                "wrote {}: {} tests; check it with `mcpr check {0}`, run it with `mcpr run {0}`",
+                "wrote {}: {}; check it with `mcpr check {0}`, run it with `mcpr run {0}`",
                 path.display(),
-                starter.checks.len()
+                mcpr_compiler::names::count(starter.checks.len(), "test")
             );
         }
         None => print!("{}", written.text),

@@ -5,6 +5,7 @@
 use crate::args::{DiffArgs, ReportFormat, SnapshotArgs};
 use crate::commands::adhoc;
 use crate::output;
+use mcpr_compiler::names::count;
 use mcpr_runtime::run::project::SnapshotDefaults;
 use mcpr_runtime::surface::{self, Fetched};
 use mcpr_runtime::toolsnap::{self, diff, render};
@@ -67,12 +68,12 @@ pub fn snapshot(args: SnapshotArgs) -> u8 {
     }
     let s = &fetched.surface;
     eprintln!(
-        "wrote {}: {} tools, {} resources, {} resource templates, {} prompts",
+        "wrote {}: {}, {}, {}, {}",
         path.display(),
-        s.tools.len(),
-        s.resources.len(),
-        s.resource_templates.len(),
-        s.prompts.len()
+        count(s.tools.len(), "tool"),
+        count(s.resources.len(), "resource"),
+        count(s.resource_templates.len(), "resource template"),
+        count(s.prompts.len(), "prompt")
     );
     output::OK
 }
@@ -84,16 +85,17 @@ pub fn diff(args: DiffArgs) -> u8 {
         Err(code) => return code,
     };
     let shown = path.display().to_string();
-    let old = match std::fs::read_to_string(&path) {
-        Ok(text) => match toolsnap::parse(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("error: {shown}: {e}");
-                return output::USAGE;
-            }
-        },
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
         Err(e) => {
             eprintln!("error: cannot read {shown}: {e} (write it with `mcpr snapshot -o {shown}`)");
+            return output::USAGE;
+        }
+    };
+    let old = match toolsnap::parse(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("error: {shown}: {e}");
             return output::USAGE;
         }
     };
@@ -109,12 +111,12 @@ pub fn diff(args: DiffArgs) -> u8 {
     };
     match args.format {
         ReportFormat::Human => print!("{}", render::human(&changes, &shown, policy)),
-        ReportFormat::Github => print!("{}", render::github(&changes, &shown, policy)),
-        ReportFormat::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&render::json(&changes, &shown, policy))
-                .unwrap_or_default()
-        ),
+        ReportFormat::Github => print!("{}", render::github(&changes, &shown, &text, policy)),
+        ReportFormat::Json => {
+            let mut doc = render::json(&changes, &shown, policy);
+            render::add_lines(&mut doc, &changes, &text);
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default())
+        }
     }
     if policy.fails(&changes) {
         CHANGED

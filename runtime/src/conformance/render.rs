@@ -2,6 +2,7 @@
 //! reference, grouped by protocol version, then a summary; and the JSON of the checks.
 
 use super::{CheckResult, ConformanceOutcome, Verdict};
+use mcpr_compiler::names::count;
 
 fn paint(text: &str, verdict: Verdict, color: bool) -> String {
     if !color {
@@ -56,17 +57,17 @@ pub fn human(out: &ConformanceOutcome, color: bool) -> String {
     }
     let expected = out.checks.iter().filter(|c| c.expected).count();
     s.push_str(&format!(
-        "conformance: {} success, {} failure, {} warning, {} info{} over {} protocol version(s)\n",
-        out.count(Verdict::Success),
-        out.count(Verdict::Failure),
-        out.count(Verdict::Warning),
+        "conformance: {}, {}, {}, {} info{} over {}\n",
+        count(out.count(Verdict::Success), "success"),
+        count(out.count(Verdict::Failure), "failure"),
+        count(out.count(Verdict::Warning), "warning"),
         out.count(Verdict::Info),
         if expected > 0 {
-            format!(", {expected} expected failure(s)")
+            format!(", {}", count(expected, "expected failure"))
         } else {
             String::new()
         },
-        out.versions.len()
+        count(out.versions.len(), "protocol version")
     ));
     s
 }

@@ -274,8 +274,11 @@ pub async fn fuzz(
             }
         }
         progress(&format!(
-            "{name}: {} cases, {} results, {} errors, {} failed",
-            summary.cases, summary.results, summary.errors, summary.failed
+            "{name}: {}, {}, {}, {} failed",
+            mcpr_compiler::names::count(summary.cases, "case"),
+            mcpr_compiler::names::count(summary.results, "result"),
+            mcpr_compiler::names::count(summary.errors, "error"),
+            summary.failed
         ));
         report.tools.push(summary);
     }

@@ -200,7 +200,10 @@ fn description_problem(description: Option<&Value>) -> Option<(&'static str, Str
     } else if n < 20 {
         Some((
             "MCP005",
-            format!("description is only {n} characters: '{text}'"),
+            format!(
+                "description is only {}: '{text}'",
+                mcpr_compiler::names::count(n, "character")
+            ),
         ))
     } else if n > 1024 {
         Some((

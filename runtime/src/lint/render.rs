@@ -1,5 +1,6 @@
 //! The three output formats of `mcpr lint` and the rule list of `mcpr lint --rules`.
 
+use mcpr_compiler::names::count;
 use serde_json::{Value, json};
 
 use super::{Finding, Level, RULES, Report};
@@ -11,7 +12,8 @@ const WIDTH: usize = 100;
 const INDENT: usize = 30;
 
 /// mcptest's format: one line per finding (`LEVEL   CODE NAME: message`), a blank line,
-/// then `NAME: N tools, about T tokens of definitions; E errors, W warnings, I info`.
+/// then `NAME: N tools, about T tokens of definitions; E errors, W warnings, I info` (each
+/// noun in the number of its count: `1 tool`, `1 warning`).
 pub fn human(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
@@ -40,12 +42,12 @@ pub fn line(f: &Finding) -> String {
 /// The summary line.
 pub fn summary(report: &Report) -> String {
     format!(
-        "{}: {} tools, about {} tokens of definitions; {} errors, {} warnings, {} info",
+        "{}: {}, about {} of definitions; {}, {}, {} info",
         server_name(report),
-        report.tools,
-        report.tokens,
-        report.count(Level::Error),
-        report.count(Level::Warning),
+        count(report.tools, "tool"),
+        count(report.tokens, "token"),
+        count(report.count(Level::Error), "error"),
+        count(report.count(Level::Warning), "warning"),
         report.count(Level::Info)
     )
 }
@@ -117,8 +119,9 @@ pub fn json(report: &Report, fail_on: Level, ignored: &[String]) -> Value {
     })
 }
 
-/// GitHub Actions workflow commands: `::error title=CODE NAME::message` (`::warning`,
-/// `::notice` for info), then the summary line.
+/// GitHub Actions workflow commands: `::error title=CODE NAME (SERVER)::message`
+/// (`::warning`, `::notice` for info), then the summary line. A live server's definitions
+/// have no file to point at, so the title names the server.
 pub fn github(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
@@ -129,7 +132,12 @@ pub fn github(report: &Report) -> String {
         };
         out.push_str(&format!(
             "::{command} title={}::{}\n",
-            escape_property(&format!("{} {}", f.code, f.subject())),
+            escape_property(&format!(
+                "{} {} ({})",
+                f.code,
+                f.subject(),
+                server_name(report)
+            )),
             escape_data(&format!("{}: {}", f.subject(), f.message))
         ));
     }

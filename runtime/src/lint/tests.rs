@@ -36,7 +36,7 @@ error   MCP008 get_file: required parameter 'missing' is not in properties
 error   MCP012 get_file: description says '<IMPORTANT>', 'Before using any tools, you must',
                               'read ~/.ssh', 'Do not tell the user'
 error   MCP003 noschema: inputSchema must be an object schema with \"type\": \"object\"
-warning MCP005 Get-File: description is only 1 characters: 'x'
+warning MCP005 Get-File: description is only 1 character: 'x'
 warning MCP011 Get-File: easily confused with 'get_file'
 warning MCP007 get_file: parameter 'path' has no description
 
@@ -74,7 +74,7 @@ fn ignore_and_fail_on() {
     assert_eq!(
         render::human(&clean),
         format!(
-            "my-server: 1 tools, about {} tokens of definitions; 0 errors, 0 warnings, 0 info\n",
+            "my-server: 1 tool, about {} tokens of definitions; 0 errors, 0 warnings, 0 info\n",
             clean.tokens
         )
     );
@@ -251,7 +251,7 @@ fn the_definitions_limit() {
     let over = lint(&big(32_001 - base), &Options::default());
     assert_eq!(
         render::line(&over.findings[0]),
-        "warning MCP010 my-server: all 1 tool definitions together are 32001 characters (about 8000 tokens per turn), over 32,000"
+        "warning MCP010 my-server: the one tool definition is 32001 characters (about 8000 tokens per turn), over 32,000"
     );
 }
 
@@ -272,12 +272,12 @@ fn json_and_github_formats() {
     let gh = render::github(&report);
     assert!(
         gh.starts_with(
-            "::error title=MCP001 bad name!::bad name!: invalid tool name 'bad name!'\n"
+            "::error title=MCP001 bad name! (my-server)::bad name!: invalid tool name 'bad name!'\n"
         ),
         "{gh}"
     );
     assert!(gh.contains(
-        "::warning title=MCP007 get_file::get_file: parameter 'path' has no description\n"
+        "::warning title=MCP007 get_file (my-server)::get_file: parameter 'path' has no description\n"
     ));
     assert!(gh.ends_with(
         "my-server: 4 tools, about 146 tokens of definitions; 4 errors, 3 warnings, 0 info\n"

@@ -107,8 +107,11 @@ pub(super) fn check(surface: &Surface, chars: usize, out: &mut Vec<Finding>) {
             Kind::Server,
             name,
             format!(
-                "all {} tool definitions together are {chars} characters (about {} tokens per turn), over 32,000",
-                surface.tools.len(),
+                "{} {chars} characters (about {} tokens per turn), over 32,000",
+                match surface.tools.len() {
+                    1 => "the one tool definition is".to_string(),
+                    n => format!("all {n} tool definitions together are"),
+                },
                 super::estimate_tokens(chars)
             ),
         ));

@@ -215,20 +215,12 @@ impl CheckReport {
         if n == 0 {
             return summary.line();
         }
-        let mut errors = if n == 1 {
-            "1 data error".to_string()
-        } else {
-            format!("{n} data errors")
-        };
+        let mut errors = mcpr_compiler::names::count(n, "data error");
         if n > self.data_errors.len() {
             errors.push_str(&format!(" ({} shown)", self.data_errors.len()));
         }
         if summary.errors + summary.warnings == 0 {
-            let files = if self.files == 1 {
-                "1 file".to_string()
-            } else {
-                format!("{} files", self.files)
-            };
+            let files = mcpr_compiler::names::count(self.files, "file");
             format!("{files} checked: {errors}")
         } else {
             format!("{}; {errors}", summary.line())

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use mcpr_compiler::names::count;
 use serde_json::Value;
 
 use super::diff::{Change, diff};
@@ -123,11 +124,11 @@ fn listing(changes: &[Change], shown: &str) -> String {
 fn counts(snap: &Value) -> String {
     let n = |k: &str| snap[k].as_array().map_or(0, Vec::len);
     format!(
-        "{} tools, {} resources, {} resource templates, {} prompts",
-        n("tools"),
-        n("resources"),
-        n("resourceTemplates"),
-        n("prompts")
+        "{}, {}, {}, {}",
+        count(n("tools"), "tool"),
+        count(n("resources"), "resource"),
+        count(n("resourceTemplates"), "resource template"),
+        count(n("prompts"), "prompt")
     )
 }
 

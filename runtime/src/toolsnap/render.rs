@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::diff::Change;
+use crate::lint::Kind;
 use crate::lint::render::{escape_data, escape_property};
 
 /// What `mcpr diff` decides from the changes.
@@ -81,8 +82,9 @@ pub fn json(changes: &[Change], snapshot: &str, policy: Policy) -> Value {
 
 /// GitHub annotations: `::error` for a breaking change (`::warning` with
 /// `--allow-breaking`), `::notice` for a compatible one (`::error` with `--strict`), then the
-/// heading line.
-pub fn github(changes: &[Change], snapshot: &str, policy: Policy) -> String {
+/// heading line. Each names the snapshot file (`file=`), and the line of the changed
+/// definition in it (`text`, the file's text) when the file holds it.
+pub fn github(changes: &[Change], snapshot: &str, text: &str, policy: Policy) -> String {
     let mut out = String::new();
     for c in changes {
         let (command, title) = match (c.breaking, policy) {
@@ -97,8 +99,12 @@ pub fn github(changes: &[Change], snapshot: &str, policy: Policy) -> String {
             (false, Policy { strict: true, .. }) => ("error", "MCP change"),
             (false, _) => ("notice", "compatible MCP change"),
         };
+        let line = line_in(text, c)
+            .map(|n| format!("line={n},"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "::{command} title={}::{}\n",
+            "::{command} file={},{line}title={}::{}\n",
+            escape_property(snapshot),
             escape_property(&format!("{title} ({snapshot})")),
             escape_data(&format!("{}: {}", c.subject(), c.message))
         ));
@@ -111,4 +117,47 @@ pub fn github(changes: &[Change], snapshot: &str, policy: Policy) -> String {
     );
     out.push('\n');
     out
+}
+
+/// Adds to each change of `json`'s document the `line` of its definition in the snapshot's
+/// text, where the file holds it (as the GitHub annotations point at it).
+pub fn add_lines(doc: &mut Value, changes: &[Change], text: &str) {
+    let Some(items) = doc.get_mut("changes").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for (item, c) in items.iter_mut().zip(changes) {
+        if let Some(n) = line_in(text, c) {
+            item["line"] = json!(n);
+        }
+    }
+}
+
+/// The line (from 1) of a change's definition in a snapshot's text: the line of its `name`
+/// (`uri` for a resource, `uriTemplate` for a template) among the entries of its list, laid
+/// out one member a line as `mcpr snapshot` writes it, or of `server` for the server. None
+/// for what the snapshot does not hold (a new tool) or a text laid out otherwise.
+pub fn line_in(text: &str, c: &Change) -> Option<usize> {
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let lines: Vec<&str> = text.lines().collect();
+    let (list, key) = match c.kind {
+        Kind::Server => {
+            return lines
+                .iter()
+                .position(|l| indent(l) == 2 && l.trim_start().starts_with("\"server\":"))
+                .map(|i| i + 1);
+        }
+        Kind::Tool => ("tools", "name"),
+        Kind::Resource => ("resources", "uri"),
+        Kind::ResourceTemplate => ("resourceTemplates", "uriTemplate"),
+        Kind::Prompt => ("prompts", "name"),
+    };
+    let opening = format!("\"{list}\": [");
+    let start = lines.iter().position(|l| l.trim() == opening)?;
+    let member = indent(lines[start]) + 4;
+    let wanted = format!("\"{key}\": {}", Value::String(c.name.clone()));
+    lines[start + 1..]
+        .iter()
+        .take_while(|l| indent(l) > indent(lines[start]))
+        .position(|l| indent(l) == member && l.trim().trim_end_matches(',') == wanted)
+        .map(|i| start + 1 + i + 1)
 }

@@ -1,8 +1,9 @@
 //! `--html PATH`: one self-contained HTML file (inline CSS and script, nothing fetched, so
 //! it works opened from a CI artifact). The page is drawn by its script from the run's
-//! data, embedded as JSON: the counts with filters by status, a timeline with one lane per
-//! job (each session's spawn, handshake, steps and close), and the tests of each suite
-//! (data rows grouped under their test) with, for each failure, its location, the
+//! data, embedded as JSON: the counts with filters by status and a filter box (test name,
+//! status, failure text; `#q=` in the link), a timeline with one lane per job (each
+//! session's spawn, handshake, steps and close), and the tests of each suite, failures
+//! first (data rows grouped under their test) with, for each failure, its location, the
 //! expected/actual diff, the last and the exchanged MCP messages and the server's stderr.
 //! Everything in it comes from results that are already redacted.
 

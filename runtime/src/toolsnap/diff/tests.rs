@@ -451,16 +451,15 @@ fn formats_and_policies() {
         allow_breaking: true,
     };
     assert_eq!(
-        render::github(&changes, "t.json", Policy::default()),
-        "::error title=breaking MCP change (t.json)::b: tool was removed\n::notice title=compatible MCP change (t.json)::a: description changed\nMCP tools differ from snapshot t.json (1 breaking, 1 compatible):\n"
+        render::github(&changes, "t.json", "", Policy::default()),
+        "::error file=t.json,title=breaking MCP change (t.json)::b: tool was removed\n::notice file=t.json,title=compatible MCP change (t.json)::a: description changed\nMCP tools differ from snapshot t.json (1 breaking, 1 compatible):\n"
     );
+    assert!(render::github(&changes, "t.json", "", allow).starts_with(
+        "::warning file=t.json,title=breaking MCP change (t.json)::b: tool was removed\n"
+    ));
     assert!(
-        render::github(&changes, "t.json", allow)
-            .starts_with("::warning title=breaking MCP change (t.json)::b: tool was removed\n")
-    );
-    assert!(
-        render::github(&changes, "t.json", strict)
-            .contains("::error title=MCP change (t.json)::a: description changed\n")
+        render::github(&changes, "t.json", "", strict)
+            .contains("::error file=t.json,title=MCP change (t.json)::a: description changed\n")
     );
     assert!(
         render::human(&changes, "t.json", allow)
@@ -480,4 +479,58 @@ fn formats_and_policies() {
     );
     assert!(!Policy::default().fails(&only_ok));
     assert!(strict.fails(&only_ok));
+}
+
+/// The annotations point at the line of each changed definition in the snapshot file as
+/// `mcpr snapshot` writes it; a new definition, which the file does not hold, at the file.
+#[test]
+fn github_annotations_point_at_the_definition_in_the_snapshot_file() {
+    let old = snap(json!([
+        {"name": "a", "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
+        {"name": "b", "inputSchema": {"type": "object"}},
+    ]));
+    let new = snap(json!([
+        {"name": "a", "description": "now described", "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}}},
+        {"name": "c", "inputSchema": {"type": "object"}},
+    ]));
+    let text = crate::toolsnap::to_text(&old);
+    let line_of = |needle: &str| {
+        text.lines()
+            .position(|l| l.trim().trim_end_matches(',') == needle)
+            .expect("in the snapshot")
+            + 1
+    };
+    let gh = render::github(&diff(&old, &new), "snaps/t.json", &text, Policy::default());
+    let b = line_of("\"name\": \"b\"");
+    assert!(
+        gh.contains(&format!(
+            "::error file=snaps/t.json,line={b},title=breaking MCP change (snaps/t.json)::b: tool was removed\n"
+        )),
+        "{gh}\n{text}"
+    );
+    let a = line_of("\"name\": \"a\"");
+    assert!(
+        gh.contains(&format!("::notice file=snaps/t.json,line={a},title=")),
+        "{gh}"
+    );
+    assert!(
+        gh.contains(
+            "::notice file=snaps/t.json,title=compatible MCP change (snaps/t.json)::c: new tool\n"
+        ),
+        "{gh}"
+    );
+    // The JSON format carries the same lines.
+    let changes = diff(&old, &new);
+    let mut doc = render::json(&changes, "snaps/t.json", Policy::default());
+    render::add_lines(&mut doc, &changes, &text);
+    let line_of_change = |name: &str| {
+        doc["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["line"].clone())
+    };
+    assert_eq!(line_of_change("b"), Some(json!(b)));
+    assert_eq!(line_of_change("c"), Some(Value::Null));
 }
