@@ -21,24 +21,26 @@ pub fn sources(l: &mut Lower<'_>, doc: &Document) -> OrderedMap<DataSource> {
         };
         let source = if let Some(y) = &node.yaml {
             match &y.value {
-                Some(v @ Value::Object(_)) => match serde_json::from_value::<DataSource>(v.clone())
-                {
-                    Ok(s) => Some(s),
-                    Err(e) => {
-                        let text = &l.map.get(l.entry).text()[y.span.range()];
-                        let lead = text.len() - text.trim_start().len();
-                        let start = y.span.start as usize + lead;
-                        let end = start + text.trim_start().find('\n').unwrap_or(text.trim().len());
-                        l.report(
-                            Problem::BadDataSourceSettings {
-                                reason: e.to_string(),
-                            },
-                            l.entry,
-                            crate::source::Span::new(start, end),
-                        );
-                        None
+                Some(v @ Value::Object(_)) => {
+                    match serde_json::from_value::<DataSource>(column_shorthand(v.clone())) {
+                        Ok(s) => Some(s),
+                        Err(e) => {
+                            let text = &l.map.get(l.entry).text()[y.span.range()];
+                            let lead = text.len() - text.trim_start().len();
+                            let start = y.span.start as usize + lead;
+                            let end =
+                                start + text.trim_start().find('\n').unwrap_or(text.trim().len());
+                            l.report(
+                                Problem::BadDataSourceSettings {
+                                    reason: e.to_string(),
+                                },
+                                l.entry,
+                                crate::source::Span::new(start, end),
+                            );
+                            None
+                        }
                     }
-                },
+                }
                 // Not a mapping, or invalid YAML: reported by the parser.
                 _ => None,
             }
@@ -70,6 +72,24 @@ pub fn sources(l: &mut Lower<'_>, doc: &Document) -> OrderedMap<DataSource> {
         out.insert(name.value.clone(), source);
     }
     out
+}
+
+/// A column given as a bare type name (`active: boolean`) is short for `{type: boolean}`, in
+/// the settings of a source and of the source it joins.
+fn column_shorthand(mut v: Value) -> Value {
+    if let Some(Value::Object(columns)) = v.get_mut("columns") {
+        for column in columns.values_mut() {
+            if let Value::String(kind) = column {
+                let mut typed = Map::new();
+                typed.insert("type".into(), Value::String(std::mem::take(kind)));
+                *column = Value::Object(typed);
+            }
+        }
+    }
+    if let Some(join) = v.get_mut("join") {
+        *join = column_shorthand(std::mem::take(join));
+    }
+    v
 }
 
 /// Warns about the data sources of the entry file no test takes its rows from: they are not
