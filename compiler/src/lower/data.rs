@@ -129,6 +129,7 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 provider,
                 file,
                 sheet,
+                at,
             } => {
                 if s.provider.is_some() {
                     again(
@@ -146,6 +147,21 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 });
                 s.file = Some(file.value.clone());
                 s.sheet = sheet.as_ref().map(|t| t.value.clone());
+                if let Some(at) = at {
+                    if matches!(s.provider, Some(Provider::Json | Provider::Yaml)) {
+                        s.path = Some(at.value.clone());
+                    } else {
+                        l.report(
+                            Problem::BadDataSourceSettings {
+                                reason: "`at` leads to the rows inside a JSON or YAML document; \
+                                         a CSV file or a sheet has its rows at the top"
+                                    .into(),
+                            },
+                            l.entry,
+                            at.span,
+                        );
+                    }
+                }
             }
             Stmt::FromRest { url, at } => {
                 if s.provider.is_some() {
