@@ -223,6 +223,9 @@ pub enum Problem {
         name: String,
         /// The closest declared flow.
         suggestion: Option<String>,
+        /// The standard library (`std:tools`) whose flow has this check id, when the name is
+        /// one and the library is not imported.
+        library: Option<String>,
     },
     /// Flows that call themselves, directly or through others.
     RecursiveFlow {
@@ -658,7 +661,9 @@ impl Problem {
     pub fn rename(&self) -> Option<(&str, &str)> {
         use Problem::*;
         let (written, suggested) = match self {
-            UnknownFlow { name, suggestion }
+            UnknownFlow {
+                name, suggestion, ..
+            }
             | UnknownFunction {
                 name, suggestion, ..
             }

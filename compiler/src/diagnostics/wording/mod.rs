@@ -97,7 +97,11 @@ impl Problem {
             TooManyImports { limit } => imports::too_many_imports(limit),
             ImportOutsideFolder { path } => imports::import_outside_folder(path),
             UnknownStdLibrary { name, known } => imports::unknown_std_library(name, known),
-            UnknownFlow { name, suggestion } => names::unknown_flow(name, suggestion),
+            UnknownFlow {
+                name,
+                suggestion,
+                library,
+            } => names::unknown_flow(name, suggestion, library),
             RecursiveFlow { chain } => names::recursive_flow(chain),
             DuplicateTestId {
                 id,
