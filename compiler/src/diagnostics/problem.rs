@@ -531,6 +531,11 @@ pub enum Problem {
     },
     /// A script with no command at all.
     LegacyEmptyScript,
+    /// A `.mcp` file written in the MCP Test Language (`MCP Test 1`, `Suite:`, `Test:`).
+    LegacyTestLanguage {
+        /// The line that gave it away, as written (`MCP Test 1`, `Suite: …`).
+        line: String,
+    },
     /// `name:value` given twice in one call.
     LegacyDuplicateArgument {
         /// The argument name.

@@ -179,6 +179,7 @@ impl Problem {
                 legacy::legacy_misplaced_prefix(prefix, command)
             }
             LegacyEmptyScript => legacy::legacy_empty_script(),
+            LegacyTestLanguage { line } => legacy::legacy_test_language(line),
             LegacyDuplicateArgument { name } => legacy::legacy_duplicate_argument(name),
             SuiteSyntax { message, json } => suites::suite_syntax(message, json),
             UnknownField {
