@@ -37,14 +37,7 @@ const DEFAULT_NOTIFICATION_WAIT_MS: u64 = 5000;
 /// Longest timeout or duration accepted (10 minutes), as for every step deadline.
 const MAX_MS: u64 = 600_000;
 
-/// The statuses a task can have.
-const TASK_STATUSES: [&str; 5] = [
-    "working",
-    "input_required",
-    "completed",
-    "failed",
-    "cancelled",
-];
+use crate::ir::sets::TASK_STATUSES;
 
 /// The action of a command and the checks of a `check` step.
 type Lowered = (StepKind, Option<Assert>);
