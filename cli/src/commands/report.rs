@@ -48,6 +48,7 @@ fn merge_command(args: MergeArgs) -> u8 {
         verbosity: Verbosity::Normal,
         no_progress: true,
         live: false,
+        script_summary: false,
     };
     // The summary goes where the terminal lines would: stderr when stdout carries a report.
     let mut reporters = match outputs.reporters() {

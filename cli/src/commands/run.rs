@@ -24,6 +24,8 @@ pub fn run(args: RunArgs) -> u8 {
             json: args.json,
             markdown: None,
             color: args.color,
+            protocol: args.protocol.clone(),
+            ignore: Vec::new(),
         });
     }
     if args.no_token_cache {
@@ -38,7 +40,10 @@ pub fn run(args: RunArgs) -> u8 {
             (_, true) => Verbosity::Verbose,
             _ => Verbosity::Normal,
         };
-        let outputs = Outputs::for_run(&s, args.color, verbosity);
+        let mut outputs = Outputs::for_run(&s, args.color, verbosity);
+        if crate::reporters::all_scripts(&args.files) {
+            outputs.summarise_scripts();
+        }
         Ok((
             request(&args, &s, outputs.html.is_some())?,
             outputs.reporters()?,
