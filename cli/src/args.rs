@@ -625,6 +625,14 @@ pub struct ParityArgs {
     /// Colour on the terminal.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+    /// The protocol version every session speaks (e.g. 2025-11-25, 2026-07-28); probed
+    /// when absent.
+    #[arg(long)]
+    pub protocol: Option<String>,
+    /// A response path whose values differ from target to target and are not compared
+    /// (`structuredContent.id`, `$.items[*].createdAt`; repeatable).
+    #[arg(long = "ignore", value_name = "PATH")]
+    pub ignore: Vec<String>,
 }
 
 /// Level of a lint finding.

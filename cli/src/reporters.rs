@@ -5,14 +5,18 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use mcpr_runtime::exec::StepStatus;
 use mcpr_runtime::report::github::GithubAnnotations;
 use mcpr_runtime::report::html::HtmlFile;
 use mcpr_runtime::report::json::JsonFile;
 use mcpr_runtime::report::junit::JunitFile;
 use mcpr_runtime::report::progress::WithProgress;
 use mcpr_runtime::report::terminal::{Terminal, Verbosity};
+use mcpr_runtime::report::{Report, Reporter};
 use mcpr_runtime::report::{Reporters, StderrNotes};
 use mcpr_runtime::run::config::{OutputFormat, Resolved};
+use mcpr_runtime::schedule::RunResult;
+use serde_json::{Value, json};
 
 use crate::args::ColorArg;
 use crate::output;
@@ -38,6 +42,9 @@ pub struct Outputs {
     pub live: bool,
     /// `--durations N`: the slowest tests after the summary.
     pub durations: Option<usize>,
+    /// `--format json` of a run of mcp-tester scripts: stdout carries only their summary
+    /// ([`ScriptSummary`]).
+    pub script_summary: bool,
 }
 
 impl Outputs {
@@ -63,6 +70,7 @@ impl Outputs {
             no_progress: s.no_progress.value == Some(true),
             live: true,
             durations: None,
+            script_summary: false,
         }
     }
 
@@ -72,7 +80,17 @@ impl Outputs {
 
     /// Whether a report goes to stdout.
     pub fn stdout_taken(&self) -> bool {
-        self.all().any(|p| p.as_os_str() == "-")
+        self.script_summary || self.all().any(|p| p.as_os_str() == "-")
+    }
+
+    /// `--format json` over scripts only: the script summary goes to stdout instead of the
+    /// run report (which `--json PATH` still writes).
+    pub fn summarise_scripts(&mut self) {
+        let stdout = PathBuf::from("-");
+        if self.json.contains(&stdout) {
+            self.json.retain(|p| p != &stdout);
+            self.script_summary = true;
+        }
     }
 
     /// The reporters; an error when two reports would go to stdout.
@@ -117,6 +135,9 @@ impl Outputs {
         if let Some(path) = &self.html {
             reporters.push(HtmlFile::new(path.clone()));
         }
+        if self.script_summary {
+            reporters.push(ScriptSummary::default());
+        }
         Ok(reporters)
     }
 }
@@ -149,8 +170,8 @@ pub fn report_files(
 /// The terminal's summary and recap alone (a merged report has no live events).
 struct SummaryOnly(Terminal<Box<dyn Write + Send>>);
 
-impl mcpr_runtime::report::Reporter for SummaryOnly {
-    fn finish(&mut self, report: mcpr_runtime::report::Report<'_>) -> Result<(), String> {
+impl Reporter for SummaryOnly {
+    fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
         self.0.finish(report)
     }
 }
@@ -158,4 +179,88 @@ impl mcpr_runtime::report::Reporter for SummaryOnly {
 /// Whether GitHub Actions runs us (`GITHUB_ACTIONS=true`).
 pub fn in_github_actions() -> bool {
     std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true")
+}
+
+/// Whether every path of a run names an mcp-tester script (`.mcp`, any case).
+pub fn all_scripts(files: &[PathBuf]) -> bool {
+    !files.is_empty()
+        && files
+            .iter()
+            .all(|f| f.extension().is_some_and(|e| e.eq_ignore_ascii_case("mcp")))
+}
+
+/// `mcpr run SCRIPT.mcp --format json`: the summary mcp-tester prints for its scripts (seed
+/// 000): how many commands ran, passed and failed, and each failure with its line and error.
+/// Collects the scripts' commands as they finish and prints the summary at the end.
+#[derive(Debug, Default)]
+pub struct ScriptSummary {
+    executed: usize,
+    passed: usize,
+    failed: usize,
+    failures: Vec<(Option<String>, Value)>,
+    not_run: Vec<Value>,
+}
+
+impl Reporter for ScriptSummary {
+    fn suite_finished(&mut self, run: &RunResult) {
+        for test in &run.tests {
+            for step in &test.steps {
+                self.executed += 1;
+                if step.status == StepStatus::Passed {
+                    self.passed += 1;
+                    continue;
+                }
+                self.failed += 1;
+                let line = step
+                    .failure
+                    .as_ref()
+                    .and_then(|f| f.location.as_ref())
+                    .or(step.source.as_ref())
+                    .map(|s| s.line);
+                let error = step
+                    .failure
+                    .as_ref()
+                    .map(|f| f.message.clone())
+                    .unwrap_or_default();
+                self.failures
+                    .push((run.file.clone(), json!({"line": line, "error": error})));
+            }
+            for n in &test.not_run {
+                self.not_run
+                    .push(json!({"line": n.source.as_ref().map(|s| s.line), "command": n.name}));
+            }
+        }
+    }
+
+    fn finish(&mut self, _report: Report<'_>) -> Result<(), String> {
+        let several = self
+            .failures
+            .iter()
+            .map(|(f, _)| f)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            > 1;
+        let failures: Vec<Value> = self
+            .failures
+            .drain(..)
+            .map(|(file, mut f)| {
+                if several && let Some(file) = file {
+                    f["script"] = json!(file);
+                }
+                f
+            })
+            .collect();
+        let mut summary = json!({
+            "executed": self.executed,
+            "passed": self.passed,
+            "failed": self.failed,
+            "failures": failures,
+        });
+        if !self.not_run.is_empty() {
+            summary["notRun"] = json!(self.not_run);
+        }
+        let text = serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}").map_err(|e| format!("cannot write the summary: {e}"))
+    }
 }

@@ -87,6 +87,20 @@ fn every_fault_over_http() {
 }
 
 #[test]
+fn every_fault_over_http_answered_with_json_bodies() {
+    // 2026-07-28 is stateless: the server answers a plain call with a JSON body, not a
+    // stream, and `Drop`/`Delay` hold that body's answer as they hold a stream's.
+    let server = HttpServer::start(
+        reference_server(),
+        &["--http", "127.0.0.1:0", "--json-response"],
+    );
+    check(
+        &format!("MCP URL: {}", server.url),
+        &["--protocol", "2026-07-28"],
+    );
+}
+
+#[test]
 fn a_fault_on_a_step_without_an_answer_is_not_seen() {
     let text = format!(
         "MCP Test 1\nServer: {}\n\nTest: \"Local\"\n  Run step with:\n    set:\n      variable: x\n      function: lowercase\n      arguments:\n        value: A\n    fault:\n      kind: drop\n",

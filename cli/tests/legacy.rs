@@ -143,3 +143,109 @@ fn check_reads_scripts_in_folders_and_reports_their_problems() {
     );
     assert!(stdout.contains("2 files"), "{}", text(&out));
 }
+
+/// Runs `script` (saved as `s.mcp`) against the reference server with `extra` arguments.
+fn run_script(script: &str, extra: &[&str]) -> (Output, tempfile::TempDir) {
+    let dir = scratch(&[("s.mcp", script)]);
+    let out = mcpr(dir.path())
+        .args(["run", "s.mcp", "--server", &reference_server()])
+        .args(extra)
+        .output()
+        .unwrap();
+    (out, dir)
+}
+
+#[test]
+fn assert_failures_read_as_mcp_tester_words_them_without_ir_paths() {
+    let script = "expect_error assert_string_length \"hello\" 20 30\n\
+        assert_contains \"assertion failed: string length 5 is not between 20 and 30\"\n\
+        expect_error assert_gt 3 5\n\
+        assert_equals \"assertion failed: 3.000000 is not greater than 5.000000\"\n\
+        assert_equals \"a\" \"b\"\n";
+    let (out, _dir) = run_script(script, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("assertion failed: \"a\" != \"b\""),
+        "{}",
+        text(&out)
+    );
+    assert!(!stdout.contains("$ "), "no IR path: {}", text(&out));
+    assert!(stdout.contains("s.mcp:5:1"), "{}", text(&out));
+    assert!(!stdout.contains("s.mcp:2:1"), "{}", text(&out));
+    assert!(!stdout.contains("s.mcp:4:1"), "{}", text(&out));
+}
+
+#[test]
+fn assert_contains_searches_the_result_as_indented_json() {
+    let (out, _dir) = run_script("call_tool add 2 3\nassert_contains '\"sum\": '\n", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn call_tool_sends_a_progress_token_so_progress_arrives() {
+    let script = "call_tool progress steps:2\nwait_notification progress 2s\n";
+    let (out, _dir) = run_script(script, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn a_call_to_a_tool_the_server_does_not_list_is_sent() {
+    let script = "expect_error call_tool nosuch 1\nassert_error_code -32602\n";
+    let (out, _dir) = run_script(script, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn wait_notification_keeps_its_duration_when_listen_is_refused() {
+    let server = format!("{} --without subscriptions", reference_server());
+    let dir = scratch(&[(
+        "s.mcp",
+        "expect_error wait_notification tools/list_changed 300ms\n",
+    )]);
+    let started = std::time::Instant::now();
+    let out = mcpr(dir.path())
+        .args([
+            "run",
+            "s.mcp",
+            "--protocol",
+            "2026-07-28",
+            "--json",
+            "r.json",
+        ])
+        .args(["--server", &server])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let ms = report["suites"][0]["tests"][0]["steps"][0]["durationMs"]
+        .as_u64()
+        .unwrap();
+    assert!(ms < 1000, "the wait took {ms} ms: {report}");
+    assert!(started.elapsed().as_secs() < 30);
+}
+
+#[test]
+fn format_json_prints_the_script_summary_and_lists_what_did_not_run() {
+    let script = "call_tool add 2 3\nassert_equals \"6\"\ninput_var city\ncall_tool echo $city\necho \"never\"\n";
+    let (out, _dir) = run_script(script, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    assert_eq!(summary["executed"], 4, "{summary}");
+    assert_eq!(summary["passed"], 1, "{summary}");
+    assert_eq!(summary["failed"], 3, "{summary}");
+    let failures = summary["failures"].as_array().unwrap();
+    assert_eq!(failures[0]["line"], 2, "{summary}");
+    assert!(
+        failures[0]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("assertion failed: expected exactly \"6\""),
+        "{summary}"
+    );
+    assert_eq!(summary["notRun"][0]["line"], 5, "{summary}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not run: "), "{}", text(&out));
+}

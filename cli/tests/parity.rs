@@ -159,3 +159,20 @@ fn transcripts_keep_responses_and_messages_in_the_json_report() {
     let lean = std::fs::read_to_string(dir.path().join("lean.json")).unwrap();
     assert!(!lean.contains("\"response\"") && !lean.contains("\"transcript\""));
 }
+
+#[test]
+fn ignored_paths_and_a_pinned_protocol() {
+    let dir = scratch(&[("p.mcpr", &suite("b"))]);
+    let out = mcpr(dir.path())
+        .args(["parity", "p.mcpr", "--protocol", "2025-11-25"])
+        .args(["--ignore", "content[0].text"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = mcpr(dir.path())
+        .args(["parity", "p.mcpr", "--protocol", "1999-01-01"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("1999-01-01"), "{}", text(&out));
+}

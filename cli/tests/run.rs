@@ -873,3 +873,26 @@ fn a_401_errors_the_test_and_names_the_challenge() {
         "the header value leaked:\n{all}"
     );
 }
+
+#[test]
+fn a_misspelt_tool_and_an_absent_path_say_what_exists() {
+    let dir = common::scratch(&[(
+        "suite.mcpr",
+        &format!(
+            "MCP Test 1\nServer: {}\n\nTest: \"Misspelt\"\n  Call tool \"ech\" with:\n    text: hi\n\nTest: \"Absent\"\n  Call tool \"add\" with:\n    a: 2\n    b: 3\n  Expect \"structuredContent.total\" equals 5\n",
+            reference_server()
+        ),
+    )]);
+    let out = common::mcpr_in(dir.path())
+        .args(["run", "suite.mcpr", "--no-history"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("did you mean \"echo\""), "{}", text(&out));
+    assert!(
+        stdout.contains("$.structuredContent is there: its keys are `sum`"),
+        "{}",
+        text(&out)
+    );
+}

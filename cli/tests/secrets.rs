@@ -410,3 +410,37 @@ fn sensitive_exports_survive_the_state_file() {
         assert!(!out.contains(TOKEN), "{what} shows the token:\n{out}");
     }
 }
+
+/// Seed 004: the server inherits the runner's environment minus its credentials, and the
+/// header names exactly what was withheld; `inherit env: false` is the minimal environment.
+#[test]
+fn the_server_inherits_all_but_credentials_and_the_header_names_what_was_withheld() {
+    let server = reference_server();
+    let suite = format!(
+        "Suite: \"Inherited\"\nNamed server \"default\": {server}\nNamed server \"minimal\": {server}\n\
+         Server options for \"minimal\":\n  inherit env: false\n\n\
+         Test: \"Plain variables pass\"\n  On server \"default\"\n  Call tool \"environment\" with:\n    name: MCPR_PLAIN_SETTING\n  Expect \"content[0].text\" contains \"plain-value-42\"\n\n\
+         Test: \"Credentials do not\"\n  On server \"default\"\n  Call tool \"environment\" with:\n    name: MCPR_DEPLOY_TOKEN\n  Expect \"content[0].text\" contains \"\\\"value\\\":null\"\n\n\
+         Test: \"The minimal environment\"\n  On server \"minimal\"\n  Call tool \"environment\" with:\n    name: MCPR_PLAIN_SETTING\n  Expect \"content[0].text\" contains \"\\\"value\\\":null\"\n"
+    );
+    let dir = scratch(&[("inherit.mcpr", &suite)]);
+    let out = common::mcpr_bin()
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("MCPR_PLAIN_SETTING", "plain-value-42")
+        .env("MCPR_DEPLOY_TOKEN", "t-0123")
+        .args(["run", "inherit.mcpr", "--json", "report.json"])
+        .output()
+        .unwrap();
+    let terminal = common::output_text(&out);
+    assert_eq!(out.status.code(), Some(0), "{terminal}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    let withheld = report["suites"][0]["withheldEnv"].to_string();
+    // The credential is withheld and named; the plain variable passed, so it is not named.
+    assert!(withheld.contains("MCPR_DEPLOY_TOKEN"), "{withheld}");
+    assert!(!withheld.contains("MCPR_PLAIN_SETTING"), "{withheld}");
+    assert!(terminal.contains("MCPR_DEPLOY_TOKEN"), "{terminal}");
+    assert!(!terminal.contains("t-0123"), "{terminal}");
+}

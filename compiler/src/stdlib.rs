@@ -89,6 +89,24 @@ pub fn known_names() -> Vec<String> {
         .collect()
 }
 
+/// The check id of the flow named `flow` in the library `library` (after `std:`).
+pub fn check_id(library: &str, flow: &str) -> Option<String> {
+    let doc = document(self::library(library)?).ok()?;
+    doc.flows
+        .into_iter()
+        .find(|f| f.name == flow)
+        .map(|f| f.check)
+}
+
+/// The library (`std:tools`) with a flow whose check id is `check` (`tools.call`).
+pub fn library_of_check(check: &str) -> Option<String> {
+    LIBRARIES
+        .iter()
+        .filter_map(|lib| document(lib).ok())
+        .find(|doc| doc.flows.iter().any(|f| f.check == check))
+        .map(|doc| format!("std:{}", doc.library.name))
+}
+
 /// How much a failed check weighs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
@@ -358,6 +376,16 @@ pub fn markdown() -> Result<String, String> {
          imports one with `Import flows from \"std:NAME\"` and uses its flows like its own; `mcpr\n\
          conformance` runs every flow of every library against a server as one check each (see\n\
          [conformance.md](conformance.md)). A name that is not below is MCPLANG308.\n\n\
+         An imported flow is used by its name or by its check id, the heading of its section\n\
+         below:\n\n\
+         ```mcpr\n\
+         Import flows from \"std:tools\"\n\n\
+         Test: \"Echo answers\"\n  \
+         Use flow \"tools.call\" with:\n    \
+         tool: echo\n\
+         ```\n\n\
+         A check id of a library the file does not import is MCPLANG401, which names the import\n\
+         to add.\n\n\
          Each check names the specification section it is about (relative to the specification of\n\
          the protocol version being tested), its level (`must`: a failure is a FAILURE; `should`: a\n\
          WARNING), the protocol versions it applies to, the server capabilities without which it\n\

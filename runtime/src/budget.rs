@@ -524,6 +524,7 @@ mod tests {
             status,
             duration_ms: ms,
             steps: vec![step("tools/call", ms)],
+            not_run: Vec::new(),
             outputs: Map::new(),
             failure: None,
             protocol_version: None,

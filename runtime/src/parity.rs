@@ -73,11 +73,13 @@ pub struct TargetDiff {
     pub more: usize,
 }
 
-/// Runs `suite` once per compare target and compares the results. `on_event` sees every
-/// target's events in turn; each `RunStarted` names its target.
+/// Runs `suite` once per compare target and compares the results, leaving out the values
+/// at the `ignore` paths of every response (ids, timestamps). `on_event` sees every target's
+/// events in turn; each `RunStarted` names its target.
 pub async fn run_parity(
     suite: Arc<Suite>,
     opts: RunOptions,
+    ignore: &[String],
     on_event: &mut (dyn FnMut(&Event) + Send),
 ) -> Result<ParityReport, PlanError> {
     let targets: Vec<(String, mcpr_compiler::ir::Target)> = suite
@@ -117,11 +119,22 @@ pub async fn run_parity(
         runs.push(run_suite(Arc::clone(&suite), o, &mut forward).await?);
     }
     let names: Vec<String> = targets.into_iter().map(|(n, _)| n).collect();
-    Ok(compare(names, runs))
+    Ok(compare_ignoring(names, runs, ignore))
 }
 
 /// Compares finished runs, the first being the baseline.
 pub fn compare(targets: Vec<String>, runs: Vec<RunResult>) -> ParityReport {
+    compare_ignoring(targets, runs, &[])
+}
+
+/// [`compare`], leaving out the values at the `ignore` paths (`structuredContent.id`,
+/// `$.items[*].createdAt`: `.`-separated members, `[N]` or `.N` items, `*` any) of every
+/// step's response and error.
+pub fn compare_ignoring(
+    targets: Vec<String>,
+    runs: Vec<RunResult>,
+    ignore: &[String],
+) -> ParityReport {
     let mut ids: Vec<(String, String)> = Vec::new();
     for r in &runs {
         for t in &r.tests {
@@ -132,7 +145,24 @@ pub fn compare(targets: Vec<String>, runs: Vec<RunResult>) -> ParityReport {
     }
     let normalised: Vec<Vec<Value>> = runs
         .iter()
-        .map(|r| r.tests.iter().map(normalise).collect())
+        .map(|r| {
+            r.tests
+                .iter()
+                .map(|t| {
+                    let mut rec = normalise(t);
+                    for step in rec["steps"].as_array_mut().into_iter().flatten() {
+                        for key in ["response", "error"] {
+                            if let Some(v) = step.get_mut(key) {
+                                for p in ignore {
+                                    remove_path(v, &path_segments(p));
+                                }
+                            }
+                        }
+                    }
+                    rec
+                })
+                .collect()
+        })
         .collect();
     let record = |k: usize, id: &str| -> Value {
         runs[k].tests.iter().position(|t| t.id == id).map_or_else(
@@ -222,6 +252,56 @@ pub fn normalise(t: &TestResult) -> Value {
     }
     clean(&mut rec);
     rec
+}
+
+/// The segments of an ignore path: `$.a.b[0]`, `a.b.0`, `a[*].b` → `a`, `b`, `0` / `*`.
+fn path_segments(path: &str) -> Vec<String> {
+    let p = path.trim();
+    let p = p.strip_prefix('$').unwrap_or(p);
+    p.replace('[', ".")
+        .replace(']', "")
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.trim_matches(['"', '\'']).to_string())
+        .collect()
+}
+
+/// Removes the values at `segs` (`*`: every member or item) from `v`.
+fn remove_path(v: &mut Value, segs: &[String]) {
+    let Some((first, rest)) = segs.split_first() else {
+        return;
+    };
+    match v {
+        Value::Object(map) => {
+            if rest.is_empty() {
+                if first == "*" {
+                    map.clear();
+                } else {
+                    map.remove(first);
+                }
+            } else if first == "*" {
+                map.values_mut().for_each(|c| remove_path(c, rest));
+            } else if let Some(c) = map.get_mut(first) {
+                remove_path(c, rest);
+            }
+        }
+        Value::Array(items) => {
+            if first == "*" {
+                if rest.is_empty() {
+                    items.iter_mut().for_each(|c| *c = Value::Null);
+                } else {
+                    items.iter_mut().for_each(|c| remove_path(c, rest));
+                }
+            } else if let Some(c) = first.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                if rest.is_empty() {
+                    *c = Value::Null;
+                } else {
+                    remove_path(c, rest);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Removes volatile members, masks durations in text and sorts keys, recursively.
@@ -344,6 +424,7 @@ mod tests {
                 error: None,
                 output: None,
             }],
+            not_run: Vec::new(),
             outputs: Map::new(),
             failure: None,
             protocol_version: Some("2025-11-25".into()),
@@ -383,6 +464,31 @@ mod tests {
             sensitive_outputs: Vec::new(),
             coverage: None,
         }
+    }
+
+    #[test]
+    fn ignored_paths_do_not_count() {
+        let a = test(
+            "a",
+            Outcome::Passed,
+            json!({"structuredContent": {"id": "u-1", "items": [{"at": 1, "n": 2}]}}),
+        );
+        let b = test(
+            "a",
+            Outcome::Passed,
+            json!({"structuredContent": {"id": "u-2", "items": [{"at": 9, "n": 2}]}}),
+        );
+        let runs = || vec![run(vec![a.clone()]), run(vec![b.clone()])];
+        let names = || vec!["x".to_string(), "y".to_string()];
+        assert!(!compare(names(), runs()).equivalent);
+        let ignore = [
+            "$.structuredContent.id".to_string(),
+            "structuredContent.items[*].at".into(),
+        ];
+        let r = compare_ignoring(names(), runs(), &ignore);
+        assert!(r.equivalent, "{r:#?}");
+        let r = compare_ignoring(names(), runs(), &ignore[..1]);
+        assert!(!r.equivalent, "{r:#?}");
     }
 
     #[test]

@@ -25,6 +25,10 @@ pub struct Request {
     pub markdown: Option<PathBuf>,
     /// Colour choice.
     pub color: ColorArg,
+    /// The protocol version every session speaks.
+    pub protocol: Option<String>,
+    /// Response paths whose values are not compared.
+    pub ignore: Vec<String>,
 }
 
 /// `mcpr parity`.
@@ -36,6 +40,8 @@ pub fn parity(args: ParityArgs) -> u8 {
         json: args.json,
         markdown: args.markdown,
         color: args.color,
+        protocol: args.protocol,
+        ignore: args.ignore,
     })
 }
 
@@ -65,6 +71,8 @@ pub fn run(req: Request) -> u8 {
         suites,
         jobs: req.jobs,
         filter: req.test,
+        protocol: req.protocol,
+        ignore: req.ignore,
     };
     match output::block_on_interruptible(run::parity(request, &mut reporters)) {
         Err(code) => code,

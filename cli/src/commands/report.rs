@@ -49,6 +49,7 @@ fn merge_command(args: MergeArgs) -> u8 {
         no_progress: true,
         live: false,
         durations: None,
+        script_summary: false,
     };
     // The summary goes where the terminal lines would: stderr when stdout carries a report.
     let mut reporters = match outputs.reporters() {

@@ -24,6 +24,8 @@ pub fn run(args: RunArgs) -> u8 {
             json: args.json,
             markdown: None,
             color: args.color,
+            protocol: args.protocol.clone(),
+            ignore: Vec::new(),
         });
     }
     if args.no_token_cache {
@@ -40,6 +42,9 @@ pub fn run(args: RunArgs) -> u8 {
         };
         let mut outputs = Outputs::for_run(&s, args.color, verbosity);
         outputs.durations = args.durations;
+        if crate::reporters::all_scripts(&args.files) {
+            outputs.summarise_scripts();
+        }
         Ok((
             request(&args, &s, outputs.html.is_some())?,
             outputs.reporters()?,

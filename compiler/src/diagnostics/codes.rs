@@ -164,6 +164,7 @@ registry! {
     LegacyMisplacedPrefix = 708, Error, "Prefix before a command it cannot apply to", "";
     LegacyEmptyScript = 709, Error, "Script without commands", "";
     LegacyDuplicateArgument = 710, Error, "Named argument given twice", "";
+    LegacyTestLanguage = 711, Error, "Test Language file saved as a script", "";
     // 9xx: warnings
     UnusedFlow = 901, Warning, "Flow never used", "";
     UnreadSavedVariable = 902, Warning, "Saved variable never read", "";

@@ -223,6 +223,9 @@ pub enum Problem {
         name: String,
         /// The closest declared flow.
         suggestion: Option<String>,
+        /// The standard library (`std:tools`) whose flow has this check id, when the name is
+        /// one and the library is not imported.
+        library: Option<String>,
     },
     /// Flows that call themselves, directly or through others.
     RecursiveFlow {
@@ -528,6 +531,11 @@ pub enum Problem {
     },
     /// A script with no command at all.
     LegacyEmptyScript,
+    /// A `.mcp` file written in the MCP Test Language (`MCP Test 1`, `Suite:`, `Test:`).
+    LegacyTestLanguage {
+        /// The line that gave it away, as written (`MCP Test 1`, `Suite: …`).
+        line: String,
+    },
     /// `name:value` given twice in one call.
     LegacyDuplicateArgument {
         /// The argument name.
@@ -658,7 +666,9 @@ impl Problem {
     pub fn rename(&self) -> Option<(&str, &str)> {
         use Problem::*;
         let (written, suggested) = match self {
-            UnknownFlow { name, suggestion }
+            UnknownFlow {
+                name, suggestion, ..
+            }
             | UnknownFunction {
                 name, suggestion, ..
             }

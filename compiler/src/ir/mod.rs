@@ -11,6 +11,7 @@ mod client;
 mod data;
 mod map;
 mod native;
+pub mod sets;
 mod step;
 mod target;
 mod test_case;

@@ -53,8 +53,10 @@ pub struct StdioTarget {
     /// passes (PATH, HOME, LANG, LC_*, TZ, TMPDIR, USER, LOGNAME, SHELL, TERM, CARGO_*, RUSTUP_*).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<OrderedMap<String>>,
-    /// More of the runner's own environment to pass on: `true` for all of it, or a list of
-    /// names and `*` globs. Absent or `false`: the base set alone.
+    /// How much of the runner's own environment to pass on. Absent: all of it but the
+    /// variables that look like credentials (by name or value); `true`: all of it; `false`:
+    /// the base set alone (a minimal environment); a list: the base set and these names and
+    /// `*` globs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inherit_env: Option<InheritEnv>,
 }

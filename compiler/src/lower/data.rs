@@ -21,24 +21,26 @@ pub fn sources(l: &mut Lower<'_>, doc: &Document) -> OrderedMap<DataSource> {
         };
         let source = if let Some(y) = &node.yaml {
             match &y.value {
-                Some(v @ Value::Object(_)) => match serde_json::from_value::<DataSource>(v.clone())
-                {
-                    Ok(s) => Some(s),
-                    Err(e) => {
-                        let text = &l.map.get(l.entry).text()[y.span.range()];
-                        let lead = text.len() - text.trim_start().len();
-                        let start = y.span.start as usize + lead;
-                        let end = start + text.trim_start().find('\n').unwrap_or(text.trim().len());
-                        l.report(
-                            Problem::BadDataSourceSettings {
-                                reason: e.to_string(),
-                            },
-                            l.entry,
-                            crate::source::Span::new(start, end),
-                        );
-                        None
+                Some(v @ Value::Object(_)) => {
+                    match serde_json::from_value::<DataSource>(column_shorthand(v.clone())) {
+                        Ok(s) => Some(s),
+                        Err(e) => {
+                            let text = &l.map.get(l.entry).text()[y.span.range()];
+                            let lead = text.len() - text.trim_start().len();
+                            let start = y.span.start as usize + lead;
+                            let end =
+                                start + text.trim_start().find('\n').unwrap_or(text.trim().len());
+                            l.report(
+                                Problem::BadDataSourceSettings {
+                                    reason: e.to_string(),
+                                },
+                                l.entry,
+                                crate::source::Span::new(start, end),
+                            );
+                            None
+                        }
                     }
-                },
+                }
                 // Not a mapping, or invalid YAML: reported by the parser.
                 _ => None,
             }
@@ -70,6 +72,24 @@ pub fn sources(l: &mut Lower<'_>, doc: &Document) -> OrderedMap<DataSource> {
         out.insert(name.value.clone(), source);
     }
     out
+}
+
+/// A column given as a bare type name (`active: boolean`) is short for `{type: boolean}`, in
+/// the settings of a source and of the source it joins.
+fn column_shorthand(mut v: Value) -> Value {
+    if let Some(Value::Object(columns)) = v.get_mut("columns") {
+        for column in columns.values_mut() {
+            if let Value::String(kind) = column {
+                let mut typed = Map::new();
+                typed.insert("type".into(), Value::String(std::mem::take(kind)));
+                *column = Value::Object(typed);
+            }
+        }
+    }
+    if let Some(join) = v.get_mut("join") {
+        *join = column_shorthand(std::mem::take(join));
+    }
+    v
 }
 
 /// Warns about the data sources of the entry file no test takes its rows from: they are not
@@ -109,6 +129,7 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 provider,
                 file,
                 sheet,
+                at,
             } => {
                 if s.provider.is_some() {
                     again(
@@ -126,6 +147,21 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                 });
                 s.file = Some(file.value.clone());
                 s.sheet = sheet.as_ref().map(|t| t.value.clone());
+                if let Some(at) = at {
+                    if matches!(s.provider, Some(Provider::Json | Provider::Yaml)) {
+                        s.path = Some(at.value.clone());
+                    } else {
+                        l.report(
+                            Problem::BadDataSourceSettings {
+                                reason: "`at` leads to the rows inside a JSON or YAML document; \
+                                         a CSV file or a sheet has its rows at the top"
+                                    .into(),
+                            },
+                            l.entry,
+                            at.span,
+                        );
+                    }
+                }
             }
             Stmt::FromRest { url, at } => {
                 if s.provider.is_some() {

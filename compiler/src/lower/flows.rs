@@ -39,6 +39,9 @@ pub struct Flow<'d> {
 /// Every flow visible to the entry file: its own first, then the imported ones.
 pub struct Flows<'d> {
     by_name: HashMap<&'d str, usize>,
+    /// The flows of the imported standard libraries by their check ids (`tools.call`), which
+    /// `docs/stdlib.md` names them by; a flow's own name comes first.
+    by_id: HashMap<String, usize>,
     list: Vec<Flow<'d>>,
 }
 
@@ -117,6 +120,7 @@ impl<'d> Flows<'d> {
     ) -> Self {
         let mut flows = Flows {
             by_name: HashMap::new(),
+            by_id: HashMap::new(),
             list: Vec::new(),
         };
         let files = std::iter::once((l.entry, entry)).chain(imported.iter().copied());
@@ -179,9 +183,30 @@ impl<'d> Flows<'d> {
                 });
             }
         }
+        flows.index_check_ids(l);
         flows.check_recursion(l);
         flows.check_variables(l);
         flows
+    }
+
+    /// Names the flows of each imported standard library by their check ids too.
+    fn index_check_ids(&mut self, l: &Lower<'_>) {
+        for (at, flow) in self.list.iter().enumerate() {
+            let Some(library) = l.map.get(flow.file).path().strip_prefix("std:") else {
+                continue;
+            };
+            if let Some(check) = crate::stdlib::check_id(library, &flow.name.value) {
+                self.by_id.entry(check).or_insert(at);
+            }
+        }
+    }
+
+    /// The index of the flow named `name`, by its name or, for a standard flow, its check id.
+    fn index(&self, name: &str) -> Option<usize> {
+        self.by_name
+            .get(name)
+            .or_else(|| self.by_id.get(name))
+            .copied()
     }
 
     /// Names a flow saves or sets, itself or through the flows it calls.
@@ -214,7 +239,7 @@ impl<'d> Flows<'d> {
                     }
                 }
                 Stmt::UseFlow { name, .. } => {
-                    if let Some(&next) = self.by_name.get(name.value.as_str()) {
+                    if let Some(next) = self.index(&name.value) {
                         self.saved(next, seen, out);
                     }
                 }
@@ -266,7 +291,7 @@ impl<'d> Flows<'d> {
 
     /// The flow named `name`.
     pub fn get(&self, name: &str) -> Option<&Flow<'d>> {
-        self.by_name.get(name).map(|&i| &self.list[i])
+        self.index(name).map(|i| &self.list[i])
     }
 
     /// Reports every cycle of calls between flows once, at the call that closes it.
@@ -297,7 +322,7 @@ impl<'d> Flows<'d> {
             let Stmt::UseFlow { name, .. } = &child.stmt else {
                 continue;
             };
-            let Some(&next) = self.by_name.get(name.value.as_str()) else {
+            let Some(next) = self.index(&name.value) else {
                 continue;
             };
             match state[next] {
@@ -362,9 +387,18 @@ pub fn expand<'f>(
             return;
         }
         l.report(
-            Problem::UnknownFlow {
-                name: name.value.clone(),
-                suggestion: closest(&name.value, flows.names()),
+            match crate::stdlib::library_of_check(&name.value) {
+                // A standard flow named by its check id, from a library not imported.
+                library @ Some(_) => Problem::UnknownFlow {
+                    name: name.value.clone(),
+                    suggestion: None,
+                    library,
+                },
+                None => Problem::UnknownFlow {
+                    name: name.value.clone(),
+                    suggestion: closest(&name.value, flows.names()),
+                    library: None,
+                },
             },
             scope.file,
             name.span,

@@ -130,10 +130,19 @@ pub(super) fn schema_patterns(
 /// Runs when the file has no error so far: its own diagnostics come first.
 pub fn lowered(l: &mut Lower<'_>, suite: &mut Suite) {
     report_patterns(l, suite);
+    report_closed_values(l, suite);
     if valid_a_test_at_a_time(suite) {
         return;
     }
     located_problems(l, suite, &|_: &[String]| true);
+}
+
+/// Reports each value outside its closed set (`ir::sets`), as YAML suites report it.
+fn report_closed_values(l: &mut Lower<'_>, suite: &Suite) {
+    for v in crate::ir::sets::closed_values(suite) {
+        let (file, span) = place(l, suite, &v.path);
+        l.report(super::yaml::outside_set(v), file, span);
+    }
 }
 
 /// Reports each regular expression of the suite that does not compile.
@@ -193,6 +202,12 @@ pub fn test_alone(l: &Lower<'_>, test: &mut Test) -> Option<Vec<Diagnostic>> {
     let mut found = Vec::new();
     test_patterns(test, 0, &mut found);
     let mut diags = Vec::new();
+    let mut outside = Vec::new();
+    crate::ir::sets::test_values(test, 0, &mut outside);
+    for v in outside {
+        let (file, span) = place_step(l, test.steps.get(step_index(&v.path)));
+        diags.push(Diagnostic::new(super::yaml::outside_set(v), file, span));
+    }
     for (path, pattern) in found {
         if let Err(e) = crate::regexp::check_template(&pattern) {
             let (file, span) = place_step(l, test.steps.get(step_index(&path)));
@@ -208,6 +223,7 @@ pub fn test_alone(l: &Lower<'_>, test: &mut Test) -> Option<Vec<Diagnostic>> {
 pub fn judged(l: &mut Lower<'_>, suite: &mut Suite, judged: Judged) {
     l.diags.extend(judged.diags);
     report_patterns(l, suite);
+    report_closed_values(l, suite);
     if !judged.invalid && shell_is_valid(suite) {
         return;
     }

@@ -41,6 +41,15 @@ macro_rules! path {
     };
 }
 
+/// The problem of a value outside its closed set.
+pub(super) fn outside_set(v: crate::ir::sets::OutsideSet) -> Problem {
+    Problem::InvalidValue {
+        context: v.what.to_string(),
+        found: v.found,
+        valid: v.valid.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
 /// Lowers the entry file of `l` as a YAML or JSON suite.
 pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
     let file = l.entry;
@@ -367,6 +376,12 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
                 span.unwrap_or(tree.span),
             );
         }
+    }
+    // Closed sets the schema leaves open (they may be templates), checked from the one list
+    // every front end reads (`ir::sets`).
+    for v in crate::ir::sets::closed_values(suite) {
+        let span = value_at(tree, &v.path).unwrap_or(tree.span);
+        l.report(outside_set(v), file, span);
     }
     let text = l.map.get(file).text();
     let servers: Vec<String> = suite

@@ -4,6 +4,7 @@
 
 use super::tree::*;
 use crate::diagnostics::{Diagnostic, Problem};
+use crate::ir::sets::ELICITATION_ACTIONS;
 use std::collections::HashMap;
 
 /// Runs every structural check on a document.
@@ -53,7 +54,7 @@ pub(super) fn block(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
     for node in node.walk() {
         if let Stmt::RespondToElicitation { action, with } = &node.stmt {
             let a = action.value.to_ascii_lowercase();
-            if !["accept", "decline", "cancel"].contains(&a.as_str()) {
+            if !ELICITATION_ACTIONS.contains(&a.as_str()) {
                 diags.push(Diagnostic::new(
                     Problem::MalformedStatement {
                         usage: "When the server asks for input, respond \"accept\" with:",

@@ -472,6 +472,8 @@ pub enum Stmt {
         provider: Text,
         file: Text,
         sheet: Option<Text>,
+        /// The dot path of the rows inside a JSON or YAML document (`at "data.items"`).
+        at: Option<Text>,
     },
     FromRest {
         url: Text,

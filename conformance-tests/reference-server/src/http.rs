@@ -9,13 +9,22 @@ use super::{Reference, era, origin};
 /// Serves Streamable HTTP at `http://ADDR/mcp` (sessions for the handshake era, stateless
 /// requests for 2026-07-28). The bound address is printed on stderr, so `:0` works.
 /// Every `required` header (lower-case name, exact value) must be on every request, else
-/// 401 with a Bearer challenge naming the protected-resource metadata.
-pub(crate) async fn serve_http(server: Reference, addr: &str, required: Vec<(String, String)>) {
+/// 401 with a Bearer challenge naming the protected-resource metadata. With `json_response`
+/// (`--json-response`) a stateless (2026) request is answered with a JSON body instead of an
+/// event stream when the handler sends nothing before its answer.
+pub(crate) async fn serve_http(
+    server: Reference,
+    addr: &str,
+    required: Vec<(String, String)>,
+    json_response: bool,
+) {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
     let config = origin::validate(
-        StreamableHttpServerConfig::default().with_sse_keep_alive(None),
+        StreamableHttpServerConfig::default()
+            .with_sse_keep_alive(None)
+            .with_json_response(json_response),
         server.breaks(origin::NO_ORIGIN_CHECK),
     );
     let service = StreamableHttpService::new(

@@ -496,6 +496,10 @@ impl ServerHandler for Reference {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        if self.modes.without.contains("subscriptions") {
+            // `--without subscriptions`: the listen stream is refused.
+            return None;
+        }
         self.state.lock().expect("state lock").establishing += 1;
         Some(requested.clone())
     }
@@ -694,6 +698,7 @@ async fn main() {
     let mut required: Vec<(String, String)> = Vec::new();
     let mut flaky_file: Option<std::path::PathBuf> = None;
     let mut flaky_sessions: u64 = 1;
+    let mut json_response = false;
     let mut modes = Modes::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -709,6 +714,7 @@ async fn main() {
                 http = Some(addr.to_string());
                 it.next();
             }
+            ("--json-response", _) => json_response = true,
             ("--flaky", Some(file)) => {
                 flaky_file = Some(file.into());
                 it.next();
@@ -724,7 +730,7 @@ async fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: mcpr-reference-server [--variant conflict] [--flaky FILE [--flaky-sessions N]] [--broken {}] [--without {}] [--http HOST:PORT [--require-header 'NAME: VALUE']…]",
+                    "usage: mcpr-reference-server [--variant conflict] [--flaky FILE [--flaky-sessions N]] [--broken {}] [--without {}] [--http HOST:PORT [--json-response] [--require-header 'NAME: VALUE']…]",
                     BREAKS.join(","),
                     OPTIONAL.join(",")
                 );
@@ -747,7 +753,7 @@ async fn main() {
         println!("reference server starting (this banner is not JSON-RPC)");
     }
     if let Some(addr) = http {
-        http::serve_http(server, &addr, required).await;
+        http::serve_http(server, &addr, required, json_response).await;
         return;
     }
     let server_breaks_stdin_exit = server.breaks("stdin-exit");

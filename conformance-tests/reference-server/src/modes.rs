@@ -35,7 +35,15 @@ pub const BREAKS: &[&str] = &[
 ];
 
 /// The capabilities `--without` may leave out.
-pub const OPTIONAL: &[&str] = &["tools", "resources", "prompts", "logging", "completions"];
+/// (`subscriptions`: every 2026 `subscriptions/listen` is refused.)
+pub const OPTIONAL: &[&str] = &[
+    "tools",
+    "resources",
+    "prompts",
+    "logging",
+    "completions",
+    "subscriptions",
+];
 
 /// The flaky mode's settings: the file counting the sessions that failed, and how many.
 pub struct Flaky {

@@ -146,6 +146,15 @@ impl Client {
         }
     }
 
+    /// The names of the tools, when `tools/list` was read already (none is asked for).
+    pub fn listed_tool_names(&self) -> Option<Vec<String>> {
+        self.tools
+            .lock()
+            .expect("tools lock")
+            .as_ref()
+            .map(|m| m.keys().cloned().collect())
+    }
+
     /// The definition of tool `name` when the tools were listed already (`Some(None)`
     /// when the list has no such tool), `None` when they were not.
     pub(super) fn cached_definition(&self, name: &str) -> Option<Option<Arc<Value>>> {

@@ -60,8 +60,53 @@ fn kind_name(k: JsonType) -> &'static str {
 }
 
 /// Checks one assertion (already interpolated) against a result. The first check that
-/// fails is reported.
+/// fails is reported; when the path is absent, what does exist at the deepest level the path
+/// reaches is said with it.
 pub fn check_assertion(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
+    check_one(result, a).map_err(|mut m| {
+        if m.actual.as_deref() == Some("(absent)") {
+            let path = a.path.as_deref().unwrap_or("$");
+            if let Some(found) = deepest_present(result, path) {
+                m.actual = Some(format!("(absent; {found})"));
+            }
+        }
+        m
+    })
+}
+
+/// What is at the deepest prefix of `path` present in `result`: the keys of an object,
+/// the length of a list, the type of anything else.
+fn deepest_present(result: &Value, path: &str) -> Option<String> {
+    let cuts: Vec<usize> = path
+        .char_indices()
+        .filter(|&(i, c)| i > 0 && (c == '.' || c == '['))
+        .map(|(i, _)| i)
+        .collect();
+    for &cut in cuts.iter().rev() {
+        let prefix = &path[..cut];
+        if let Ok(Some(v)) = lookup(result, prefix) {
+            let what = match v {
+                Value::Object(m) if m.is_empty() => "an empty object".to_string(),
+                Value::Object(m) => {
+                    let keys: Vec<String> = m.keys().take(20).map(|k| format!("`{k}`")).collect();
+                    let more = m.len().saturating_sub(20);
+                    let tail = if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    };
+                    format!("its keys are {}{tail}", keys.join(", "))
+                }
+                Value::Array(items) => format!("a list of {} items", items.len()),
+                other => format!("a {}", kind_name(kind(other))),
+            };
+            return Some(format!("{prefix} is there: {what}"));
+        }
+    }
+    None
+}
+
+fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
     let path = a.path.as_deref().unwrap_or("$");
     let value = lookup(result, path).map_err(|e| Mismatch::new(e, None, None))?;
     let at = |what: &str| format!("{path} {what}");

@@ -131,7 +131,10 @@ pub(super) fn check_subject(
     if let Some(l) = last {
         let raw = l.value.to_string();
         let text = l.text();
-        let text_and_raw = format!("{text}\n{raw}");
+        // mcp-tester searches its response indented (`"sum": 30`); the compact form is
+        // searched too, so both spellings are found.
+        let indented = serde_json::to_string_pretty(&l.value).unwrap_or_default();
+        let text_and_raw = format!("{text}\n{raw}\n{indented}");
         o.insert("text".into(), json!(text));
         o.insert("raw".into(), json!(raw));
         o.insert("textAndRaw".into(), json!(text_and_raw));

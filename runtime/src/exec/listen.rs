@@ -38,16 +38,18 @@ pub(crate) async fn open_at_start(client: &Client, current: &mut Listen) {
         .iter()
         .any(|(list, _)| client.server_has(&[list, "listChanged"]));
     if marked {
-        let _ = listen(client, current, Change::None).await;
+        let _ = listen(client, current, Change::None, None).await;
     }
 }
 
 /// (Re)opens the test's listen stream (2026 has no `resources/subscribe`): every list the
-/// server marks `listChanged`, the resource URIs subscribed so far, and `change`.
+/// server marks `listChanged`, the resource URIs subscribed so far, and `change`. The
+/// acknowledgement is awaited for `wait` (the session's request timeout when `None`).
 pub(super) async fn listen(
     client: &Client,
     current: &mut Listen,
     change: Change,
+    wait: Option<std::time::Duration>,
 ) -> Result<Value, Error> {
     let mut uris = match current.take() {
         Some((sub, uris)) => {
@@ -76,7 +78,7 @@ pub(super) async fn listen(
         // Nothing left to listen to (the last resource was unsubscribed).
         return Ok(json!({"acknowledged": {}}));
     }
-    let sub = client.listen(Value::Object(filter), None).await?;
+    let sub = client.listen(Value::Object(filter), wait).await?;
     let acknowledged = sub.acknowledged.clone();
     *current = Some((sub, uris));
     Ok(json!({"acknowledged": acknowledged}))

@@ -14,6 +14,7 @@ mod native;
 mod perform;
 mod reconnect;
 mod result;
+mod script_wording;
 mod step;
 mod target;
 mod tasks;
@@ -22,7 +23,7 @@ mod tasks;
 pub use crate::codes::Outcome;
 pub(crate) use listen::{Listen, open_at_start};
 pub use result::{
-    Attempt, Failure, StepResult, StepStatus, TestResult, TestTranscript, Timing,
+    Attempt, Failure, NotRun, StepResult, StepStatus, TestResult, TestTranscript, Timing,
     show_last_message, test_id,
 };
 pub use target::{
@@ -212,6 +213,7 @@ pub async fn run_test_in(
         status: Outcome::Passed,
         duration_ms: 0,
         steps: Vec::new(),
+        not_run: Vec::new(),
         outputs: Map::new(),
         failure: None,
         protocol_version: None,
@@ -344,6 +346,12 @@ pub async fn run_test_in(
     for step in &test.steps {
         let cleanup = step.phase == Some(Phase::Cleanup) || step.always == Some(true);
         if (failed && !keep_going || stopped) && !cleanup {
+            if stopped && keep_going {
+                result.not_run.push(NotRun {
+                    name: step_name(step),
+                    source: step.source.clone(),
+                });
+            }
             continue;
         }
         let sr = runner.run(step).await;

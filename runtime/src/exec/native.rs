@@ -53,12 +53,18 @@ impl StepRunner {
             }
             NativeAction::AwaitNotification => {
                 let method = need(n.method(), "method")?;
+                let started = std::time::Instant::now();
                 if c.session().era() == crate::protocol::Era::Modern
                     && self.listen.is_none()
                     && needs_listen(&method)
                 {
-                    listen(c, &mut self.listen, Change::Method(method.clone())).await?;
+                    // The stream is opened within the wait's own duration. A server that
+                    // refuses or never acknowledges it sends nothing, which is what the
+                    // wait then reports (and what `expect_error` expects).
+                    let change = Change::Method(method.clone());
+                    let _ = listen(c, &mut self.listen, change, Some(timeout)).await;
                 }
+                let timeout = timeout.saturating_sub(started.elapsed());
                 let filter: Vec<Match> = match &params {
                     Some(Value::Object(o)) => {
                         o.iter().map(|(k, v)| Match::dotted(k, v.clone())).collect()
@@ -78,7 +84,7 @@ impl StepRunner {
                 let uri = need(n.uri(), "uri")?;
                 if c.session().era() == crate::protocol::Era::Modern {
                     // 2026 removed resources/subscribe: the listen stream carries the URI.
-                    from_result(listen(c, &mut self.listen, Change::Subscribe(uri)).await)?
+                    from_result(listen(c, &mut self.listen, Change::Subscribe(uri), None).await)?
                 } else {
                     from_result(c.subscribe(&uri).await.map(|()| json!({})))?
                 }
@@ -88,7 +94,7 @@ impl StepRunner {
                 if c.session().era() == crate::protocol::Era::Modern {
                     // 2026: the listen stream is opened again without the URI.
                     let change = Change::Unsubscribe(uri);
-                    from_result(listen(c, &mut self.listen, change).await)?
+                    from_result(listen(c, &mut self.listen, change, None).await)?
                 } else {
                     from_result(c.unsubscribe(&uri).await.map(|()| json!({})))?
                 }

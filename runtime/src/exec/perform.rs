@@ -35,6 +35,8 @@ impl StepRunner {
                 };
                 let opts = CallOptions {
                     timeout: Some(timeout),
+                    // mcp-tester sends a progress token with every call of a script.
+                    progress: super::script_wording::is_script_step(step),
                     allow_error: true,
                     log_level: self.log_level.clone(),
                     fault: super::fault::session_fault(step),

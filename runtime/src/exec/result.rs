@@ -262,6 +262,11 @@ pub struct TestResult {
     pub duration_ms: u64,
     /// The steps that ran, in order.
     pub steps: Vec<StepResult>,
+    /// The steps that did not run because an earlier one stopped the test (an unknown
+    /// variable or a broken session in a test that goes on after failures, such as an
+    /// mcp-tester script), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_run: Vec<NotRun>,
     /// Values published with `export`.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub outputs: Map<String, Value>,
@@ -309,6 +314,17 @@ pub struct TestResult {
     pub exercised: crate::coverage::Exercised,
 }
 
+/// A step that did not run: its name and where it is written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotRun {
+    /// Display name (for a script command, its line).
+    pub name: String,
+    /// Where it is written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceLocation>,
+}
+
 /// The messages of a test's session, oldest first.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -338,6 +354,7 @@ impl TestResult {
             status,
             duration_ms: 0,
             steps: Vec::new(),
+            not_run: Vec::new(),
             outputs: Map::new(),
             failure: Some(failure),
             protocol_version: None,

@@ -14,6 +14,7 @@ use super::StepRunner;
 use super::assert::{check_assertion, check_error};
 use super::last_response::LastResponse;
 use super::result::{StepResult, StepStatus};
+use super::script_wording;
 use super::{Reply, StepFail, fail, step_method, step_name};
 use crate::compare::{Mismatch, show};
 use crate::values::{self};
@@ -113,10 +114,27 @@ impl StepRunner {
             None => None,
         };
         check_error_expectation(assert.as_deref(), &reply)
-            .map_err(|f| at_expect(f, assert.as_deref()))?;
+            .map_err(|f| at_expect(f, assert.as_deref()))
+            .map_err(|f| self.suggest_tool(step, f))?;
         let value = reply.value_ref();
         if let Some(a) = &assert {
-            self.check_assertions(a, &value, elapsed)?;
+            let mut checked = self.check_assertions(a, &value, elapsed);
+            // A script's check fails with mcp-tester's wording, not the IR's paths.
+            if native == Some(NativeAction::Check) && script_wording::is_script_step(step) {
+                checked = checked.map_err(|mut f| {
+                    let worded = a
+                        .json
+                        .iter()
+                        .flat_map(|j| j.as_slice())
+                        .find(|x| check_assertion(&value, x).is_err())
+                        .and_then(|x| script_wording::failure(x, &value));
+                    if let Some(m) = worded {
+                        f.failure.message = m;
+                    }
+                    f
+                });
+            }
+            checked?;
         }
         self.capture_and_export(step, &value)
     }
@@ -221,6 +239,37 @@ impl StepRunner {
         }
     }
 
+    /// A call refused with a JSON-RPC error for a tool that `tools/list` (read already) does
+    /// not list: the failure names the closest listed tool.
+    fn suggest_tool(&self, step: &Step, mut f: StepFail) -> StepFail {
+        let StepKind::Tool(t) = &step.kind else {
+            return f;
+        };
+        if f.failure.code != RunCode::RpcError {
+            return f;
+        }
+        let Ok(name) = self.interp_str(&t.name) else {
+            return f;
+        };
+        let Some(names) = self.client.listed_tool_names() else {
+            return f;
+        };
+        if names.iter().any(|n| n == &name) {
+            return f;
+        }
+        let guess = mcpr_compiler::names::closest(&name, names.iter().map(String::as_str));
+        match guess {
+            Some(g) => f.failure.message.push_str(&format!(
+                " (the server lists no tool {name:?}; did you mean {g:?}?)"
+            )),
+            None => f.failure.message.push_str(&format!(
+                " (the server lists no tool {name:?}; it lists {})",
+                names.join(", ")
+            )),
+        }
+        f
+    }
+
     /// A `check` under `expect_error` must fail; its failure becomes the last response.
     fn check_must_fail(&mut self, step: &Step, reply: &Reply) -> Result<(), StepFail> {
         let mut inner = step.assert.clone().unwrap_or_default();
@@ -231,13 +280,14 @@ impl StepRunner {
             .json
             .iter()
             .flat_map(|j| j.as_slice())
-            .find_map(|assertion| check_assertion(&value, assertion).err());
+            .find_map(|assertion| Some((assertion, check_assertion(&value, assertion).err()?)));
         match failed {
-            Some(m) => {
-                self.last = Some(LastResponse::error(format!(
-                    "assertion failed: {}",
-                    m.message
-                )));
+            Some((assertion, m)) => {
+                let worded = script_wording::is_script_step(step)
+                    .then(|| script_wording::failure(assertion, &value))
+                    .flatten();
+                let message = worded.unwrap_or_else(|| format!("assertion failed: {}", m.message));
+                self.last = Some(LastResponse::error(message));
                 Ok(())
             }
             None => Err(StepFail::from(

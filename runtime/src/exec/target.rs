@@ -45,10 +45,13 @@ pub struct TestInput {
     pub shutdown_grace: Option<crate::session::ShutdownGrace>,
 }
 
-/// Which of the runner's variables a stdio target's server gets besides the base set.
+/// Which of the runner's variables a stdio target's server gets besides the base set: by
+/// default all of them but the runner's credentials (seed 004); `false` the minimal
+/// environment.
 pub fn inherit_of(t: &ir::StdioTarget) -> Inherit {
     match &t.inherit_env {
-        None | Some(ir::InheritEnv::All(false)) => Inherit::Base,
+        None => Inherit::AllButCredentials,
+        Some(ir::InheritEnv::All(false)) => Inherit::Base,
         Some(ir::InheritEnv::All(true)) => Inherit::All,
         Some(ir::InheritEnv::Names(n)) => Inherit::Names(n.clone()),
     }

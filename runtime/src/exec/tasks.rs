@@ -69,7 +69,7 @@ pub(super) async fn call_tool(
         return Err(fail(RunCode::NoTaskHandle, "the task handle has no taskId"));
     };
     match mode {
-        TaskMode::Start => Ok(Reply::Ok(handle)),
+        TaskMode::Start => Ok(Reply::Ok(started_value(&call.result, &handle))),
         TaskMode::Run => {
             let end = client
                 .task_run_to_end(&id, timeout)
@@ -256,4 +256,22 @@ pub(super) async fn task_wait(
             .clamp(10, 1000);
         tokio::time::sleep(Duration::from_millis(poll)).await;
     }
+}
+
+/// What `task: start` yields: the handle's members at the top (`taskId`, `status`, as
+/// mcp-tester's `start_task` reads them) and the handle under `task` too, as the server's
+/// result holds it (`task.taskId`), whichever way the server wrote it.
+fn started_value(result: &Value, handle: &Value) -> Value {
+    let mut out = match handle {
+        Value::Object(h) => h.clone(),
+        _ => serde_json::Map::new(),
+    };
+    if let Value::Object(r) = result {
+        for (k, v) in r {
+            out.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    out.entry("task".to_string())
+        .or_insert_with(|| handle.clone());
+    Value::Object(out)
 }

@@ -186,6 +186,15 @@ impl<W: Write> Terminal<W> {
                 {
                     self.failure(f)?;
                 }
+                for n in &t.not_run {
+                    let at = n
+                        .source
+                        .as_ref()
+                        .map(|s| format!("{}:{}: ", s.file, s.line))
+                        .unwrap_or_default();
+                    let line = format!("not run: {at}{}", n.name);
+                    writeln!(self.out, "      {}", paint(c, "2", &line))?;
+                }
                 Ok(())
             }
         }

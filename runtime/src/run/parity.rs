@@ -19,6 +19,10 @@ pub struct ParityRequest {
     pub jobs: Option<usize>,
     /// Only tests whose name or id matches.
     pub filter: Option<String>,
+    /// The protocol version every session speaks (`--protocol`); probed when `None`.
+    pub protocol: Option<String>,
+    /// Paths in every response whose values are not compared (`--ignore`): ids, timestamps.
+    pub ignore: Vec<String>,
 }
 
 /// What a finished parity run hands back.
@@ -39,6 +43,7 @@ pub async fn parity(
     let settings = super::RunRequest {
         filter: req.filter.clone(),
         jobs: req.jobs,
+        protocol: req.protocol.clone(),
         ..Default::default()
     };
     let opts = run_options(&settings, None)?;
@@ -51,7 +56,7 @@ pub async fn parity(
             .map_err(|e| RunError::Usage(e.to_string()))?;
         reporter.suite_started(&suite);
         let mut on_event = |e: &Event| reporter.event(e);
-        match parity::run_parity(Arc::new(suite), opts.clone(), &mut on_event).await {
+        match parity::run_parity(Arc::new(suite), opts.clone(), &req.ignore, &mut on_event).await {
             Ok(r) => reports.push(r),
             Err(e) if e.code.class() == RunClass::Internal => {
                 return Err(RunError::Failure(e.to_string()));

@@ -101,7 +101,7 @@ impl<'r> SuiteRunner<'r> {
         let rows = data::load_suite(&suite, &data_opts)
             .await
             .map_err(|e| RunError::Data(Box::new(e)))?;
-        let mut store = self.snapshot_store(&suite)?;
+        let mut store = self.snapshot_store(&suite, &data_opts.base_dir)?;
         store.set_base_dir(data_opts.base_dir.clone());
         let store = Arc::new(Mutex::new(store));
         let mut opts = self.opts.clone();
@@ -172,9 +172,14 @@ impl<'r> SuiteRunner<'r> {
         self.reporter.note(text);
     }
 
-    /// The snapshot store of a suite: `--snapshot`, else the suite's `Snapshots:` file,
-    /// else the default file.
-    fn snapshot_store(&self, suite: &mcpr_compiler::ir::Suite) -> Result<SnapshotStore, RunError> {
+    /// The snapshot store of a suite: `--snapshot`, else the suite's `Snapshots:` file (from
+    /// the suite file's folder `dir`, as data files and tool snapshots are), else the default
+    /// file.
+    fn snapshot_store(
+        &self,
+        suite: &mcpr_compiler::ir::Suite,
+        dir: &std::path::Path,
+    ) -> Result<SnapshotStore, RunError> {
         let path = self
             .snapshots
             .file
@@ -183,8 +188,8 @@ impl<'r> SuiteRunner<'r> {
                 suite
                     .snapshots
                     .as_ref()
-                    .and_then(|s| s.file.clone())
-                    .map(Into::into)
+                    .and_then(|s| s.file.as_deref())
+                    .map(|f| dir.join(f))
             })
             .unwrap_or_else(|| SNAPSHOT_DEFAULT.into());
         let ignore = suite

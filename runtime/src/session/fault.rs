@@ -69,7 +69,11 @@ impl Inner {
             if st.faults.is_empty() {
                 return Some((incoming, false));
             }
-            st.faults.remove(&id)
+            let fault = st.faults.remove(&id);
+            if matches!(fault, Some(Fault::Drop | Fault::Delay(_))) {
+                st.held.insert(id);
+            }
+            fault
         };
         match fault {
             None => Some((incoming, false)),

@@ -96,6 +96,11 @@ impl Inner {
     /// Ends a pending request with what the HTTP transport saw.
     pub(super) fn fail_pending(&self, id: i64, failure: HttpFailure) {
         let mut st = self.state.lock().expect("state lock");
+        // A JSON body (or a stream) that held the answer a `Drop`/`Delay` fault took: the
+        // request waits for the delayed answer, or for its deadline.
+        if matches!(failure, HttpFailure::NoAnswer(_)) && st.held.remove(&id) {
+            return;
+        }
         let Some(slot) = st.pending.remove(id) else {
             return;
         };

@@ -40,6 +40,9 @@ pub(super) struct State {
     pub(super) eof: bool,
     /// Faults to inject on the answers to these request ids.
     pub(super) faults: HashMap<i64, super::fault::Fault>,
+    /// Requests whose answer a fault took (dropped, or delayed past the end of its HTTP
+    /// exchange): the exchange ending without it is the fault, not a failure of the server.
+    pub(super) held: std::collections::HashSet<i64>,
 }
 
 pub(super) struct Inner {
@@ -109,6 +112,7 @@ impl Inner {
                 queued: HashMap::new(),
                 eof: false,
                 faults: HashMap::new(),
+                held: Default::default(),
             }),
             inbox_changed: Notify::new(),
             writer,

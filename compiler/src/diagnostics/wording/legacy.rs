@@ -138,6 +138,17 @@ pub(super) fn legacy_empty_script() -> Wording {
     )
 }
 
+pub(super) fn legacy_test_language(line: &str) -> Wording {
+    w(
+        Code::LegacyTestLanguage,
+        "a line of the MCP Test Language",
+        format!(
+            "`{line}` is MCP Test Language, not an mcp-tester script: the file is read as a script because its name ends in `.mcp`."
+        ),
+        Some("rename the file to end in `.mcpr`".into()),
+    )
+}
+
 pub(super) fn legacy_duplicate_argument(name: &str) -> Wording {
     w(
         Code::LegacyDuplicateArgument,

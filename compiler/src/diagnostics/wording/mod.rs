@@ -97,7 +97,11 @@ impl Problem {
             TooManyImports { limit } => imports::too_many_imports(limit),
             ImportOutsideFolder { path } => imports::import_outside_folder(path),
             UnknownStdLibrary { name, known } => imports::unknown_std_library(name, known),
-            UnknownFlow { name, suggestion } => names::unknown_flow(name, suggestion),
+            UnknownFlow {
+                name,
+                suggestion,
+                library,
+            } => names::unknown_flow(name, suggestion, library),
             RecursiveFlow { chain } => names::recursive_flow(chain),
             DuplicateTestId {
                 id,
@@ -175,6 +179,7 @@ impl Problem {
                 legacy::legacy_misplaced_prefix(prefix, command)
             }
             LegacyEmptyScript => legacy::legacy_empty_script(),
+            LegacyTestLanguage { line } => legacy::legacy_test_language(line),
             LegacyDuplicateArgument { name } => legacy::legacy_duplicate_argument(name),
             SuiteSyntax { message, json } => suites::suite_syntax(message, json),
             UnknownField {

@@ -46,15 +46,25 @@ pub(super) fn bad_client_behavior(reason: &str) -> Wording {
     )
 }
 
-pub(super) fn unknown_flow(name: &str, suggestion: &Option<String>) -> Wording {
+pub(super) fn unknown_flow(
+    name: &str,
+    suggestion: &Option<String>,
+    library: &Option<String>,
+) -> Wording {
+    let help = match (library, suggestion) {
+        (Some(lib), _) => format!(
+            "\"{name}\" is a flow of the standard library {lib}: add `Import flows from \"{lib}\"` to the file"
+        ),
+        (None, Some(s)) => format!("did you mean \"{s}\"?"),
+        (None, None) => {
+            "declare it with `Flow: \"name\"` or import the file that declares it".into()
+        }
+    };
     w(
         Code::UnknownFlow,
         "no flow with this name",
         format!("No flow named \"{name}\" is declared in this file or in the files it imports."),
-        Some(match suggestion {
-            Some(s) => format!("did you mean \"{s}\"?"),
-            None => "declare it with `Flow: \"name\"` or import the file that declares it".into(),
-        }),
+        Some(help),
     )
 }
 

@@ -47,7 +47,7 @@ pub(super) fn source_phrases(s: &DataSource) -> Option<Vec<String>> {
             p @ (Provider::Csv | Provider::Json | Provider::Yaml | Provider::Excel),
             Some(f),
             None,
-        ) if s.path.is_none() => {
+        ) if s.path.is_none() || matches!(p, Provider::Json | Provider::Yaml) => {
             let kind = match p {
                 Provider::Csv => "CSV",
                 Provider::Json => "JSON",
@@ -58,7 +58,11 @@ pub(super) fn source_phrases(s: &DataSource) -> Option<Vec<String>> {
                 Some(sh) => format!(" sheet {}", qname(sh)?),
                 None => String::new(),
             };
-            lines.push(format!("From {kind} {}{sheet}", qname(f)?));
+            let at = match &s.path {
+                Some(path) => format!(" at {}", qname(path)?),
+                None => String::new(),
+            };
+            lines.push(format!("From {kind} {}{sheet}{at}", qname(f)?));
         }
         (Provider::Rest, None, Some(u)) if s.sheet.is_none() => {
             let at = match &s.path {

@@ -8,19 +8,8 @@ use super::lex::{Piece, Word};
 use super::words::{looks_like_duration, parse_ms};
 use super::{DEFAULT_NOTIFICATION_WAIT_MS, Legacy, Lowered, TASK_STATUSES};
 use crate::diagnostics::Problem;
+use crate::ir::sets::LOG_LEVELS as LEVELS;
 use crate::ir::{self, NativeStep, RequestStep, StepKind, ToolStep};
-
-/// The levels `logging` accepts.
-const LEVELS: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
 
 impl Legacy<'_> {
     /// `call_tool_raw <tool> '<json object>'`.

@@ -61,7 +61,7 @@ impl Legacy<'_> {
     pub(super) fn elicit_response(&mut self, args: &[Word]) -> Option<Lowered> {
         let name = Command::ElicitResponse.name();
         let action = self.literal(name, &args[0], "action")?;
-        if !["accept", "decline", "cancel"].contains(&action.as_str()) {
+        if !ir::sets::ELICITATION_ACTIONS.contains(&action.as_str()) {
             self.bad(
                 name,
                 args[0].span,

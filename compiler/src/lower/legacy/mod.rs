@@ -37,14 +37,7 @@ const DEFAULT_NOTIFICATION_WAIT_MS: u64 = 5000;
 /// Longest timeout or duration accepted (10 minutes), as for every step deadline.
 const MAX_MS: u64 = 600_000;
 
-/// The statuses a task can have.
-const TASK_STATUSES: [&str; 5] = [
-    "working",
-    "input_required",
-    "completed",
-    "failed",
-    "cancelled",
-];
+use crate::ir::sets::TASK_STATUSES;
 
 /// The action of a command and the checks of a `check` step.
 type Lowered = (StepKind, Option<Assert>);
@@ -57,9 +50,36 @@ pub fn command_names() -> impl Iterator<Item = &'static str> {
         .chain(["expect_error", "timeout"])
 }
 
+/// The first line that shows a file is written in the MCP Test Language rather than as a
+/// script: the header `MCP Test N`, or a `Suite:` or `Test:` line at the start of a line.
+/// No script command starts that way.
+fn test_language_line(text: &str) -> Option<(String, Span)> {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let line = line.trim_end_matches(['\n', '\r']);
+        let header = line
+            .strip_prefix("MCP Test ")
+            .is_some_and(|v| !v.is_empty() && v.trim().chars().all(|c| c.is_ascii_digit()));
+        if header || line.starts_with("Suite:") || line.starts_with("Test:") {
+            return Some((
+                line.trim_end().to_string(),
+                Span::new(start, start + line.len()),
+            ));
+        }
+    }
+    None
+}
+
 /// Lowers the script `entry` of `map`. The suite is `None` when there are errors.
 pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>) {
     let file = map.get(entry);
+    if let Some((line, span)) = test_language_line(file.text()) {
+        // One diagnostic for the whole file, not one per line that is no command.
+        let d = Diagnostic::new(Problem::LegacyTestLanguage { line }, entry, span);
+        return (None, vec![d]);
+    }
     let lexed = lex::lex(file.text());
     let mut l = Legacy {
         map,

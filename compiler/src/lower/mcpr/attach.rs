@@ -114,6 +114,9 @@ pub(super) fn attach(
     // An assertion's failure is reported at its own `Expect` line.
     let here = l.location(file, node.span);
     let step = &mut b.steps[i];
+    // `Call tool … with progress` yields `{result, progress}`: `result.…` is a member.
+    let nested = matches!(&step.kind, StepKind::Native(n)
+        if matches!(n.as_ref(), NativeStep::Request(r) if r.progress == Some(true)));
     let mut json_check: Option<Assertion> = None;
     match &node.stmt {
         Stmt::ExpectSuccess => {
@@ -159,7 +162,9 @@ pub(super) fn attach(
             compare,
             value,
         } => {
-            let Some(p) = l.path(file, path) else { return };
+            let Some(p) = l.path_in(file, path, nested) else {
+                return;
+            };
             let step = &mut b.steps[i];
             let mut a = assertion(p);
             let typed_text = |text: &str| {
@@ -197,14 +202,14 @@ pub(super) fn attach(
             return;
         }
         Stmt::ExpectExists { path, absent } => {
-            json_check = l.path(file, path).map(|p| Assertion {
+            json_check = l.path_in(file, path, nested).map(|p| Assertion {
                 exists: Some(!absent),
                 ..assertion(p)
             })
         }
         Stmt::ExpectLength { path, count, .. } => {
             if let Some(n) = count.value.and_then(|n| u64::try_from(n).ok()) {
-                json_check = l.path(file, path).map(|p| Assertion {
+                json_check = l.path_in(file, path, nested).map(|p| Assertion {
                     length: Some(n),
                     ..assertion(p)
                 })
@@ -221,7 +226,7 @@ pub(super) fn attach(
                 // `date` and `json` are column types; the parser keeps them out of `is a`.
                 ValueType::Date | ValueType::Json => JsonType::String,
             };
-            json_check = l.path(file, path).map(|p| Assertion {
+            json_check = l.path_in(file, path, nested).map(|p| Assertion {
                 kind: Some(k),
                 ..assertion(p)
             })
@@ -248,7 +253,7 @@ pub(super) fn attach(
                 }
                 let mut v = Value::Object(schema);
                 scope.rename_value(&mut v);
-                if let (Some(p), Value::Object(schema)) = (l.path(file, path), v) {
+                if let (Some(p), Value::Object(schema)) = (l.path_in(file, path, nested), v) {
                     json_check = Some(Assertion {
                         schema: Some(schema),
                         ..assertion(p)
@@ -263,11 +268,11 @@ pub(super) fn attach(
         } => {
             let mut ignore = Vec::new();
             for p in ignoring {
-                if let Some(p) = l.path(file, p) {
+                if let Some(p) = l.path_in(file, p, nested) {
                     push_unique(&mut ignore, p);
                 }
             }
-            json_check = l.path(file, path).map(|p| Assertion {
+            json_check = l.path_in(file, path, nested).map(|p| Assertion {
                 snapshot: Some(SnapshotAssertion {
                     name: scope.rename_str(&name.value),
                     ignore: (!ignore.is_empty()).then_some(ignore),
@@ -276,7 +281,7 @@ pub(super) fn attach(
             })
         }
         Stmt::Save { path, variable } => {
-            if let Some(p) = l.path(file, path) {
+            if let Some(p) = l.path_in(file, path, nested) {
                 let step = &mut b.steps[i];
                 step.capture
                     .get_or_insert_with(OrderedMap::new)
@@ -293,7 +298,7 @@ pub(super) fn attach(
             aggregate,
             sensitive,
         } => {
-            if let Some(p) = l.path(file, path) {
+            if let Some(p) = l.path_in(file, path, nested) {
                 let step = &mut b.steps[i];
                 step.export.get_or_insert_with(OrderedMap::new).insert(
                     name.value.clone(),

@@ -645,7 +645,22 @@ impl Lower<'_> {
 
     /// Normalises and checks an author's path; reports MCPLANG415 when it is malformed.
     pub fn path(&mut self, file: usize, text: &Text) -> Option<String> {
-        let p = normalise_path(&text.value);
+        self.path_in(file, text, false)
+    }
+
+    /// [`Lower::path`] of a path into a step's value; `nested` when that value holds the
+    /// response under a `result` member (`Call tool … with progress` yields `{result,
+    /// progress}`), so a leading `result` is a member there and is kept.
+    pub fn path_in(&mut self, file: usize, text: &Text, nested: bool) -> Option<String> {
+        let t = text.value.trim();
+        let member = t
+            .strip_prefix("result")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']));
+        let p = if nested && member {
+            format!("$.{t}")
+        } else {
+            normalise_path(&text.value)
+        };
         match values::check_path(&p) {
             Ok(()) => Some(p),
             Err(reason) => {

@@ -1,4 +1,5 @@
-//! The `oauth:` server option: `true`, or a block of client settings. Keys are accepted in
+//! The `oauth:` server option: `true` (or `oauth`, as in `OAuth: oauth`), or a block of
+//! client settings. Keys are accepted in
 //! the IR's camelCase (as `mcpr fmt` prints them), with spaces (`client id`) or with
 //! underscores (`client_id`); values are text except the switches (`dpop`,
 //! `offlineAccess`, `tokenCache`), `scope` may be a list, and `idp` is a block of its own.
@@ -101,6 +102,8 @@ fn block(
 pub(super) fn oauth(v: &Value) -> Result<OAuth, String> {
     match v {
         Value::Bool(true) => Ok(OAuth::Enabled(true)),
+        // `OAuth: oauth`, the first implementation's spelling of `oauth: true`.
+        Value::String(s) if s.trim().eq_ignore_ascii_case("oauth") => Ok(OAuth::Enabled(true)),
         Value::Object(m) => {
             let settings = block(m, TEXT, SWITCHES, "oauth")?;
             serde_json::from_value::<OAuthSettings>(Value::Object(settings))
@@ -154,5 +157,7 @@ mod tests {
         let e = oauth(&json!({"grant": "password"})).unwrap_err();
         assert!(e.contains("cannot be used"), "{e}");
         assert!(oauth(&json!(false)).is_err());
+        assert!(matches!(oauth(&json!("oauth")), Ok(OAuth::Enabled(true))));
+        assert!(oauth(&json!("maybe")).is_err());
     }
 }

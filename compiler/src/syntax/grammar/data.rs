@@ -16,11 +16,13 @@ pub(crate) fn from_file<'a, 's: 'a, E: Extra<'a, 's>>() -> P<'a, 's, Stmt, E> {
         .ignore_then(provider)
         .then(quoted())
         .then(kw("sheet").ignore_then(quoted()).or_not())
+        .then(kw("at").ignore_then(quoted()).or_not())
         .then_ignore(end())
-        .map(|((provider, file), sheet)| Stmt::From {
+        .map(|(((provider, file), sheet), at)| Stmt::From {
             provider,
             file,
             sheet,
+            at,
         })
         .boxed()
 }
