@@ -77,6 +77,16 @@ pub enum ErrorKind {
         /// How much was seen before giving up.
         seen: usize,
     },
+    /// A message holding more JSON values than the session's limit.
+    #[error(
+        "MCP server sent a message of {count} JSON values, more than the limit of {limit} (--max-message-values); it was discarded unparsed"
+    )]
+    TooManyValues {
+        /// The limit.
+        limit: usize,
+        /// The values the message holds.
+        count: usize,
+    },
     /// A second response for a request that was already answered.
     #[error("MCP server answered request id {id} a second time")]
     DuplicateResponse {
@@ -286,6 +296,7 @@ impl ErrorKind {
             ErrorKind::NotJsonRpc { .. } => RunCode::NotJsonRpc,
             ErrorKind::UnknownResponseId { .. } => RunCode::UnknownResponseId,
             ErrorKind::MessageTooLarge { .. } => RunCode::MessageTooLarge,
+            ErrorKind::TooManyValues { .. } => RunCode::TooManyValues,
             ErrorKind::DuplicateResponse { .. } => RunCode::DuplicateResponse,
             ErrorKind::InvalidResult { .. } => RunCode::InvalidResult,
             ErrorKind::Progress { .. } => RunCode::BadProgress,

@@ -21,7 +21,9 @@
 //! SIGTERM it removes it at once and exits), linger MS (after stdin closes, sleeps MS
 //! milliseconds before it exits, as a server held by a timer does), busy-exit MS (after
 //! stdin closes, keeps a core busy for MS milliseconds, then writes `busy-exit done` on
-//! stderr and exits, as a server with a long clean-up does).
+//! stderr and exits, as a server with a long clean-up does), many-values N (answers
+//! `tools/call` with N one-digit numbers, 7,400,000 by default: about 15 MB), many-tools N
+//! (a `tools/list` of N tools, 100,000 by default).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -32,6 +34,8 @@
 //! `tools/list` leaves out the `x-mcp-header` of `echo`'s `region`, later ones have it, and
 //! `tools/call` answers -32020 unless `Mcp-Param-Region` matches — always for region
 //! `reject`).
+
+mod large;
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -82,6 +86,8 @@ const MODES: &[&str] = &[
     "http-session-expired",
     "http-session-expiry",
     "http-header-refetch",
+    "many-values",
+    "many-tools",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -459,6 +465,11 @@ async fn main() {
             ),
             "server/discover" => error(&id, -32601, "Method not found: server/discover"),
             "ping" => result(&id, json!({})),
+            "tools/list" if mode == "many-tools" => {
+                out.raw(&large::many_tools(&id, large::count(large::DEFAULT_TOOLS)))
+                    .await;
+                continue;
+            }
             "tools/list" => {
                 if mode == "repeat-cursor" {
                     result(
@@ -473,6 +484,14 @@ async fn main() {
                 answered_calls += 1;
                 match mode.as_str() {
                     "fuzz-target" => fuzz_target_call(&id, &params),
+                    "many-values" => {
+                        out.raw(&large::many_values(
+                            &id,
+                            large::count(large::DEFAULT_VALUES),
+                        ))
+                        .await;
+                        continue;
+                    }
                     "endless-input" => result(
                         &id,
                         json!({"resultType": "input_required", "inputRequests": {"roots": {"method": "roots/list", "params": {}}}, "requestState": format!("round-{answered_calls}")}),

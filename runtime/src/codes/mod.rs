@@ -281,6 +281,7 @@ registry! {
     InputRequired = "MCP-PROTOCOL-010", Failed, "A multi round-trip request did not converge", [];
     Conformance = "MCP-PROTOCOL-011", Violation, "A rule of the protocol version in use was broken", [];
     BufferBudget = "MCP-PROTOCOL-012", Errored, "The session's byte budget was exceeded", [];
+    TooManyValues = "MCP-PROTOCOL-013", Failed, "A message with more JSON values than the limit", [];
     // Answers.
     RpcError = "MCP-RPC-001", Failed, "The server answered with a JSON-RPC error", [];
     ToolError = "MCP-TOOL-001", Failed, "The tool reported an error (isError)", [];

@@ -252,6 +252,7 @@ pub async fn run_test_in(
         behaviour: behaviour.clone(),
         handshake_tasks: declare.tasks,
         max_buffered_bytes: input.max_buffered_bytes,
+        max_message_values: input.max_message_values,
         protocol: match &input.protocol {
             Some(v) => ProtocolChoice::Pinned(v.clone()),
             None => ProtocolChoice::Auto,

@@ -103,16 +103,36 @@ impl StepRunner {
             return Ok(());
         };
         let elapsed = started.elapsed();
-        self.keep_reply(step, native, &reply);
+        if self.record {
+            self.reply = Some(match &reply {
+                Reply::Rpc(_) => (None, Some(reply.value())),
+                _ => (Some(reply.value()), None),
+            });
+        }
+        let checked = self.check_reply(step, native, &reply, elapsed);
+        // Moved, not copied: a large answer is held once.
+        self.keep_reply(step, native, reply);
+        checked
+    }
+
+    /// The checks of what a step got back: an expected error, the assertions and their
+    /// snapshots, the duration; then its captures and exports.
+    fn check_reply(
+        &mut self,
+        step: &Step,
+        native: Option<NativeAction>,
+        reply: &Reply,
+        elapsed: Duration,
+    ) -> Result<(), StepFail> {
         let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
         if native == Some(NativeAction::Check) && expects_error {
-            return self.check_must_fail(step, &reply);
+            return self.check_must_fail(step, reply);
         }
         let assert = match &step.assert {
             Some(a) => Some(self.interpolated_assert(a)?),
             None => None,
         };
-        check_error_expectation(assert.as_deref(), &reply)
+        check_error_expectation(assert.as_deref(), reply)
             .map_err(|f| at_expect(f, assert.as_deref()))?;
         let value = reply.value_ref();
         if let Some(a) = &assert {
@@ -196,15 +216,9 @@ impl StepRunner {
         }
     }
 
-    /// Keeps what the step got back: in the result when the run records responses, and as
-    /// the last response unless the step only read or prepared things.
-    fn keep_reply(&mut self, step: &Step, native: Option<NativeAction>, reply: &Reply) {
-        if self.record {
-            self.reply = Some(match reply {
-                Reply::Rpc(_) => (None, Some(reply.value())),
-                _ => (Some(reply.value()), None),
-            });
-        }
+    /// Keeps what the step got back as the last response, unless the step only read or
+    /// prepared things.
+    fn keep_reply(&mut self, step: &Step, native: Option<NativeAction>, reply: Reply) {
         let reads_only = matches!(
             native,
             Some(

@@ -558,6 +558,7 @@ impl<'o> Dispatch<'o> {
             snapshots: self.opts.snapshots.clone(),
             record: self.opts.transcript,
             max_buffered_bytes: self.opts.max_buffered_bytes,
+            max_message_values: self.opts.max_message_values,
             record_failed: self.opts.transcript_failures,
             timeout: self.opts.timeout,
             shutdown_grace: self.opts.shutdown_grace,

@@ -51,6 +51,8 @@ pub struct RunOptions {
     pub target: Option<ir::Target>,
     /// Most bytes each session keeps waiting (`--max-session-buffer`).
     pub max_buffered_bytes: usize,
+    /// Most JSON values of one message (`--max-message-values`).
+    pub max_message_values: usize,
     /// Deadline of each session's handshake.
     pub connect_timeout: Option<Duration>,
     /// The protocol version every session speaks (`--protocol`); probed when `None`.
@@ -103,6 +105,7 @@ impl Default for RunOptions {
             shutdown_grace: None,
             reuse_server: false,
             max_buffered_bytes: crate::session::config::DEFAULT_BUFFER_BYTES,
+            max_message_values: crate::session::config::DEFAULT_MESSAGE_VALUES,
             protocol: None,
             state: json!({}),
             secrets: Vec::new(),

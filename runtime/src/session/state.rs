@@ -60,6 +60,8 @@ pub(super) struct Inner {
     pub(super) max_buffered_bytes: usize,
     pub(super) batching: Mutex<bool>,
     pub(super) max_message_bytes: usize,
+    /// Most JSON values of one message (see [`SessionConfig`]).
+    pub(super) max_message_values: usize,
     /// Held while an expired HTTP session is initialized again.
     pub(super) renewing: tokio::sync::Mutex<()>,
     /// Reads answers on the waiting thread (stdio on a one-thread runtime, when enabled).
@@ -123,6 +125,7 @@ impl Inner {
             max_buffered_bytes: config.max_buffered_bytes,
             batching: Mutex::new(false),
             max_message_bytes,
+            max_message_values: config.max_message_values,
             renewing: tokio::sync::Mutex::new(()),
             foreground,
             last_turn: std::sync::atomic::AtomicU64::new(0),

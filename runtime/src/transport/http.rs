@@ -88,10 +88,9 @@ pub enum HttpFailure {
 
 /// Where the transport delivers what it reads.
 pub trait HttpSink: Send + Sync + 'static {
-    /// A message read from a body or an SSE event (the text as received).
-    fn on_message(&self, value: Value, text: String);
-    /// Text that is not JSON, where a JSON-RPC message was due.
-    fn on_garbage(&self, text: String, why: String);
+    /// The text of a message read from a body or an SSE event, as received (the session
+    /// parses it as it parses a stdout line, with the same limits).
+    fn on_text(&self, text: String);
     /// A message (an SSE event) over the size limit, discarded.
     fn on_too_large(&self, limit: usize);
     /// A request that will get no answer (ignored when it was answered already).
@@ -703,10 +702,7 @@ fn deliver(sink: &Arc<dyn HttpSink>, text: String) {
         // SSE priming events (2025-11-25) and keep-alives carry no message.
         return;
     }
-    match serde_json::from_str::<Value>(&text) {
-        Ok(v) => sink.on_message(v, text),
-        Err(e) => sink.on_garbage(text, format!("not JSON: {e}")),
-    }
+    sink.on_text(text);
 }
 
 /// A reqwest error with every cause in its chain, `outer: inner: …`.
