@@ -112,6 +112,7 @@ impl<W: Write> Terminal<W> {
             Outcome::Skipped => (paint(c, "33", "○"), paint(c, "33", "skipped")),
             Outcome::Blocked => (paint(c, "35", "⊘"), paint(c, "35", "blocked")),
             Outcome::Flaky => (paint(c, "33;1", "~"), paint(c, "33;1", "flaky")),
+            Outcome::Interrupted => (paint(c, "33;1", "■"), paint(c, "33;1", "interrupted")),
         };
         let word = format!("{word}{}", attempts_note(t));
         let quiet = self.verbosity == Verbosity::Quiet;
@@ -119,7 +120,7 @@ impl<W: Write> Terminal<W> {
             Outcome::Passed | Outcome::Skipped | Outcome::Blocked if quiet && !t.quarantined => {
                 Ok(())
             }
-            Outcome::Skipped | Outcome::Blocked => {
+            Outcome::Skipped | Outcome::Blocked | Outcome::Interrupted => {
                 let why = t
                     .failure
                     .as_ref()
@@ -398,6 +399,9 @@ pub fn painted_summary(s: &Summary, color: bool) -> String {
     if s.quarantined > 0 {
         line.push_str(&format!(", {}", part(s.quarantined, "quarantined", "2")));
     }
+    if s.interrupted > 0 {
+        line.push_str(&format!(", {}", part(s.interrupted, "interrupted", "33;1")));
+    }
     line
 }
 
@@ -430,7 +434,9 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
             Outcome::Failed => ("✗", "31"),
             Outcome::Errored => ("!", "31;1"),
             Outcome::Blocked => ("⊘", "35"),
-            Outcome::Passed | Outcome::Skipped | Outcome::Flaky => continue,
+            Outcome::Passed | Outcome::Skipped | Outcome::Flaky | Outcome::Interrupted => {
+                continue;
+            }
         };
         if out.is_empty() {
             out.push_str(&format!("{}\n", paint(color, "1", "Did not pass:")));
@@ -540,6 +546,9 @@ pub fn summary_line(s: &Summary) -> String {
     }
     if s.quarantined > 0 {
         line.push_str(&format!(", {} quarantined", s.quarantined));
+    }
+    if s.interrupted > 0 {
+        line.push_str(&format!(", {} interrupted", s.interrupted));
     }
     line
 }

@@ -339,7 +339,7 @@ impl<'o> Dispatch<'o> {
             };
             let t = &self.tests[i];
             let failure = Failure::new(RunCode::Interrupted, why);
-            let mut r = TestResult::not_run(&t.id, &t.test.name, Outcome::Skipped, failure);
+            let mut r = TestResult::not_run(&t.id, &t.test.name, Outcome::Interrupted, failure);
             r.data = t.test.data.clone().map(Value::Object);
             self.started[i] = true;
             self.results[i] = Some(r);
