@@ -319,6 +319,7 @@ registry! {
     Usage = "MCP-USAGE-001", Setup, "A request the caller should not have made", [];
     // Expectations and step results.
     Assertion = "MCP-ASSERT-001", Failed, "An expectation did not hold", [];
+    PatternTimeout = "MCP-ASSERT-002", Failed, "A pattern did not finish matching within the step's deadline", [];
     SchemaMismatch = "MCP-SCHEMA-001", Failed, "A value does not match its JSON Schema", [];
     InvalidSchema = "MCP-SCHEMA-002", Failed, "The expected schema is not a valid JSON Schema", [];
     TooSlow = "MCP-PERF-001", Failed, "A step took longer than its maxDurationMs", [];

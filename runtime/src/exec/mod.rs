@@ -11,6 +11,7 @@ mod gates;
 mod last_response;
 mod listen;
 mod native;
+mod pattern;
 mod perform;
 mod reconnect;
 mod result;

@@ -109,7 +109,11 @@ impl StepRunner {
                 _ => (Some(reply.value()), None),
             });
         }
+        // A `matches` ends within what is left of the step's deadline (`MCP-ASSERT-002`).
+        let limit = self.timeout_of(step);
+        let matching = super::pattern::deadline_until(started + limit, limit);
         let checked = self.check_reply(step, native, &reply, elapsed);
+        drop(matching);
         // Moved, not copied: a large answer is held once.
         self.keep_reply(step, native, reply);
         checked
