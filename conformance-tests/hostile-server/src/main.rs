@@ -23,7 +23,9 @@
 //! stdin closes, keeps a core busy for MS milliseconds, then writes `busy-exit done` on
 //! stderr and exits, as a server with a long clean-up does), many-values N (answers
 //! `tools/call` with N one-digit numbers, 7,400,000 by default: about 15 MB), many-tools N
-//! (a `tools/list` of N tools, 100,000 by default).
+//! (a `tools/list` of N tools, 100,000 by default), fork-on-term PIDFILE [clean-env] (stays
+//! alive after stdin closes; on SIGTERM starts a `setsid sleep 300`, writes its pid to
+//! PIDFILE and exits; with `clean-env` the child gets an empty environment).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -88,6 +90,7 @@ const MODES: &[&str] = &[
     "http-header-refetch",
     "many-values",
     "many-tools",
+    "fork-on-term",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -360,6 +363,31 @@ async fn main() {
             tokio::spawn(async move {
                 term.recv().await;
                 let _ = std::fs::remove_file(&path);
+                std::process::exit(143);
+            });
+        }
+        "fork-on-term" => {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("SIGTERM handler");
+            tokio::spawn(async move {
+                term.recv().await;
+                // A child in a session (and group) of its own, started as we are told to go.
+                let mut cmd = std::process::Command::new("setsid");
+                cmd.args(["sleep", "300"])
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+                if std::env::args().nth(3).as_deref() == Some("clean-env") {
+                    cmd.env_clear().env("PATH", "/usr/bin:/bin");
+                }
+                if let Ok(c) = cmd.spawn() {
+                    let _ = std::fs::write(
+                        std::env::args().nth(2).unwrap_or_default(),
+                        c.id().to_string(),
+                    );
+                    eprintln!("hostile: setsid child {} on SIGTERM", c.id());
+                }
                 std::process::exit(143);
             });
         }
@@ -648,7 +676,7 @@ async fn main() {
         eprintln!("hostile: busy-exit done");
         return;
     }
-    if mode == "ignore-sigterm" {
+    if mode == "ignore-sigterm" || mode == "fork-on-term" {
         eprintln!("hostile: stdin closed after {answered_calls} calls; staying alive anyway");
         loop {
             tokio::time::sleep(Duration::from_secs(3600)).await;

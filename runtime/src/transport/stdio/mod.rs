@@ -18,7 +18,7 @@ mod idle;
 mod process;
 mod writer;
 
-pub use descendants::sweep_strays;
+pub use descendants::{end_unclaimed, sweep_strays};
 
 pub use foreground::{Foreground, ForegroundReader};
 pub use framing::{Frame, LineReader};
