@@ -168,7 +168,11 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
-        assert!(e.why.contains("within 0.3 s"), "{}", e.why);
+        // Another test of this process may have raised a stop request: then the wait ends
+        // as a stopped run's does.
+        if !crate::interrupt::raised_anywhere() {
+            assert!(e.why.contains("within 0.3 s"), "{}", e.why);
+        }
         let plain = mcpr_compiler::regexp::compile("^C-[0-9]+$").expect("compiles");
         assert_eq!(is_match(&plain, "C-12"), Ok(true));
         assert_eq!(is_match(&bomb, "aaaa"), Ok(true));

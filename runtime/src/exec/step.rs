@@ -35,7 +35,11 @@ impl StepRunner {
             Err(f) => {
                 let mut failure = *f.failure;
                 if matches!(failure.code, RunCode::Timeout | RunCode::NoNotification) {
-                    failure.message = format!("step “{name}” timed out: {}", failure.message);
+                    failure.message = format!(
+                        "step “{name}” timed out: {}{}",
+                        failure.message,
+                        self.deadline_setting(step, &failure.message)
+                    );
                 }
                 failure.step = Some(name.clone());
                 // An assertion's failure already names its `Expect` line.
@@ -76,6 +80,19 @@ impl StepRunner {
             response,
             error,
             output: self.output.take(),
+        }
+    }
+
+    /// What set the deadline a step ran out of, unless its message says it already.
+    fn deadline_setting(&self, step: &Step, message: &str) -> &'static str {
+        if message.contains("deadline") {
+            ""
+        } else if step.timeout_ms.is_some() {
+            " (the step's deadline, set by its `Wait up to`)"
+        } else if matches!(&step.kind, StepKind::Native(n) if n.timeout_ms().is_some()) {
+            " (the step's deadline, set by its own timeout)"
+        } else {
+            " (the default step deadline, set by `Wait up to` below the step, `--timeout` or the suite's `Default timeout:`; 10 s unless set)"
         }
     }
 
