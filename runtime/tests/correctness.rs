@@ -31,6 +31,7 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         record: true,
         max_buffered_bytes: 64 << 20,
         max_message_values: 1_000_000,
+        tolerate_stray_lines: false,
         record_failed: false,
         timeout: None,
         shutdown_grace: None,

@@ -254,6 +254,7 @@ pub async fn run_test_in(
         handshake_tasks: declare.tasks,
         max_buffered_bytes: input.max_buffered_bytes,
         max_message_values: input.max_message_values,
+        tolerate_stray_lines: input.tolerate_stray_lines,
         protocol: match &input.protocol {
             Some(v) => ProtocolChoice::Pinned(v.clone()),
             None => ProtocolChoice::Auto,

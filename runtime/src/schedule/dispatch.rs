@@ -559,6 +559,7 @@ impl<'o> Dispatch<'o> {
             record: self.opts.transcript,
             max_buffered_bytes: self.opts.max_buffered_bytes,
             max_message_values: self.opts.max_message_values,
+            tolerate_stray_lines: self.opts.tolerate_stray_lines,
             record_failed: self.opts.transcript_failures,
             timeout: self.opts.timeout,
             shutdown_grace: self.opts.shutdown_grace,

@@ -53,6 +53,8 @@ pub struct RunOptions {
     pub max_buffered_bytes: usize,
     /// Most JSON values of one message (`--max-message-values`).
     pub max_message_values: usize,
+    /// Skip and record stdout lines that are not JSON (`mcpr conformance`).
+    pub tolerate_stray_lines: bool,
     /// Deadline of each session's handshake.
     pub connect_timeout: Option<Duration>,
     /// The protocol version every session speaks (`--protocol`); probed when `None`.
@@ -106,6 +108,7 @@ impl Default for RunOptions {
             reuse_server: false,
             max_buffered_bytes: crate::session::config::DEFAULT_BUFFER_BYTES,
             max_message_values: crate::session::config::DEFAULT_MESSAGE_VALUES,
+            tolerate_stray_lines: false,
             protocol: None,
             state: json!({}),
             secrets: Vec::new(),

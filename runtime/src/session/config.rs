@@ -60,6 +60,11 @@ pub struct SessionConfig {
     /// Stop the session at the first stdout violation (non-JSON line, unknown or duplicate
     /// response id, oversized message, flood). On by default.
     pub strict: bool,
+    /// A line on stdout that is not JSON is recorded (a violation, in the transcript) and
+    /// skipped instead of stopping the session, even when `strict`: for `mcpr conformance`,
+    /// whose `stdio.stdout-clean` check judges such lines once while its other checks judge
+    /// the server's protocol behaviour. Off by default.
+    pub tolerate_stray_lines: bool,
     /// Most notifications waiting in the inbox before the session counts as flooded.
     pub max_inbox: usize,
     /// Most bytes the session keeps for the test: notifications waiting to be taken, lines
@@ -120,6 +125,7 @@ impl Default for SessionConfig {
             behaviour: ClientBehaviour::default(),
             client_info: ClientInfo::default(),
             strict: true,
+            tolerate_stray_lines: false,
             max_inbox: 50_000,
             max_buffered_bytes: DEFAULT_BUFFER_BYTES,
             max_message_values: DEFAULT_MESSAGE_VALUES,

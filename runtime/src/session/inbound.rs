@@ -162,7 +162,8 @@ impl Inner {
             Ok(incoming) => self.on_incoming(incoming, Some(&text), false),
             Err(e) => {
                 let mut st = self.state.lock().expect("state lock");
-                self.on_bad_line(&mut st, &text, format!("not JSON: {e}"), true);
+                let fatal = !self.tolerate_stray_lines;
+                self.on_bad_line(&mut st, &text, format!("not JSON: {e}"), fatal);
             }
         }
     }

@@ -55,6 +55,8 @@ pub(super) struct Inner {
     pub(super) negotiated: Mutex<Option<String>>,
     pub(super) request_headers: Mutex<HashMap<i64, Vec<(String, String)>>>,
     pub(super) strict: bool,
+    /// See [`SessionConfig::tolerate_stray_lines`].
+    pub(super) tolerate_stray_lines: bool,
     pub(super) max_inbox: usize,
     /// Most bytes of messages the session keeps waiting (see [`SessionConfig`]).
     pub(super) max_buffered_bytes: usize,
@@ -121,6 +123,7 @@ impl Inner {
             negotiated: Mutex::new(None),
             request_headers: Mutex::new(HashMap::new()),
             strict: config.strict,
+            tolerate_stray_lines: config.tolerate_stray_lines,
             max_inbox: config.max_inbox,
             max_buffered_bytes: config.max_buffered_bytes,
             batching: Mutex::new(false),
