@@ -23,7 +23,10 @@
 //! stdin closes, keeps a core busy for MS milliseconds, then writes `busy-exit done` on
 //! stderr and exits, as a server with a long clean-up does), many-values N (answers
 //! `tools/call` with N one-digit numbers, 7,400,000 by default: about 15 MB), many-tools N
-//! (a `tools/list` of N tools, 100,000 by default), fork-on-term PIDFILE [clean-env] (stays
+//! (a `tools/list` of N tools, 100,000 by default), duplicate-call (every answer to
+//! `tools/call` twice), stray-progress (progress for a token
+//! never sent before answering `tools/call`), dangling-ref (also offers `sum`, whose
+//! outputSchema has a `$ref` that resolves nowhere), fork-on-term PIDFILE [clean-env] (stays
 //! alive after stdin closes; on SIGTERM starts a `setsid sleep 300`, writes its pid to
 //! PIDFILE and exits; with `clean-env` the child gets an empty environment).
 //!
@@ -35,7 +38,8 @@
 //! initialized after that works), http-header-refetch (speaks 2026-07-28; its first
 //! `tools/list` leaves out the `x-mcp-header` of `echo`'s `region`, later ones have it, and
 //! `tools/call` answers -32020 unless `Mcp-Param-Region` matches — always for region
-//! `reject`).
+//! `reject`), http-slips (answers `tools/call` with `Content-Type: text/plain` and a new
+//! `Mcp-Session-Id` on every response after `initialize`).
 
 mod large;
 
@@ -91,6 +95,10 @@ const MODES: &[&str] = &[
     "many-values",
     "many-tools",
     "fork-on-term",
+    "stray-progress",
+    "duplicate-call",
+    "dangling-ref",
+    "http-slips",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -232,6 +240,11 @@ fn tool_list(mode: &str) -> Value {
     let mut echo = json!({"name": "echo", "description": "Echoes `text`", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}});
     if mode == "bad-structured" {
         echo["outputSchema"] = json!({"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]});
+    }
+    if mode == "dangling-ref" {
+        return json!([echo, {"name": "sum", "description": "Adds `a` and `b`",
+            "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+            "outputSchema": {"type": "object", "properties": {"sum": {"$ref": "#/$defs/missing"}}}}]);
     }
     if mode == "fuzz-target" {
         return json!([
@@ -524,6 +537,17 @@ async fn main() {
                         &id,
                         json!({"resultType": "input_required", "inputRequests": {"roots": {"method": "roots/list", "params": {}}}, "requestState": format!("round-{answered_calls}")}),
                     ),
+                    "stray-progress" => {
+                        out.line(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "never-sent", "progress": 1}})).await;
+                        result(
+                            &id,
+                            json!({"content": [{"type": "text", "text": "after stray progress"}]}),
+                        )
+                    }
+                    "dangling-ref" if params["name"] == "sum" => result(
+                        &id,
+                        json!({"content": [{"type": "text", "text": "{}"}], "structuredContent": {"sum": 3}}),
+                    ),
                     "sloppy-modern" => {
                         out.line(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "unasked"}})).await;
                         out.line(&json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})).await;
@@ -646,6 +670,12 @@ async fn main() {
         } else {
             reply
         };
+        if mode == "duplicate-call" && method == "tools/call" {
+            // Both copies in one write: they arrive together.
+            let line = format!("{reply}\n");
+            out.raw(format!("{line}{line}").as_bytes()).await;
+            continue;
+        }
         out.line(&reply).await;
         if mode == "duplicate" {
             out.line(&reply).await;
@@ -753,6 +783,12 @@ async fn serve_http(fault: &str) {
                     "hostile-{}",
                     inits.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
                 )
+            } else if fault == "slips" && method != "initialize" {
+                // A new session id on every response but the one that assigns it.
+                format!(
+                    "hostile-churn-{}",
+                    inits.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+                )
             } else {
                 asked_session.clone().unwrap_or_else(|| "hostile-1".into())
             };
@@ -795,6 +831,10 @@ async fn serve_http(fault: &str) {
                 "tools/list" => send("200 OK", "application/json", result(&id, json!({"tools": tool_list("")})).to_string().into_bytes()),
                 "tools/call" => match fault.as_str() {
                     "garbage" => send("200 OK", "application/json", b"<html>Internal proxy page</html>".to_vec()),
+                    "slips" => {
+                        let text = body.pointer("/params/arguments/text").cloned().unwrap_or(json!(""));
+                        send("200 OK", "text/plain", result(&id, json!({"content": [{"type": "text", "text": text}]})).to_string().into_bytes())
+                    }
                     "session-expired" => send("404 Not Found", "text/plain", b"no such session".to_vec()),
                     "status-500" => send("500 Internal Server Error", "text/plain", b"upstream exploded".to_vec()),
                     "hang" => {

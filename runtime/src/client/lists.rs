@@ -114,6 +114,16 @@ impl Client {
                     format!("tool {name} has no inputSchema object"),
                 ));
             }
+            if let Some(schema) = t.get("outputSchema") {
+                for reference in dangling_refs(schema) {
+                    self.session.note_violation(ErrorKind::Conformance {
+                        what: format!("tool {name}"),
+                        reason: format!(
+                            "its outputSchema's $ref {reference:?} resolves nowhere in the schema: a result of it cannot be checked"
+                        ),
+                    });
+                }
+            }
             map.insert(name.to_string(), Arc::clone(t));
         }
         *self.tools.lock().expect("tools lock") = Some(map);
@@ -185,4 +195,29 @@ impl Client {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The local `$ref`s (`#/…`) of a schema that point at nothing in it (at most five).
+fn dangling_refs(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if let Some(Value::String(r)) = o.get("$ref")
+                    && let Some(pointer) = r.strip_prefix('#')
+                    && schema.pointer(pointer).is_none()
+                {
+                    out.push(r.clone());
+                    if out.len() == 5 {
+                        break;
+                    }
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    out
 }

@@ -22,7 +22,7 @@ mod tasks;
 // The outcome is the run class's neighbour in `codes`; `exec::Outcome` stays its public path.
 pub use crate::codes::Outcome;
 pub use result::{
-    Attempt, Failure, StepResult, StepStatus, TestResult, TestTranscript, Timing,
+    Attempt, Failure, StepResult, StepStatus, TestResult, TestTranscript, Timing, Warning,
     show_last_message, test_id,
 };
 pub use target::{
@@ -230,6 +230,7 @@ pub async fn run_test_in(
             server: test.server.clone(),
             ..Default::default()
         },
+        warnings: Vec::new(),
     };
     let (open, declare) = match session {
         SessionUse::Own => (None, Declarations::of(test)),
@@ -262,12 +263,15 @@ pub async fn run_test_in(
         ..SessionConfig::default()
     };
     let reopen = target.clone().ok().map(|t| (t, config.clone()));
+    // A shared session's earlier violations are its earlier tests' warnings.
+    let mut violations_before = 0;
     let (client, stderr_before) = match open {
         Some(client) => {
             let client = *client;
             client.session().begin_next_test(behaviour);
             result.timing = Some(Timing::default());
             let before = client.session().stderr_total();
+            violations_before = client.session().violations().len();
             (client, before)
         }
         None => {
@@ -403,7 +407,30 @@ pub async fn run_test_in(
     if !stderr.trim().is_empty() {
         result.stderr = Some(crate::error::shorten(&last_lines(&stderr, 20), 4000));
     }
+    // What the server sent with or right after the last answer is read first: a second
+    // answer to the last request is a warning of this test.
+    tokio::task::yield_now().await;
+    result.warnings = warnings_of(&client, violations_before, result.failure.as_ref());
     (result, Some(client))
+}
+
+/// The protocol rules the session saw broken since its `before`th violation, but the one
+/// the test failed with (its failure says it already).
+fn warnings_of(client: &Client, before: usize, failure: Option<&Failure>) -> Vec<Warning> {
+    client
+        .session()
+        .violations()
+        .into_iter()
+        .skip(before)
+        .filter(|v| failure.is_none_or(|f| !f.message.contains(&v.message)))
+        .filter_map(|v| {
+            Some(Warning {
+                code: v.code.parse().ok()?,
+                message: v.message,
+                at_ms: v.at_ms,
+            })
+        })
+        .collect()
 }
 
 /// The suite's own shutdown grace (`Shutdown grace:`, YAML `defaults.shutdownGraceMs`).

@@ -180,5 +180,8 @@ pub fn step_log(t: &TestResult) -> String {
             }
         }
     }
+    for w in &t.warnings {
+        out.push_str(&format!("warning {}: {}\n", w.code, w.message));
+    }
     out
 }

@@ -177,6 +177,10 @@ impl<W: Write> Terminal<W> {
                 {
                     self.failure(f)?;
                 }
+                for w in &t.warnings {
+                    let line = format!("warning {}: {}", w.code, w.message);
+                    writeln!(self.out, "      {}", paint(c, "33", &line))?;
+                }
                 Ok(())
             }
         }

@@ -28,6 +28,13 @@ impl HttpSink for SessionSink {
         }
     }
 
+    fn on_slip(&self, what: String, reason: String) {
+        if let Some(inner) = self.0.upgrade() {
+            let mut st = inner.state.lock().expect("state lock");
+            inner.record_violation(&mut st, &ErrorKind::Conformance { what, reason }, false);
+        }
+    }
+
     fn on_too_large(&self, limit: usize) {
         if let Some(inner) = self.0.upgrade() {
             inner.on_too_large(limit);
