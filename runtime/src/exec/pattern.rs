@@ -144,7 +144,7 @@ pub fn is_match(re: &Pattern, text: &str) -> Result<bool, Unfinished> {
 }
 
 fn shown(d: Duration) -> String {
-    if d.as_millis() % 1000 == 0 {
+    if d.as_millis().is_multiple_of(1000) {
         format!("{} s", d.as_secs())
     } else {
         format!("{:.1} s", d.as_secs_f64())
