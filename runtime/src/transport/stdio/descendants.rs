@@ -146,19 +146,27 @@ pub async fn sweep_strays() -> bool {
     end_all(found, SWEEP_GRACE).await
 }
 
-/// Ends every child of mcpr that is not a live server, with its descendants: once the
-/// sessions of a suite are closed, nothing else mcpr started is alive (a `Token from`
-/// command or a data plugin has been waited for), so such a child is an orphan a server left
-/// — one that carries no session mark too, because it was started with an empty environment
-/// (a SIGTERM handler that starts `env -i setsid …`). Returns whether there were any.
+/// Ends every child of mcpr outside mcpr's process group that is not a live server, with
+/// its descendants: once the sessions of a suite are closed, nothing else mcpr started is
+/// alive there (a `Token from` command or a data plugin has been waited for), so such a child
+/// is an orphan a server left — one that carries no session mark too, because it was started
+/// with an empty environment (a SIGTERM handler that starts `env -i setsid …`). Returns
+/// whether there were any.
 pub async fn end_unclaimed() -> bool {
     let servers: Vec<i32> = super::process::registry()
         .lock()
         .map(|g| g.iter().copied().collect())
         .unwrap_or_default();
+    // A child in mcpr's own process group was started by mcpr itself, not left by a server
+    // (servers and what they start live in groups of their own).
+    let own_group = nix::unistd::getpgrp();
     let found: Vec<i32> = children(std::process::id())
         .into_iter()
-        .filter(|p| !servers.contains(p) && alive(*p))
+        .filter(|p| {
+            !servers.contains(p)
+                && alive(*p)
+                && nix::unistd::getpgid(Some(Pid::from_raw(*p))).is_ok_and(|g| g != own_group)
+        })
         .flat_map(tree)
         .collect();
     end_all(found, SWEEP_GRACE).await
