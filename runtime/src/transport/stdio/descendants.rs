@@ -153,22 +153,27 @@ pub async fn sweep_strays() -> bool {
 /// with an empty environment (a SIGTERM handler that starts `env -i setsid …`). Returns
 /// whether there were any.
 pub async fn end_unclaimed() -> bool {
-    let servers: Vec<i32> = super::process::registry()
-        .lock()
-        .map(|g| g.iter().copied().collect())
-        .unwrap_or_default();
-    // A child in mcpr's own process group was started by mcpr itself, not left by a server
-    // (servers and what they start live in groups of their own).
-    let own_group = nix::unistd::getpgrp();
-    let found: Vec<i32> = children(std::process::id())
-        .into_iter()
-        .filter(|p| {
-            !servers.contains(p)
-                && alive(*p)
-                && nix::unistd::getpgid(Some(Pid::from_raw(*p))).is_ok_and(|g| g != own_group)
-        })
-        .flat_map(tree)
-        .collect();
+    let found = {
+        // Held while the children are read and signalled: a server being started holds it
+        // from before its spawn until it is registered.
+        let Ok(registry) = super::process::registry().lock() else {
+            return false;
+        };
+        // A child in mcpr's own process group was started by mcpr itself, not left by a
+        // server (servers and what they start live in groups of their own).
+        let own_group = nix::unistd::getpgrp();
+        let found: Vec<i32> = children(std::process::id())
+            .into_iter()
+            .filter(|p| {
+                !registry.contains(p)
+                    && alive(*p)
+                    && nix::unistd::getpgid(Some(Pid::from_raw(*p))).is_ok_and(|g| g != own_group)
+            })
+            .flat_map(tree)
+            .collect();
+        signal_all(&found, Signal::SIGTERM);
+        found
+    };
     end_all(found, SWEEP_GRACE).await
 }
 
