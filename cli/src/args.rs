@@ -599,6 +599,10 @@ pub struct RunArgs {
     /// has not read (default 64 MiB); past it the test errors with MCP-PROTOCOL-012.
     #[arg(long, value_name = "BYTES")]
     pub max_session_buffer: Option<usize>,
+    /// Most JSON values one message from a server may hold (default 1,000,000); a message
+    /// with more is discarded unparsed and the test fails with MCP-PROTOCOL-013.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_message_values: Option<u64>,
     #[command(flatten)]
     pub size: SizeLimitArg,
 }

@@ -192,3 +192,47 @@ fn check_fix_applies_the_mechanical_fixes_and_reports_what_remains() {
         .unwrap();
     assert_exit_with(&out, 2, "nothing to fix");
 }
+
+#[test]
+fn fmt_and_check_fix_keep_the_mode_of_the_file_they_rewrite() {
+    use std::os::unix::fs::PermissionsExt;
+    let broken = "Server: node s.js\n\nTest: \"t\"\n  Cal tool \"x\"\n";
+    let dir = scratch(&[("messy.mcpr", MESSY), ("broken.mcpr", broken)]);
+    let mode_of = |name: &str| {
+        std::fs::metadata(dir.path().join(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777
+    };
+    for (name, mode) in [("messy.mcpr", 0o600), ("broken.mcpr", 0o640)] {
+        std::fs::set_permissions(dir.path().join(name), std::fs::Permissions::from_mode(mode))
+            .unwrap();
+    }
+    let out = mcpr_in(dir.path())
+        .args(["fmt", "messy.mcpr"])
+        .output()
+        .unwrap();
+    assert_exit_with(&out, 0, "1 file reformatted");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("messy.mcpr")).unwrap(),
+        CLEAN
+    );
+    assert_eq!(
+        mode_of("messy.mcpr"),
+        0o600,
+        "fmt keeps a private suite private"
+    );
+
+    let out = mcpr_in(dir.path())
+        .args(["check", "--fix", "broken.mcpr"])
+        .output()
+        .unwrap();
+    assert_exit_with(&out, 0, "1 problem fixed");
+    assert!(
+        std::fs::read_to_string(dir.path().join("broken.mcpr"))
+            .unwrap()
+            .contains("Call tool"),
+    );
+    assert_eq!(mode_of("broken.mcpr"), 0o640, "check --fix keeps the mode");
+}

@@ -74,6 +74,8 @@ fn interrupted_run(signal: &str) -> (ExitStatus, tempfile::TempDir, Vec<u32>, St
     let mut child = mcpr_in(dir.path())
         .args(["run", "signals.mcpr", "--jobs", "1", "--no-history"])
         .args(["--json", "report.json", "--junit", "report.xml"])
+        .args(["--html", "report.html", "--format", "github"])
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -137,28 +139,58 @@ fn sigterm_ends_the_servers_and_writes_the_reports() {
         }
         assert!(gone(*pid), "server {pid} outlived the run");
     }
-    let r = report(dir.path());
-    let suite = &r["suites"][0];
-    assert_eq!(suite["interrupted"], "SIGTERM", "{suite:#}");
-    let tests = suite["tests"].as_array().unwrap();
-    let by_name = |n: &str| tests.iter().find(|t| t["name"] == n).unwrap();
-    assert_eq!(by_name("Quick")["status"], "passed");
-    for (name, why) in [("Slow", "interrupted while running"), ("After", "not run")] {
-        let t = by_name(name);
-        assert_eq!(t["status"], "skipped", "{t:#}");
-        assert_eq!(t["failure"]["code"], "MCP-INTERRUPT-001", "{t:#}");
-        let message = t["failure"]["message"].as_str().unwrap();
-        assert!(message.starts_with(why), "{message}");
-    }
-    let junit = std::fs::read_to_string(dir.path().join("report.xml")).unwrap();
-    assert_eq!(junit.matches("<testcase").count(), 3, "{junit}");
-    assert!(junit.contains("MCP-INTERRUPT-001"), "{junit}");
+    assert_interrupted_everywhere(dir.path(), "SIGTERM");
     // Written by rename: no temporary file is left beside the reports.
     let names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 3, "{names:?}");
+    assert_eq!(names.len(), 5, "{names:?}");
+}
+
+/// Every report of an interrupted run says so: the JSON report's top-level and suite
+/// `status` are `interrupted` and its summary counts the two unfinished tests as such,
+/// JUnit has them as errors, the HTML report's data and the GitHub job summary say
+/// interrupted; the test that finished stays passed.
+fn assert_interrupted_everywhere(dir: &Path, signal: &str) {
+    let r = report(dir);
+    assert_eq!(r["status"], "interrupted", "{r:#}");
+    assert_eq!(r["summary"]["interrupted"], 2, "{:#}", r["summary"]);
+    assert_eq!(r["summary"]["passed"], 1, "{:#}", r["summary"]);
+    assert_eq!(r["summary"]["skipped"], 0, "{:#}", r["summary"]);
+    let suite = &r["suites"][0];
+    assert_eq!(suite["interrupted"], signal, "{suite:#}");
+    assert_eq!(suite["status"], "interrupted", "{suite:#}");
+    let tests = suite["tests"].as_array().unwrap();
+    let by_name = |n: &str| tests.iter().find(|t| t["name"] == n).unwrap();
+    assert_eq!(by_name("Quick")["status"], "passed");
+    for (name, why) in [("Slow", "interrupted while running"), ("After", "not run")] {
+        let t = by_name(name);
+        assert_eq!(t["status"], "interrupted", "{t:#}");
+        assert_eq!(t["failure"]["code"], "MCP-INTERRUPT-001", "{t:#}");
+        let message = t["failure"]["message"].as_str().unwrap();
+        assert!(message.starts_with(why), "{message}");
+    }
+    let junit = std::fs::read_to_string(dir.join("report.xml")).unwrap();
+    assert_eq!(junit.matches("<testcase").count(), 3, "{junit}");
+    assert!(junit.contains("MCP-INTERRUPT-001"), "{junit}");
+    assert!(junit.contains(r#"errors="2""#), "{junit}");
+    assert_eq!(junit.matches(r#"<error message="#).count(), 2, "{junit}");
+    assert!(junit.contains(r#"type="interrupted""#), "{junit}");
+    assert!(!junit.contains("<skipped"), "{junit}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains(r#""status":"interrupted""#), "HTML data");
+    assert!(
+        html.contains(&format!(r#""interrupted":"{signal}""#)),
+        "HTML data"
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(&format!("mcpr: interrupted by {signal}")),
+        "{summary}"
+    );
+    assert!(summary.contains("2 interrupted"), "{summary}");
+    assert!(!summary.contains('✅'), "{summary}");
 }
 
 #[test]
@@ -166,7 +198,7 @@ fn sighup_and_sigint_give_their_own_exit_codes() {
     for (signal, code, name) in [("HUP", 129, "SIGHUP"), ("INT", 130, "SIGINT")] {
         let (status, dir, _, out) = interrupted_run(signal);
         assert_eq!(status.code(), Some(code), "{out}");
-        assert_eq!(report(dir.path())["suites"][0]["interrupted"], name);
+        assert_interrupted_everywhere(dir.path(), name);
     }
 }
 

@@ -38,6 +38,9 @@ pub struct AdhocOptions {
     pub headers: BTreeMap<String, String>,
     /// The OAuth client of `url` (see [`AdhocOptions::with_oauth`]), if any.
     pub auth: Option<Arc<dyn HttpAuth>>,
+    /// Skip (and record) stdout lines that are not JSON instead of stopping the session
+    /// (`SessionConfig::tolerate_stray_lines`).
+    pub tolerate_stray_lines: bool,
 }
 
 impl AdhocOptions {
@@ -56,6 +59,7 @@ impl AdhocOptions {
             url: None,
             headers: BTreeMap::new(),
             auth: None,
+            tolerate_stray_lines: false,
         }
     }
 
@@ -110,6 +114,7 @@ impl AdhocOptions {
                 Some(v) => ProtocolChoice::Pinned(v.clone()),
                 None => ProtocolChoice::Auto,
             },
+            tolerate_stray_lines: self.tolerate_stray_lines,
             ..SessionConfig::default()
         }
     }

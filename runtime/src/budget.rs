@@ -539,6 +539,7 @@ mod tests {
             previous_attempts: Vec::new(),
             quarantined: false,
             exercised: Default::default(),
+            warnings: Vec::new(),
         }
     }
 

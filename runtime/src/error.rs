@@ -36,7 +36,7 @@ pub enum ErrorKind {
         reason: String,
     },
     /// No response within the request's deadline.
-    #[error("no response to {method} (id {id}) within {}", fmt_duration(*after))]
+    #[error("no response to {method} (id {id}) within {}{why}", fmt_duration(*after))]
     Timeout {
         /// The method.
         method: String,
@@ -44,6 +44,9 @@ pub enum ErrorKind {
         id: i64,
         /// The deadline that passed.
         after: Duration,
+        /// Which deadline that was and what sets it (`: the handshake's deadline, …`),
+        /// or empty when the caller says so itself.
+        why: String,
     },
     /// The server process ended (or closed its stdout) while the session needed it.
     #[error("MCP server exited{}{}", match .during { Some(m) => format!(" during {m}"), None => String::new() }, match .status { Some(s) => format!(" ({s})"), None => " (closed its stdout)".to_string() })]
@@ -76,6 +79,16 @@ pub enum ErrorKind {
         limit: usize,
         /// How much was seen before giving up.
         seen: usize,
+    },
+    /// A message holding more JSON values than the session's limit.
+    #[error(
+        "MCP server sent a message of {count} JSON values, more than the limit of {limit} (--max-message-values); it was discarded unparsed"
+    )]
+    TooManyValues {
+        /// The limit.
+        limit: usize,
+        /// The values the message holds.
+        count: usize,
     },
     /// A second response for a request that was already answered.
     #[error("MCP server answered request id {id} a second time")]
@@ -286,6 +299,7 @@ impl ErrorKind {
             ErrorKind::NotJsonRpc { .. } => RunCode::NotJsonRpc,
             ErrorKind::UnknownResponseId { .. } => RunCode::UnknownResponseId,
             ErrorKind::MessageTooLarge { .. } => RunCode::MessageTooLarge,
+            ErrorKind::TooManyValues { .. } => RunCode::TooManyValues,
             ErrorKind::DuplicateResponse { .. } => RunCode::DuplicateResponse,
             ErrorKind::InvalidResult { .. } => RunCode::InvalidResult,
             ErrorKind::Progress { .. } => RunCode::BadProgress,
@@ -508,6 +522,7 @@ mod tests {
             method: "tools/call".into(),
             id: 3,
             after: Duration::from_millis(300),
+            why: String::new(),
         });
         e.last_message = Some(LastMessage {
             direction: Direction::Sent,

@@ -1,7 +1,9 @@
 //! Files mcpr writes for people and machines (reports, state, snapshots): written whole
 //! or not at all. The text goes to a temporary file beside the target, is flushed to disk,
 //! and replaces the target by a rename, so a reader never sees half a report and a run
-//! killed while writing leaves the previous file as it was.
+//! killed while writing leaves the previous file as it was. The temporary file is named
+//! after the process (`.NAME.<pid>.tmp`): one left behind by a process that was killed
+//! (`kill -9`) is removed by the next write beside it, once no process has that id.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,16 +15,27 @@ pub enum Access {
     Shared,
     /// The owner only (0600): files that hold secrets, such as the state file.
     Private,
+    /// The permissions the file has now (a suite rewritten by `mcpr fmt` or `check --fix`
+    /// stays as private, or as executable, as it was); 0644 before the umask for a new file.
+    Kept,
 }
 
 /// Writes `bytes` to `path` atomically (see the module documentation). The error names
 /// the file.
 pub fn write_atomic(path: &Path, bytes: &[u8], access: Access) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
     let tmp = temporary_beside(path);
+    remove_stale_temporaries(path);
+    let kept = match access {
+        Access::Kept => std::fs::metadata(path)
+            .ok()
+            .map(|m| m.permissions().mode() & 0o7777),
+        _ => None,
+    };
     let written = (|| {
         use std::os::unix::fs::OpenOptionsExt;
         let mode = match access {
-            Access::Shared => 0o644,
+            Access::Shared | Access::Kept => 0o644,
             Access::Private => 0o600,
         };
         let mut f = std::fs::OpenOptions::new()
@@ -30,6 +43,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8], access: Access) -> Result<(), Str
             .create_new(true)
             .mode(mode)
             .open(&tmp)?;
+        if let Some(mode) = kept {
+            // Exactly the old mode, whatever the umask says.
+            f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        }
         f.write_all(bytes)?;
         f.sync_all()
     })();
@@ -56,6 +73,47 @@ fn temporary_beside(path: &Path) -> PathBuf {
     dir.join(format!(".{name}.{}.tmp", std::process::id()))
 }
 
+/// Removes the temporary files of `path` that processes no longer running left beside it
+/// (`.NAME.<pid>.tmp` of a writer that was killed before its rename). Another process that
+/// is writing the same file keeps its temporary file: its id is alive.
+fn remove_stale_temporaries(path: &Path) {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid > 0 && pid != std::process::id() as i32 && !process_exists(pid) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a process with this id exists (one of another user's counts too).
+fn process_exists(pid: i32) -> bool {
+    use nix::errno::Errno;
+    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+        Ok(()) => true,
+        Err(Errno::ESRCH) => false,
+        Err(_) => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +134,48 @@ mod tests {
         assert!(e.contains("no/such/report.json"), "{e}");
         let left: Vec<_> = std::fs::read_dir(dir.path()).expect("list").collect();
         assert_eq!(left.len(), 1, "only report.json remains");
+    }
+
+    #[test]
+    fn a_kept_mode_survives_and_a_new_file_gets_the_usual_one() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("suite.mcpr");
+        std::fs::write(&path, "old\n").expect("written");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        write_atomic(&path, b"new\n", Access::Kept).expect("rewritten");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(std::fs::read(&path).expect("read"), b"new\n");
+        let fresh = dir.path().join("fresh.mcpr");
+        write_atomic(&fresh, b"x", Access::Kept).expect("written");
+        let mode = std::fs::metadata(&fresh)
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o600, 0o600, "readable and writable by its owner");
+    }
+
+    #[test]
+    fn temporaries_of_dead_writers_go_and_live_ones_stay() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("report.json");
+        // A child that has exited: its id is free (a zombie reaped by `wait`).
+        let mut child = std::process::Command::new("true").spawn().expect("true");
+        let dead = child.id();
+        child.wait().expect("waited");
+        let stale = dir.path().join(format!(".report.json.{dead}.tmp"));
+        std::fs::write(&stale, "half a report").expect("planted");
+        // A live process (the parent of this test) keeps its temporary file.
+        let live = dir
+            .path()
+            .join(format!(".report.json.{}.tmp", nix::unistd::getppid()));
+        std::fs::write(&live, "being written").expect("planted");
+        let other = dir.path().join(".other.json.1.tmp");
+        std::fs::write(&other, "another file's").expect("planted");
+        write_atomic(&path, b"{}\n", Access::Shared).expect("written");
+        assert!(!stale.exists(), "the dead writer's file is gone");
+        assert!(live.exists(), "a live writer's file stays");
+        assert!(other.exists(), "another file's temporary stays");
     }
 }

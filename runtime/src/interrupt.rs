@@ -3,8 +3,18 @@
 //! not finish and lets the reporters write what the run has so far.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::watch;
+
+/// Set once any stop request of this process is raised.
+static RAISED_ANYWHERE: AtomicBool = AtomicBool::new(false);
+
+/// Whether a stop request was raised anywhere in this process: for work that runs where no
+/// [`Interrupt`] reaches (a pattern matched on a thread of its own) and gives up at once.
+pub fn raised_anywhere() -> bool {
+    RAISED_ANYWHERE.load(Ordering::Relaxed)
+}
 
 /// The signal that stopped a run, and the exit code it gives (128 + its number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +69,7 @@ impl Interrupt {
 
     /// Raises the stop request; the first signal wins.
     pub fn raise(&self, signal: StopSignal) {
+        RAISED_ANYWHERE.store(true, Ordering::Relaxed);
         self.tx.send_if_modified(|s| {
             if s.is_none() {
                 *s = Some(signal);

@@ -197,6 +197,11 @@ impl SnapshotStore {
             .collect();
         let doc = json!({"schemaVersion": 1, "snapshots": snapshots});
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+        // `Snapshots: snaps/api.json` in a folder that does not exist yet: it is made.
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
+        }
         crate::files::write_atomic(&self.path, text.as_bytes(), crate::files::Access::Shared)?;
         Ok(true)
     }

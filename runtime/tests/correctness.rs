@@ -30,6 +30,8 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         snapshots: None,
         record: true,
         max_buffered_bytes: 64 << 20,
+        max_message_values: 1_000_000,
+        tolerate_stray_lines: false,
         record_failed: false,
         timeout: None,
         shutdown_grace: None,

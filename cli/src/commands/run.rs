@@ -157,6 +157,8 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         },
         transcript: args.transcript,
         max_session_buffer: args.max_session_buffer,
+        max_message_values: args.max_message_values.map(|n| n as usize),
+        tolerate_stray_lines: false,
         interrupt: None,
         transcript_failures: html,
         timeout: s.timeout.value,

@@ -45,6 +45,15 @@ pub fn reference_server() -> String {
     })
 }
 
+/// The hostile server binary (`mcpr-hostile-server MODE`), built with the other test
+/// servers.
+pub fn hostile_server() -> String {
+    test_servers()
+        .join("mcpr-hostile-server")
+        .display()
+        .to_string()
+}
+
 /// The lint server binary (`MCPR_LINT_SERVER` overrides).
 pub fn lint_server() -> String {
     std::env::var("MCPR_LINT_SERVER").unwrap_or_else(|_| {

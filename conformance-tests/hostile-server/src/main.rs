@@ -21,7 +21,14 @@
 //! SIGTERM it removes it at once and exits), linger MS (after stdin closes, sleeps MS
 //! milliseconds before it exits, as a server held by a timer does), busy-exit MS (after
 //! stdin closes, keeps a core busy for MS milliseconds, then writes `busy-exit done` on
-//! stderr and exits, as a server with a long clean-up does).
+//! stderr and exits, as a server with a long clean-up does), many-values N (answers
+//! `tools/call` with N one-digit numbers, 7,400,000 by default: about 15 MB), many-tools N
+//! (a `tools/list` of N tools, 100,000 by default), duplicate-call (every answer to
+//! `tools/call` twice), stray-progress (progress for a token
+//! never sent before answering `tools/call`), dangling-ref (also offers `sum`, whose
+//! outputSchema has a `$ref` that resolves nowhere), fork-on-term PIDFILE [clean-env] (stays
+//! alive after stdin closes; on SIGTERM starts a `setsid sleep 300`, writes its pid to
+//! PIDFILE and exits; with `clean-env` the child gets an empty environment).
 //!
 //! HTTP modes listen on 127.0.0.1 (the URL is printed on stderr), answer the handshake
 //! properly and break `tools/call`: http-garbage (a body that is not JSON), http-status-500,
@@ -31,7 +38,10 @@
 //! initialized after that works), http-header-refetch (speaks 2026-07-28; its first
 //! `tools/list` leaves out the `x-mcp-header` of `echo`'s `region`, later ones have it, and
 //! `tools/call` answers -32020 unless `Mcp-Param-Region` matches — always for region
-//! `reject`).
+//! `reject`), http-slips (answers `tools/call` with `Content-Type: text/plain` and a new
+//! `Mcp-Session-Id` on every response after `initialize`).
+
+mod large;
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -82,6 +92,13 @@ const MODES: &[&str] = &[
     "http-session-expired",
     "http-session-expiry",
     "http-header-refetch",
+    "many-values",
+    "many-tools",
+    "fork-on-term",
+    "stray-progress",
+    "duplicate-call",
+    "dangling-ref",
+    "http-slips",
 ];
 
 /// Blocking writes to stdout (simple and fast; this server does one thing at a time).
@@ -224,6 +241,11 @@ fn tool_list(mode: &str) -> Value {
     if mode == "bad-structured" {
         echo["outputSchema"] = json!({"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]});
     }
+    if mode == "dangling-ref" {
+        return json!([echo, {"name": "sum", "description": "Adds `a` and `b`",
+            "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}},
+            "outputSchema": {"type": "object", "properties": {"sum": {"$ref": "#/$defs/missing"}}}}]);
+    }
     if mode == "fuzz-target" {
         return json!([
             echo,
@@ -357,6 +379,31 @@ async fn main() {
                 std::process::exit(143);
             });
         }
+        "fork-on-term" => {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("SIGTERM handler");
+            tokio::spawn(async move {
+                term.recv().await;
+                // A child in a session (and group) of its own, started as we are told to go.
+                let mut cmd = std::process::Command::new("setsid");
+                cmd.args(["sleep", "300"])
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null());
+                if std::env::args().nth(3).as_deref() == Some("clean-env") {
+                    cmd.env_clear().env("PATH", "/usr/bin:/bin");
+                }
+                if let Ok(c) = cmd.spawn() {
+                    let _ = std::fs::write(
+                        std::env::args().nth(2).unwrap_or_default(),
+                        c.id().to_string(),
+                    );
+                    eprintln!("hostile: setsid child {} on SIGTERM", c.id());
+                }
+                std::process::exit(143);
+            });
+        }
         "orphan" => {
             // A grandchild in our process group that outlives us.
             let child = std::process::Command::new("sleep").arg("300").spawn();
@@ -459,6 +506,11 @@ async fn main() {
             ),
             "server/discover" => error(&id, -32601, "Method not found: server/discover"),
             "ping" => result(&id, json!({})),
+            "tools/list" if mode == "many-tools" => {
+                out.raw(&large::many_tools(&id, large::count(large::DEFAULT_TOOLS)))
+                    .await;
+                continue;
+            }
             "tools/list" => {
                 if mode == "repeat-cursor" {
                     result(
@@ -473,9 +525,28 @@ async fn main() {
                 answered_calls += 1;
                 match mode.as_str() {
                     "fuzz-target" => fuzz_target_call(&id, &params),
+                    "many-values" => {
+                        out.raw(&large::many_values(
+                            &id,
+                            large::count(large::DEFAULT_VALUES),
+                        ))
+                        .await;
+                        continue;
+                    }
                     "endless-input" => result(
                         &id,
                         json!({"resultType": "input_required", "inputRequests": {"roots": {"method": "roots/list", "params": {}}}, "requestState": format!("round-{answered_calls}")}),
+                    ),
+                    "stray-progress" => {
+                        out.line(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "never-sent", "progress": 1}})).await;
+                        result(
+                            &id,
+                            json!({"content": [{"type": "text", "text": "after stray progress"}]}),
+                        )
+                    }
+                    "dangling-ref" if params["name"] == "sum" => result(
+                        &id,
+                        json!({"content": [{"type": "text", "text": "{}"}], "structuredContent": {"sum": 3}}),
                     ),
                     "sloppy-modern" => {
                         out.line(&json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "unasked"}})).await;
@@ -599,6 +670,12 @@ async fn main() {
         } else {
             reply
         };
+        if mode == "duplicate-call" && method == "tools/call" {
+            // Both copies in one write: they arrive together.
+            let line = format!("{reply}\n");
+            out.raw(format!("{line}{line}").as_bytes()).await;
+            continue;
+        }
         out.line(&reply).await;
         if mode == "duplicate" {
             out.line(&reply).await;
@@ -629,7 +706,7 @@ async fn main() {
         eprintln!("hostile: busy-exit done");
         return;
     }
-    if mode == "ignore-sigterm" {
+    if mode == "ignore-sigterm" || mode == "fork-on-term" {
         eprintln!("hostile: stdin closed after {answered_calls} calls; staying alive anyway");
         loop {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -706,6 +783,12 @@ async fn serve_http(fault: &str) {
                     "hostile-{}",
                     inits.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
                 )
+            } else if fault == "slips" && method != "initialize" {
+                // A new session id on every response but the one that assigns it.
+                format!(
+                    "hostile-churn-{}",
+                    inits.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+                )
             } else {
                 asked_session.clone().unwrap_or_else(|| "hostile-1".into())
             };
@@ -748,6 +831,10 @@ async fn serve_http(fault: &str) {
                 "tools/list" => send("200 OK", "application/json", result(&id, json!({"tools": tool_list("")})).to_string().into_bytes()),
                 "tools/call" => match fault.as_str() {
                     "garbage" => send("200 OK", "application/json", b"<html>Internal proxy page</html>".to_vec()),
+                    "slips" => {
+                        let text = body.pointer("/params/arguments/text").cloned().unwrap_or(json!(""));
+                        send("200 OK", "text/plain", result(&id, json!({"content": [{"type": "text", "text": text}]})).to_string().into_bytes())
+                    }
                     "session-expired" => send("404 Not Found", "text/plain", b"no such session".to_vec()),
                     "status-500" => send("500 Internal Server Error", "text/plain", b"upstream exploded".to_vec()),
                     "hang" => {

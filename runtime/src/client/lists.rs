@@ -34,12 +34,14 @@ impl Client {
             if let Some(c) = &cursor {
                 params["cursor"] = json!(c);
             }
-            let result = self
+            let mut result = self
                 .session
                 .request(method, Some(&params), &opts(timeout))
                 .await?;
-            match result.get(key) {
-                Some(Value::Array(page)) => items.extend(page.iter().cloned()),
+            // The page's items are moved out of the result, not copied: a list of many
+            // items is held once.
+            match result.get_mut(key) {
+                Some(Value::Array(page)) => items.append(page),
                 Some(other) => {
                     return Err(self.invalid(
                         method,
@@ -74,6 +76,14 @@ impl Client {
 
     /// All tools (cached for the `outputSchema` check).
     pub async fn list_tools(&self) -> Result<Vec<Value>, Error> {
+        let tools = self.cache_tools().await?;
+        Ok(tools.iter().map(|t| Value::clone(t)).collect())
+    }
+
+    /// Lists every tool and keeps the list for the `outputSchema` and `x-mcp-header`
+    /// checks of later calls; each definition is held once, shared by the cache and the
+    /// list returned.
+    async fn cache_tools(&self) -> Result<Vec<Arc<Value>>, Error> {
         let mut tools = self.list_all("tools/list", "tools", None, None).await?;
         if self.session.is_http() && self.session.era() == Era::Modern {
             // 2026 HTTP clients must drop tools whose x-mcp-header annotations are invalid.
@@ -89,6 +99,7 @@ impl Client {
                 }
             });
         }
+        let tools: Vec<Arc<Value>> = tools.into_iter().map(Arc::new).collect();
         let mut map = BTreeMap::new();
         for t in &tools {
             let Some(name) = t.get("name").and_then(Value::as_str) else {
@@ -103,7 +114,17 @@ impl Client {
                     format!("tool {name} has no inputSchema object"),
                 ));
             }
-            map.insert(name.to_string(), Arc::new(t.clone()));
+            if let Some(schema) = t.get("outputSchema") {
+                for reference in dangling_refs(schema) {
+                    self.session.note_violation(ErrorKind::Conformance {
+                        what: format!("tool {name}"),
+                        reason: format!(
+                            "its outputSchema's $ref {reference:?} resolves nowhere in the schema: a result of it cannot be checked"
+                        ),
+                    });
+                }
+            }
+            map.insert(name.to_string(), Arc::clone(t));
         }
         *self.tools.lock().expect("tools lock") = Some(map);
         self.validators.lock().expect("validators lock").clear();
@@ -135,7 +156,7 @@ impl Client {
                 if !self.server_has(&["tools"]) {
                     return Ok(None);
                 }
-                self.list_tools().await?;
+                self.cache_tools().await?;
                 Ok(self
                     .tools
                     .lock()
@@ -183,4 +204,29 @@ impl Client {
             Err(e) => Err(e),
         }
     }
+}
+
+/// The local `$ref`s (`#/…`) of a schema that point at nothing in it (at most five).
+fn dangling_refs(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if let Some(Value::String(r)) = o.get("$ref")
+                    && let Some(pointer) = r.strip_prefix('#')
+                    && schema.pointer(pointer).is_none()
+                {
+                    out.push(r.clone());
+                    if out.len() == 5 {
+                        break;
+                    }
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    out
 }

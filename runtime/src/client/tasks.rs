@@ -127,6 +127,7 @@ impl Client {
                     method: "tasks/get (polling)".into(),
                     id: 0,
                     after: timeout,
+                    why: String::new(),
                 }));
             }
             let poll = task

@@ -53,6 +53,8 @@ pub enum Outcome {
     /// Failed or errored, then passed on a retry (`Retries:`, `--retries`): passed for its
     /// dependents and the exit code, reported apart.
     Flaky,
+    /// Not run or not finished: a signal (SIGINT, SIGTERM, SIGHUP) stopped the run.
+    Interrupted,
 }
 
 impl Outcome {
@@ -65,6 +67,7 @@ impl Outcome {
             Outcome::Skipped => "skipped",
             Outcome::Blocked => "blocked",
             Outcome::Flaky => "flaky",
+            Outcome::Interrupted => "interrupted",
         }
     }
 
@@ -102,6 +105,9 @@ pub enum RunClass {
     Internal,
     /// A protocol rule was broken and recorded on the session; the outcome does not change.
     Violation,
+    /// A signal stopped the run before the test ended: the test is `interrupted`, and the
+    /// run exits with the signal's code.
+    Interrupted,
     /// A code of the first implementation that mcpr never produces.
     Retired,
 }
@@ -117,6 +123,7 @@ impl RunClass {
         RunClass::Environment,
         RunClass::Internal,
         RunClass::Violation,
+        RunClass::Interrupted,
         RunClass::Retired,
     ];
 
@@ -131,6 +138,7 @@ impl RunClass {
             RunClass::Environment => "environment",
             RunClass::Internal => "internal",
             RunClass::Violation => "violation",
+            RunClass::Interrupted => "interrupted",
             RunClass::Retired => "retired",
         }
     }
@@ -146,18 +154,20 @@ impl RunClass {
                 Some(ExitClass::ServerFailure)
             }
             RunClass::Skipped | RunClass::Violation => Some(ExitClass::Passed),
+            RunClass::Interrupted => Some(ExitClass::Interrupted),
             RunClass::Retired => None,
         }
     }
 
     /// The outcome a code of this class gives the test it occurs in, if it is one of the
-    /// test outcomes (failed, errored, skipped, blocked).
+    /// test outcomes (failed, errored, skipped, blocked, interrupted).
     pub fn outcome(self) -> Option<Outcome> {
         match self {
             RunClass::Failed => Some(Outcome::Failed),
             RunClass::Errored => Some(Outcome::Errored),
             RunClass::Skipped => Some(Outcome::Skipped),
             RunClass::Blocked => Some(Outcome::Blocked),
+            RunClass::Interrupted => Some(Outcome::Interrupted),
             _ => None,
         }
     }
@@ -194,6 +204,9 @@ impl RunClass {
             RunClass::Internal => "a bug in mcpr (exit 3)",
             RunClass::Violation => {
                 "a protocol rule was broken and recorded; the outcome does not change"
+            }
+            RunClass::Interrupted => {
+                "a signal stopped the run before the test ended: it is interrupted (exit 128 + the signal's number)"
             }
             RunClass::Retired => "a code of the first implementation that mcpr does not produce",
         }
@@ -281,6 +294,7 @@ registry! {
     InputRequired = "MCP-PROTOCOL-010", Failed, "A multi round-trip request did not converge", [];
     Conformance = "MCP-PROTOCOL-011", Violation, "A rule of the protocol version in use was broken", [];
     BufferBudget = "MCP-PROTOCOL-012", Errored, "The session's byte budget was exceeded", [];
+    TooManyValues = "MCP-PROTOCOL-013", Failed, "A message with more JSON values than the limit", [];
     // Answers.
     RpcError = "MCP-RPC-001", Failed, "The server answered with a JSON-RPC error", [];
     ToolError = "MCP-TOOL-001", Failed, "The tool reported an error (isError)", [];
@@ -305,6 +319,7 @@ registry! {
     Usage = "MCP-USAGE-001", Setup, "A request the caller should not have made", [];
     // Expectations and step results.
     Assertion = "MCP-ASSERT-001", Failed, "An expectation did not hold", [];
+    PatternTimeout = "MCP-ASSERT-002", Failed, "A pattern did not finish matching within the step's deadline", [];
     SchemaMismatch = "MCP-SCHEMA-001", Failed, "A value does not match its JSON Schema", [];
     InvalidSchema = "MCP-SCHEMA-002", Failed, "The expected schema is not a valid JSON Schema", [];
     TooSlow = "MCP-PERF-001", Failed, "A step took longer than its maxDurationMs", [];
@@ -332,7 +347,7 @@ registry! {
     ProtocolNotRequired = "MCP-REQ-002", Skipped, "The negotiated protocol version is not a required one", [];
     Skip = "MCP-SKIP-001", Skipped, "The test is marked to be skipped", [];
     FailFast = "MCP-FAILFAST-001", Skipped, "Not run: --fail-fast stopped the run", [];
-    Interrupted = "MCP-INTERRUPT-001", Skipped, "Not run or not finished: a signal stopped the run", [];
+    Interrupted = "MCP-INTERRUPT-001", Interrupted, "Not run or not finished: a signal stopped the run", [];
     DuplicateId = "MCP-DEP-001", Setup, "Two tests have the same id", [];
     DependencyCycle = "MCP-DEP-002", Setup, "The dependencies form a cycle", [];
     Blocked = "MCP-DEP-003", Blocked, "A dependency did not pass", [];

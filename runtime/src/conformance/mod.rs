@@ -316,6 +316,7 @@ pub async fn run(
             },
             interrupt: req.interrupt.clone(),
             transcript_failures: req.transcript_failures,
+            tolerate_stray_lines: true,
             ..RunRequest::default()
         };
         let outcome = run::run(run_req, &mut Eras(reporter))

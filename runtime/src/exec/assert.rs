@@ -208,8 +208,14 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
                 None,
             )
         })?;
+        let found = match value {
+            Some(Value::String(s)) => {
+                super::pattern::is_match(&re, s).map_err(|u| unfinished(pattern, u))?
+            }
+            _ => false,
+        };
         match value {
-            Some(Value::String(s)) if re.is_match(s) => {}
+            Some(Value::String(_)) if found => {}
             other => {
                 return Err(Mismatch::new(
                     at(&format!("does not match /{pattern}/")),
@@ -302,6 +308,17 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
 /// A number, or a string holding a decimal number (surrounding spaces ignored).
 /// Whether a number stands in a bound's relation to the limit.
 type Holds = fn(f64, f64) -> bool;
+
+/// A `matches` that did not finish within the step's deadline (`MCP-ASSERT-002`).
+fn unfinished(pattern: &str, u: super::pattern::Unfinished) -> Mismatch {
+    let mut m = Mismatch::new(
+        format!("the pattern /{pattern}/ {}", u.why),
+        Some(format!("a string matching /{pattern}/")),
+        None,
+    );
+    m.code = RunCode::PatternTimeout;
+    m
+}
 
 fn as_number(v: &Value) -> Option<f64> {
     match v {
@@ -403,7 +420,7 @@ pub fn check_error(err: &McpError, want: &ErrorExpectation) -> Result<(), Mismat
                 None,
             )
         })?;
-        if !re.is_match(&err.message) {
+        if !super::pattern::is_match(&re, &err.message).map_err(|u| unfinished(pattern, u))? {
             return Err(Mismatch::new(
                 format!("the error message does not match /{pattern}/"),
                 Some(format!("a message matching /{pattern}/")),

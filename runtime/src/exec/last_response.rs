@@ -48,22 +48,22 @@ impl LastResponse {
     }
 
     /// The response of a step whose request was `method`.
-    pub fn of(method: String, reply: &Reply) -> LastResponse {
+    pub fn of(method: String, reply: Reply) -> LastResponse {
         match reply {
-            Reply::Rpc(e) => LastResponse {
+            Reply::Rpc(ref e) => LastResponse {
                 value: reply.value(),
                 text: TextView::Given(e.message.clone()),
                 error: Some(json!({"code": e.code, "message": e.message, "data": e.data})),
                 is_error: false,
             },
             Reply::ToolError(v) => LastResponse {
-                value: v.clone(),
+                value: v,
                 text: TextView::Content,
                 error: None,
                 is_error: true,
             },
             Reply::Ok(v) => LastResponse {
-                value: v.clone(),
+                value: v,
                 text: TextView::Result(method),
                 error: None,
                 is_error: false,

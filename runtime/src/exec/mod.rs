@@ -11,6 +11,7 @@ mod gates;
 mod last_response;
 mod listen;
 mod native;
+mod pattern;
 mod perform;
 mod reconnect;
 mod result;
@@ -23,7 +24,7 @@ mod tasks;
 pub use crate::codes::Outcome;
 pub(crate) use listen::{Listen, open_at_start};
 pub use result::{
-    Attempt, Failure, NotRun, StepResult, StepStatus, TestResult, TestTranscript, Timing,
+    Attempt, Failure, NotRun, StepResult, StepStatus, TestResult, TestTranscript, Timing, Warning,
     show_last_message, test_id,
 };
 pub use target::{
@@ -231,6 +232,7 @@ pub async fn run_test_in(
             server: test.server.clone(),
             ..Default::default()
         },
+        warnings: Vec::new(),
     };
     let (open, declare) = match session {
         SessionUse::Own => (None, Declarations::of(test)),
@@ -254,6 +256,8 @@ pub async fn run_test_in(
         behaviour: behaviour.clone(),
         handshake_tasks: declare.tasks,
         max_buffered_bytes: input.max_buffered_bytes,
+        max_message_values: input.max_message_values,
+        tolerate_stray_lines: input.tolerate_stray_lines,
         protocol: match &input.protocol {
             Some(v) => ProtocolChoice::Pinned(v.clone()),
             None => ProtocolChoice::Auto,
@@ -261,12 +265,15 @@ pub async fn run_test_in(
         ..SessionConfig::default()
     };
     let reopen = target.clone().ok().map(|t| (t, config.clone()));
+    // A shared session's earlier violations are its earlier tests' warnings.
+    let mut violations_before = 0;
     let (client, stderr_before) = match open {
         Some(client) => {
             let client = *client;
             client.session().begin_next_test(behaviour);
             result.timing = Some(Timing::default());
             let before = client.session().stderr_total();
+            violations_before = client.session().violations().len();
             (client, before)
         }
         None => {
@@ -408,7 +415,30 @@ pub async fn run_test_in(
     if !stderr.trim().is_empty() {
         result.stderr = Some(crate::error::shorten(&last_lines(&stderr, 20), 4000));
     }
+    // What the server sent with or right after the last answer is read first: a second
+    // answer to the last request is a warning of this test.
+    tokio::task::yield_now().await;
+    result.warnings = warnings_of(&client, violations_before, result.failure.as_ref());
     (result, Some(client))
+}
+
+/// The protocol rules the session saw broken since its `before`th violation, but the one
+/// the test failed with (its failure says it already).
+fn warnings_of(client: &Client, before: usize, failure: Option<&Failure>) -> Vec<Warning> {
+    client
+        .session()
+        .violations()
+        .into_iter()
+        .skip(before)
+        .filter(|v| failure.is_none_or(|f| !f.message.contains(&v.message)))
+        .filter_map(|v| {
+            Some(Warning {
+                code: v.code.parse().ok()?,
+                message: v.message,
+                at_ms: v.at_ms,
+            })
+        })
+        .collect()
 }
 
 /// The suite's own shutdown grace (`Shutdown grace:`, YAML `defaults.shutdownGraceMs`).

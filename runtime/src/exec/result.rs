@@ -312,6 +312,23 @@ pub struct TestResult {
     /// is).
     #[serde(skip)]
     pub exercised: crate::coverage::Exercised,
+    /// Protocol rules the server broke during the test that did not decide its outcome (a
+    /// second answer after the last request, progress for a token never sent, a wrong
+    /// `Content-Type`, …), as the session recorded them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// A protocol rule broken during a test, recorded without deciding its outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Warning {
+    /// The code of the rule (`MCP-PROTOCOL-004`, …).
+    pub code: RunCode,
+    /// What happened.
+    pub message: String,
+    /// Milliseconds since the session began.
+    pub at_ms: u64,
 }
 
 /// A step that did not run: its name and where it is written.
@@ -369,6 +386,7 @@ impl TestResult {
             previous_attempts: Vec::new(),
             quarantined: false,
             exercised: crate::coverage::Exercised::default(),
+            warnings: Vec::new(),
         }
     }
 
@@ -451,6 +469,9 @@ impl TestResult {
         }
         if let Some(e) = &mut r.stderr {
             *e = redactor.text(e);
+        }
+        for w in &mut r.warnings {
+            w.message = redactor.text(&w.message);
         }
         for e in r.transcript.iter_mut().flat_map(|t| t.entries.iter_mut()) {
             e.text = redactor.text(&e.text);

@@ -36,7 +36,11 @@ impl StepRunner {
             Err(f) => {
                 let mut failure = *f.failure;
                 if matches!(failure.code, RunCode::Timeout | RunCode::NoNotification) {
-                    failure.message = format!("step “{name}” timed out: {}", failure.message);
+                    failure.message = format!(
+                        "step “{name}” timed out: {}{}",
+                        failure.message,
+                        self.deadline_setting(step, &failure.message)
+                    );
                 }
                 failure.step = Some(name.clone());
                 // An assertion's failure already names its `Expect` line.
@@ -80,6 +84,19 @@ impl StepRunner {
         }
     }
 
+    /// What set the deadline a step ran out of, unless its message says it already.
+    fn deadline_setting(&self, step: &Step, message: &str) -> &'static str {
+        if message.contains("deadline") {
+            ""
+        } else if step.timeout_ms.is_some() {
+            " (the step's deadline, set by its `Wait up to`)"
+        } else if matches!(&step.kind, StepKind::Native(n) if n.timeout_ms().is_some()) {
+            " (the step's deadline, set by its own timeout)"
+        } else {
+            " (the default step deadline, set by `Wait up to` below the step, `--timeout` or the suite's `Default timeout:`; 10 s unless set)"
+        }
+    }
+
     pub(super) fn timeout_of(&self, step: &Step) -> Duration {
         let native = match &step.kind {
             StepKind::Native(n) => n.timeout_ms(),
@@ -104,16 +121,40 @@ impl StepRunner {
             return Ok(());
         };
         let elapsed = started.elapsed();
-        self.keep_reply(step, native, &reply);
+        if self.record {
+            self.reply = Some(match &reply {
+                Reply::Rpc(_) => (None, Some(reply.value())),
+                _ => (Some(reply.value()), None),
+            });
+        }
+        // A `matches` ends within what is left of the step's deadline (`MCP-ASSERT-002`).
+        let limit = self.timeout_of(step);
+        let matching = super::pattern::deadline_until(started + limit, limit);
+        let checked = self.check_reply(step, native, &reply, elapsed);
+        drop(matching);
+        // Moved, not copied: a large answer is held once.
+        self.keep_reply(step, native, reply);
+        checked
+    }
+
+    /// The checks of what a step got back: an expected error, the assertions and their
+    /// snapshots, the duration; then its captures and exports.
+    fn check_reply(
+        &mut self,
+        step: &Step,
+        native: Option<NativeAction>,
+        reply: &Reply,
+        elapsed: Duration,
+    ) -> Result<(), StepFail> {
         let expects_error = step.assert.as_ref().and_then(|a| a.status) == Some(Status::Error);
         if native == Some(NativeAction::Check) && expects_error {
-            return self.check_must_fail(step, &reply);
+            return self.check_must_fail(step, reply);
         }
         let assert = match &step.assert {
             Some(a) => Some(self.interpolated_assert(a)?),
             None => None,
         };
-        check_error_expectation(assert.as_deref(), &reply)
+        check_error_expectation(assert.as_deref(), reply)
             .map_err(|f| at_expect(f, assert.as_deref()))
             .map_err(|f| self.suggest_tool(step, f))?;
         let value = reply.value_ref();
@@ -214,15 +255,9 @@ impl StepRunner {
         }
     }
 
-    /// Keeps what the step got back: in the result when the run records responses, and as
-    /// the last response unless the step only read or prepared things.
-    fn keep_reply(&mut self, step: &Step, native: Option<NativeAction>, reply: &Reply) {
-        if self.record {
-            self.reply = Some(match reply {
-                Reply::Rpc(_) => (None, Some(reply.value())),
-                _ => (Some(reply.value()), None),
-            });
-        }
+    /// Keeps what the step got back as the last response, unless the step only read or
+    /// prepared things.
+    fn keep_reply(&mut self, step: &Step, native: Option<NativeAction>, reply: Reply) {
         let reads_only = matches!(
             native,
             Some(

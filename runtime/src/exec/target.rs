@@ -36,6 +36,11 @@ pub struct TestInput {
     pub record: bool,
     /// Most bytes the session keeps waiting (`SessionConfig::max_buffered_bytes`).
     pub max_buffered_bytes: usize,
+    /// Most JSON values of one message (`SessionConfig::max_message_values`).
+    pub max_message_values: usize,
+    /// Skip and record stdout lines that are not JSON
+    /// (`SessionConfig::tolerate_stray_lines`).
+    pub tolerate_stray_lines: bool,
     /// Keep the session's messages of a test that does not pass (for the HTML report).
     pub record_failed: bool,
     /// The default step deadline (`--timeout`), over the suite's `defaults.timeoutMs`.

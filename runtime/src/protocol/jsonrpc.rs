@@ -136,7 +136,8 @@ pub fn classify(value: Value) -> Incoming {
 /// Parses and classifies one line of text. A message object is read member by member
 /// into the members JSON-RPC gives a meaning to, without building a map of its top
 /// level (which would hash and copy every key only to take the members out again);
-/// anything else is parsed as a value and classified by [`classify`].
+/// anything else is parsed as a value and classified by [`classify`]. Every value is
+/// built at its exact size ([`super::compact::Compact`]).
 pub fn parse(text: &str) -> Result<Incoming, serde_json::Error> {
     let first = text
         .bytes()
@@ -144,7 +145,7 @@ pub fn parse(text: &str) -> Result<Incoming, serde_json::Error> {
     if first == Some(b'{') {
         serde_json::from_str::<Members>(text).map(Members::classify)
     } else {
-        serde_json::from_str::<Value>(text).map(classify)
+        super::compact::from_str(text).map(classify)
     }
 }
 
@@ -221,7 +222,7 @@ impl<'de> serde::Deserialize<'de> for Members {
                             continue;
                         }
                     };
-                    *slot = Some(map.next_value()?);
+                    *slot = Some(map.next_value_seed(super::compact::Compact)?);
                 }
                 Ok(m)
             }

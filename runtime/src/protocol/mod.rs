@@ -3,6 +3,7 @@
 //!
 //! Nothing in here knows about pipes, processes or sockets.
 
+pub mod compact;
 pub mod era;
 pub mod jsonrpc;
 pub mod meta;

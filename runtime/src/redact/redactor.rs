@@ -159,13 +159,15 @@ impl Redactor {
     }
 
     /// Masks every string leaf of a JSON value in place (and the keys of objects, and
-    /// numbers whose digits hold a secret, which become the masked text).
+    /// numbers whose digits hold a secret, which become the masked text). Credential-shaped
+    /// text is masked whether or not the redactor holds secrets of its own, as [`text`]
+    /// does: a value is never shown where its text would be masked.
+    ///
+    /// [`text`]: Redactor::text
     pub fn value(&self, v: &mut Value) {
-        if self.forms.is_empty() {
-            return;
-        }
         match v {
             Value::String(s) => *s = self.text(s),
+            Value::Number(_) if self.forms.is_empty() && !learned_any() => {}
             Value::Number(n) => {
                 let text = n.to_string();
                 let masked = self.text(&text);
@@ -242,5 +244,16 @@ mod tests {
         assert_eq!(r.text(&format!("got Bearer x{path}y")), "got [REDACTED]");
         assert_eq!(r.text(&format!("just {path}")), "just [REDACTED]");
         assert_eq!(env_refs("${env.A}-${env.B}-${env.C"), ["A", "B"]);
+    }
+
+    #[test]
+    fn token_shapes_are_masked_in_values_by_an_empty_redactor() {
+        let token = format!("ghp_{}", "a1B2".repeat(9));
+        let slack = "xoxb-1234567890-abcdefghij";
+        let mut v = serde_json::json!({"found": [format!("token {token}"), {"k": slack}], "n": 7});
+        Redactor::new().value(&mut v);
+        let text = v.to_string();
+        assert!(!text.contains(&token) && !text.contains(slack), "{text}");
+        assert_eq!(v["n"], 7);
     }
 }

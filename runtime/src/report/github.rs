@@ -91,7 +91,7 @@ fn escape_property(s: &str) -> String {
 fn did_not_pass(status: Outcome) -> bool {
     matches!(
         status,
-        Outcome::Failed | Outcome::Errored | Outcome::Blocked
+        Outcome::Failed | Outcome::Errored | Outcome::Blocked | Outcome::Interrupted
     )
 }
 
@@ -196,18 +196,30 @@ fn fence(text: &str) -> String {
 /// The Markdown job summary of one or more runs.
 pub fn job_summary(runs: &[RunResult]) -> String {
     let (total, ms) = Summary::of_runs(runs);
-    let mark = if total.passed() { "✅" } else { "❌" };
-    let mut out = format!(
-        "## {mark} mcpr: {} ({})\n\n",
-        summary_line(&total),
-        duration(ms)
-    );
-    out.push_str("| suite | file | passed | failed | errored | skipped | blocked |\n");
-    out.push_str("|---|---|---:|---:|---:|---:|---:|\n");
+    let signal = runs.iter().find_map(|r| r.interrupted.as_deref());
+    let mut out = match signal {
+        Some(signal) => format!(
+            "## ⏹️ mcpr: interrupted by {signal}: {} ({})\n\n",
+            summary_line(&total),
+            duration(ms)
+        ),
+        None => format!(
+            "## {} mcpr: {} ({})\n\n",
+            if total.passed() { "✅" } else { "❌" },
+            summary_line(&total),
+            duration(ms)
+        ),
+    };
+    // The column of interrupted tests shows only when a signal stopped the run.
+    let stopped = signal.is_some() || total.interrupted > 0;
+    out.push_str("| suite | file | passed | failed | errored | skipped | blocked |");
+    out.push_str(if stopped { " interrupted |\n" } else { "\n" });
+    out.push_str("|---|---|---:|---:|---:|---:|---:|");
+    out.push_str(if stopped { "---:|\n" } else { "\n" });
     for r in runs {
         let s = &r.summary;
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             html(&r.suite_name),
             r.file.as_deref().map(html).unwrap_or_default(),
             s.passed,
@@ -216,6 +228,10 @@ pub fn job_summary(runs: &[RunResult]) -> String {
             s.skipped,
             s.blocked
         ));
+        if stopped {
+            out.push_str(&format!(" {} |", s.interrupted));
+        }
+        out.push('\n');
     }
     let failing: Vec<_> = runs
         .iter()

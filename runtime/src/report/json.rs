@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{Report, Reporter};
-use crate::schedule::{RunResult, Summary};
+use crate::schedule::{RunResult, RunStatus, Summary};
 
 /// Version of the JSON report layout (2: `expected`, `actual` and `lastMessage` are JSON
 /// values; suites name their file; tests carry their location and timing).
@@ -17,9 +17,10 @@ pub const SCHEMA_VERSION: u32 = 2;
 /// The report of one or more suites run by one command.
 pub fn report(runs: &[RunResult]) -> Value {
     let (total, duration) = Summary::of_runs(runs);
+    let interrupted = runs.iter().any(|r| r.interrupted.is_some());
     json!({
         "schemaVersion": SCHEMA_VERSION,
-        "status": if total.passed() { "passed" } else { "failed" },
+        "status": RunStatus::of(&total, interrupted).as_str(),
         "durationMs": duration,
         "summary": total,
         "suites": runs,

@@ -1,5 +1,6 @@
 //! `--junit PATH` (`-` for stdout): JUnit XML through quick-junit. Failed tests carry
-//! `<failure>`, errored and blocked tests `<error>` (type `errored` / `blocked`), skipped
+//! `<failure>`, errored, blocked and interrupted tests `<error>` (type `errored` / `blocked` /
+//! `interrupted`: a signal stopped the run before the test ended), skipped
 //! ones `<skipped>`; every message names the file:line of the failing statement. A flaky
 //! test (passed on a retry) is a success with a `<flakyFailure>`/`<flakyError>` per earlier
 //! attempt and the property `mcpr.status` = `flaky`; a retried test that never passed has
@@ -91,7 +92,7 @@ fn case(t: &TestResult, classname: &str) -> TestCase {
             s.set_message(message);
             s
         }
-        Outcome::Failed | Outcome::Errored | Outcome::Blocked => {
+        Outcome::Failed | Outcome::Errored | Outcome::Blocked | Outcome::Interrupted => {
             let kind = if t.status == Outcome::Failed {
                 NonSuccessKind::Failure
             } else {
@@ -178,6 +179,9 @@ pub fn step_log(t: &TestResult) -> String {
                 out.push_str(&format!("  {line}\n"));
             }
         }
+    }
+    for w in &t.warnings {
+        out.push_str(&format!("warning {}: {}\n", w.code, w.message));
     }
     out
 }

@@ -148,11 +148,7 @@ fn merge_suite(key: &str, mut group: Vec<(String, RunResult)>) -> Result<RunResu
         hostname: head.hostname.clone(),
         jobs: group.iter().map(|(_, r)| r.jobs).max().unwrap_or(1),
         shard: None,
-        status: if summary.passed() && interrupted.is_none() {
-            RunStatus::Passed
-        } else {
-            RunStatus::Failed
-        },
+        status: RunStatus::of(&summary, interrupted.is_some()),
         duration_ms: group.iter().map(|(_, r)| r.duration_ms).max().unwrap_or(0),
         outputs: suite_outputs(
             tests

@@ -122,6 +122,7 @@ impl<W: Write> Terminal<W> {
             Outcome::Skipped => (paint(c, "33", "○"), paint(c, "33", "skipped")),
             Outcome::Blocked => (paint(c, "35", "⊘"), paint(c, "35", "blocked")),
             Outcome::Flaky => (paint(c, "33;1", "~"), paint(c, "33;1", "flaky")),
+            Outcome::Interrupted => (paint(c, "33;1", "■"), paint(c, "33;1", "interrupted")),
         };
         let word = format!("{word}{}", attempts_note(t));
         let quiet = self.verbosity == Verbosity::Quiet;
@@ -129,7 +130,7 @@ impl<W: Write> Terminal<W> {
             Outcome::Passed | Outcome::Skipped | Outcome::Blocked if quiet && !t.quarantined => {
                 Ok(())
             }
-            Outcome::Skipped | Outcome::Blocked => {
+            Outcome::Skipped | Outcome::Blocked | Outcome::Interrupted => {
                 let why = t
                     .failure
                     .as_ref()
@@ -194,6 +195,10 @@ impl<W: Write> Terminal<W> {
                         .unwrap_or_default();
                     let line = format!("not run: {at}{}", n.name);
                     writeln!(self.out, "      {}", paint(c, "2", &line))?;
+                }
+                for w in &t.warnings {
+                    let line = format!("warning {}: {}", w.code, w.message);
+                    writeln!(self.out, "      {}", paint(c, "33", &line))?;
                 }
                 Ok(())
             }
@@ -456,6 +461,9 @@ pub fn painted_summary(s: &Summary, color: bool) -> String {
     if s.quarantined > 0 {
         line.push_str(&format!(", {}", part(s.quarantined, "quarantined", "2")));
     }
+    if s.interrupted > 0 {
+        line.push_str(&format!(", {}", part(s.interrupted, "interrupted", "33;1")));
+    }
     line
 }
 
@@ -488,7 +496,9 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
             Outcome::Failed => ("✗", "31"),
             Outcome::Errored => ("!", "31;1"),
             Outcome::Blocked => ("⊘", "35"),
-            Outcome::Passed | Outcome::Skipped | Outcome::Flaky => continue,
+            Outcome::Passed | Outcome::Skipped | Outcome::Flaky | Outcome::Interrupted => {
+                continue;
+            }
         };
         if out.is_empty() {
             out.push_str(&format!("{}\n", paint(color, "1", "Did not pass:")));
@@ -598,6 +608,9 @@ pub fn summary_line(s: &Summary) -> String {
     }
     if s.quarantined > 0 {
         line.push_str(&format!(", {} quarantined", s.quarantined));
+    }
+    if s.interrupted > 0 {
+        line.push_str(&format!(", {} interrupted", s.interrupted));
     }
     line
 }

@@ -146,6 +146,11 @@ pub struct RunRequest {
     pub transcript: bool,
     /// Most bytes each session keeps waiting (default 64 MiB).
     pub max_session_buffer: Option<usize>,
+    /// Most JSON values one message may hold (default 1,000,000).
+    pub max_message_values: Option<usize>,
+    /// Skip and record stdout lines that are not JSON instead of stopping the session
+    /// (`mcpr conformance`; `SessionConfig::tolerate_stray_lines`).
+    pub tolerate_stray_lines: bool,
     /// Raised by a signal: the run ends its servers, marks what did not finish and still
     /// writes its reports; no further suite starts.
     pub interrupt: Option<Interrupt>,
@@ -232,6 +237,10 @@ fn run_options(
         max_buffered_bytes: req
             .max_session_buffer
             .unwrap_or(crate::session::config::DEFAULT_BUFFER_BYTES),
+        max_message_values: req
+            .max_message_values
+            .unwrap_or(crate::session::config::DEFAULT_MESSAGE_VALUES),
+        tolerate_stray_lines: req.tolerate_stray_lines,
         ..RunOptions::default()
     };
     if let Some(n) = req.retries {

@@ -116,11 +116,13 @@ impl<'r> SuiteRunner<'r> {
         let suite = Arc::new(suite);
         let result =
             schedule::run_suite_closing(Arc::clone(&suite), opts.clone(), &mut on_event).await;
-        store
+        // A snapshot file that cannot be written fails the tests that recorded into it;
+        // the run and its other reports go on.
+        let unsaved = store
             .lock()
             .map_err(|_| "the snapshot store is unusable".to_string())
             .and_then(|s| s.save())
-            .map_err(RunError::Failure)?;
+            .err();
         let (mut run, closing) = match result {
             Ok((r, _)) if r.tests.is_empty() && self.opts.filter.is_some() => {
                 return Err(RunError::Usage(format!(
@@ -142,6 +144,10 @@ impl<'r> SuiteRunner<'r> {
             Err(e) => return Err(RunError::Usage(e.to_string())),
         };
         run.file = Some(shown.clone());
+        if let Some(why) = unsaved {
+            self.reporter.note(&format!("error: {why}"));
+            snapshots_not_kept(&mut run, &why);
+        }
         let closing = if super::coverage::asked(&suite, self.coverage) {
             // The coverage listing starts the servers again: the suite's are gone first.
             closing.wait().await;
@@ -205,4 +211,36 @@ impl<'r> SuiteRunner<'r> {
         store.set_redactor(redactor);
         Ok(store)
     }
+}
+
+/// Fails each test that recorded or updated a snapshot the store could not write, at the
+/// step that did (`MCP-SNAPSHOT-001`), and counts the run again.
+fn snapshots_not_kept(run: &mut RunResult, why: &str) {
+    use crate::codes::{Outcome, RunCode};
+    use crate::exec::Failure;
+    for t in &mut run.tests {
+        if !t.status.is_pass() {
+            continue;
+        }
+        let wrote = t.steps.iter().find(|s| {
+            s.output.as_deref().is_some_and(|o| {
+                o.lines().any(|l| {
+                    l.starts_with("recorded new snapshot") || l.starts_with("updated snapshot")
+                })
+            })
+        });
+        let Some(step) = wrote else {
+            continue;
+        };
+        let mut f = Failure::new(
+            RunCode::SnapshotStore,
+            format!("the snapshot this test recorded was not kept: {why}"),
+        );
+        f.location = step.source.clone();
+        f.step = Some(step.name.clone());
+        t.status = Outcome::Failed;
+        t.failure = Some(f);
+    }
+    run.summary = RunResult::summarise(&run.tests);
+    run.status = schedule::RunStatus::of(&run.summary, run.interrupted.is_some());
 }

@@ -21,13 +21,15 @@ impl Closing {
 
     /// Waits until every server of the suite is gone, and with them every process they
     /// left behind that the sessions' own shutdown missed
-    /// ([`crate::transport::stdio::sweep_strays`]).
+    /// ([`crate::transport::stdio::sweep_strays`]), marked or not
+    /// ([`crate::transport::stdio::end_unclaimed`]).
     pub async fn wait(mut self) {
         let (tests, workers) = self.take();
         if !tests.is_empty() || !workers.is_empty() {
             let _ = tokio::task::spawn_blocking(move || join(tests, workers)).await;
         }
         crate::transport::stdio::sweep_strays().await;
+        crate::transport::stdio::end_unclaimed().await;
     }
 
     fn take(&mut self) -> (Vec<JoinHandle<u64>>, Vec<JoinHandle<()>>) {

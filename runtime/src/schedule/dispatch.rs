@@ -369,7 +369,7 @@ impl<'o> Dispatch<'o> {
             };
             let t = &self.tests[i];
             let failure = Failure::new(RunCode::Interrupted, why);
-            let mut r = TestResult::not_run(&t.id, &t.test.name, Outcome::Skipped, failure);
+            let mut r = TestResult::not_run(&t.id, &t.test.name, Outcome::Interrupted, failure);
             r.data = t.test.data.clone().map(Value::Object);
             self.started[i] = true;
             self.finish(i, r);
@@ -607,6 +607,8 @@ impl<'o> Dispatch<'o> {
             snapshots: self.opts.snapshots.clone(),
             record: self.opts.transcript,
             max_buffered_bytes: self.opts.max_buffered_bytes,
+            max_message_values: self.opts.max_message_values,
+            tolerate_stray_lines: self.opts.tolerate_stray_lines,
             record_failed: self.opts.transcript_failures,
             timeout: self.opts.timeout,
             shutdown_grace: self.opts.shutdown_grace,

@@ -55,6 +55,10 @@ pub struct RunOptions {
     pub target: Option<ir::Target>,
     /// Most bytes each session keeps waiting (`--max-session-buffer`).
     pub max_buffered_bytes: usize,
+    /// Most JSON values of one message (`--max-message-values`).
+    pub max_message_values: usize,
+    /// Skip and record stdout lines that are not JSON (`mcpr conformance`).
+    pub tolerate_stray_lines: bool,
     /// Deadline of each session's handshake.
     pub connect_timeout: Option<Duration>,
     /// The protocol version every session speaks (`--protocol`); probed when `None`.
@@ -107,6 +111,8 @@ impl Default for RunOptions {
             shutdown_grace: None,
             reuse_server: false,
             max_buffered_bytes: crate::session::config::DEFAULT_BUFFER_BYTES,
+            max_message_values: crate::session::config::DEFAULT_MESSAGE_VALUES,
+            tolerate_stray_lines: false,
             protocol: None,
             state: json!({}),
             secrets: Vec::new(),
@@ -210,6 +216,9 @@ pub struct Summary {
     /// do not fail the run).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub quarantined: usize,
+    /// Tests a signal stopped, or kept from starting (`MCP-INTERRUPT-001`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub interrupted: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -229,14 +238,15 @@ impl Summary {
             total.blocked += r.summary.blocked;
             total.flaky += r.summary.flaky;
             total.quarantined += r.summary.quarantined;
+            total.interrupted += r.summary.interrupted;
             ms += r.duration_ms;
         }
         (total, ms)
     }
 
-    /// Whether no test failed, errored or was blocked.
+    /// Whether no test failed, errored, was blocked or was interrupted.
     pub fn passed(&self) -> bool {
-        self.failed + self.errored + self.blocked == 0
+        self.failed + self.errored + self.blocked + self.interrupted == 0
     }
 }
 
@@ -246,8 +256,33 @@ impl Summary {
 pub enum RunStatus {
     /// No test failed, errored or was blocked, and no signal stopped the run.
     Passed,
-    /// Some test failed, errored or was blocked, or a signal stopped the run.
+    /// Some test failed, errored or was blocked.
     Failed,
+    /// A signal (SIGINT, SIGTERM, SIGHUP) stopped the run: its tests that had not ended
+    /// are `interrupted`, whatever the others did.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// The status of a run with these counts: `interrupted` when a signal stopped it.
+    pub fn of(summary: &Summary, interrupted: bool) -> RunStatus {
+        if interrupted || summary.interrupted > 0 {
+            RunStatus::Interrupted
+        } else if summary.passed() {
+            RunStatus::Passed
+        } else {
+            RunStatus::Failed
+        }
+    }
+
+    /// The lower-case name used in every report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Passed => "passed",
+            RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
 }
 
 /// The result of a whole run.
@@ -340,7 +375,10 @@ impl RunResult {
     pub fn summarise(tests: &[TestResult]) -> Summary {
         let mut s = Summary::default();
         for t in tests {
-            if t.quarantined && !t.status.is_pass() && t.status != Outcome::Skipped {
+            if t.quarantined
+                && !t.status.is_pass()
+                && !matches!(t.status, Outcome::Skipped | Outcome::Interrupted)
+            {
                 s.quarantined += 1;
                 continue;
             }
@@ -351,6 +389,7 @@ impl RunResult {
                 Outcome::Skipped => s.skipped += 1,
                 Outcome::Blocked => s.blocked += 1,
                 Outcome::Flaky => s.flaky += 1,
+                Outcome::Interrupted => s.interrupted += 1,
             }
         }
         s
@@ -452,11 +491,7 @@ pub async fn run_suite_closing(
         hostname: hostname(),
         jobs: opts.jobs.max(1),
         shard,
-        status: if summary.passed() && interrupted.is_none() {
-            RunStatus::Passed
-        } else {
-            RunStatus::Failed
-        },
+        status: RunStatus::of(&summary, interrupted.is_some()),
         duration_ms: started.elapsed().as_millis() as u64,
         tests,
         outputs,

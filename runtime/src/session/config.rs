@@ -28,6 +28,10 @@ pub enum ProtocolChoice {
 /// Default of [`SessionConfig::max_buffered_bytes`]: 64 MiB.
 pub const DEFAULT_BUFFER_BYTES: usize = 64 * 1024 * 1024;
 
+/// Default of [`SessionConfig::max_message_values`]: a million JSON values, about 70 to
+/// 150 MB once parsed (a message of 16 MiB could hold eight million).
+pub const DEFAULT_MESSAGE_VALUES: usize = 1_000_000;
+
 /// How long a server may take to exit after its stdin closes, and again after SIGTERM,
 /// by default: [`ShutdownGrace::Auto`], up to one second but no longer than the server keeps
 /// busy. Measured (exit after stdin EOF): the reference server 2 ms, the Node servers
@@ -56,12 +60,21 @@ pub struct SessionConfig {
     /// Stop the session at the first stdout violation (non-JSON line, unknown or duplicate
     /// response id, oversized message, flood). On by default.
     pub strict: bool,
+    /// A line on stdout that is not JSON is recorded (a violation, in the transcript) and
+    /// skipped instead of stopping the session, even when `strict`: for `mcpr conformance`,
+    /// whose `stdio.stdout-clean` check judges such lines once while its other checks judge
+    /// the server's protocol behaviour. Off by default.
+    pub tolerate_stray_lines: bool,
     /// Most notifications waiting in the inbox before the session counts as flooded.
     pub max_inbox: usize,
     /// Most bytes the session keeps for the test: notifications waiting to be taken, lines
     /// waiting for the server to read them, and the transcript. Past it the session stops
     /// with `MCP-PROTOCOL-012` (the transcript drops its oldest entries instead).
     pub max_buffered_bytes: usize,
+    /// Most JSON values one message may hold (every scalar, array and object counts one).
+    /// A message with more is discarded unparsed and stops the session with
+    /// `MCP-PROTOCOL-013`: the memory one message takes stays bounded, whatever its size.
+    pub max_message_values: usize,
     /// Most messages kept in the transcript (older ones are dropped and counted).
     pub transcript_limit: usize,
     /// Declare the tasks capability in `initialize` although the behaviour does not declare
@@ -112,8 +125,10 @@ impl Default for SessionConfig {
             behaviour: ClientBehaviour::default(),
             client_info: ClientInfo::default(),
             strict: true,
+            tolerate_stray_lines: false,
             max_inbox: 50_000,
             max_buffered_bytes: DEFAULT_BUFFER_BYTES,
+            max_message_values: DEFAULT_MESSAGE_VALUES,
             transcript_limit: 100_000,
             handshake_tasks: false,
             observer: None,

@@ -35,7 +35,28 @@ pub struct ServerFacts {
 }
 
 impl Session {
+    /// The handshake within its deadline (`SessionConfig::connect_timeout`), version
+    /// probing included. A request of it that gets no answer in time is reported against the
+    /// whole deadline, with what sets it: whatever share of it the probe took.
     pub(super) async fn handshake(&self) -> Result<ServerFacts, Error> {
+        let probing = matches!(self.config.protocol, ProtocolChoice::Auto);
+        self.handshake_within().await.map_err(|mut e| {
+            if let ErrorKind::Timeout { after, why, .. } = &mut e.kind {
+                *after = self.config.connect_timeout;
+                *why = format!(
+                    ": the handshake's deadline{}, set by `--timeout` (in `mcpr run` also by the suite's `Default timeout:`; 10 s unless set)",
+                    if probing {
+                        ", probing the protocol version with `server/discover` included"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            e
+        })
+    }
+
+    async fn handshake_within(&self) -> Result<ServerFacts, Error> {
         let deadline = Instant::now() + self.config.connect_timeout;
         let remaining = || deadline.saturating_duration_since(Instant::now());
         match self.config.protocol.clone() {

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::inbox::Notification;
 use super::state::{Inner, State};
 use crate::error::{ErrorKind, shorten};
+use crate::protocol::compact;
 use crate::protocol::era;
 use crate::protocol::jsonrpc::{self, IdKey, Incoming, RpcError};
 use crate::transcript::{Direction, MessageKind};
@@ -21,16 +22,16 @@ use crate::transport::stdio::{Frame, LineReader, ProcessHandle};
 pub(super) struct SessionSink(std::sync::Weak<Inner>);
 
 impl HttpSink for SessionSink {
-    fn on_message(&self, value: Value, text: String) {
+    fn on_text(&self, text: String) {
         if let Some(inner) = self.0.upgrade() {
-            inner.on_message(value, Some(&text), false);
+            inner.on_text(text);
         }
     }
 
-    fn on_garbage(&self, text: String, why: String) {
+    fn on_slip(&self, what: String, reason: String) {
         if let Some(inner) = self.0.upgrade() {
             let mut st = inner.state.lock().expect("state lock");
-            inner.on_bad_line(&mut st, &text, why, true);
+            inner.record_violation(&mut st, &ErrorKind::Conformance { what, reason }, false);
         }
     }
 
@@ -155,11 +156,26 @@ impl Inner {
             self.on_blank_line(&text);
             return;
         }
+        self.on_text(text);
+    }
+
+    /// Handles the text of one message (a stdout line, an HTTP body or SSE event): counted,
+    /// parsed and dispatched; a text that is not JSON is recorded and stops the session.
+    pub(super) fn on_text(self: &Arc<Self>, text: String) {
+        let limit = self.max_message_values;
+        if compact::may_exceed(text.len(), limit) {
+            let count = compact::count_values(text.as_bytes());
+            if count > limit {
+                self.on_too_many_values(limit, count);
+                return;
+            }
+        }
         match jsonrpc::parse(&text) {
             Ok(incoming) => self.on_incoming(incoming, Some(&text), false),
             Err(e) => {
                 let mut st = self.state.lock().expect("state lock");
-                self.on_bad_line(&mut st, &text, format!("not JSON: {e}"), true);
+                let fatal = !self.tolerate_stray_lines;
+                self.on_bad_line(&mut st, &text, format!("not JSON: {e}"), fatal);
             }
         }
     }
@@ -387,6 +403,15 @@ impl Inner {
             end => return Some(end),
         }
         None
+    }
+
+    /// A message over the value limit: discarded unparsed (and kept out of the transcript,
+    /// as an oversized one is), and the session stops.
+    #[cold]
+    #[inline(never)]
+    fn on_too_many_values(&self, limit: usize, count: usize) {
+        let mut st = self.state.lock().expect("state lock");
+        self.record_violation(&mut st, &ErrorKind::TooManyValues { limit, count }, true);
     }
 
     pub(super) fn on_too_large(&self, seen: usize) {

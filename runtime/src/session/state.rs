@@ -58,11 +58,15 @@ pub(super) struct Inner {
     pub(super) negotiated: Mutex<Option<String>>,
     pub(super) request_headers: Mutex<HashMap<i64, Vec<(String, String)>>>,
     pub(super) strict: bool,
+    /// See [`SessionConfig::tolerate_stray_lines`].
+    pub(super) tolerate_stray_lines: bool,
     pub(super) max_inbox: usize,
     /// Most bytes of messages the session keeps waiting (see [`SessionConfig`]).
     pub(super) max_buffered_bytes: usize,
     pub(super) batching: Mutex<bool>,
     pub(super) max_message_bytes: usize,
+    /// Most JSON values of one message (see [`SessionConfig`]).
+    pub(super) max_message_values: usize,
     /// Held while an expired HTTP session is initialized again.
     pub(super) renewing: tokio::sync::Mutex<()>,
     /// Reads answers on the waiting thread (stdio on a one-thread runtime, when enabled).
@@ -123,10 +127,12 @@ impl Inner {
             negotiated: Mutex::new(None),
             request_headers: Mutex::new(HashMap::new()),
             strict: config.strict,
+            tolerate_stray_lines: config.tolerate_stray_lines,
             max_inbox: config.max_inbox,
             max_buffered_bytes: config.max_buffered_bytes,
             batching: Mutex::new(false),
             max_message_bytes,
+            max_message_values: config.max_message_values,
             renewing: tokio::sync::Mutex::new(()),
             foreground,
             last_turn: std::sync::atomic::AtomicU64::new(0),

@@ -301,6 +301,7 @@ impl Session {
                     method: method.into_owned(),
                     id,
                     after,
+                    why: String::new(),
                 }))
             }
         }

@@ -62,7 +62,7 @@ pub fn check_and_fix(paths: &[PathBuf], opts: &CheckOptions) -> Result<FixOutcom
             if result.applied.is_empty() || result.text == source.text() {
                 continue;
             }
-            write_atomic(path, result.text.as_bytes(), Access::Shared)?;
+            write_atomic(path, result.text.as_bytes(), Access::Kept)?;
             wrote = true;
             for &k in &result.applied {
                 let d = &report.diagnostics[indexes[k]];

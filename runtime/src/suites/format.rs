@@ -107,7 +107,7 @@ fn format_file(path: &Path, shown: &str, mode: FormatMode) -> Result<FileOutcome
         _ => String::new(),
     };
     if mode == FormatMode::Write
-        && let Err(e) = write_atomic(path, formatted.as_bytes(), Access::Shared)
+        && let Err(e) = write_atomic(path, formatted.as_bytes(), Access::Kept)
     {
         return Ok(FileOutcome::Refused(e));
     }

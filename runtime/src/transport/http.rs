@@ -88,10 +88,9 @@ pub enum HttpFailure {
 
 /// Where the transport delivers what it reads.
 pub trait HttpSink: Send + Sync + 'static {
-    /// A message read from a body or an SSE event (the text as received).
-    fn on_message(&self, value: Value, text: String);
-    /// Text that is not JSON, where a JSON-RPC message was due.
-    fn on_garbage(&self, text: String, why: String);
+    /// The text of a message read from a body or an SSE event, as received (the session
+    /// parses it as it parses a stdout line, with the same limits).
+    fn on_text(&self, text: String);
     /// A message (an SSE event) over the size limit, discarded.
     fn on_too_large(&self, limit: usize);
     /// A request that will get no answer (ignored when it was answered already).
@@ -100,6 +99,12 @@ pub trait HttpSink: Send + Sync + 'static {
     fn on_post_rejected(&self, what: String, failure: HttpFailure);
     /// True while request `id` still waits for its response.
     fn is_pending(&self, id: i64) -> bool;
+    /// A rule of the transport the server broke without keeping its answer from being
+    /// read (a wrong `Content-Type`, an `Mcp-Session-Id` that changes): `what` the rule was
+    /// broken on, `reason` the rule. Recorded, once per rule and session; nothing fails.
+    fn on_slip(&self, what: String, reason: String) {
+        let _ = (what, reason);
+    }
 }
 
 /// What the transport needs to know about an outgoing message.
@@ -129,6 +134,8 @@ pub struct HttpWire {
     sse_endpoint: Mutex<Option<String>>,
     in_flight: Mutex<HashMap<i64, AbortHandle>>,
     others: Mutex<Vec<AbortHandle>>,
+    /// The transport rules already reported broken (each once: see [`HttpSink::on_slip`]).
+    slipped: Mutex<Vec<&'static str>>,
 }
 
 impl std::fmt::Debug for HttpWire {
@@ -161,6 +168,7 @@ impl HttpWire {
             sse_endpoint: Mutex::new(None),
             in_flight: Mutex::new(HashMap::new()),
             others: Mutex::new(Vec::new()),
+            slipped: Mutex::new(Vec::new()),
         })
     }
 
@@ -359,15 +367,28 @@ impl HttpWire {
         // The server assigns the session with its answer to `initialize`, and only
         // there: a late answer to a message of an expired session must not bring its
         // old id back after the client forgot it.
-        if let Some(sid) = resp
+        let sid = resp
             .headers()
             .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.to_str().ok());
+        if let Some(sid) = sid
             && !info.modern
             && info.method.as_deref() == Some("initialize")
             && let Ok(mut s) = self.session_id.lock()
         {
             *s = Some(sid.to_string());
+        } else if let Some(sid) = sid
+            && let Some(ours) = info.session_id.as_deref()
+            && sid != ours
+        {
+            self.slip(
+                &sink,
+                "session-id",
+                &info,
+                format!(
+                    "the response carries Mcp-Session-Id {sid:?}, not the session's {ours:?}: the id is assigned once, with the answer to initialize, and stays the same for the session"
+                ),
+            );
         }
         let status = resp.status().as_u16();
         let content_type = resp
@@ -376,6 +397,20 @@ impl HttpWire {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_ascii_lowercase();
+        if status == 200
+            && info.id.is_some()
+            && !content_type.contains("text/event-stream")
+            && !content_type.contains("application/json")
+        {
+            self.slip(
+                &sink,
+                "content-type",
+                &info,
+                format!(
+                    "the answer came with Content-Type {content_type:?}: an answer to a request is application/json or text/event-stream"
+                ),
+            );
+        }
         let sse_mode = self
             .sse_endpoint
             .lock()
@@ -703,9 +738,33 @@ fn deliver(sink: &Arc<dyn HttpSink>, text: String) {
         // SSE priming events (2025-11-25) and keep-alives carry no message.
         return;
     }
-    match serde_json::from_str::<Value>(&text) {
-        Ok(v) => sink.on_message(v, text),
-        Err(e) => sink.on_garbage(text, format!("not JSON: {e}")),
+    sink.on_text(text);
+}
+
+impl HttpWire {
+    /// Reports a broken transport rule to the session, the first time it is broken.
+    fn slip(
+        &self,
+        sink: &Arc<dyn HttpSink>,
+        rule: &'static str,
+        info: &MessageInfo,
+        reason: String,
+    ) {
+        let first = self.slipped.lock().is_ok_and(|mut s| {
+            let new = !s.contains(&rule);
+            if new {
+                s.push(rule);
+            }
+            new
+        });
+        if first {
+            let what = match (&info.method, info.id) {
+                (Some(m), Some(id)) => format!("the HTTP response to {m} (id {id})"),
+                (Some(m), None) => format!("the HTTP response to {m}"),
+                _ => "an HTTP response".to_string(),
+            };
+            sink.on_slip(what, reason);
+        }
     }
 }
 

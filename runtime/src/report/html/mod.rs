@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::diff::failure_diff;
 use super::{Report, Reporter, test_location};
-use crate::schedule::{RunResult, Summary};
+use crate::schedule::{RunResult, RunStatus, Summary};
 
 /// The page; the script reads the data from the element `mcpr-data`.
 const TEMPLATE: &str = include_str!("report.html");
@@ -64,9 +64,11 @@ pub fn data(runs: &[RunResult]) -> Value {
             suite
         })
         .collect();
+    let interrupted = runs.iter().find_map(|r| r.interrupted.as_deref());
     json!({
         "generator": format!("mcpr {}", env!("CARGO_PKG_VERSION")),
-        "status": if total.passed() { "passed" } else { "failed" },
+        "status": RunStatus::of(&total, interrupted.is_some()).as_str(),
+        "interrupted": interrupted,
         "durationMs": duration,
         "summary": total,
         "suites": suites,

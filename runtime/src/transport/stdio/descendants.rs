@@ -11,7 +11,9 @@
 //! re-parented to ends (a test's thread, a worker of the runtime) — between the reads of a
 //! search it may be in neither list. So every ended session's mark is remembered, and once
 //! the sessions of a suite are closed, [`sweep_strays`] ends any child of mcpr that still
-//! carries one of them and forgets the marks (a long `mcpr watch` keeps no growing list).
+//! carries one of them and forgets the marks (a long `mcpr watch` keeps no growing list);
+//! then [`end_unclaimed`] ends any other child of mcpr that is not a live server: an orphan
+//! whose environment was emptied, so that it carries no mark.
 //!
 //! Everything here reads only the process tree below mcpr (`/proc/<pid>/task/*/children`)
 //! and the environment of those processes, never all of `/proc`.
@@ -141,6 +143,37 @@ pub async fn sweep_strays() -> bool {
     };
     // Every session with one of these marks has ended, its server too: none is excepted.
     let found = strays_where(0, |m| marks.contains(m));
+    end_all(found, SWEEP_GRACE).await
+}
+
+/// Ends every child of mcpr outside mcpr's process group that is not a live server, with
+/// its descendants: once the sessions of a suite are closed, nothing else mcpr started is
+/// alive there (a `Token from` command or a data plugin has been waited for), so such a child
+/// is an orphan a server left — one that carries no session mark too, because it was started
+/// with an empty environment (a SIGTERM handler that starts `env -i setsid …`). Returns
+/// whether there were any.
+pub async fn end_unclaimed() -> bool {
+    let found = {
+        // Held while the children are read and signalled: a server being started holds it
+        // from before its spawn until it is registered.
+        let Ok(registry) = super::process::registry().lock() else {
+            return false;
+        };
+        // A child in mcpr's own process group was started by mcpr itself, not left by a
+        // server (servers and what they start live in groups of their own).
+        let own_group = nix::unistd::getpgrp();
+        let found: Vec<i32> = children(std::process::id())
+            .into_iter()
+            .filter(|p| {
+                !registry.contains(p)
+                    && alive(*p)
+                    && nix::unistd::getpgid(Some(Pid::from_raw(*p))).is_ok_and(|g| g != own_group)
+            })
+            .flat_map(tree)
+            .collect();
+        signal_all(&found, Signal::SIGTERM);
+        found
+    };
     end_all(found, SWEEP_GRACE).await
 }
 

@@ -18,7 +18,7 @@ mod idle;
 mod process;
 mod writer;
 
-pub use descendants::sweep_strays;
+pub use descendants::{end_unclaimed, sweep_strays};
 
 pub use foreground::{Foreground, ForegroundReader};
 pub use framing::{Frame, LineReader};
@@ -128,6 +128,9 @@ impl StdioProcess {
         if let Some(cwd) = &config.cwd {
             cmd.current_dir(cwd);
         }
+        // The registry is held from before the spawn until the server is in it: a sweep of
+        // unclaimed children (`descendants::end_unclaimed`) never sees it unregistered.
+        let mut registered = registry().lock();
         let mut child = cmd.spawn().map_err(|e| {
             let reason = match e.kind() {
                 std::io::ErrorKind::NotFound => {
@@ -142,10 +145,11 @@ impl StdioProcess {
         })?;
         let pid = child.id().map(|p| p as i32).unwrap_or(0);
         if pid > 0
-            && let Ok(mut g) = registry().lock()
+            && let Ok(g) = registered.as_mut()
         {
             g.insert(pid);
         }
+        drop(registered);
         let stdin = child.stdin.take();
         let stderr_tail = Arc::new(Mutex::new(StderrTail::default()));
         let (stdout, foreground) = match child.stdout.take() {
