@@ -22,7 +22,11 @@ pub fn options(size: SizeLimitArg) -> Result<Options, String> {
 
 /// Reads one file into a suite, printing its diagnostics; an error when it cannot be run.
 pub fn load(path: &Path, options: &Options) -> Result<Suite, String> {
-    let compiled = compile_file(path, options)?;
+    suite_of(path, compile_file(path, options)?)
+}
+
+/// The suite of a compiled file, its diagnostics printed; an error when it cannot be run.
+fn suite_of(path: &Path, compiled: mcpr_runtime::suites::Compiled) -> Result<Suite, String> {
     if !compiled.diagnostics.is_empty() {
         eprint!("{}", render::short(&compiled.diagnostics, &compiled.map));
     }
@@ -37,9 +41,8 @@ pub fn load(path: &Path, options: &Options) -> Result<Suite, String> {
     })
 }
 
-/// [`load`], with the file's display path and folder (relative data paths start there).
-pub fn load_file(path: &Path, options: &Options) -> Result<SuiteFile, String> {
-    let suite = load(path, options)?;
+/// A suite with the file's display path and folder (relative data paths start there).
+fn file_of(path: &Path, suite: Suite) -> Result<SuiteFile, String> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => ".".into(),
@@ -93,11 +96,14 @@ pub fn load_paths(paths: &[PathBuf], options: &Options) -> Result<Vec<SuiteFile>
                 }
                 continue;
             }
-            if in_folder && only_flows(&f, options) {
+            // Each file is compiled once: a folder's file of flows alone (imported by
+            // suites) is left out, anything else is a suite or an error.
+            let compiled = compile_file(&f, options)?;
+            if in_folder && !compiled.has_errors() && compiled.suite.is_none() {
                 continue;
             }
             seen.insert(f.clone(), (out.len(), line.is_none()));
-            let mut file = load_file(&f, options)?;
+            let mut file = file_of(&f, suite_of(&f, compiled)?)?;
             file.lines.extend(line);
             out.push(file);
         }
@@ -105,7 +111,3 @@ pub fn load_paths(paths: &[PathBuf], options: &Options) -> Result<Vec<SuiteFile>
     Ok(out)
 }
 
-/// Whether a file compiles cleanly to flows without tests.
-fn only_flows(path: &Path, options: &Options) -> bool {
-    compile_file(path, options).is_ok_and(|c| !c.has_errors() && c.suite.is_none())
-}
