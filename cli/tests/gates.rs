@@ -158,6 +158,14 @@ fn tool_snapshots_are_written_compared_classified_and_updated() {
         stdout(&ci).contains("MCP-SNAPSHOT-002: tool snapshot missing.json is missing (CI=true")
     );
     assert!(!dir.path().join("suites/missing.json").exists());
+    // CI=1 (as some services set it) is CI too: one rule for every use of the variable.
+    let ci_one = common::mcpr_in(dir.path())
+        .args(["run", "suites/ci.mcpr", "--no-progress"])
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    assert_eq!(ci_one.status.code(), Some(1), "{}", output_text(&ci_one));
+    assert!(!dir.path().join("suites/missing.json").exists());
     // Outside CI the first run writes it: the same bytes as `mcpr snapshot`.
     let first = run(dir.path(), &["suites/v1.mcpr"], false);
     assert_eq!(first.status.code(), Some(0), "{}", output_text(&first));

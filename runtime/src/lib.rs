@@ -15,6 +15,7 @@
 pub mod adhoc;
 pub mod auth;
 pub mod budget;
+pub mod ci;
 pub mod client;
 pub mod codes;
 pub mod compare;

@@ -144,7 +144,7 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         snapshots: SnapshotSettings {
             file: args.snapshot.clone(),
             update: args.update_snapshots,
-            ci: std::env::var("CI").is_ok_and(|v| v == "true"),
+            ci: mcpr_runtime::ci::from_env(),
         },
         history: HistorySettings {
             file: args.history.clone(),

@@ -14,8 +14,7 @@ use std::path::PathBuf;
 
 /// Runs until stopped; the exit code of the signal that stopped it (or 2 for bad paths).
 pub fn run(args: RunArgs) -> u8 {
-    let screen = std::io::stdout().is_terminal()
-        && !std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    let screen = std::io::stdout().is_terminal() && !mcpr_runtime::ci::from_env();
     let mut plan = match watch::plan(&args.files) {
         Ok(p) => p,
         Err(e) => {

@@ -13,7 +13,7 @@ use std::io::{BufRead, IsTerminal, Write};
 /// `prompt`: asks on the terminal. Fails when stdin is not a terminal or `CI` is set, since
 /// nobody could answer.
 pub(super) fn prompt(variable: &str, message: Option<&str>) -> Result<String, StepFail> {
-    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
+    let ci = crate::ci::from_env();
     if ci || !std::io::stdin().is_terminal() {
         return Err(fail(
             RunCode::NoTerminal,

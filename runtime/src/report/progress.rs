@@ -16,8 +16,7 @@ use crate::schedule::{Event, RunResult};
 
 /// Whether a live bar belongs on this output.
 pub fn wanted(stdout_is_terminal: bool, ci: Option<&str>, disabled: bool) -> bool {
-    let in_ci = ci.is_some_and(|v| !v.is_empty() && v != "0" && v != "false");
-    stdout_is_terminal && !in_ci && !disabled
+    stdout_is_terminal && !crate::ci::is_ci(ci) && !disabled
 }
 
 /// A reporter with a progress bar (which may be hidden) around it.
