@@ -229,6 +229,14 @@ pub enum Problem {
         /// The call chain, first and last the same.
         chain: Vec<String>,
     },
+    /// A `Use flow` whose expansion would pass the flow budget: calls nested too deeply, or
+    /// more statements than one test may take in through flows.
+    FlowTooLarge {
+        /// The flow called.
+        flow: String,
+        /// Which limit it passes.
+        over: FlowExcess,
+    },
     /// Two tests with the same id.
     DuplicateTestId {
         /// The format the problem is worded for.
@@ -569,6 +577,25 @@ pub enum Problem {
         name: String,
         /// The exporting test's id.
         test: String,
+    },
+}
+
+/// The limit of the flow budget a `Use flow` passes ([`Problem::FlowTooLarge`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FlowExcess {
+    /// The calls below the line go `depth` flows deep; at most `limit` may nest.
+    Depth {
+        /// Flows nested by this call, itself included.
+        depth: usize,
+        /// The most that may nest.
+        limit: usize,
+    },
+    /// The test would hold `total` statements taken in through flows; at most `limit`.
+    Statements {
+        /// The statements the test would take in with this call.
+        total: usize,
+        /// The most a test may take in.
+        limit: usize,
     },
 }
 

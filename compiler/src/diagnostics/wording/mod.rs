@@ -12,7 +12,9 @@ mod suites;
 mod warnings;
 
 use super::Code;
-use super::problem::{AliasKind, DurationProblem, HeredocProblem, Problem, Surface, TableProblem};
+use super::problem::{
+    AliasKind, DurationProblem, FlowExcess, HeredocProblem, Problem, Surface, TableProblem,
+};
 
 /// The words of a diagnostic.
 pub struct Wording {
@@ -99,6 +101,7 @@ impl Problem {
             UnknownStdLibrary { name, known } => imports::unknown_std_library(name, known),
             UnknownFlow { name, suggestion } => names::unknown_flow(name, suggestion),
             RecursiveFlow { chain } => names::recursive_flow(chain),
+            FlowTooLarge { flow, over } => names::flow_too_large(flow, over),
             DuplicateTestId {
                 id,
                 explicit,
