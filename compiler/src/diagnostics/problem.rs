@@ -597,6 +597,12 @@ pub enum FlowExcess {
         /// The most a test may take in.
         limit: usize,
     },
+    /// The tests of the suite together would take in more than `limit` statements through
+    /// flows.
+    Suite {
+        /// The most the tests of a suite may take in together.
+        limit: usize,
+    },
 }
 
 /// What is wrong with a heredoc.

@@ -16,7 +16,7 @@ use crate::syntax::{Document, Node, Stmt, Text};
 use crate::values;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 /// One declared flow.
 pub struct Flow<'d> {
@@ -52,6 +52,13 @@ pub const MAX_FLOW_DEPTH: usize = 32;
 /// is expanded, since each flow's size is known from its body.
 pub const MAX_FLOW_STATEMENTS: usize = 10_000;
 
+/// The most statements the tests of one suite may take in through flows together: a
+/// thousand-byte flow used by every one of forty thousand one-line tests would otherwise be
+/// hundreds of millions of statements. Tests are lowered on several threads for a large file,
+/// so which calls pass this budget first can differ from one run to the next; that the suite
+/// is past it does not.
+pub const MAX_SUITE_FLOW_STATEMENTS: usize = 100_000;
+
 /// The most flows the search for the names a flow saves through its calls looks at. Past it
 /// the flow's references are not judged (no unknown-variable report for it).
 const MAX_SAVED_SEARCH: usize = 4096;
@@ -60,6 +67,9 @@ const MAX_SAVED_SEARCH: usize = 4096;
 pub struct Flows<'d> {
     by_name: HashMap<&'d str, usize>,
     list: Vec<Flow<'d>>,
+    /// Statements the tests lowered so far took in through flows, together (held to
+    /// [`MAX_SUITE_FLOW_STATEMENTS`]; shared by the threads lowering tests).
+    taken: AtomicUsize,
 }
 
 /// Where a body is being walked: its file, the flow calls around it, and the renaming of
@@ -138,6 +148,7 @@ impl<'d> Flows<'d> {
         let mut flows = Flows {
             by_name: HashMap::new(),
             list: Vec::new(),
+            taken: AtomicUsize::new(0),
         };
         let files = std::iter::once((l.entry, entry)).chain(imported.iter().copied());
         for (file, doc) in files {
@@ -531,6 +542,17 @@ pub fn enter<'f>(
             Some(FlowExcess::Statements {
                 total,
                 limit: MAX_FLOW_STATEMENTS,
+            })
+        } else if flows
+            .taken
+            .fetch_update(Relaxed, Relaxed, |taken| {
+                let sum = taken.saturating_add(flow.size);
+                (sum <= MAX_SUITE_FLOW_STATEMENTS).then_some(sum)
+            })
+            .is_err()
+        {
+            Some(FlowExcess::Suite {
+                limit: MAX_SUITE_FLOW_STATEMENTS,
             })
         } else {
             None

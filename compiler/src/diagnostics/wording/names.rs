@@ -91,6 +91,17 @@ pub(super) fn flow_too_large(flow: &str, over: &FlowExcess) -> Wording {
             ),
             Some("split the test, or call the flows that repeat a large flow fewer times".into()),
         ),
+        FlowExcess::Suite { limit } => w(
+            Code::FlowTooLarge,
+            format!("the suite would take in more than {limit} statements"),
+            format!(
+                "With this call the tests of the suite would take in more than {limit} statements through flows together. The call is not expanded."
+            ),
+            Some(
+                "split the suite into several files, or make the flows its tests use smaller"
+                    .into(),
+            ),
+        ),
     }
 }
 
