@@ -2,26 +2,64 @@
 //! folder holds every `.mcpr` file, every legacy `.mcp` script and every `.yaml`, `.yml`
 //! or `.json` file whose top level has `version` and `tests`, searched recursively.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// The suite files of `paths` (files as they are, folders searched), sorted and without
 /// duplicates. The error names a path that cannot be read.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
+    discover_noting(paths).map(|found| found.files)
+}
+
+/// What a search for suite files found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// The suite files, sorted and without duplicates.
+    pub files: Vec<PathBuf>,
+    /// What the search passed over in folders, one sentence each: a file with a suite's
+    /// name that is no regular file (a named pipe would be waited on forever), a folder
+    /// reached again through a link.
+    pub notes: Vec<String>,
+}
+
+/// [`discover`], with notes of what the search of folders passed over. A file named on the
+/// command line that is not a regular file is an error naming it; one found in a folder is
+/// passed over with a note. Each folder is searched once, so a link back to a folder above
+/// it is named once in a note rather than followed until the path is too long.
+pub fn discover_noting(paths: &[PathBuf]) -> Result<Found, String> {
+    let mut found = Found::default();
+    let mut searched = HashSet::new();
     for p in paths {
-        collect(p, &mut files)?;
+        collect(p, &mut found, &mut searched)?;
     }
-    files.sort();
-    files.dedup();
-    Ok(files)
+    found.files.sort();
+    found.files.dedup();
+    Ok(found)
 }
 
 /// Adds a file, or every suite below a folder (sorted).
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn collect(path: &Path, out: &mut Found, searched: &mut HashSet<PathBuf>) -> Result<(), String> {
     let meta =
         std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if meta.is_file() {
-        out.push(path.to_path_buf());
+        out.files.push(path.to_path_buf());
+        return Ok(());
+    }
+    if !meta.is_dir() {
+        return Err(format!(
+            "cannot read {}: it is {}, and only regular files are read as suites",
+            path.display(),
+            crate::files::kind_of(&meta)
+        ));
+    }
+    // A folder is searched once, however many links lead to it.
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if !searched.insert(key.clone()) {
+        out.notes.push(format!(
+            "{} was not searched again: it leads to {}, which was searched already",
+            path.display(),
+            key.display()
+        ));
         return Ok(());
     }
     let mut entries: Vec<_> = std::fs::read_dir(path)
@@ -31,10 +69,25 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
         .collect();
     entries.sort();
     for p in entries {
-        if p.is_dir() {
-            collect(&p, out)?;
+        let Ok(meta) = std::fs::metadata(&p) else {
+            continue;
+        };
+        let suite_name = p.extension().is_some_and(|e| {
+            let e = e.to_string_lossy().to_ascii_lowercase();
+            matches!(e.as_str(), "mcpr" | "mcp" | "yaml" | "yml" | "json")
+        });
+        if meta.is_dir() {
+            collect(&p, out, searched)?;
+        } else if !meta.is_file() {
+            if suite_name {
+                out.notes.push(format!(
+                    "{} was passed over: it is {}, and only regular files are read as suites",
+                    p.display(),
+                    crate::files::kind_of(&meta)
+                ));
+            }
         } else if p.extension().is_some_and(|e| e == "mcpr" || e == "mcp") || is_yaml_suite(&p) {
-            out.push(p);
+            out.files.push(p);
         }
     }
     Ok(())
@@ -48,7 +101,10 @@ pub fn is_yaml_suite(path: &Path) -> bool {
     if !matches!(ext.as_deref(), Some("yaml" | "yml" | "json")) {
         return false;
     }
-    std::fs::read_to_string(path).is_ok_and(|t| mcpr_compiler::lower::yaml::is_suite(&t))
+    crate::files::read_regular(path)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .is_some_and(|t| mcpr_compiler::lower::yaml::is_suite(&t))
 }
 
 /// The path as shown to people: relative to the working directory when the file lies
