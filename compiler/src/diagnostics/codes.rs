@@ -172,6 +172,7 @@ registry! {
     UnusedExport = 904, Warning, "Export nobody depends on", "";
     UnknownBudgetTest = 905, Warning, "Budget for a test that does not exist", "";
     UnusedDataSource = 906, Warning, "Data source never used", "";
+    SlowPattern = 907, Warning, "Pattern that can take exponential time", "";
 }
 
 impl std::fmt::Display for Code {

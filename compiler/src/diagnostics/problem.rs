@@ -547,6 +547,12 @@ pub enum Problem {
         /// The data source.
         name: String,
     },
+    /// A `matches` pattern with a group that repeats without bound what itself repeats
+    /// without bound (catastrophic backtracking).
+    SlowPattern {
+        /// The group, as written.
+        group: String,
+    },
     /// A flow declared in the file and used by no test.
     UnusedFlow {
         /// The flow.

@@ -203,6 +203,7 @@ impl Problem {
             SchemaViolation { context, rule } => suites::schema_violation(context, rule),
             UnusedFlow { name } => warnings::unused_flow(name),
             UnusedDataSource { name } => warnings::unused_data_source(name),
+            SlowPattern { group } => warnings::slow_pattern(group),
             UnreadSavedVariable { name } => warnings::unread_saved_variable(name),
             UnreadVariable { name } => warnings::unread_variable(name),
             UnknownBudgetTest {
