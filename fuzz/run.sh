@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of the three frontends with cargo-fuzz (libFuzzer).
-#   fuzz/run.sh [SECONDS] [TARGET…]     default: 60 seconds for each of mcpr, yaml, legacy
+# Coverage-guided fuzzing of the three frontends and the data pipeline with cargo-fuzz
+# (libFuzzer).
+#   fuzz/run.sh [SECONDS] [TARGET…]     default: 60 seconds for each of mcpr, yaml, legacy, data
 # Each target's corpus starts from the repository's own files of its format
-# (conformance-tests/, examples/, stdlib-flows/) and grows in $MCPR_FUZZ_DIR/corpus/TARGET.
+# (conformance-tests/, examples/, stdlib-flows/; CSV and JSON data files for data) and grows in $MCPR_FUZZ_DIR/corpus/TARGET.
 # A crash, a timeout (10 s on one input) or an input needing more than 2 GB stops the run
 # with the input saved under $MCPR_FUZZ_DIR/artifacts/TARGET; replay one with
 #   RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET FILE   (in fuzz/).
@@ -13,7 +14,7 @@ cd "$(dirname "$0")"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(mcpr yaml legacy)
+[ ${#targets[@]} -gt 0 ] || targets=(mcpr yaml legacy data)
 dir="${MCPR_FUZZ_DIR:-${TMPDIR:-/tmp}/mcpr-fuzz}"
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${MCPR_FUZZ_TARGET_DIR:-$dir/target}"
@@ -34,6 +35,7 @@ for t in "${targets[@]}"; do
     mcpr) seed mcpr mcpr ;;
     yaml) seed yaml yaml yml json ;;
     legacy) seed legacy mcp ;;
+    data) seed data csv json ;;
     *) echo "unknown target $t"; exit 2 ;;
   esac
   mkdir -p "$dir/artifacts/$t"

@@ -250,6 +250,10 @@ pub struct CheckArgs {
     /// then check again and report what was fixed and what remains.
     #[arg(long)]
     pub fix: bool,
+    /// Show at most N diagnostics for each file, then a line counting the rest (the summary
+    /// counts them all); 0 shows every one.
+    #[arg(long, value_name = "N", default_value_t = mcpr_runtime::suites::check::DEFAULT_MAX_DIAGNOSTICS)]
+    pub max_diagnostics: usize,
     #[command(flatten)]
     pub size: SizeLimitArg,
 }

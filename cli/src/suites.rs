@@ -110,4 +110,3 @@ pub fn load_paths(paths: &[PathBuf], options: &Options) -> Result<Vec<SuiteFile>
     }
     Ok(out)
 }
-

@@ -300,3 +300,31 @@ fn the_project_file_names_the_server_and_the_gate_defaults() {
     assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not both"));
 }
+
+#[test]
+fn folders_are_searched_as_git_and_ruff_search_them() {
+    let good =
+        "MCP Test 1\nSuite: \"Good\"\nServer: node server.js\n\nTest: \"one\"\n  Send \"ping\"\n";
+    let broken = "MCP Test 1\nSuite: \"Broken\"\nThis is no statement\n";
+    let dir = scratch(&[
+        ("tests/good.mcpr", good),
+        ("tests/node_modules/pkg/broken.mcpr", broken),
+        ("tests/target/debug/broken.mcpr", broken),
+        ("tests/.venv/lib/broken.mcpr", broken),
+        ("tests/.hidden.mcpr", broken),
+        ("tests/generated/broken.mcpr", broken),
+        ("tests/scratch.mcpr", broken),
+        (".gitignore", "generated/\nscratch.mcpr\n"),
+    ]);
+    let out = mcpr_in(dir.path())
+        .args(["check", "tests"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    // A file named on the command line is checked whatever ignores it.
+    let out = mcpr_in(dir.path())
+        .args(["check", "tests/scratch.mcpr"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", output_text(&out));
+}

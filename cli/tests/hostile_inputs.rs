@@ -209,3 +209,147 @@ fn a_yaml_suite_with_one_mapping_of_seventy_thousand_keys_checks_quickly() {
     assert_eq!(code, Some(2), "{out}");
     assert!(out.contains("MCPLANG601"), "{out}");
 }
+
+/// Flows named `P0` … `P{levels}`, each using the one before `uses` times.
+fn nested_flows(levels: usize, uses: usize) -> String {
+    let mut text = String::from("Server: node server.js\n\nFlow: \"P0\"\n  Send \"ping\"\n\n");
+    for i in 1..=levels {
+        text.push_str(&format!("Flow: \"P{i}\"\n"));
+        for _ in 0..uses {
+            text.push_str(&format!("  Use flow \"P{}\"\n", i - 1));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[test]
+fn twenty_flows_each_using_the_one_before_twice_are_refused_at_the_call() {
+    // 958 bytes: once past 6 GiB to an abort, a million statements expanded into one test.
+    let text = format!(
+        "{}Test: \"Bomb\"\n  Use flow \"P20\"\n",
+        nested_flows(20, 2)
+    );
+    let dir = common::scratch(&[("bomb.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "bomb.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("MCPLANG426"), "{out}");
+}
+
+#[test]
+fn a_chain_of_twenty_thousand_flows_neither_overflows_the_stack_nor_expands() {
+    // 700 KB: once a stack overflow; 5,000 levels (168 KB) took 3.2 GB.
+    let text = format!(
+        "{}Test: \"Deep\"\n  Use flow \"P20000\"\n",
+        nested_flows(20_000, 1)
+    );
+    let dir = common::scratch(&[("deep.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "deep.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("MCPLANG426") && out.contains("nested"),
+        "{out}"
+    );
+}
+
+#[test]
+fn thousands_of_tests_using_a_large_flow_stay_within_the_suite_budget() {
+    // Each test takes in 6,142 statements, within a test's budget; 35,000 of them would be
+    // two hundred million statements.
+    let mut text = nested_flows(11, 2);
+    let mut i = 0;
+    while text.len() < 1_000_000 {
+        text.push_str(&format!("Test: \"T{i}\"\n  Use flow \"P11\"\n"));
+        i += 1;
+    }
+    let dir = common::scratch(&[("many.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "many.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("the suite would take in more than"), "{out}");
+    assert!(out.contains("--max-diagnostics"), "{out}");
+}
+
+#[test]
+fn a_hundred_kilobytes_of_tests_of_one_name_check_quickly_with_a_capped_report() {
+    // Once 15 s, and a report of megabytes.
+    let mut text = String::from("Server: node server.js\n\n");
+    while text.len() < 100_000 {
+        text.push_str("Test: \"t\"\n");
+    }
+    let dir = common::scratch(&[("same.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "same.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.len() < 200_000, "{} bytes of report", out.len());
+    assert!(out.contains("more in same.mcpr"), "{out}");
+}
+
+#[test]
+fn a_thousand_misspelt_long_flow_names_check_quickly() {
+    // 444 KB: once 59 s, each name compared with every flow's letter by letter.
+    let name = |i: usize| format!("{i:04}{}", "abcdefghij".repeat(20));
+    let mut text = String::from("Server: node server.js\n\n");
+    for i in 0..1000 {
+        text.push_str(&format!("Flow: \"{}\"\n  Send \"ping\"\n\n", name(i)));
+    }
+    text.push_str("Test: \"Uses\"\n");
+    for i in 0..1000 {
+        let mut misspelt = name(i);
+        misspelt.replace_range(100..101, "X");
+        text.push_str(&format!("  Use flow \"{misspelt}\"\n"));
+    }
+    let dir = common::scratch(&[("names.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "names.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains("MCPLANG401") || out.contains("Unknown flow") || out.contains("unknown flow"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_thousand_misspelt_dependencies_check_quickly() {
+    // Once 15 s: the ids were sorted again for each one.
+    let mut text = String::from("Server: node server.js\n\n");
+    for i in 0..1000 {
+        text.push_str(&format!(
+            "Test: \"Test number {i}\"\n  Id: test-number-{i}\n  Depends on: test-nuber-{i}\n  Send \"ping\"\n\n"
+        ));
+    }
+    let dir = common::scratch(&[("deps.mcpr", &text)]);
+    let (out, code) = check_within_ceilings(dir.path(), "deps.mcpr");
+    assert_eq!(code, Some(2), "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_imported_or_in_a_checked_folder_is_never_opened() {
+    let dir = common::scratch(&[(
+        "suites/suite.mcpr",
+        "Import flows from \"./pipe.mcpr\"\n\nServer: node server.js\n\nTest: \"One\"\n  Send \"ping\"\n",
+    )]);
+    nix::unistd::mkfifo(
+        &dir.path().join("suites/pipe.mcpr"),
+        nix::sys::stat::Mode::S_IRWXU,
+    )
+    .expect("mkfifo");
+    // Found in a folder: passed over with a note; imported: a located error.
+    let (out, code) = check_within_ceilings(dir.path(), "suites");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("named pipe"), "{out}");
+    let (out, code) = check_within_ceilings(dir.path(), "suites/pipe.mcpr");
+    assert_ne!(code, Some(0), "{out}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_linking_back_to_itself_is_named_once() {
+    let dir = common::scratch(&[(
+        "suites/suite.mcpr",
+        "Server: node server.js\n\nTest: \"One\"\n  Send \"ping\"\n",
+    )]);
+    std::os::unix::fs::symlink("..", dir.path().join("suites/loop")).expect("symlink");
+    let (out, code) = check_within_ceilings(dir.path(), "suites");
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(out.matches("was not searched again").count(), 1, "{out}");
+    assert!(!out.contains("loop/loop"), "{out}");
+}

@@ -42,22 +42,131 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The most work one call of [`closest`] does, in characters compared (a cell of a distance
+/// table, a character lower-cased or counted): a name is compared with a few hundred long
+/// candidates at most, and what was closest among those is the suggestion.
+pub const CLOSEST_CALL_BUDGET: usize = 200_000;
+
+/// The most work the calls of [`closest`] on one thread do between two calls of
+/// [`reset_suggestion_budget`] (a compilation makes one at its start): past it no more
+/// suggestions are made, so a file of thousands of misspelt long names is checked in time
+/// proportional to its size, with the first of them still getting their `Try:`.
+pub const CLOSEST_THREAD_BUDGET: usize = 10_000_000;
+
+thread_local! {
+    /// What is left of [`CLOSEST_THREAD_BUDGET`] on this thread.
+    static SUGGESTION_BUDGET: std::cell::Cell<usize> =
+        const { std::cell::Cell::new(CLOSEST_THREAD_BUDGET) };
+}
+
+/// Gives the calls of [`closest`] on this thread their whole budget again.
+pub fn reset_suggestion_budget() {
+    SUGGESTION_BUDGET.with(|b| b.set(CLOSEST_THREAD_BUDGET));
+}
+
 /// The candidate closest to `name` (compared without case), when it is close enough to be a
 /// likely typo: at most a third of the longer name's characters apart, and at least 2. Ties
-/// go to the earliest candidate.
+/// go to the earliest candidate. The search is bounded ([`CLOSEST_CALL_BUDGET`],
+/// [`CLOSEST_THREAD_BUDGET`]): past its budget it answers with the closest candidate found
+/// so far, or none.
 pub fn closest<'c>(name: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<String> {
-    let lower = name.to_lowercase();
+    let thread_left = SUGGESTION_BUDGET.with(std::cell::Cell::get);
+    let mut budget = thread_left.min(CLOSEST_CALL_BUDGET);
+    let start = budget;
+    let lower: Vec<char> = name.chars().flat_map(char::to_lowercase).collect();
     let len = name.chars().count();
-    let limit = |c: &str| (c.chars().count().max(len) / 3).max(2);
-    candidates
-        .into_iter()
+    budget = budget.saturating_sub(len);
+    let mut best: Option<(usize, &str)> = None;
+    let mut buf: Vec<char> = Vec::new();
+    for c in candidates {
+        if budget == 0 || best.is_some_and(|(d, _)| d == 0) {
+            break;
+        }
+        let count = if c.is_ascii() {
+            c.len()
+        } else {
+            c.chars().count()
+        };
+        budget = budget.saturating_sub(count / 8 + 1);
+        let limit = (count.max(len) / 3).max(2);
+        // A later candidate must be strictly closer to replace an earlier one.
+        let bound = best.map_or(limit, |(d, _)| limit.min(d - 1));
         // The distance is at least the difference in length: skip what cannot be close
-        // without comparing (a long name against many candidates stays linear).
-        .filter(|c| c.chars().count().abs_diff(len) <= limit(c))
-        .map(|c| (edit_distance(&lower, &c.to_lowercase()), c))
-        .filter(|(d, c)| *d <= limit(c))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c.to_string())
+        // without comparing.
+        if count.abs_diff(len) > bound {
+            continue;
+        }
+        buf.clear();
+        if c.is_ascii() {
+            buf.extend(c.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            buf.extend(c.chars().flat_map(char::to_lowercase));
+        }
+        budget = budget.saturating_sub(buf.len());
+        if let Some(d) = bounded_distance(&lower, &buf, bound, &mut budget) {
+            best = Some((d, c));
+        }
+    }
+    let spent = start - budget;
+    SUGGESTION_BUDGET.with(|b| b.set(thread_left.saturating_sub(spent)));
+    best.map(|(_, c)| c.to_string())
+}
+
+/// The Levenshtein distance of `a` and `b` when it is at most `k`, else `None`: their common
+/// ends set aside, then only the cells of the table within `k` of its diagonal, stopping
+/// when a whole row is past `k`. Each cell filled is taken from `budget`; `None` when it
+/// runs out.
+fn bounded_distance(a: &[char], b: &[char], k: usize, budget: &mut usize) -> Option<usize> {
+    let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[head..], &b[head..]);
+    let tail = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (a, b) = (&a[..a.len() - tail], &b[..b.len() - tail]);
+    *budget = budget.saturating_sub((head + tail) / 8);
+    let (n, m) = (a.len(), b.len());
+    if n.abs_diff(m) > k {
+        return None;
+    }
+    if n == 0 || m == 0 {
+        return Some(n.max(m));
+    }
+    let past = k + 1;
+    let mut prev: Vec<usize> = (0..=m).map(|j| j.min(past)).collect();
+    let mut cur = vec![past; m + 1];
+    for i in 1..=n {
+        let lo = i.saturating_sub(k).max(1);
+        let hi = (i + k).min(m);
+        let width = (hi + 1).saturating_sub(lo);
+        if *budget < width {
+            *budget = 0;
+            return None;
+        }
+        *budget -= width;
+        cur[0] = i.min(past);
+        cur[lo - 1] = if lo == 1 { cur[0] } else { past };
+        let mut row_min = cur[lo - 1];
+        for j in lo..=hi {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let v = (prev[j - 1] + cost)
+                .min(prev[j] + 1)
+                .min(cur[j - 1] + 1)
+                .min(past);
+            cur[j] = v;
+            row_min = row_min.min(v);
+        }
+        if hi < m {
+            cur[hi + 1] = past;
+        }
+        if row_min > k {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    (prev[m] <= k).then_some(prev[m])
 }
 
 /// Levenshtein distance where swapping two neighbouring characters counts as one edit
@@ -194,6 +303,56 @@ mod tests {
         );
         assert_eq!(closest("zzz", ["create-customer"]), None);
         assert_eq!(closest("NAME", ["name", "nmae"]).as_deref(), Some("name"));
+        // Ties go to the earliest; a closer later one wins.
+        assert_eq!(closest("abcd", ["abxd", "abcx"]).as_deref(), Some("abxd"));
+        assert_eq!(
+            closest("abcdef", ["abxdex", "abcdex"]).as_deref(),
+            Some("abcdex")
+        );
+    }
+
+    #[test]
+    fn bounded_distances_agree_with_the_whole_table() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "kitten",
+            "sitting",
+            "flow one",
+            "flow-one",
+            "one flow",
+            "abcdefghij",
+            "ghijabcdef",
+            "aaaaab",
+            "baaaaa",
+            "ünïcödé",
+            "unicode",
+        ];
+        for a in words {
+            for b in words {
+                let full = edit_distance(a, b);
+                let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+                for k in 0..12 {
+                    let mut budget = usize::MAX;
+                    let bounded = bounded_distance(&ca, &cb, k, &mut budget);
+                    assert_eq!(bounded, (full <= k).then_some(full), "{a:?} {b:?} {k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_search_past_its_budget_stops() {
+        let long: Vec<String> = (0..10_000)
+            .map(|i| format!("{i:05}{}", "x".repeat(300)))
+            .collect();
+        let started = std::time::Instant::now();
+        let _ = closest(
+            &format!("{}y", "x".repeat(305)),
+            long.iter().map(String::as_str),
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 
     #[test]

@@ -97,6 +97,70 @@ fn check_template_now(pattern: &str) -> Result<(), PatternError> {
     compile(&plain).map(|_| ())
 }
 
+/// The first group of `pattern` that repeats without bound something that itself repeats
+/// without bound (`(a+)+`, `(?:\w*\s)*`, `(x{2,})+`), as written: such a pattern may try
+/// exponentially many ways to match before it fails (catastrophic backtracking). A cheap
+/// reading of the text, no parse: escapes and character classes are stepped over.
+pub fn nested_unbounded_quantifier(pattern: &str) -> Option<&str> {
+    // Per open group: where it starts, and whether something inside repeats without bound.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    let bytes = pattern.as_bytes();
+    let mut i = 0;
+    // An unbounded quantifier starting at `at`: its length.
+    let unbounded = |at: usize| -> Option<usize> {
+        match bytes.get(at)? {
+            b'*' | b'+' => Some(1),
+            b'{' => {
+                let close = at + pattern[at..].find('}')?;
+                let inner = &pattern[at + 1..close];
+                let (low, high) = inner.split_once(',')?;
+                (!low.is_empty() && low.bytes().all(|b| b.is_ascii_digit()) && high.is_empty())
+                    .then_some(close + 1 - at)
+            }
+            _ => None,
+        }
+    };
+    while i < bytes.len() {
+        // A group closing, or the end of one atom (an escape, a class, a character).
+        if bytes[i] == b'(' {
+            open.push((i, false));
+            i += 1;
+            continue;
+        }
+        let mut inner = false;
+        let mut start = i;
+        match bytes[i] {
+            b')' => {
+                (start, inner) = open.pop().unwrap_or((i, false));
+                i += 1;
+            }
+            b'\\' => i += 2,
+            b'[' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b']' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+        i = i.min(bytes.len());
+        let repeated = unbounded(i);
+        if let Some(len) = repeated {
+            if inner {
+                return pattern.get(start..i + len);
+            }
+            i += len;
+        }
+        if (repeated.is_some() || inner)
+            && let Some(outer) = open.last_mut()
+        {
+            outer.1 = true;
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +185,24 @@ mod tests {
         for p in ["[unclosed", "(", "a**", r"\k<nope>"] {
             let e = compile(p).unwrap_err();
             assert!(!e.reason.is_empty(), "{p}");
+        }
+    }
+
+    #[test]
+    fn nested_unbounded_quantifiers_are_found() {
+        for (p, found) in [
+            ("^(a+)+$", Some("(a+)+")),
+            (r"(\w+\s?)*$", Some(r"(\w+\s?)*")),
+            ("x(?:(b*)c)*", Some("(?:(b*)c)*")),
+            ("(a{2,})+", Some("(a{2,})+")),
+            ("^(a+)$", None),
+            ("(a|b)+", None),
+            ("(a{2,3})+", None),
+            (r"[(a+)]+", None),
+            (r"\(a+\)+", None),
+            ("^[0-9]+-[a-z]*$", None),
+        ] {
+            assert_eq!(nested_unbounded_quantifier(p), found, "{p}");
         }
     }
 

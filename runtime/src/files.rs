@@ -3,10 +3,69 @@
 //! and replaces the target by a rename, so a reader never sees half a report and a run
 //! killed while writing leaves the previous file as it was. The temporary file is named
 //! after the process (`.NAME.<pid>.tmp`): one left behind by a process that was killed
-//! (`kill -9`) is removed by the next write beside it, once no process has that id.
+//! (`kill -9`) is removed by the next write beside it, once no process has that id. And
+//! the files mcpr reads as suites: regular files only ([`read_regular`]).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+
+/// What a file that is not a regular file is, in words ("a named pipe (FIFO)").
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// Reads a whole regular file. Anything else is refused with an error of kind
+/// `InvalidInput` saying what it is, before it is read: reading a named pipe waits for a
+/// writer that may never come, and a device may never end. The file is opened without
+/// waiting (`O_NONBLOCK`) and judged by the opened handle, so a file swapped for a pipe
+/// between the look and the opening is refused too.
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let refuse = |meta: &std::fs::Metadata| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("it is {}, not a regular file", kind_of(meta)),
+        )
+    };
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(refuse(&meta));
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits());
+    }
+    let mut file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(refuse(&meta));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
 
 /// Who may read a written file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

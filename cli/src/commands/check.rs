@@ -20,6 +20,7 @@ pub fn run(args: CheckArgs) -> u8 {
         pedantic: args.pedantic,
         data: args.data,
         max_file_bytes,
+        max_diagnostics: args.max_diagnostics,
     };
     let found = if args.fix {
         check_and_fix(&args.paths, &opts).map(|outcome| {

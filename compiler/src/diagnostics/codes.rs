@@ -138,6 +138,7 @@ registry! {
     BadClientBehavior = 423, Error, "Invalid Client behavior settings", "";
     UnknownLintRule = 424, Error, "Unknown lint rule code", "";
     MisplacedFault = 425, Error, "Fault on a step that cannot take it", "";
+    FlowTooLarge = 426, Error, "Flow use past its budget", "";
     // 5xx: data sources
     UnknownDataSource = 501, Error, "Unknown data source", "QA-DATA-001";
     DataSourceWithoutOrigin = 502, Error, "Data source without rows to load", "MCP-DATA-001";
@@ -172,6 +173,7 @@ registry! {
     UnusedExport = 904, Warning, "Export nobody depends on", "";
     UnknownBudgetTest = 905, Warning, "Budget for a test that does not exist", "";
     UnusedDataSource = 906, Warning, "Data source never used", "";
+    SlowPattern = 907, Warning, "Pattern that can take exponential time", "";
 }
 
 impl std::fmt::Display for Code {

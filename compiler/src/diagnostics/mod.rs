@@ -10,7 +10,7 @@ mod wording;
 
 pub use codes::{Code, Severity};
 pub use fix::{Edit, Fix};
-pub use problem::{Problem, Surface};
+pub use problem::{FlowExcess, Problem, Surface};
 pub use wording::Wording;
 
 use crate::source::Span;

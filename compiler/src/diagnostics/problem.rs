@@ -232,6 +232,14 @@ pub enum Problem {
         /// The call chain, first and last the same.
         chain: Vec<String>,
     },
+    /// A `Use flow` whose expansion would pass the flow budget: calls nested too deeply, or
+    /// more statements than one test may take in through flows.
+    FlowTooLarge {
+        /// The flow called.
+        flow: String,
+        /// Which limit it passes.
+        over: FlowExcess,
+    },
     /// Two tests with the same id.
     DuplicateTestId {
         /// The format the problem is worded for.
@@ -547,6 +555,12 @@ pub enum Problem {
         /// The data source.
         name: String,
     },
+    /// A `matches` pattern with a group that repeats without bound what itself repeats
+    /// without bound (catastrophic backtracking).
+    SlowPattern {
+        /// The group, as written.
+        group: String,
+    },
     /// A flow declared in the file and used by no test.
     UnusedFlow {
         /// The flow.
@@ -577,6 +591,31 @@ pub enum Problem {
         name: String,
         /// The exporting test's id.
         test: String,
+    },
+}
+
+/// The limit of the flow budget a `Use flow` passes ([`Problem::FlowTooLarge`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FlowExcess {
+    /// The calls below the line go `depth` flows deep; at most `limit` may nest.
+    Depth {
+        /// Flows nested by this call, itself included.
+        depth: usize,
+        /// The most that may nest.
+        limit: usize,
+    },
+    /// The test would hold `total` statements taken in through flows; at most `limit`.
+    Statements {
+        /// The statements the test would take in with this call.
+        total: usize,
+        /// The most a test may take in.
+        limit: usize,
+    },
+    /// The tests of the suite together would take in more than `limit` statements through
+    /// flows.
+    Suite {
+        /// The most the tests of a suite may take in together.
+        limit: usize,
     },
 }
 

@@ -38,10 +38,10 @@ impl BuiltTest {
 }
 
 /// The ids of `by_id` (id → index of its test) in the order of their tests.
-fn ids_in_order(by_id: &HashMap<String, usize>) -> impl Iterator<Item = &str> {
+fn ids_in_order(by_id: &HashMap<String, usize>) -> Vec<String> {
     let mut ids: Vec<(&str, usize)> = by_id.iter().map(|(id, i)| (id.as_str(), *i)).collect();
     ids.sort_by_key(|(_, i)| *i);
-    ids.into_iter().map(|(id, _)| id)
+    ids.into_iter().map(|(id, _)| id.to_string()).collect()
 }
 
 /// Runs every dependency check over the tests of the entry file.
@@ -94,6 +94,8 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
     let nodes: Vec<NodeIndex> = (0..tests.len()).map(|i| graph.add_node(i)).collect();
     // edge (from, to) → span of the `Depends on:` item.
     let mut edge_at = HashMap::new();
+    // Sorted once, when some dependency is unknown.
+    let mut ordered: Option<Vec<String>> = None;
     for (i, t) in tests.iter().enumerate() {
         for (dep, span) in &t.depends {
             match resolve(dep) {
@@ -120,7 +122,13 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                         id: dep.clone(),
                         // The ids in document order, so a tie always goes to the same one
                         // (the map's order changes from run to run).
-                        suggestion: closest(dep, ids_in_order(&by_id)),
+                        suggestion: closest(
+                            dep,
+                            ordered
+                                .get_or_insert_with(|| ids_in_order(&by_id))
+                                .iter()
+                                .map(String::as_str),
+                        ),
                         surface: l.surface,
                     },
                     file,

@@ -8,15 +8,15 @@
 //! the chain of calls they came from.
 
 use super::Lower;
-use super::mcpr::{NAMESPACES, TestBuilder, block_ref, body, node_refs};
-use crate::diagnostics::Problem;
+use super::mcpr::{NAMESPACES, TestBuilder, block_ref, node_refs};
+use crate::diagnostics::{FlowExcess, Problem};
 use crate::ir::FlowFrame;
 use crate::names::closest;
 use crate::syntax::{Document, Node, Stmt, Text};
 use crate::values;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 /// One declared flow.
 pub struct Flow<'d> {
@@ -34,7 +34,34 @@ pub struct Flow<'d> {
     pub used: AtomicBool,
     /// Whether it is part of a recursive cycle (never expanded).
     pub recursive: AtomicBool,
+    /// The statements a call takes into a test, those of the flows it calls included
+    /// (saturating; see [`MAX_FLOW_STATEMENTS`]).
+    size: usize,
+    /// How many flows a call nests, itself included (saturating; see [`MAX_FLOW_DEPTH`]).
+    depth: usize,
 }
+
+/// The most flows one call may nest, itself included: a test calls a flow that calls a flow …
+/// at most this deep. Flows are expanded into each test that uses them, and each step keeps
+/// the chain of calls it came from, so a deep chain costs memory with the square of its depth.
+pub const MAX_FLOW_DEPTH: usize = 32;
+
+/// The most statements one test may take in through its flows (each flow line once per
+/// time it is expanded). Twenty flows each calling the one before twice are a few hundred
+/// bytes and a million statements; such a call is refused with MCPLANG426 before anything
+/// is expanded, since each flow's size is known from its body.
+pub const MAX_FLOW_STATEMENTS: usize = 10_000;
+
+/// The most statements the tests of one suite may take in through flows together: a
+/// thousand-byte flow used by every one of forty thousand one-line tests would otherwise be
+/// hundreds of millions of statements. Tests are lowered on several threads for a large file,
+/// so which calls pass this budget first can differ from one run to the next; that the suite
+/// is past it does not.
+pub const MAX_SUITE_FLOW_STATEMENTS: usize = 100_000;
+
+/// The most flows the search for the names a flow saves through its calls looks at. Past it
+/// the flow's references are not judged (no unknown-variable report for it).
+const MAX_SAVED_SEARCH: usize = 4096;
 
 /// Every flow visible to the entry file: its own first, then the imported ones.
 pub struct Flows<'d> {
@@ -43,6 +70,9 @@ pub struct Flows<'d> {
     /// `docs/stdlib.md` names them by; a flow's own name comes first.
     by_id: HashMap<String, usize>,
     list: Vec<Flow<'d>>,
+    /// Statements the tests lowered so far took in through flows, together (held to
+    /// [`MAX_SUITE_FLOW_STATEMENTS`]; shared by the threads lowering tests).
+    taken: AtomicUsize,
 }
 
 /// Where a body is being walked: its file, the flow calls around it, and the renaming of
@@ -122,6 +152,7 @@ impl<'d> Flows<'d> {
             by_name: HashMap::new(),
             by_id: HashMap::new(),
             list: Vec::new(),
+            taken: AtomicUsize::new(0),
         };
         let files = std::iter::once((l.entry, entry)).chain(imported.iter().copied());
         for (file, doc) in files {
@@ -180,11 +211,14 @@ impl<'d> Flows<'d> {
                     inputs,
                     used: AtomicBool::new(false),
                     recursive: AtomicBool::new(false),
+                    size: 0,
+                    depth: 0,
                 });
             }
         }
         flows.index_check_ids(l);
         flows.check_recursion(l);
+        flows.measure();
         flows.check_variables(l);
         flows
     }
@@ -209,12 +243,71 @@ impl<'d> Flows<'d> {
             .copied()
     }
 
-    /// Names a flow saves or sets, itself or through the flows it calls.
-    fn saved(&self, at: usize, seen: &mut Vec<bool>, out: &mut BTreeSet<String>) {
-        if seen[at] {
-            return;
+    /// The flows a flow's body calls, by index, in order (unknown names left out).
+    fn callees(&self, at: usize) -> impl Iterator<Item = usize> + '_ {
+        self.list[at]
+            .node
+            .children
+            .iter()
+            .filter_map(|c| match &c.stmt {
+                Stmt::UseFlow { name, .. } => self.index(name.value.as_str()),
+                _ => None,
+            })
+    }
+
+    /// Works out each flow's [`Flow::size`] and [`Flow::depth`], callees first, without
+    /// recursion (a chain of flows may be thousands long). A recursive flow is never
+    /// expanded: a call of it counts as its one line.
+    fn measure(&mut self) {
+        let n = self.list.len();
+        let recursive: Vec<bool> = self
+            .list
+            .iter()
+            .map(|f| f.recursive.load(Relaxed))
+            .collect();
+        let mut done = vec![false; n];
+        let mut stack: Vec<(usize, bool)> = Vec::new();
+        for start in 0..n {
+            stack.push((start, false));
+            while let Some((at, callees_done)) = stack.pop() {
+                if done[at] {
+                    continue;
+                }
+                if !callees_done && !recursive[at] {
+                    stack.push((at, true));
+                    stack.extend(
+                        self.callees(at)
+                            .filter(|&c| !done[c] && !recursive[c])
+                            .map(|c| (c, false)),
+                    );
+                    continue;
+                }
+                let (mut size, mut depth) = (0usize, 1usize);
+                for child in &self.list[at].node.children {
+                    size = size.saturating_add(match &child.stmt {
+                        Stmt::Comment
+                        | Stmt::Error
+                        | Stmt::Inputs { .. }
+                        | Stmt::Outputs { .. } => 0,
+                        Stmt::UseFlow { name, .. } => match self.index(name.value.as_str()) {
+                            Some(c) if !recursive[c] && !recursive[at] => {
+                                depth = depth.max(self.list[c].depth.saturating_add(1));
+                                self.list[c].size.saturating_add(1)
+                            }
+                            _ => 1,
+                        },
+                        _ => 1,
+                    });
+                }
+                self.list[at].size = size;
+                self.list[at].depth = depth;
+                done[at] = true;
+            }
         }
-        seen[at] = true;
+    }
+
+    /// Names a flow's own body saves or sets.
+    fn saved_here(&self, at: usize, out: &mut BTreeSet<String>) {
         for child in &self.list[at].node.children {
             match &child.stmt {
                 Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } => {
@@ -238,22 +331,52 @@ impl<'d> Flows<'d> {
                         }
                     }
                 }
-                Stmt::UseFlow { name, .. } => {
-                    if let Some(next) = self.index(&name.value) {
-                        self.saved(next, seen, out);
-                    }
-                }
                 _ => {}
             }
         }
     }
 
+    /// Adds the names the flows `at` calls save or set, through their own calls too, as deep
+    /// as calls may nest ([`MAX_FLOW_DEPTH`]), breadth first and without recursion. `mark`
+    /// is scratch space of one slot per flow. False when the search stopped at
+    /// [`MAX_SAVED_SEARCH`] flows before the end.
+    fn saved_below(&self, at: usize, mark: &mut [usize], out: &mut BTreeSet<String>) -> bool {
+        let stamp = at + 1;
+        mark[at] = stamp;
+        let mut level = vec![at];
+        let mut visited = 0usize;
+        for _ in 1..MAX_FLOW_DEPTH {
+            let mut next = Vec::new();
+            for &f in &level {
+                for c in self.callees(f) {
+                    if mark[c] == stamp {
+                        continue;
+                    }
+                    mark[c] = stamp;
+                    visited += 1;
+                    if visited > MAX_SAVED_SEARCH {
+                        return false;
+                    }
+                    self.saved_here(c, out);
+                    next.push(c);
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+        }
+        true
+    }
+
     /// Reports references in flow bodies that reach past the flow's inputs (MCPLANG419).
     fn check_variables(&self, l: &mut Lower<'_>) {
+        let mut mark = vec![0usize; self.list.len()];
         for (at, flow) in self.list.iter().enumerate() {
             let mut known: BTreeSet<String> = flow.inputs.iter().map(|(n, _)| n.clone()).collect();
             known.extend(NAMESPACES.iter().map(|n| n.to_string()));
-            self.saved(at, &mut vec![false; self.list.len()], &mut known);
+            self.saved_here(at, &mut known);
+            let mut refs = Vec::new();
             for child in &flow.node.children {
                 if matches!(
                     child.stmt,
@@ -261,29 +384,40 @@ impl<'d> Flows<'d> {
                 ) {
                     continue;
                 }
-                for (inner, span) in node_refs(l.map, child, flow.file) {
-                    let head = values::head(inner);
-                    if values::incomplete_namespace_ref(inner) {
-                        l.report(
-                            Problem::IncompleteReference {
-                                reference: inner.to_string(),
-                            },
-                            flow.file,
-                            span,
-                        );
-                    } else if !known.contains(head) {
-                        let suggestion = closest(head, known.iter().map(String::as_str));
-                        l.report(
-                            Problem::UnknownVariable {
-                                reference: inner.to_string(),
-                                flow: Some(flow.name.value.clone()),
-                                suggestion,
-                                surface: l.surface,
-                            },
-                            flow.file,
-                            span,
-                        );
-                    }
+                refs.extend(node_refs(l.map, child, flow.file));
+            }
+            // The flows below are searched only when the body reads a name it does not
+            // declare itself.
+            let unknown_here = |known: &BTreeSet<String>, r: &str| {
+                !values::incomplete_namespace_ref(r) && !known.contains(values::head(r))
+            };
+            if refs.iter().any(|(r, _)| unknown_here(&known, r))
+                && !self.saved_below(at, &mut mark, &mut known)
+            {
+                continue;
+            }
+            for (inner, span) in refs {
+                let head = values::head(inner);
+                if values::incomplete_namespace_ref(inner) {
+                    l.report(
+                        Problem::IncompleteReference {
+                            reference: inner.to_string(),
+                        },
+                        flow.file,
+                        span,
+                    );
+                } else if !known.contains(head) {
+                    let suggestion = closest(head, known.iter().map(String::as_str));
+                    l.report(
+                        Problem::UnknownVariable {
+                            reference: inner.to_string(),
+                            flow: Some(flow.name.value.clone()),
+                            suggestion,
+                            surface: l.surface,
+                        },
+                        flow.file,
+                        span,
+                    );
                 }
             }
         }
@@ -294,61 +428,79 @@ impl<'d> Flows<'d> {
         self.index(name).map(|i| &self.list[i])
     }
 
-    /// Reports every cycle of calls between flows once, at the call that closes it.
+    /// Reports every cycle of calls between flows once, at the call that closes it, and marks
+    /// the flows of every cycle recursive. Depth first over the calls, with a stack of its own
+    /// rather than the call stack (a chain of flows may be thousands long).
     fn check_recursion(&self, l: &mut Lower<'_>) {
-        // 0 = not visited, 1 = on the stack, 2 = done.
-        let mut state = vec![0u8; self.list.len()];
-        let mut reported: BTreeSet<Vec<usize>> = BTreeSet::new();
+        const NOT_VISITED: usize = usize::MAX;
+        const DONE: usize = usize::MAX - 1;
+        // Per flow: NOT_VISITED, DONE, or its place on `path` while it is being walked.
+        let mut state = vec![NOT_VISITED; self.list.len()];
+        // The flows being walked, each with the calls of its body still to follow.
+        let mut path: Vec<(usize, std::slice::Iter<'_, Node>)> = Vec::new();
+        // The calls that closed a cycle (a second line making the same call says nothing new).
+        let mut reported: BTreeSet<(usize, usize)> = BTreeSet::new();
         for start in 0..self.list.len() {
-            if state[start] == 0 {
-                let mut path = Vec::new();
-                self.dfs(l, start, &mut state, &mut path, &mut reported);
+            if state[start] != NOT_VISITED {
+                continue;
+            }
+            state[start] = 0;
+            path.push((start, self.list[start].node.children.iter()));
+            while let Some((at, calls)) = path.last_mut() {
+                let at = *at;
+                let Some(child) = calls.next() else {
+                    state[at] = DONE;
+                    path.pop();
+                    continue;
+                };
+                let Stmt::UseFlow { name, .. } = &child.stmt else {
+                    continue;
+                };
+                let Some(next) = self.index(name.value.as_str()) else {
+                    continue;
+                };
+                match state[next] {
+                    NOT_VISITED => {
+                        state[next] = path.len();
+                        path.push((next, self.list[next].node.children.iter()));
+                    }
+                    DONE => {}
+                    from => {
+                        let cycle: Vec<usize> = path[from..].iter().map(|(f, _)| *f).collect();
+                        for &c in &cycle {
+                            self.list[c].recursive.store(true, Relaxed);
+                        }
+                        if !reported.insert((at, next)) {
+                            continue;
+                        }
+                        l.report(
+                            Problem::RecursiveFlow {
+                                chain: self.chain_names(&cycle, next),
+                            },
+                            self.list[at].file,
+                            name.span,
+                        );
+                    }
+                }
             }
         }
     }
 
-    fn dfs(
-        &self,
-        l: &mut Lower<'_>,
-        at: usize,
-        state: &mut [u8],
-        path: &mut Vec<usize>,
-        reported: &mut BTreeSet<Vec<usize>>,
-    ) {
-        state[at] = 1;
-        path.push(at);
-        let flow = &self.list[at];
-        for child in &flow.node.children {
-            let Stmt::UseFlow { name, .. } = &child.stmt else {
-                continue;
-            };
-            let Some(next) = self.index(&name.value) else {
-                continue;
-            };
-            match state[next] {
-                1 => {
-                    let from = path.iter().position(|&p| p == next).unwrap_or(0);
-                    let cycle: Vec<usize> = path[from..].to_vec();
-                    let mut key = cycle.clone();
-                    key.sort_unstable();
-                    for &c in &cycle {
-                        self.list[c].recursive.store(true, Relaxed);
-                    }
-                    if reported.insert(key) {
-                        let mut chain: Vec<String> = cycle
-                            .iter()
-                            .map(|&c| format!("\"{}\"", self.list[c].name.value))
-                            .collect();
-                        chain.push(format!("\"{}\"", self.list[next].name.value));
-                        l.report(Problem::RecursiveFlow { chain }, flow.file, name.span);
-                    }
-                }
-                0 => self.dfs(l, next, state, path, reported),
-                _ => {}
-            }
+    /// The names of a cycle of calls for its message, the first one again at the end; a long
+    /// cycle shows its first and last few flows.
+    fn chain_names(&self, cycle: &[usize], back_to: usize) -> Vec<String> {
+        const SHOWN: usize = 4;
+        let quoted = |f: usize| format!("\"{}\"", self.list[f].name.value);
+        let mut chain: Vec<String> = Vec::new();
+        if cycle.len() <= 2 * SHOWN + 1 {
+            chain.extend(cycle.iter().map(|&c| quoted(c)));
+        } else {
+            chain.extend(cycle[..SHOWN].iter().map(|&c| quoted(c)));
+            chain.push(format!("… {} more …", cycle.len() - 2 * SHOWN));
+            chain.extend(cycle[cycle.len() - SHOWN..].iter().map(|&c| quoted(c)));
         }
-        path.pop();
-        state[at] = 2;
+        chain.push(quoted(back_to));
+        chain
     }
 
     /// Warns about flows of the entry file that no test uses.
@@ -371,20 +523,22 @@ impl<'d> Flows<'d> {
     }
 }
 
-/// Expands one `Use flow` line into the test being built.
-pub fn expand<'f>(
+/// Enters one `Use flow` line of the test being built: checks the call, sets its inputs
+/// and hands back the scope and the statements of the flow's body for the caller to walk
+/// ([`super::mcpr::body`] keeps the calls being walked on a stack of its own). `None` when
+/// nothing is to be expanded. A call written in a test is held to the flow budget first.
+pub fn enter<'f>(
     l: &mut Lower<'_>,
     flows: &'f Flows<'_>,
     b: &mut TestBuilder,
     node: &Node,
     name: &Text,
     scope: &Scope<'f>,
-    functions_declared: bool,
-) {
+) -> Option<(Scope<'f>, &'f [Node])> {
     let Some(flow) = flows.get(&name.value) else {
         // A flow of a file that could not be imported is not reported again as unknown.
         if l.import_failed() {
-            return;
+            return None;
         }
         l.report(
             match crate::stdlib::library_of_check(&name.value) {
@@ -403,12 +557,53 @@ pub fn expand<'f>(
             scope.file,
             name.span,
         );
-        return;
+        return None;
     };
     flow.used.store(true, Relaxed);
     if flow.recursive.load(Relaxed) || scope.stack.contains(&name.value.as_str()) {
         mark_used(flows, flow);
-        return;
+        return None;
+    }
+    // The calls inside an accepted call are within the budget: its size and depth count them.
+    if scope.frames.is_empty() {
+        let total = b.flow_statements.saturating_add(flow.size);
+        let over = if flow.depth > MAX_FLOW_DEPTH {
+            Some(FlowExcess::Depth {
+                depth: flow.depth,
+                limit: MAX_FLOW_DEPTH,
+            })
+        } else if total > MAX_FLOW_STATEMENTS {
+            Some(FlowExcess::Statements {
+                total,
+                limit: MAX_FLOW_STATEMENTS,
+            })
+        } else if flows
+            .taken
+            .fetch_update(Relaxed, Relaxed, |taken| {
+                let sum = taken.saturating_add(flow.size);
+                (sum <= MAX_SUITE_FLOW_STATEMENTS).then_some(sum)
+            })
+            .is_err()
+        {
+            Some(FlowExcess::Suite {
+                limit: MAX_SUITE_FLOW_STATEMENTS,
+            })
+        } else {
+            None
+        };
+        if let Some(over) = over {
+            l.report(
+                Problem::FlowTooLarge {
+                    flow: name.value.clone(),
+                    over,
+                },
+                scope.file,
+                name.span,
+            );
+            mark_used(flows, flow);
+            return None;
+        }
+        b.flow_statements = total;
     }
     let no_args = Map::new();
     let given = block_ref(node).unwrap_or(&no_args);
@@ -490,20 +685,21 @@ pub fn expand<'f>(
         key.push_str(input);
         b.variables.insert(key, value);
     }
-    // Section markers inside the flow change phases only inside it.
-    let phase = b.phase;
-    body(l, flows, b, &flow.node.children, &inner, functions_declared);
-    b.phase = phase;
+    Some((inner, &flow.node.children))
 }
 
-/// Marks the flows a recursive flow calls as used (they are never expanded).
+/// Marks the flows a flow that is not expanded calls as used, and theirs (a recursive flow,
+/// or a call past the budget): they are not reported as unused.
 fn mark_used(flows: &Flows<'_>, flow: &Flow<'_>) {
-    for child in &flow.node.children {
-        if let Stmt::UseFlow { name, .. } = &child.stmt
-            && let Some(f) = flows.get(&name.value)
-            && !f.used.swap(true, Relaxed)
-        {
-            mark_used(flows, f);
+    let mut todo = vec![flow];
+    while let Some(flow) = todo.pop() {
+        for child in &flow.node.children {
+            if let Stmt::UseFlow { name, .. } = &child.stmt
+                && let Some(f) = flows.get(&name.value)
+                && !f.used.swap(true, Relaxed)
+            {
+                todo.push(f);
+            }
         }
     }
 }

@@ -165,6 +165,7 @@ fn compile_keeping(
     options: &Options,
     keep_tree: bool,
 ) -> Compiled {
+    crate::names::reset_suggestion_budget();
     if let Some(too_large) = size_check(map.get(entry), entry, options.file_limit()) {
         return finish(None, vec![too_large], None);
     }

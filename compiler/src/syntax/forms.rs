@@ -249,6 +249,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         }
         if let Err(e) = crate::regexp::check_template(&value.value) {
             self.report(Problem::BadPattern { reason: e.reason }, value.span);
+        } else if let Some(group) = crate::regexp::nested_unbounded_quantifier(&value.value) {
+            let group = group.to_string();
+            self.report(Problem::SlowPattern { group }, value.span);
         }
     }
 

@@ -79,7 +79,9 @@ fn millis(
     ms: u32,
     offset_min: i64,
 ) -> Option<i64> {
-    if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
+    // A year far past the range of a JavaScript date (±275,760) is no date, and its days
+    // would overflow the arithmetic below.
+    if y.abs() > 300_000 || !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
         return None;
     }
     if h > 24 || mi > 59 || s > 59 || (h == 24 && (mi, s, ms) != (0, 0, 0)) {
@@ -106,6 +108,12 @@ pub fn date_from_millis(ms: f64) -> Option<String> {
         return None;
     }
     Some(iso_from_millis(ms.trunc() as i64))
+}
+
+/// The number of two ASCII digits.
+fn two_digits(a: u8, b: u8) -> Option<u32> {
+    (a.is_ascii_digit() && b.is_ascii_digit())
+        .then(|| u32::from(a - b'0') * 10 + u32::from(b - b'0'))
 }
 
 fn digits(s: &str, n: usize) -> Option<u32> {
@@ -149,11 +157,11 @@ fn iso(t: &str) -> Option<i64> {
     let (clock, offset) = if let Some(c) = time.strip_suffix(['Z', 'z']) {
         (c, 0)
     } else if let Some(i) = time.rfind(['+', '-']) {
-        let off = &time[i + 1..];
-        let (oh, om) = match off.len() {
-            5 if off.as_bytes()[2] == b':' => (digits(&off[..2], 2)?, digits(&off[3..], 2)?),
-            4 => (digits(&off[..2], 2)?, digits(&off[2..], 2)?),
-            2 => (digits(off, 2)?, 0),
+        // Compared as bytes: the text after the sign may hold any character, and a slice
+        // at a byte offset would cut one in two.
+        let (oh, om) = match time.as_bytes()[i + 1..] {
+            [a, b, b':', c, d] | [a, b, c, d] => (two_digits(a, b)?, two_digits(c, d)?),
+            [a, b] => (two_digits(a, b)?, 0),
             _ => return None,
         };
         let sign = if time.as_bytes()[i] == b'-' { -1 } else { 1 };
@@ -311,6 +319,13 @@ mod tests {
             "2024-13-01",
             "2024-03-07T25:00",
             "12",
+            // A multi-byte character where an offset's digits stand, and years past any
+            // date's range.
+            "2024-01-01T10:00+1é1",
+            "2024-01-01T10:00+é",
+            "2024-01-01T10:00-1é",
+            "March 7, 99999999999999999",
+            "99999999999/01/01",
         ] {
             assert_eq!(parse_date_text(input), None, "{input}");
         }

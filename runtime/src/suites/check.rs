@@ -11,7 +11,7 @@ use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 
 use super::data_json::DataFiles;
-use super::{FsLoader, discover, display_path};
+use super::{FsLoader, discover_noting, display_path};
 use crate::codes::RunCode;
 use crate::data::{self, DataError, DataErrors, DataOptions};
 
@@ -24,6 +24,46 @@ pub struct CheckOptions {
     pub data: bool,
     /// The size limit of a file (`None`: the compiler's default).
     pub max_file_bytes: Option<usize>,
+    /// The most diagnostics shown for one file; the rest are counted on a closing line
+    /// (`--max-diagnostics`). 0 shows them all.
+    pub max_diagnostics: usize,
+}
+
+/// The default of `--max-diagnostics`: how many diagnostics `check` shows for one file.
+pub const DEFAULT_MAX_DIAGNOSTICS: usize = 100;
+
+/// The diagnostics of one file past the limit of those shown, counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Omitted {
+    /// The file, as shown.
+    pub file: String,
+    /// Errors not shown.
+    pub errors: usize,
+    /// Warnings not shown.
+    pub warnings: usize,
+}
+
+impl Omitted {
+    /// `… and 12 more in suite.mcpr (10 errors, 2 warnings; --max-diagnostics 0 shows all)`.
+    pub fn line(&self) -> String {
+        let plural = |n: usize, word: &str| {
+            if n == 1 {
+                format!("1 {word}")
+            } else {
+                format!("{n} {word}s")
+            }
+        };
+        let what = match (self.errors, self.warnings) {
+            (e, 0) => plural(e, "error"),
+            (0, w) => plural(w, "warning"),
+            (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
+        };
+        format!(
+            "\u{2026} and {} more in {} ({what}; --max-diagnostics 0 shows all)",
+            self.errors + self.warnings,
+            self.file
+        )
+    }
 }
 
 /// How a check report is printed.
@@ -46,16 +86,22 @@ pub enum CheckFormat {
 #[derive(Debug)]
 pub struct CheckReport {
     pub(super) map: SourceMap,
+    /// The diagnostics shown (at most `max_diagnostics` per file).
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// Per file, the diagnostics past the limit, counted.
+    omitted: Vec<Omitted>,
+    /// What the search of folders passed over ([`super::Found::notes`]).
+    notes: Vec<String>,
     data_errors: DataErrors,
     files: usize,
     with_data: bool,
 }
 
-/// Checks the suites of `paths` (see [`discover`]). The error names a path that cannot
+/// Checks the suites of `paths` (see [`discover_noting`]). The error names a path that cannot
 /// be read, or a file that is not UTF-8 text.
 pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, String> {
-    let files = discover(paths)?;
+    let found = discover_noting(paths)?;
+    let files = found.files;
     let mut map = SourceMap::new();
     let mut diags = Vec::new();
     let mut data_errors = DataErrors::default();
@@ -78,17 +124,60 @@ pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, Stri
     }
     diagnostics::sort(&mut diags);
     data_errors.sort();
-    Ok(CheckReport {
+    let mut report = CheckReport {
         map,
         diagnostics: diags,
+        omitted: Vec::new(),
+        notes: found.notes,
         data_errors,
         files: files.len(),
         with_data: opts.data,
-    })
+    };
+    report.limit(opts.max_diagnostics);
+    Ok(report)
+}
+
+/// Keeps the first `limit` diagnostics of each file of the sorted `diags` (all of them when
+/// `limit` is 0) and counts the rest, file by file.
+fn keep_first(diags: &mut Vec<Diagnostic>, limit: usize, map: &SourceMap) -> Vec<Omitted> {
+    if limit == 0 {
+        return Vec::new();
+    }
+    let mut omitted: Vec<Omitted> = Vec::new();
+    let mut file = None;
+    let mut shown = 0;
+    diags.retain(|d| {
+        if file != Some(d.file) {
+            file = Some(d.file);
+            shown = 0;
+        }
+        if shown < limit {
+            shown += 1;
+            return true;
+        }
+        if shown == limit {
+            shown += 1;
+            omitted.push(Omitted {
+                file: map.get(d.file).path().to_string(),
+                errors: 0,
+                warnings: 0,
+            });
+        }
+        if let Some(o) = omitted.last_mut() {
+            if d.is_error() {
+                o.errors += 1;
+            } else {
+                o.warnings += 1;
+            }
+        }
+        false
+    });
+    omitted
 }
 
 fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::files::read_regular(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "{} is not UTF-8 text (invalid byte at offset {})",
@@ -131,9 +220,44 @@ fn check_data(
 }
 
 impl CheckReport {
+    /// Keeps the first `limit` diagnostics of each file (all of them when `limit` is 0) and
+    /// counts the rest, file by file.
+    pub fn limit(&mut self, limit: usize) {
+        let more = keep_first(&mut self.diagnostics, limit, &self.map);
+        self.omitted.extend(more);
+    }
+
     /// Whether the files cannot run as they are (a compile error or a data error).
     pub fn has_errors(&self) -> bool {
-        Summary::of(&self.diagnostics, self.files).errors > 0 || !self.data_errors.is_empty()
+        self.summary().errors > 0 || !self.data_errors.is_empty()
+    }
+
+    /// The counts of every diagnostic, those not shown included.
+    fn summary(&self) -> Summary {
+        let mut summary = Summary::of(&self.diagnostics, self.files);
+        for o in &self.omitted {
+            summary.errors += o.errors;
+            summary.warnings += o.warnings;
+        }
+        summary
+    }
+
+    /// The notes of the search, `note: …` each, and an empty line after them.
+    fn note_lines(&self) -> String {
+        if self.notes.is_empty() {
+            return String::new();
+        }
+        let mut out: String = self.notes.iter().map(|n| format!("note: {n}\n")).collect();
+        out.push('\n');
+        out
+    }
+
+    /// The lines that count the diagnostics not shown, each ending in a newline.
+    fn omitted_lines(&self, prefix: &str) -> String {
+        self.omitted
+            .iter()
+            .map(|o| format!("{prefix}{}\n", o.line()))
+            .collect()
     }
 
     /// The report in `format`, as printed on stdout.
@@ -146,6 +270,11 @@ impl CheckReport {
                     out.push_str(&text);
                     out.push('\n');
                 }
+                if !self.omitted.is_empty() {
+                    out.push_str(&self.omitted_lines(""));
+                    out.push('\n');
+                }
+                out.push_str(&self.note_lines());
                 for e in &self.data_errors.errors {
                     out.push_str(&e.render(color));
                     out.push('\n');
@@ -159,6 +288,8 @@ impl CheckReport {
             }
             CheckFormat::Short => {
                 out.push_str(&render::short(&self.diagnostics, &self.map));
+                out.push_str(&self.omitted_lines(""));
+                out.push_str(&self.note_lines());
                 for e in &self.data_errors.errors {
                     out.push_str(&format!("{e}\n"));
                 }
@@ -170,6 +301,21 @@ impl CheckReport {
             }
             CheckFormat::Json => {
                 let mut v = render::json(&self.diagnostics, &self.map, self.files);
+                if let Some(summary) = v.get_mut("summary").and_then(|s| s.as_object_mut()) {
+                    let all = self.summary();
+                    summary.insert("errors".into(), all.errors.into());
+                    summary.insert("warnings".into(), all.warnings.into());
+                    // Only when some were left out, so the shape of a short report is as it was.
+                    let omitted: usize = self.omitted.iter().map(|o| o.errors + o.warnings).sum();
+                    if omitted > 0 {
+                        summary.insert("omitted".into(), omitted.into());
+                    }
+                }
+                if let Some(obj) = v.as_object_mut()
+                    && !self.notes.is_empty()
+                {
+                    obj.insert("notes".into(), self.notes.clone().into());
+                }
                 if self.with_data
                     && let Some(obj) = v.as_object_mut()
                 {
@@ -195,6 +341,13 @@ impl CheckReport {
             }
             CheckFormat::Github => {
                 out.push_str(&render::github(&self.diagnostics, &self.map));
+                for o in &self.omitted {
+                    let line = o.line().replace('%', "%25");
+                    out.push_str(&format!("::warning file={}::{line}\n", o.file));
+                }
+                for n in &self.notes {
+                    out.push_str(&format!("::notice::{}\n", n.replace('%', "%25")));
+                }
                 for e in &self.data_errors.errors {
                     out.push_str(&github_annotation(e));
                     out.push('\n');
@@ -210,7 +363,7 @@ impl CheckReport {
 
     /// The summary line, counting data errors too (they are not compiler diagnostics).
     fn summary_line(&self) -> String {
-        let summary = Summary::of(&self.diagnostics, self.files);
+        let summary = self.summary();
         let n = self.data_errors.total();
         if n == 0 {
             return summary.line();

@@ -36,8 +36,14 @@ pub struct FixOutcome {
 }
 
 /// Checks `paths`, applies every machine-applicable fix, and checks again. The error names
-/// a file that cannot be read or written.
+/// a file that cannot be read or written. Every diagnostic's fix is applied, those past
+/// `max_diagnostics` too; the report that remains shows at most `max_diagnostics` per file.
 pub fn check_and_fix(paths: &[PathBuf], opts: &CheckOptions) -> Result<FixOutcome, String> {
+    let shown = opts;
+    let opts = &CheckOptions {
+        max_diagnostics: 0,
+        ..shown.clone()
+    };
     let mut fixed = Vec::new();
     let mut report = check(paths, opts)?;
     for _ in 0..ROUNDS {
@@ -79,6 +85,7 @@ pub fn check_and_fix(paths: &[PathBuf], opts: &CheckOptions) -> Result<FixOutcom
         }
         report = check(paths, opts)?;
     }
+    report.limit(shown.max_diagnostics);
     Ok(FixOutcome { fixed, report })
 }
 

@@ -31,6 +31,8 @@ fn reason(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "there is no such file".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         std::io::ErrorKind::InvalidData => "it is not UTF-8 text".into(),
+        // `files::read_regular` says what the file is instead.
+        std::io::ErrorKind::InvalidInput => e.to_string(),
         _ => e.to_string(),
     }
 }
@@ -43,12 +45,11 @@ impl Loader for FsLoader {
     }
 
     fn read(&self, path: &str) -> Result<String, LoadError> {
-        let full = self.full(path);
-        if full.is_dir() {
-            return Err(LoadError {
-                reason: "it is a folder".into(),
-            });
-        }
-        std::fs::read_to_string(full).map_err(|e| LoadError { reason: reason(&e) })
+        // Regular files only: a named pipe would wait for a writer forever.
+        let bytes = crate::files::read_regular(&self.full(path))
+            .map_err(|e| LoadError { reason: reason(&e) })?;
+        String::from_utf8(bytes).map_err(|_| LoadError {
+            reason: "it is not UTF-8 text".into(),
+        })
     }
 }

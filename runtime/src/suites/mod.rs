@@ -17,7 +17,7 @@ use mcpr_compiler::ir::Suite;
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
 
-pub use discover::{discover, display_path, is_yaml_suite};
+pub use discover::{Found, discover, discover_noting, display_path, is_yaml_suite};
 pub use loader::FsLoader;
 
 /// A file compiled to a suite, with what the compiler said about it.
@@ -57,7 +57,11 @@ pub fn file_limit(flag: Option<usize>) -> Result<Option<usize>, String> {
 /// by its extension); imports are read relative to the working folder, as the file's
 /// shown path is. The error says why the file could not be read.
 pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, String> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::files::read_regular(path)
+        .and_then(|bytes| {
+            String::from_utf8(bytes)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        })
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new(display_path(path), text));

@@ -12,7 +12,9 @@ mod suites;
 mod warnings;
 
 use super::Code;
-use super::problem::{AliasKind, DurationProblem, HeredocProblem, Problem, Surface, TableProblem};
+use super::problem::{
+    AliasKind, DurationProblem, FlowExcess, HeredocProblem, Problem, Surface, TableProblem,
+};
 
 /// The words of a diagnostic.
 pub struct Wording {
@@ -103,6 +105,7 @@ impl Problem {
                 library,
             } => names::unknown_flow(name, suggestion, library),
             RecursiveFlow { chain } => names::recursive_flow(chain),
+            FlowTooLarge { flow, over } => names::flow_too_large(flow, over),
             DuplicateTestId {
                 id,
                 explicit,
@@ -205,6 +208,7 @@ impl Problem {
             SchemaViolation { context, rule } => suites::schema_violation(context, rule),
             UnusedFlow { name } => warnings::unused_flow(name),
             UnusedDataSource { name } => warnings::unused_data_source(name),
+            SlowPattern { group } => warnings::slow_pattern(group),
             UnreadSavedVariable { name } => warnings::unread_saved_variable(name),
             UnreadVariable { name } => warnings::unread_variable(name),
             UnknownBudgetTest {

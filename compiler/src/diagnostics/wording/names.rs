@@ -80,6 +80,41 @@ pub(super) fn recursive_flow(chain: &[String]) -> Wording {
     )
 }
 
+pub(super) fn flow_too_large(flow: &str, over: &FlowExcess) -> Wording {
+    match over {
+        FlowExcess::Depth { depth, limit } => w(
+            Code::FlowTooLarge,
+            format!("flow calls nested {depth} deep"),
+            format!(
+                "Flow \"{flow}\" calls flows nested {depth} deep with this call; flow calls may be nested at most {limit} deep. The call is not expanded."
+            ),
+            Some(
+                "call the inner flows directly from the test instead of through a chain of flows"
+                    .into(),
+            ),
+        ),
+        FlowExcess::Statements { total, limit } => w(
+            Code::FlowTooLarge,
+            format!("the test would take in {total} statements"),
+            format!(
+                "With this call the test would take in {total} statements through flows; a test may take in at most {limit}. The call is not expanded."
+            ),
+            Some("split the test, or call the flows that repeat a large flow fewer times".into()),
+        ),
+        FlowExcess::Suite { limit } => w(
+            Code::FlowTooLarge,
+            format!("the suite would take in more than {limit} statements"),
+            format!(
+                "With this call the tests of the suite would take in more than {limit} statements through flows together. The call is not expanded."
+            ),
+            Some(
+                "split the suite into several files, or make the flows its tests use smaller"
+                    .into(),
+            ),
+        ),
+    }
+}
+
 pub(super) fn duplicate_test_id(id: &str, explicit: &bool, surface: &Surface) -> Wording {
     w(
         Code::DuplicateTestId,

@@ -27,6 +27,19 @@ pub(super) fn unused_data_source(name: &str) -> Wording {
     )
 }
 
+pub(super) fn slow_pattern(group: &str) -> Wording {
+    w(
+        Code::SlowPattern,
+        "nested repetition",
+        format!(
+            "The group `{group}` repeats without bound something that itself repeats without bound: against a text that almost matches, the pattern can try exponentially many ways before it fails, and the step runs until its deadline."
+        ),
+        Some(
+            "repeat the inner part once (`(a+)+` is `a+`), or bound one of the repetitions".into(),
+        ),
+    )
+}
+
 pub(super) fn unread_saved_variable(name: &str) -> Wording {
     w(
         Code::UnreadSavedVariable,

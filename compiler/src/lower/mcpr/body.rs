@@ -20,7 +20,17 @@ fn named_subject(subject: &str) -> String {
 /// A step made by an action line: its kind, its name and its `always`.
 type Action = (StepKind, String, Option<bool>);
 
-/// Walks a test or flow body, appending steps.
+/// A body being walked: its statements, the next one, its scope, and for a flow's body the
+/// phase to restore when it ends (section markers inside a flow change phases only inside it).
+struct Walk<'n, 'f> {
+    nodes: &'n [Node],
+    next: usize,
+    scope: Scope<'f>,
+    phase: Option<Phase>,
+}
+
+/// Walks a test or flow body, appending steps. Each `Use flow` walks the flow's body in
+/// its place; the bodies being walked are kept on a stack of their own, not the call stack.
 pub fn body<'f>(
     l: &mut Lower<'_>,
     flows: &'f Flows<'_>,
@@ -29,8 +39,23 @@ pub fn body<'f>(
     scope: &Scope<'f>,
     functions_declared: bool,
 ) {
-    let file = scope.file;
-    for node in nodes {
+    let mut walks = vec![Walk {
+        nodes,
+        next: 0,
+        scope: scope.clone(),
+        phase: None,
+    }];
+    while let Some(walk) = walks.last_mut() {
+        let Some(node) = walk.nodes.get(walk.next) else {
+            if let Some(phase) = walk.phase {
+                b.phase = phase;
+            }
+            walks.pop();
+            continue;
+        };
+        walk.next += 1;
+        let scope = &walk.scope;
+        let file = scope.file;
         collect_deps_refs(l, b, node, file);
         let phase = b.phase;
         match &node.stmt {
@@ -44,7 +69,14 @@ pub fn body<'f>(
             }
             Stmt::SetUsing { .. } => set_using(l, b, node, scope, functions_declared),
             Stmt::UseFlow { name, .. } => {
-                flows::expand(l, flows, b, node, name, scope, functions_declared);
+                if let Some((inner, nodes)) = flows::enter(l, flows, b, node, name, scope) {
+                    walks.push(Walk {
+                        nodes,
+                        next: 0,
+                        scope: inner,
+                        phase: Some(phase),
+                    });
+                }
             }
             Stmt::RunStep => run_step_block(l, b, node, scope),
             // Expectations and modifiers attach to the current step.

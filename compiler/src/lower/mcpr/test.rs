@@ -21,6 +21,8 @@ pub struct TestBuilder {
     pub saves: Vec<(String, Span, usize)>,
     /// Exports written in the entry file.
     pub exports: Vec<(String, Span)>,
+    /// Statements taken in through flows so far (held to [`super::flows::MAX_FLOW_STATEMENTS`]).
+    pub flow_statements: usize,
 }
 
 /// What the properties of a test declare besides the IR test's own members.
@@ -52,6 +54,7 @@ pub(super) fn test(
         deps_refs: Vec::new(),
         saves: Vec::new(),
         exports: Vec::new(),
+        flow_statements: 0,
     };
     // Only the first data iteration counts (a second one is MCPLANG215).
     let first_iteration = header
