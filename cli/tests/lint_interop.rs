@@ -42,6 +42,8 @@ struct Server<'a> {
     command: Vec<String>,
     env: Vec<(&'a str, String)>,
     fresh: &'a dyn Fn(),
+    /// Every tool answers the same twice, so init holds each to a value.
+    every_tool_valued: bool,
 }
 
 impl Server<'_> {
@@ -112,6 +114,17 @@ fn check(server: &Server<'_>, tools: usize, findings: &[(&str, usize)]) {
         tools == 0 || values >= 1,
         "no value expectation in the starter suite:\n{suite}"
     );
+    if server.every_tool_valued {
+        // Each tool that answered (twice) without an error is held to a value it gave.
+        for block in suite.split("\nTest: ").filter(|b| b.starts_with("\"Tool ")) {
+            if block.contains("Expect it succeeds") {
+                assert!(
+                    block.contains("\" equals ") || block.contains("\" contains "),
+                    "a tool test without a value expectation:\nTest: {block}"
+                );
+            }
+        }
+    }
     let check = server.mcpr(d, &["check", "starter.mcpr"], false);
     assert_eq!(
         check.status.code(),
@@ -192,6 +205,7 @@ fn server_everything() {
         command: words(&["node", &node("server-everything"), "stdio"]),
         env: vec![],
         fresh: &nothing,
+        every_tool_valued: true,
     };
     check(&server, 13, &[("MCP007", 1), ("MCP027", 1)]);
 }
@@ -213,6 +227,7 @@ fn server_filesystem() {
         ]),
         env: vec![],
         fresh: &fresh,
+        every_tool_valued: false,
     };
     check(&server, 14, &[("MCP007", 18)]);
 }
@@ -229,6 +244,7 @@ fn server_memory() {
         command: words(&["node", &node("server-memory")]),
         env: vec![("MEMORY_FILE_PATH", file.display().to_string())],
         fresh: &fresh,
+        every_tool_valued: true,
     };
     check(&server, 9, &[("MCP007", 4)]);
 }
@@ -240,6 +256,7 @@ fn server_sequential_thinking() {
         command: words(&["node", &node("server-sequential-thinking")]),
         env: vec![("DISABLE_THOUGHT_LOGGING", "true".into())],
         fresh: &nothing,
+        every_tool_valued: false,
     };
     check(&server, 1, &[("MCP006", 1)]);
 }
@@ -251,6 +268,7 @@ fn mcp_server_time() {
         command: words(&[&venv("mcp-server-time"), "--local-timezone", "UTC"]),
         env: vec![],
         fresh: &nothing,
+        every_tool_valued: false,
     };
     check(&server, 2, &[]);
 }
@@ -288,6 +306,7 @@ fn mcp_server_git() {
         command: words(&[&venv("mcp-server-git"), "-r", &repo.display().to_string()]),
         env: vec![],
         fresh: &fresh,
+        every_tool_valued: false,
     };
     check(&server, 12, &[("MCP005", 2), ("MCP007", 22)]);
 }
@@ -299,6 +318,7 @@ fn python_sdk_server() {
         command: words(&[&venv("python"), &tiny_server()]),
         env: vec![],
         fresh: &nothing,
+        every_tool_valued: false,
     };
     check(
         &server,
