@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::protocol::jsonrpc::kind_of;
+
 /// Most expectations written for one tool.
 const MAX_PER_TOOL: usize = 8;
 
@@ -166,17 +168,6 @@ fn text(path: &str, s: &str, out: &mut Vec<Expectation>) {
 fn same<'a>(values: &[&'a Value]) -> Option<&'a Value> {
     let first = values.first()?;
     values.iter().all(|v| v == first).then_some(*first)
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// A member name a path can use as it is (`structuredContent.name`).
