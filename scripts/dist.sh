@@ -24,7 +24,9 @@ GLIBC_FLOOR=2.17
 PUBLISHED_CRATES=(mcpr-compiler mcpr-runtime mcpr-lsp mcpr)
 
 dist="target/dist"
-tools="${MCPR_DIST_TOOLS:-target/dist-tools}"
+# Absolute: maturin hands zig's command (this folder's python) to build scripts that run
+# in other folders (a relative path there names nothing, and the C of ring fails to build).
+tools="$(realpath -m "${MCPR_DIST_TOOLS:-target/dist-tools}")"
 skip_crates=false
 for arg in "$@"; do
   case "$arg" in
