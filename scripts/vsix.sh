@@ -17,7 +17,7 @@ root="$PWD"
 VSCE_VERSION=3.2.1
 
 dist="target/dist"
-tools="${MCPR_DIST_TOOLS:-target/dist-tools}"
+tools="$(realpath -m "${MCPR_DIST_TOOLS:-target/dist-tools}")"
 stage="target/vsix-stage"
 
 step() { printf '== %s\n' "$*"; }
@@ -40,7 +40,6 @@ if [ ! -x "$vsce" ] || [ "$("$vsce" --version)" != "$VSCE_VERSION" ]; then
     "@vscode/vsce@$VSCE_VERSION"
 fi
 [ "$("$vsce" --version)" = "$VSCE_VERSION" ] || die "vsce is not $VSCE_VERSION"
-vsce="$root/$vsce"
 
 step "the VS Code extension mcpr-vscode-$version.vsix"
 rm -rf "$stage"
