@@ -107,6 +107,20 @@ const PYTHON_SDK_DIFFERENCES: &[(&str, &str, &str, &str, &str)] = &[
         "mcp 2.3 ships no io.modelcontextprotocol/tasks extension, so the server answers \
          tools/call with a complete result, which a 2026 server may always do",
     ),
+    (
+        "A task started keeps its handle under task, and its members at the top",
+        "2025-11-25",
+        "failed",
+        "MCP-TASK-001",
+        "the same: no task handle comes back to keep",
+    ),
+    (
+        "A task started keeps its handle under task, and its members at the top",
+        "2026-07-28",
+        "failed",
+        "MCP-TASK-001",
+        "the same: no task handle comes back to keep",
+    ),
 ];
 
 /// `conformance-tests/runtime/both-eras.mcpr` (written for the reference server) against
