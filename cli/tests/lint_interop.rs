@@ -102,18 +102,6 @@ fn check(server: &Server<'_>, tools: usize, findings: &[(&str, usize)]) {
     let init = server.mcpr(d, &["init", "-o", "starter.mcpr"], true);
     assert_eq!(init.status.code(), Some(0), "{}", output_text(&init));
     let suite = std::fs::read_to_string(d.join("starter.mcpr")).unwrap();
-    // init writes what it saw the same twice as values, not only `Expect it succeeds`.
-    let values = suite
-        .lines()
-        .filter(|l| {
-            let l = l.trim_start();
-            l.starts_with("Expect \"") && (l.contains("\" equals ") || l.contains("\" contains "))
-        })
-        .count();
-    assert!(
-        tools == 0 || values >= 1,
-        "no value expectation in the starter suite:\n{suite}"
-    );
     if server.every_tool_valued {
         // Each tool that answered (twice) without an error is held to a value it gave.
         for block in suite.split("\nTest: ").filter(|b| b.starts_with("\"Tool ")) {
