@@ -103,9 +103,8 @@ fn the_quick_start_works_from_a_fresh_folder_against_a_public_server() {
             output_text(&out)
         );
     }
+    // mcp-server-time refuses init's placeholder time zones, so its starter tests expect
+    // those errors; lint_interop holds init's values to account on servers that answer.
     let suite = std::fs::read_to_string(dir.path().join("tests/server.mcpr")).unwrap();
-    assert!(
-        suite.contains(" equals ") || suite.contains(" contains "),
-        "init wrote no value expectation:\n{suite}"
-    );
+    assert!(suite.contains("Test: \"Tool get_current_time\""), "{suite}");
 }
