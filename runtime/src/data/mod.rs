@@ -663,16 +663,7 @@ pub fn rows_of(value: Value, shown: &str, what: &str) -> Result<Vec<Row>, DataEr
 }
 
 /// "a string", "an object", … for messages.
-pub fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use crate::protocol::jsonrpc::described as describe;
 
 /// Follows a dot path (`data.items`, `results.0.rows`) into a document.
 pub fn follow_path(mut v: Value, path: Option<&str>, shown: &str) -> Result<Value, DataError> {

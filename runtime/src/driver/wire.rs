@@ -61,7 +61,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, Box<Refused>> {
                 Value::Null,
                 Failure::invalid(format!(
                     "`id` must be a number or a string, not {}",
-                    type_name(&other)
+                    crate::protocol::jsonrpc::described(&other)
                 )),
             ));
         }
@@ -85,7 +85,7 @@ pub fn parse_request(line: &[u8]) -> Result<Request, Box<Refused>> {
                 id,
                 Failure::invalid(format!(
                     "`params` must be an object, not {}",
-                    type_name(&other)
+                    crate::protocol::jsonrpc::described(&other)
                 )),
             ));
         }
@@ -115,17 +115,6 @@ pub fn result_line(id: &Value, result: Value) -> String {
 /// The line of a failed response.
 pub fn error_line(id: &Value, failure: &Failure) -> String {
     json!({"id": id, "error": failure.to_json()}).to_string()
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A failed request, as the binding sees it.

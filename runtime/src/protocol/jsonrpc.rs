@@ -324,6 +324,19 @@ impl Members {
     }
 }
 
+/// The JSON type of a value with its article ("a string", "an object", "null"), for
+/// messages.
+pub fn described(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Names the JSON type of a value for messages.
 pub fn kind_of(value: &Value) -> &'static str {
     match value {
