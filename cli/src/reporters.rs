@@ -2,6 +2,7 @@
 //! to stdout (at most one), and then where the terminal lines go (stderr when stdout
 //! carries a report) and whether a progress bar is drawn.
 
+use mcpr_runtime::context::RunContext;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -93,8 +94,9 @@ impl Outputs {
         }
     }
 
-    /// The reporters; an error when two reports would go to stdout.
-    pub fn reporters(&self) -> Result<Reporters, String> {
+    /// The reporters of the run whose context is `context` (its environment, CI and learned
+    /// secrets); an error when two reports would go to stdout.
+    pub fn reporters(&self, context: &RunContext) -> Result<Reporters, String> {
         let on_stdout = self.all().filter(|p| p.as_os_str() == "-").count();
         if on_stdout > 1 {
             return Err("only one report can go to stdout (`-`); write the others to files".into());
@@ -109,17 +111,18 @@ impl Outputs {
             (Box::new(std::io::stdout()), output::use_color(self.color))
         };
         let terminal = Terminal::new(out, color)
+            .with_context(context)
             .with_verbosity(self.verbosity)
             .with_durations(self.durations);
         if self.live {
             let no_bar = self.no_progress || self.stdout_taken();
-            reporters.push(WithProgress::new(terminal, no_bar));
+            reporters.push(WithProgress::new(terminal, no_bar, context.ci));
         } else {
             reporters.push(SummaryOnly(terminal));
         }
         reporters.push(StderrNotes);
         if self.github {
-            let github = GithubAnnotations::from_env();
+            let github = GithubAnnotations::from_env(&context.env);
             reporters.push(if self.stdout_taken() {
                 github.on_stderr()
             } else {

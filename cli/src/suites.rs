@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use mcpr_compiler::diagnostics::render;
 use mcpr_compiler::ir::Suite;
 use mcpr_compiler::lower::Options;
+use mcpr_runtime::environment::Environment;
 use mcpr_runtime::run::SuiteFile;
 use mcpr_runtime::suites::{compile_file, discover, display_path, file_limit};
 
@@ -15,7 +16,7 @@ use crate::args::SizeLimitArg;
 /// `MCPR_MAX_FILE_SIZE`, else the default limit.
 pub fn options(size: SizeLimitArg) -> Result<Options, String> {
     Ok(Options {
-        max_file_bytes: file_limit(size.max_file_size)?,
+        max_file_bytes: file_limit(size.max_file_size, &Environment::of_process())?,
         ..Options::default()
     })
 }

@@ -232,7 +232,7 @@ async fn run(url: String, scenario: &str, version: Option<String>) -> Result<(),
         .unwrap_or(Value::Null);
     let mut http = HttpConfig::new(url.clone());
     if let Some(oauth) = oauth_settings(scenario, &context) {
-        let auth = Authorizer::new(&url, oauth).map_err(|e| e.to_string())?;
+        let auth = Authorizer::new(&url, oauth, &Default::default()).map_err(|e| e.to_string())?;
         http.auth = Some(std::sync::Arc::new(auth));
     }
     let behaviour = ClientBehaviour {

@@ -64,14 +64,19 @@ impl AdhocOptions {
     }
 
     /// Gives the HTTP `url` the OAuth client with `oauth` (the IR's `oauth` setting; its
-    /// texts may use `${env.…}`). The error says which setting is wrong.
-    pub fn with_oauth(&mut self, oauth: &mcpr_compiler::ir::OAuth) -> Result<(), String> {
+    /// texts may use `${env.…}`, read from the command's `context`), sharing the command's
+    /// OAuth state, token cache and learned secrets. The error says which setting is wrong.
+    pub fn with_oauth(
+        &mut self,
+        oauth: &mcpr_compiler::ir::OAuth,
+        context: &crate::context::RunContext,
+    ) -> Result<(), String> {
         let Some(url) = &self.url else {
             return Err("OAuth needs an HTTP server (`--url`)".into());
         };
-        let vars = crate::values::Vars::new();
+        let vars = crate::values::Vars::with_env(&context.env);
         let text = |s: &str| vars.interpolate_text(s);
-        self.auth = Some(crate::auth::oauth_hook(oauth, url, &text)?);
+        self.auth = Some(crate::auth::oauth_hook(oauth, url, &text, &context.auth)?);
         Ok(())
     }
 

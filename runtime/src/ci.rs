@@ -1,5 +1,7 @@
 //! Whether a CI service runs mcpr: the one rule for everything the `CI` variable changes
 //! (no progress bar, no watch screen, no question at the terminal, missing snapshots fail).
+//! The command applies it once to the environment it was started in
+//! (`context::RunContext`); nothing in the library reads `CI` itself.
 
 /// Whether a value of `CI` means a CI service: set, not empty, and not `false` or `0` (any
 /// case), so `CI=1` and `CI=true` both count.
@@ -8,11 +10,6 @@ pub fn is_ci(value: Option<&str>) -> bool {
         let v = v.trim();
         !v.is_empty() && !v.eq_ignore_ascii_case("false") && v != "0"
     })
-}
-
-/// [`is_ci`] of the process's own `CI` variable.
-pub fn from_env() -> bool {
-    is_ci(std::env::var("CI").ok().as_deref())
 }
 
 #[cfg(test)]

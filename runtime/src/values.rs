@@ -5,6 +5,8 @@ use base64::Engine as _;
 use serde_json::{Map, Value};
 use sha2::Digest;
 
+use crate::environment::Environment;
+
 /// Most links followed when an exact placeholder resolves to another exact placeholder.
 const MAX_CHAIN: usize = 16;
 
@@ -13,12 +15,22 @@ const MAX_CHAIN: usize = 16;
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
     map: Map<String, Value>,
+    /// What `${env.NAME}` reads: the environment the run was started in.
+    env: Environment,
 }
 
 impl Vars {
-    /// An empty map.
+    /// An empty map whose `${env.…}` finds nothing.
     pub fn new() -> Vars {
         Vars::default()
+    }
+
+    /// An empty map whose `${env.NAME}` reads `env`.
+    pub fn with_env(env: &Environment) -> Vars {
+        Vars {
+            map: Map::new(),
+            env: env.clone(),
+        }
     }
 
     /// Sets (or replaces) a variable.
@@ -31,15 +43,17 @@ impl Vars {
         self.map.get(name)
     }
 
-    /// Resolves a reference (the text inside `${…}`): `env.NAME` reads the process
+    /// Resolves a reference (the text inside `${…}`): `env.NAME` reads the run's
     /// environment; otherwise the longest dotted prefix that is a variable, then a walk
     /// through object members and array indexes.
     pub fn resolve(&self, reference: &str) -> Result<Value, String> {
         let reference = reference.trim();
         if let Some(name) = reference.strip_prefix("env.") {
-            return std::env::var(name)
-                .map(Value::String)
-                .map_err(|_| format!("environment variable not found: {name}"));
+            return self
+                .env
+                .get(name)
+                .map(|v| Value::String(v.to_string()))
+                .ok_or_else(|| format!("environment variable not found: {name}"));
         }
         if let Some(v) = self.map.get(reference) {
             return Ok(v.clone());

@@ -26,7 +26,7 @@ fn settings() -> OAuthConfig {
 
 async fn connect(server: &HttpServer, oauth: OAuthConfig) -> Result<Client, Error> {
     let mut http = HttpConfig::new(server.url.clone());
-    let auth = Authorizer::new(&server.url, oauth).expect("settings accepted");
+    let auth = Authorizer::new(&server.url, oauth, &Default::default()).expect("settings accepted");
     http.auth = Some(Arc::new(auth));
     Client::connect_http(http, common::config(Some("2025-11-25"))).await
 }

@@ -5,6 +5,8 @@
 use crate::args::{AdhocTarget, CallArgs, PingArgs, ToolsArgs};
 use crate::output;
 use mcpr_runtime::adhoc::{self, AdhocOptions};
+use mcpr_runtime::context::RunContext;
+use mcpr_runtime::environment::Environment;
 use mcpr_runtime::error::ErrorKind;
 use mcpr_runtime::run::project::{DefaultTarget, Project};
 
@@ -45,13 +47,12 @@ pub(crate) fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
         opts.headers
             .insert(k.trim().to_string(), v.trim().to_string());
     }
-    if target.no_token_cache {
-        mcpr_runtime::auth::disable_token_cache();
-    }
     if target.oauth || !target.oauth_setting.is_empty() {
-        opts.with_oauth(&mcpr_runtime::auth::settings::oauth_from_pairs(
-            &target.oauth_setting,
-        )?)?;
+        let context = RunContext::of_process(!target.no_token_cache);
+        opts.with_oauth(
+            &mcpr_runtime::auth::settings::oauth_from_pairs(&target.oauth_setting)?,
+            &context,
+        )?;
     }
     Ok(opts)
 }
@@ -60,7 +61,7 @@ pub(crate) fn options(target: &AdhocTarget) -> Result<AdhocOptions, String> {
 /// folder), if there is one.
 pub(crate) fn project() -> Result<Option<Project>, String> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    mcpr_runtime::run::project::load(None, &cwd)
+    mcpr_runtime::run::project::load(None, &cwd, &Environment::of_process())
 }
 
 /// One session, one thread: its reader and writer never wake each other across threads.

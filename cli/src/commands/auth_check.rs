@@ -5,17 +5,16 @@
 use crate::args::AuthCheckArgs;
 use crate::output;
 use mcpr_runtime::auth::{self, check};
+use mcpr_runtime::context::RunContext;
 
 /// Exit code: a finding is a failure.
 const FAILED: u8 = 1;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: AuthCheckArgs) -> u8 {
-    if args.no_token_cache {
-        auth::disable_token_cache();
-    }
+    let context = RunContext::of_process(!args.no_token_cache);
     let oauth = if args.oauth || !args.oauth_setting.is_empty() {
-        match auth::config_from_pairs(&args.oauth_setting) {
+        match auth::config_from_pairs(&args.oauth_setting, &context.env) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -40,6 +39,7 @@ pub fn run(args: AuthCheckArgs) -> u8 {
         oauth,
         args.protocol.as_deref(),
         args.timeout,
+        &context.auth,
     ));
     if args.json {
         println!(

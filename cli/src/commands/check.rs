@@ -3,13 +3,15 @@
 
 use crate::args::{CheckArgs, FormatArg};
 use crate::output::{self, use_color};
+use mcpr_runtime::environment::Environment;
 use mcpr_runtime::suites::check::{CheckFormat, CheckOptions, check};
 use mcpr_runtime::suites::file_limit;
 use mcpr_runtime::suites::fix::check_and_fix;
 
 /// Runs the command and returns the exit code.
 pub fn run(args: CheckArgs) -> u8 {
-    let max_file_bytes = match file_limit(args.size.max_file_size) {
+    let env = Environment::of_process();
+    let max_file_bytes = match file_limit(args.size.max_file_size, &env) {
         Ok(limit) => limit,
         Err(e) => {
             eprintln!("error: {e}");
@@ -21,6 +23,7 @@ pub fn run(args: CheckArgs) -> u8 {
         data: args.data,
         max_file_bytes,
         max_diagnostics: args.max_diagnostics,
+        env,
     };
     let found = if args.fix {
         check_and_fix(&args.paths, &opts).map(|outcome| {

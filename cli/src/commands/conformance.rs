@@ -67,6 +67,7 @@ pub fn run(args: ConformanceArgs) -> u8 {
         timeout: Some(args.timeout),
         transcript_failures: args.html.is_some(),
         interrupt: None,
+        context: mcpr_runtime::context::RunContext::of_process(true),
     };
     let outcome = output::block_on_stoppable(|interrupt| {
         let mut req = req;

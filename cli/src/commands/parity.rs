@@ -73,6 +73,7 @@ pub fn run(req: Request) -> u8 {
         filter: req.test,
         protocol: req.protocol,
         ignore: req.ignore,
+        context: mcpr_runtime::context::RunContext::of_process(true),
     };
     match output::block_on_interruptible(run::parity(request, &mut reporters)) {
         Err(code) => code,

@@ -52,7 +52,8 @@ fn merge_command(args: MergeArgs) -> u8 {
         script_summary: false,
     };
     // The summary goes where the terminal lines would: stderr when stdout carries a report.
-    let mut reporters = match outputs.reporters() {
+    let context = mcpr_runtime::context::RunContext::of_process(false);
+    let mut reporters = match outputs.reporters(&context) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");

@@ -6,6 +6,7 @@ use crate::args::RunArgs;
 use crate::output::{self, exit_code};
 use crate::reporters::Outputs;
 use crate::suites;
+use mcpr_runtime::context::RunContext;
 use mcpr_runtime::report::terminal::Verbosity;
 use mcpr_runtime::run::config::{self, Lookup, Resolved};
 use mcpr_runtime::run::{
@@ -28,10 +29,9 @@ pub fn run(args: RunArgs) -> u8 {
             ignore: Vec::new(),
         });
     }
-    if args.no_token_cache {
-        mcpr_runtime::auth::disable_token_cache();
-    }
-    let prepared = settings(&args).and_then(|s| {
+    // Decided once: every part of the run reads this, never the process environment.
+    let context = RunContext::of_process(!args.no_token_cache);
+    let prepared = settings(&args, &context).and_then(|s| {
         if args.verbose {
             eprint!("{}", s.describe());
         }
@@ -46,8 +46,8 @@ pub fn run(args: RunArgs) -> u8 {
             outputs.summarise_scripts();
         }
         Ok((
-            request(&args, &s, outputs.html.is_some())?,
-            outputs.reporters()?,
+            request(&args, &s, outputs.html.is_some(), &context)?,
+            outputs.reporters(&context)?,
         ))
     });
     let (mut req, mut reporters) = match prepared {
@@ -90,18 +90,23 @@ pub fn run(args: RunArgs) -> u8 {
 }
 
 /// The settings that may also come from `MCPR_*` variables and mcpr.toml, resolved.
-fn settings(args: &RunArgs) -> Result<Resolved, String> {
+fn settings(args: &RunArgs, context: &RunContext) -> Result<Resolved, String> {
     let flags = args.flag_settings();
     let lookup = Lookup {
         config: args.config.clone(),
         profile: args.config_profile.clone(),
         cwd: std::env::current_dir().unwrap_or_default(),
     };
-    config::resolve(&flags, &lookup, &|name| std::env::var(name).ok())
+    config::resolve(&flags, &lookup, &context.env.lookup())
 }
 
 /// The run's settings from the command line, with its suites compiled.
-fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, String> {
+fn request(
+    args: &RunArgs,
+    s: &Resolved,
+    html: bool,
+    context: &RunContext,
+) -> Result<RunRequest, String> {
     let target = match (&args.url, &args.profile, &args.server) {
         (Some(url), _, _) => TargetChoice::Url(url.clone()),
         (None, Some(name), _) => TargetChoice::Profile {
@@ -113,7 +118,7 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
     };
     let mut loaded = suites::load_paths(&args.files, &suites::options(args.size)?)?;
     let cwd = std::env::current_dir().unwrap_or_default();
-    if let Some(project) = run::project::load(s.file.as_deref(), &cwd)? {
+    if let Some(project) = run::project::load(s.file.as_deref(), &cwd, &context.env)? {
         for file in &mut loaded {
             run::project::apply(&project, &mut file.suite);
         }
@@ -144,7 +149,6 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         snapshots: SnapshotSettings {
             file: args.snapshot.clone(),
             update: args.update_snapshots,
-            ci: mcpr_runtime::ci::from_env(),
         },
         history: HistorySettings {
             file: args.history.clone(),
@@ -166,5 +170,6 @@ fn request(args: &RunArgs, s: &Resolved, html: bool) -> Result<RunRequest, Strin
         reuse_server: s.reuse_server.value == Some(true),
         retries: s.retries.value,
         quarantine: s.quarantine.value.clone(),
+        context: context.clone(),
     })
 }

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 
 /// Runs until stopped; the exit code of the signal that stopped it (or 2 for bad paths).
 pub fn run(args: RunArgs) -> u8 {
-    let screen = std::io::stdout().is_terminal() && !mcpr_runtime::ci::from_env();
+    let env = mcpr_runtime::environment::Environment::of_process();
+    let screen = std::io::stdout().is_terminal() && !mcpr_runtime::ci::is_ci(env.get("CI"));
     let mut plan = match watch::plan(&args.files) {
         Ok(p) => p,
         Err(e) => {

@@ -252,7 +252,7 @@ async fn deliver(
 /// Checks the authorization response and returns its code: the `state` must be the one
 /// sent; `iss` (after the query's decoding, compared as a plain string, RFC 3986 §6.2.1)
 /// must be `issuer` when present, and must be present when the server advertises it. Only
-/// then is an `error` acted on.
+/// then is an `error` acted on. The caller adds the code to the run's learned secrets.
 pub fn check(
     cb: &Callback,
     state: &str,
@@ -290,7 +290,6 @@ pub fn check(
         .clone()
         .filter(|c| !c.is_empty())
         .ok_or_else(|| refused("it has no `code`".into()))?;
-    crate::redact::learn(&code);
     Ok(code)
 }
 
@@ -331,7 +330,7 @@ mod tests {
             "{}",
             l.redirect_uri
         );
-        let fetch = Fetch::new(Duration::from_secs(5)).unwrap();
+        let fetch = Fetch::new(Duration::from_secs(5), &Default::default()).unwrap();
         let url = Url::parse(&format!("{}?code=abc&state=s1&iss=x", l.redirect_uri)).unwrap();
         let got = deliver(&fetch, &url, &mut l).await.unwrap();
         assert_eq!(got.code.as_deref(), Some("abc"));

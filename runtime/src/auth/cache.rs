@@ -56,15 +56,25 @@ pub struct Shared {
     pub state: Mutex<State>,
 }
 
-static SHARED: Mutex<Option<HashMap<String, Arc<Shared>>>> = Mutex::new(None);
+/// The OAuth state of every target and settings one run has met, by [`key`]: tests on
+/// the same server with the same settings share their tokens and take turns obtaining
+/// them. The run owns it (in its context); two runs in one process share nothing.
+#[derive(Clone, Default)]
+pub struct States(Arc<Mutex<HashMap<String, Arc<Shared>>>>);
 
-/// The process-wide state of `key` (see [`key`]).
-pub fn shared(key: &str) -> Arc<Shared> {
-    let mut all = SHARED.lock().expect("oauth state lock");
-    all.get_or_insert_with(HashMap::new)
-        .entry(key.to_string())
-        .or_default()
-        .clone()
+impl States {
+    /// The state of `key` (see [`key`]), made empty the first time.
+    pub fn of(&self, key: &str) -> Arc<Shared> {
+        let mut all = self.0.lock().expect("oauth state lock");
+        all.entry(key.to_string()).or_default().clone()
+    }
+}
+
+impl std::fmt::Debug for States {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map(|m| m.len()).unwrap_or(0);
+        write!(f, "States({n} targets)")
+    }
 }
 
 /// What tells targets and settings apart: the server URL and every setting (secrets as

@@ -135,6 +135,7 @@ pub async fn auth_check(
     oauth: Option<OAuthConfig>,
     protocol: Option<&str>,
     timeout: Duration,
+    context: &super::Context,
 ) -> AuthReport {
     let mut r = AuthReport {
         server: url.to_string(),
@@ -146,7 +147,7 @@ pub async fn auth_check(
         token: None,
         tools: None,
     };
-    let fetch = match Fetch::new(timeout) {
+    let fetch = match Fetch::new(timeout, &context.secrets) {
         Ok(f) => f,
         Err(e) => {
             r.add(Level::Fail, e);
@@ -304,7 +305,7 @@ pub async fn auth_check(
     );
     r.authorization_server = Some(server);
     if let Some(config) = oauth {
-        login(&mut r, url, config, protocol, timeout).await;
+        login(&mut r, url, config, protocol, timeout, context).await;
     }
     r
 }
@@ -316,8 +317,9 @@ async fn login(
     config: OAuthConfig,
     protocol: Option<&str>,
     timeout: Duration,
+    context: &super::Context,
 ) {
-    let auth = match Authorizer::new(url, config) {
+    let auth = match Authorizer::new(url, config, context) {
         Ok(a) => std::sync::Arc::new(a),
         Err(e) => {
             r.add(Level::Fail, e.to_string());

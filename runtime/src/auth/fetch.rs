@@ -82,11 +82,13 @@ pub struct Fetch {
     follow: reqwest::Client,
     manual: reqwest::Client,
     timeout: Duration,
+    /// The run's learned secrets: what an exchange obtains joins them.
+    pub secrets: crate::redact::Learned,
 }
 
 impl Fetch {
-    /// Clients whose every request has `timeout`.
-    pub fn new(timeout: Duration) -> Result<Fetch, String> {
+    /// Clients whose every request has `timeout`; what they obtain joins `secrets`.
+    pub fn new(timeout: Duration, secrets: &crate::redact::Learned) -> Result<Fetch, String> {
         let build = |policy| {
             reqwest::Client::builder()
                 .connect_timeout(timeout)
@@ -100,6 +102,7 @@ impl Fetch {
             follow: build(reqwest::redirect::Policy::limited(5))?,
             manual: build(reqwest::redirect::Policy::none())?,
             timeout,
+            secrets: secrets.clone(),
         })
     }
 

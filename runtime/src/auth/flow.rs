@@ -23,12 +23,11 @@ use super::fetch::Fetch;
 use super::jose::{SigningKey, dpop_proof};
 use super::pkce::{Pkce, random_text};
 use super::registration::{self, ClientIdentity, ClientKind};
-use super::settings::{OAuthConfig, token_cache_dir};
+use super::settings::OAuthConfig;
 use super::token::{
     DpopState, JWT_BEARER, TokenCall, TokenSet, dpop_wanted, identity_assertion_grant,
 };
 use crate::BoxFuture;
-use crate::redact::learn;
 use crate::transport::auth::{Credentials, HttpAuth, Refusal, Verdict};
 
 /// Most re-authorizations for one request after `insufficient_scope` (the spec's "no
@@ -56,6 +55,8 @@ pub struct Authorizer {
     key: String,
     shared: Arc<Shared>,
     fetch: Fetch,
+    /// The run's token cache folder (used when the settings allow the cache).
+    cache_dir: Option<PathBuf>,
     signing_key: Option<Arc<SigningKey>>,
 }
 
@@ -88,10 +89,14 @@ pub struct TokenSummary {
 impl Authorizer {
     /// The OAuth client of the MCP server at `server_url` with `config`. The settings'
     /// secrets join the redaction list; a cached token (if the cache is on) is taken up.
-    pub fn new(server_url: &str, config: OAuthConfig) -> Result<Authorizer, OAuthError> {
+    pub fn new(
+        server_url: &str,
+        config: OAuthConfig,
+        context: &super::Context,
+    ) -> Result<Authorizer, OAuthError> {
         config.check().map_err(OAuthError::Settings)?;
         for s in config.secrets() {
-            learn(&s);
+            context.secrets.learn(&s);
         }
         let signing_key = config
             .private_key
@@ -103,8 +108,9 @@ impl Authorizer {
         let key = cache::key(server_url, &config);
         let a = Authorizer {
             server_url: server_url.to_string(),
-            shared: cache::shared(&key),
-            fetch: Fetch::new(config.timeout).map_err(OAuthError::Settings)?,
+            shared: context.states.of(&key),
+            fetch: Fetch::new(config.timeout, &context.secrets).map_err(OAuthError::Settings)?,
+            cache_dir: context.token_cache.clone(),
             key,
             config,
             signing_key,
@@ -115,7 +121,7 @@ impl Authorizer {
 
     fn cache_dir(&self) -> Option<PathBuf> {
         if self.config.token_cache {
-            token_cache_dir()
+            self.cache_dir.clone()
         } else {
             None
         }
@@ -138,13 +144,13 @@ impl Authorizer {
         if st.token.is_some() || entry.server != self.server_url {
             return;
         }
-        learn(&entry.token.access_token);
+        self.fetch.secrets.learn(&entry.token.access_token);
         if let Some(r) = &entry.token.refresh_token {
-            learn(r);
+            self.fetch.secrets.learn(r);
         }
         if let Some(c) = entry.client {
             if let Some(s) = &c.client_secret {
-                learn(s);
+                self.fetch.secrets.learn(s);
             }
             st.clients.insert(c.issuer.clone(), c.into());
         }
@@ -629,7 +635,7 @@ impl Authorizer {
         };
         self.state().redirect_uri = Some(redirect_uri.clone());
         let pkce = Pkce::new().map_err(OAuthError::Settings)?;
-        learn(&pkce.verifier);
+        self.fetch.secrets.learn(&pkce.verifier);
         let state = random_text(16).map_err(OAuthError::Settings)?;
         let mut url = Url::parse(&endpoint).map_err(|e| OAuthError::Discovery {
             server: self.server_url.clone(),
@@ -651,6 +657,7 @@ impl Authorizer {
         let cb = agent::follow(&self.fetch, &url, &redirect_uri, listener.as_mut()).await?;
         drop(listener);
         let code = agent::check(&cb, &state, &server.issuer, server.iss_parameter)?;
+        self.fetch.secrets.learn(&code);
         let form = vec![
             ("code", code),
             ("redirect_uri", redirect_uri),

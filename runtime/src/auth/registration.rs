@@ -205,7 +205,7 @@ async fn register(
         .and_then(Value::as_str)
         .map(str::to_string);
     if let Some(s) = &client_secret {
-        crate::redact::learn(s);
+        fetch.secrets.learn(s);
     }
     let registered = doc
         .get("token_endpoint_auth_method")

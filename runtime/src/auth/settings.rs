@@ -3,7 +3,6 @@
 //! token cache).
 
 use std::path::PathBuf;
-use std::sync::RwLock;
 use std::time::Duration;
 
 use mcpr_compiler::ir::{self, OAuthGrant, TokenEndpointAuth};
@@ -54,7 +53,7 @@ pub struct OAuthConfig {
     pub dpop: Option<bool>,
     /// Ask for `offline_access` when the authorization server lists it.
     pub offline_access: bool,
-    /// Read and write the token cache (see [`token_cache_dir`]).
+    /// Read and write the token cache (where the run's [`super::Context`] keeps it).
     pub token_cache: bool,
     /// Deadline of each OAuth HTTP request.
     pub timeout: Duration,
@@ -266,31 +265,18 @@ pub fn oauth_from_pairs(pairs: &[String]) -> Result<ir::OAuth, String> {
         .map_err(|e| format!("--oauth-setting: {e}"))
 }
 
-/// Where the token cache is: `MCPR_TOKEN_CACHE` (a folder, or `off`), else
-/// `$XDG_CACHE_HOME/mcpr/oauth`, else `~/.cache/mcpr/oauth`; `None` when it is off (by
-/// the variable or [`disable_token_cache`]).
-pub fn token_cache_dir() -> Option<PathBuf> {
-    if CACHE_OFF.read().map(|off| *off).unwrap_or(false) {
-        return None;
+/// Where the token cache is, from the environment the command was started in (`env`
+/// looks a variable up): `MCPR_TOKEN_CACHE` (a folder, or `off`), else
+/// `$XDG_CACHE_HOME/mcpr/oauth`, else `~/.cache/mcpr/oauth`; `None` when it is off.
+pub fn token_cache_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    match env("MCPR_TOKEN_CACHE") {
+        Some(v) if v == "off" || v == "0" || v.is_empty() => return None,
+        Some(v) => return Some(PathBuf::from(v)),
+        None => {}
     }
-    match std::env::var("MCPR_TOKEN_CACHE") {
-        Ok(v) if v == "off" || v == "0" || v.is_empty() => return None,
-        Ok(v) => return Some(PathBuf::from(v)),
-        Err(_) => {}
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
+    let base = env("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
     Some(base.join("mcpr").join("oauth"))
-}
-
-static CACHE_OFF: RwLock<bool> = RwLock::new(false);
-
-/// Turns the token cache off for this process (`--no-token-cache`): tokens are kept in
-/// memory for the run only.
-pub fn disable_token_cache() {
-    if let Ok(mut off) = CACHE_OFF.write() {
-        *off = true;
-    }
 }

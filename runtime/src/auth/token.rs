@@ -16,7 +16,6 @@ use super::fetch::{Answer, Fetch, form_value};
 use super::jose::{SigningKey, client_assertion, dpop_proof, now};
 use super::registration::ClientIdentity;
 use super::settings::IdpConfig;
-use crate::redact::learn;
 
 /// The grant type of RFC 7523 §2.1.
 pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -145,7 +144,7 @@ impl TokenCall<'_> {
         if !answer.ok() {
             return Err(refused(answer.oauth_error()));
         }
-        tokens(&answer, scope, &self.server.issuer).map_err(refused)
+        tokens(&answer, scope, &self.server.issuer, &self.fetch.secrets).map_err(refused)
     }
 
     async fn post(
@@ -189,7 +188,7 @@ impl TokenCall<'_> {
                     form_value(&secret()?)
                 );
                 let b64 = base64::engine::general_purpose::STANDARD.encode(pair);
-                learn(&b64);
+                self.fetch.secrets.learn(&b64);
                 headers.push(("Authorization".into(), format!("Basic {b64}")));
             }
             TokenEndpointAuth::ClientSecretPost => {
@@ -201,7 +200,7 @@ impl TokenCall<'_> {
                     .key
                     .ok_or("private_key_jwt needs the settings' privateKey")?;
                 let assertion = client_assertion(key, &client.client_id, &self.server.issuer)?;
-                learn(&assertion);
+                self.fetch.secrets.learn(&assertion);
                 form.push((
                     "client_assertion_type",
                     "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into(),
@@ -226,7 +225,12 @@ fn error_code(a: &Answer) -> Option<&str> {
 }
 
 /// The tokens of a successful answer.
-fn tokens(answer: &Answer, requested: Option<&str>, issuer: &str) -> Result<TokenSet, String> {
+fn tokens(
+    answer: &Answer,
+    requested: Option<&str>,
+    issuer: &str,
+    secrets: &crate::redact::Learned,
+) -> Result<TokenSet, String> {
     let doc = answer.json.as_ref().ok_or("the answer is not JSON")?;
     let access_token = doc
         .get("access_token")
@@ -234,13 +238,13 @@ fn tokens(answer: &Answer, requested: Option<&str>, issuer: &str) -> Result<Toke
         .filter(|t| !t.is_empty())
         .ok_or("the answer has no access_token")?
         .to_string();
-    learn(&access_token);
+    secrets.learn(&access_token);
     let refresh_token = doc
         .get("refresh_token")
         .and_then(Value::as_str)
         .map(str::to_string);
     if let Some(r) = &refresh_token {
-        learn(r);
+        secrets.learn(r);
     }
     let expires_at = doc
         .get("expires_in")
@@ -317,7 +321,7 @@ pub async fn identity_assertion_grant(
         .and_then(Value::as_str)
         .ok_or_else(|| refused("the answer has no access_token (the ID-JAG)".into()))?
         .to_string();
-    learn(&jag);
+    fetch.secrets.learn(&jag);
     Ok(jag)
 }
 

@@ -9,6 +9,7 @@
 //! empty), `MCP-AUTH-002` (it could not start, failed, timed out, or printed no single
 //! token).
 
+use crate::environment::Environment;
 use std::collections::HashMap;
 use std::process::Stdio;
 use std::time::Duration;
@@ -50,10 +51,11 @@ pub async fn resolve_credentials(
     suite: &mut Suite,
     state: &Value,
     cache: &mut TokenCache,
+    env: &Environment,
 ) -> Result<(), Error> {
     let mut secrets = Vec::new();
     if let Some(t) = &mut suite.target {
-        resolve_target(t, state, cache, &mut secrets).await?;
+        resolve_target(t, state, cache, env, &mut secrets).await?;
     }
     for map in [&mut suite.targets, &mut suite.servers]
         .into_iter()
@@ -62,7 +64,7 @@ pub async fn resolve_credentials(
         let names: Vec<String> = map.keys().map(str::to_string).collect();
         for name in names {
             if let Some(t) = map.get_mut(&name) {
-                resolve_target(t, state, cache, &mut secrets).await?;
+                resolve_target(t, state, cache, env, &mut secrets).await?;
             }
         }
     }
@@ -81,9 +83,10 @@ async fn resolve_target(
     target: &mut ir::Target,
     state: &Value,
     cache: &mut TokenCache,
+    env: &Environment,
     secrets: &mut Vec<String>,
 ) -> Result<(), Error> {
-    let mut vars = Vars::new();
+    let mut vars = Vars::with_env(env);
     vars.set("state", state.clone());
     // A value that does not resolve is reported when the target is used; here it only
     // cannot be a secret.

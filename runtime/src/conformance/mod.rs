@@ -61,6 +61,8 @@ pub struct ConformanceRequest {
     pub transcript_failures: bool,
     /// Raised by a signal.
     pub interrupt: Option<Interrupt>,
+    /// The run's context (environment, CI, OAuth state, learned secrets).
+    pub context: crate::context::RunContext,
 }
 
 /// How one check came out.
@@ -317,6 +319,7 @@ pub async fn run(
             interrupt: req.interrupt.clone(),
             transcript_failures: req.transcript_failures,
             tolerate_stray_lines: true,
+            context: req.context.clone(),
             ..RunRequest::default()
         };
         let outcome = run::run(run_req, &mut Eras(reporter))

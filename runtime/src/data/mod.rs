@@ -23,6 +23,7 @@ pub mod sample;
 pub mod sql;
 
 use crate::codes::RunCode;
+use crate::environment::Environment;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -78,6 +79,9 @@ pub struct DataOptions {
     /// `mcpr check --data`: load local files only; skip remote sources, network databases and
     /// plugins instead of refusing them.
     pub local_only: bool,
+    /// The environment the command was started in: `${env.…}` in a source's settings, and
+    /// the `PATH` a plugin without the `environment` permission gets.
+    pub env: Environment,
 }
 
 /// Default of `--max-rows`.
@@ -92,6 +96,7 @@ impl Default for DataOptions {
             allow_private_network: false,
             max_rows: DEFAULT_MAX_ROWS,
             local_only: false,
+            env: Environment::default(),
         }
     }
 }
@@ -247,22 +252,23 @@ async fn load_named(ctx: &Ctx, label: &SourceRef, ds: DataSource) -> Result<RowS
     load(ctx, ds, max).await.map_err(|e| e.source_named(label))
 }
 
-/// Replaces `${env.NAME}` in every text of a source's settings (missing variables become "").
-pub fn substitute_env(ds: &DataSource) -> DataSource {
-    fn walk(v: &mut Value) {
+/// Replaces `${env.NAME}` in every text of a source's settings from `env` (missing
+/// variables become "").
+pub fn substitute_env(ds: &DataSource, env: &Environment) -> DataSource {
+    fn walk(v: &mut Value, env: &Environment) {
         match v {
-            Value::String(s) if s.contains("${env.") => *s = env_text(s),
-            Value::Array(items) => items.iter_mut().for_each(walk),
-            Value::Object(m) => m.values_mut().for_each(walk),
+            Value::String(s) if s.contains("${env.") => *s = env_text(s, env),
+            Value::Array(items) => items.iter_mut().for_each(|i| walk(i, env)),
+            Value::Object(m) => m.values_mut().for_each(|i| walk(i, env)),
             _ => {}
         }
     }
     let mut v = serde_json::to_value(ds).unwrap_or(Value::Null);
-    walk(&mut v);
+    walk(&mut v, env);
     serde_json::from_value(v).unwrap_or_else(|_| ds.clone())
 }
 
-fn env_text(s: &str) -> String {
+fn env_text(s: &str, env: &Environment) -> String {
     let mut out = String::new();
     let mut rest = s;
     while let Some(i) = rest.find("${env.") {
@@ -270,7 +276,7 @@ fn env_text(s: &str) -> String {
         let after = &rest[i + 6..];
         match after.find('}') {
             Some(j) => {
-                out.push_str(&std::env::var(&after[..j]).unwrap_or_default());
+                out.push_str(env.get(&after[..j]).unwrap_or_default());
                 rest = &after[j + 1..];
             }
             None => {
@@ -357,7 +363,7 @@ fn load(
     max_rows: Option<usize>,
 ) -> crate::BoxFuture<'_, Result<RowSet, DataErrors>> {
     Box::pin(async move {
-        let ds = substitute_env(&ds);
+        let ds = substitute_env(&ds, &ctx.opts.env);
         let spec = Spec::new(&ds)?;
         let provider = provider_of(&ds)?;
         let join = match &ds.join {

@@ -94,7 +94,7 @@ async fn output(
         .is_some_and(|p| p.contains(&Permission::Environment));
     if !env_allowed {
         cmd.env_clear();
-        if let Ok(path) = std::env::var("PATH") {
+        if let Some(path) = opts.env.get("PATH") {
             cmd.env("PATH", path);
         }
     }

@@ -70,12 +70,9 @@ pub(crate) async fn open(params: Value, n: u64) -> Result<(Open, Value), Failure
         .timeout_ms
         .map(Duration::from_millis)
         .unwrap_or(DEFAULT_TIMEOUT);
+    let env = crate::environment::Environment::of_process();
     let mut redactor = Redactor::new();
-    for (name, value) in crate::redact::runner_env() {
-        if crate::redact::looks_like_credential_var(&name, &value) {
-            redactor.add(&value);
-        }
-    }
+    redactor.add_credential_vars(&env);
     let target = match (p.command, p.url) {
         (Some(command), None) => {
             let Some((program, args)) = command.split_first() else {
@@ -96,7 +93,7 @@ pub(crate) async fn open(params: Value, n: u64) -> Result<(Open, Value), Failure
         (None, Some(url)) => {
             let mut http = HttpConfig::new(url);
             for v in p.headers.values() {
-                redactor.add_resolved(v);
+                redactor.add_resolved(v, &env);
             }
             http.headers = p.headers;
             Target::Http(http)

@@ -10,10 +10,9 @@ use crate::session::Session;
 use crate::values::as_text;
 use std::io::{BufRead, IsTerminal, Write};
 
-/// `prompt`: asks on the terminal. Fails when stdin is not a terminal or `CI` is set, since
-/// nobody could answer.
-pub(super) fn prompt(variable: &str, message: Option<&str>) -> Result<String, StepFail> {
-    let ci = crate::ci::from_env();
+/// `prompt`: asks on the terminal. Fails when stdin is not a terminal or the run is in CI
+/// (`ci`), since nobody could answer.
+pub(super) fn prompt(variable: &str, message: Option<&str>, ci: bool) -> Result<String, StepFail> {
     if ci || !std::io::stdin().is_terminal() {
         return Err(fail(
             RunCode::NoTerminal,

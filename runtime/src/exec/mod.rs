@@ -245,7 +245,7 @@ pub async fn run_test_in(
         behaviour.roots = Some(Vec::new());
     }
     // How the session is opened, kept for `Reconnect`.
-    let target = runtime_target(&input.target, &input.state);
+    let target = runtime_target(&input.target, &input.state, &input.context);
     let config = SessionConfig {
         request_timeout: default_timeout,
         connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
@@ -311,7 +311,7 @@ pub async fn run_test_in(
         return (result, Some(client));
     }
 
-    let mut vars = Vars::new();
+    let mut vars = Vars::with_env(&input.context.env);
     vars.set("state", input.state.clone());
     vars.set("deps", Value::Object(input.deps.clone()));
     if let Some(vs) = &test.variables {
@@ -335,6 +335,7 @@ pub async fn run_test_in(
         test_id: id.clone(),
         snapshots: input.snapshots.clone(),
         record: input.record,
+        ci: input.context.ci,
         reply: None,
         last: None,
         task: None,
@@ -570,6 +571,8 @@ struct StepRunner {
     snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
     /// Keep what each step got back.
     record: bool,
+    /// A CI service runs the test: nobody is at the terminal to answer `prompt`.
+    ci: bool,
     /// What the current step got back: `(response, error)`.
     reply: Option<(Option<Value>, Option<Value>)>,
     /// The response of the last step that talked to the server (legacy checks read it).

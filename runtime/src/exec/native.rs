@@ -151,7 +151,7 @@ impl StepRunner {
                     Some(m) => Some(self.interp_str(m).map_err(NativeFail::Step)?),
                     None => None,
                 };
-                let answer = prompt(&var, message.as_deref()).map_err(NativeFail::Step)?;
+                let answer = prompt(&var, message.as_deref(), self.ci).map_err(NativeFail::Step)?;
                 self.vars.set(var, json!(answer));
                 Reply::Ok(json!({"value": answer}))
             }

@@ -48,6 +48,8 @@ pub struct TestInput {
     /// How long the server may take to exit after its stdin closes (`--shutdown-grace`),
     /// over the suite's `Shutdown grace:`.
     pub shutdown_grace: Option<crate::session::ShutdownGrace>,
+    /// The run's context: its environment (`${env.…}`), CI, OAuth state and learned secrets.
+    pub context: crate::context::RunContext,
 }
 
 /// Which of the runner's variables a stdio target's server gets besides the base set: by
@@ -84,9 +86,14 @@ pub fn withheld_env<'t>(targets: impl IntoIterator<Item = &'t ir::Target>) -> Ve
     names
 }
 
-/// Turns an IR target into a runtime target, interpolating `${env.…}` and `${state.…}`.
-pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, String> {
-    let mut vars = Vars::new();
+/// Turns an IR target into a runtime target, interpolating `${env.…}` (from the run's
+/// environment) and `${state.…}`; an OAuth target joins the run's OAuth clients.
+pub fn runtime_target(
+    target: &ir::Target,
+    state: &Value,
+    context: &crate::context::RunContext,
+) -> Result<Target, String> {
+    let mut vars = Vars::with_env(&context.env);
     vars.set("state", state.clone());
     let text = |s: &str| vars.interpolate_text(s);
     Ok(match target {
@@ -123,7 +130,7 @@ pub fn runtime_target(target: &ir::Target, state: &Value) -> Result<Target, Stri
             }
             if let Some(oauth) = &h.oauth {
                 let url = http.url.clone();
-                http.auth = Some(crate::auth::oauth_hook(oauth, &url, &text)?);
+                http.auth = Some(crate::auth::oauth_hook(oauth, &url, &text, &context.auth)?);
             }
             if matches!(target, ir::Target::Sse(_)) {
                 Target::Sse(http)

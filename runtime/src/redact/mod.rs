@@ -15,7 +15,7 @@
 
 mod redactor;
 
-pub use redactor::{MASK, Redactor, learn};
+pub use redactor::{Learned, MASK, Redactor};
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;

@@ -11,6 +11,7 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::{credential_spans, looks_like_credential_var};
+use crate::environment::Environment;
 
 /// What replaces a secret.
 pub const MASK: &str = "[REDACTED]";
@@ -18,26 +19,39 @@ pub const MASK: &str = "[REDACTED]";
 /// Secrets shorter than this are not searched for (they would mask ordinary text).
 const MIN_LEN: usize = 4;
 
-/// Secrets learned by this process while it runs, masked by every redactor.
-static LEARNED: std::sync::RwLock<Redactor> =
-    std::sync::RwLock::new(Redactor { forms: Vec::new() });
+/// The secrets one run learns as it goes (OAuth tokens, codes, verifiers and registered
+/// client secrets), masked by every redactor that shares it. The run owns one (in its
+/// context) and hands clones to its redactors and OAuth clients; two runs in one process
+/// share nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Learned(std::sync::Arc<std::sync::RwLock<Vec<String>>>);
 
-/// Adds a secret obtained during the run (an OAuth token, code, verifier, client secret)
-/// to what every redactor masks, from now on.
-pub fn learn(secret: &str) {
-    if let Ok(mut l) = LEARNED.write() {
-        l.add(secret);
+impl Learned {
+    /// Adds a secret obtained during the run to what every redactor of the run masks,
+    /// from now on.
+    pub fn learn(&self, secret: &str) {
+        if let Ok(mut forms) = self.0.write() {
+            add_forms(&mut forms, secret);
+        }
     }
-}
 
-fn learned_any() -> bool {
-    LEARNED.read().map(|l| !l.forms.is_empty()).unwrap_or(false)
+    fn mask(&self, text: String) -> String {
+        match self.0.read() {
+            Ok(forms) if !forms.is_empty() => mask_forms(&forms, text),
+            _ => text,
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.0.read().map(|f| !f.is_empty()).unwrap_or(false)
+    }
 }
 
 /// A set of secrets and the forms they may take in text.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     forms: Vec<String>,
+    learned: Learned,
 }
 
 impl Redactor {
@@ -46,10 +60,23 @@ impl Redactor {
         Redactor::default()
     }
 
+    /// A redactor that masks, besides its own secrets, those the run learns (`learned`).
+    pub fn learning(learned: &Learned) -> Redactor {
+        Redactor {
+            forms: Vec::new(),
+            learned: learned.clone(),
+        }
+    }
+
     /// The redactor of a suite: its `redact` list, target env and header values (of every
-    /// target), and the runner's credential-like environment values.
-    pub fn for_suite(suite: &mcpr_compiler::ir::Suite) -> Redactor {
-        let mut r = Redactor::new();
+    /// target), the runner's credential-like environment values, and the secrets the run
+    /// learns (`learned`).
+    pub fn for_suite(
+        suite: &mcpr_compiler::ir::Suite,
+        env: &Environment,
+        learned: &Learned,
+    ) -> Redactor {
+        let mut r = Redactor::learning(learned);
         for s in suite.redact.iter().flatten() {
             r.add(s);
         }
@@ -61,30 +88,26 @@ impl Redactor {
             match t {
                 mcpr_compiler::ir::Target::Stdio(s) => {
                     for (_, v) in s.env.iter().flat_map(|e| e.iter()) {
-                        r.add_resolved(v);
+                        r.add_resolved(v, env);
                     }
                 }
                 mcpr_compiler::ir::Target::StreamableHttp(h)
                 | mcpr_compiler::ir::Target::Sse(h) => {
                     for (_, v) in h.headers.iter().flat_map(|e| e.iter()) {
-                        r.add_resolved(v);
+                        r.add_resolved(v, env);
                     }
                 }
             }
         }
-        for (name, value) in super::runner_env() {
-            if looks_like_credential_var(&name, &value) {
-                r.add(&value);
-            }
-        }
+        r.add_credential_vars(env);
         r
     }
 
     /// Adds a value given to a target: as written and with its `${env.NAME}` references
     /// resolved (what the server really receives), and for `Scheme token` values such as
     /// `Bearer abc…` the token alone too.
-    pub fn add_resolved(&mut self, value: &str) {
-        let resolved = resolve_env(value);
+    pub fn add_resolved(&mut self, value: &str, env: &Environment) {
+        let resolved = resolve_env(value, env);
         for v in [value, resolved.as_str()] {
             self.add(v);
             if let Some((_, token)) = v.split_once(' ') {
@@ -93,56 +116,31 @@ impl Redactor {
         }
         // Each referenced variable's value on its own, wherever it shows up.
         for name in env_refs(value) {
-            if let Ok(v) = std::env::var(name) {
-                self.add(&v);
+            if let Some(v) = env.get(name) {
+                self.add(v);
+            }
+        }
+    }
+
+    /// Adds the values of `env`'s credential-like variables (by name or by value).
+    pub fn add_credential_vars(&mut self, env: &Environment) {
+        for (name, value) in env.iter() {
+            if looks_like_credential_var(name, value) {
+                self.add(value);
             }
         }
     }
 
     /// Adds a secret (ignored when shorter than 4 characters or a `${…}` template).
     pub fn add(&mut self, secret: &str) {
-        if secret.len() < MIN_LEN || secret.starts_with("${") {
-            return;
-        }
-        let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
-        let forms = [
-            secret.to_string(),
-            crate::values::url_encode(secret),
-            b64.clone(),
-            b64.trim_end_matches('=').to_string(),
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),
-            serde_json::to_string(secret)
-                .unwrap_or_default()
-                .trim_matches('"')
-                .to_string(),
-        ];
-        for f in forms {
-            if f.len() >= MIN_LEN && !self.forms.contains(&f) {
-                self.forms.push(f);
-            }
-        }
-        self.forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        add_forms(&mut self.forms, secret);
     }
 
     /// The text with every secret form (the learned secrets too), and everything shaped
     /// like a credential, masked.
     pub fn text(&self, s: &str) -> String {
-        let mut out = self.own_text(s);
-        if learned_any()
-            && let Ok(l) = LEARNED.read()
-        {
-            out = l.own_text(&out);
-        }
-        out
-    }
-
-    fn own_text(&self, s: &str) -> String {
-        let mut out = s.to_string();
-        for f in &self.forms {
-            if out.contains(f.as_str()) {
-                out = out.replace(f.as_str(), MASK);
-            }
-        }
+        let out = mask_forms(&self.forms, s.to_string());
+        let out = self.learned.mask(out);
         let spans = credential_spans(&out);
         if spans.is_empty() {
             return out;
@@ -167,7 +165,7 @@ impl Redactor {
     pub fn value(&self, v: &mut Value) {
         match v {
             Value::String(s) => *s = self.text(s),
-            Value::Number(_) if self.forms.is_empty() && !learned_any() => {}
+            Value::Number(_) if self.forms.is_empty() && !self.learned.any() => {}
             Value::Number(n) => {
                 let text = n.to_string();
                 let masked = self.text(&text);
@@ -190,6 +188,43 @@ impl Redactor {
     }
 }
 
+/// Adds `secret` in every form it may take in text (plain, URL-encoded, base64 with and
+/// without padding, base64url, JSON-escaped) to `forms`, longest first; secrets shorter
+/// than 4 characters and `${…}` templates are ignored.
+fn add_forms(forms: &mut Vec<String>, secret: &str) {
+    if secret.len() < MIN_LEN || secret.starts_with("${") {
+        return;
+    }
+    let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
+    let each = [
+        secret.to_string(),
+        crate::values::url_encode(secret),
+        b64.clone(),
+        b64.trim_end_matches('=').to_string(),
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret),
+        serde_json::to_string(secret)
+            .unwrap_or_default()
+            .trim_matches('"')
+            .to_string(),
+    ];
+    for f in each {
+        if f.len() >= MIN_LEN && !forms.contains(&f) {
+            forms.push(f);
+        }
+    }
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+}
+
+/// `text` with every one of `forms` replaced by the mask.
+fn mask_forms(forms: &[String], mut text: String) -> String {
+    for f in forms {
+        if text.contains(f.as_str()) {
+            text = text.replace(f.as_str(), MASK);
+        }
+    }
+    text
+}
+
 /// The names of the `${env.NAME}` references in a value.
 fn env_refs(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -207,13 +242,13 @@ fn env_refs(s: &str) -> Vec<&str> {
     out
 }
 
-/// A value with its `${env.NAME}` references replaced by the runner's environment (unset
-/// variables stay as written: the run refuses them elsewhere).
-fn resolve_env(s: &str) -> String {
+/// A value with its `${env.NAME}` references replaced from `env` (unset variables stay as
+/// written: the run refuses them elsewhere).
+fn resolve_env(s: &str, env: &Environment) -> String {
     let mut out = s.to_string();
     for name in env_refs(s) {
-        if let Ok(v) = std::env::var(name) {
-            out = out.replace(&format!("${{env.{name}}}"), &v);
+        if let Some(v) = env.get(name) {
+            out = out.replace(&format!("${{env.{name}}}"), v);
         }
     }
     out
@@ -237,10 +272,10 @@ mod tests {
 
     #[test]
     fn values_given_to_a_target_are_masked_as_the_server_sees_them() {
-        // PATH is always set and never looks like a credential.
-        let path = std::env::var("PATH").unwrap();
+        let path = "/usr/local/bin:/usr/bin";
+        let env: Environment = [("PATH", path)].into_iter().collect();
         let mut r = Redactor::new();
-        r.add_resolved("Bearer x${env.PATH}y");
+        r.add_resolved("Bearer x${env.PATH}y", &env);
         assert_eq!(r.text(&format!("got Bearer x{path}y")), "got [REDACTED]");
         assert_eq!(r.text(&format!("just {path}")), "just [REDACTED]");
         assert_eq!(env_refs("${env.A}-${env.B}-${env.C"), ["A", "B"]);

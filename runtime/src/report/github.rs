@@ -38,11 +38,10 @@ impl GithubAnnotations {
         self
     }
 
-    /// Annotations, with the job summary where `GITHUB_STEP_SUMMARY` names a file.
-    pub fn from_env() -> GithubAnnotations {
-        let summary = std::env::var_os("GITHUB_STEP_SUMMARY")
-            .filter(|p| !p.is_empty())
-            .map(PathBuf::from);
+    /// Annotations, with the job summary where `GITHUB_STEP_SUMMARY` of the command's
+    /// environment `env` names a file.
+    pub fn from_env(env: &crate::environment::Environment) -> GithubAnnotations {
+        let summary = env.non_empty("GITHUB_STEP_SUMMARY").map(PathBuf::from);
         GithubAnnotations::new(summary)
     }
 }

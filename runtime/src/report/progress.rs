@@ -14,9 +14,9 @@ use super::{Report, Reporter};
 use crate::exec::Outcome;
 use crate::schedule::{Event, RunResult};
 
-/// Whether a live bar belongs on this output.
-pub fn wanted(stdout_is_terminal: bool, ci: Option<&str>, disabled: bool) -> bool {
-    stdout_is_terminal && !crate::ci::is_ci(ci) && !disabled
+/// Whether a live bar belongs on this output: a terminal, no CI service, not turned off.
+pub fn wanted(stdout_is_terminal: bool, ci: bool, disabled: bool) -> bool {
+    stdout_is_terminal && !ci && !disabled
 }
 
 /// A reporter with a progress bar (which may be hidden) around it.
@@ -32,11 +32,10 @@ pub struct WithProgress<R: Reporter> {
 }
 
 impl<R: Reporter> WithProgress<R> {
-    /// `inner` with a bar on stdout when [`wanted`] (with `CI` read from the environment),
+    /// `inner` with a bar on stdout when [`wanted`] (`ci`: a CI service runs the command),
     /// else a hidden bar that draws nothing.
-    pub fn new(inner: R, disabled: bool) -> WithProgress<R> {
-        let ci = std::env::var("CI").ok();
-        let show = wanted(std::io::stdout().is_terminal(), ci.as_deref(), disabled);
+    pub fn new(inner: R, disabled: bool, ci: bool) -> WithProgress<R> {
+        let show = wanted(std::io::stdout().is_terminal(), ci, disabled);
         // Hidden until a suite with tests starts: the first frame then has its length.
         let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         if let Ok(style) = ProgressStyle::with_template(
@@ -146,12 +145,9 @@ mod tests {
 
     #[test]
     fn only_on_a_terminal_outside_ci() {
-        assert!(wanted(true, None, false));
-        assert!(wanted(true, Some("false"), false));
-        assert!(wanted(true, Some(""), false));
-        assert!(!wanted(true, Some("true"), false));
-        assert!(!wanted(true, Some("1"), false));
-        assert!(!wanted(false, None, false));
-        assert!(!wanted(true, None, true));
+        assert!(wanted(true, false, false));
+        assert!(!wanted(true, true, false));
+        assert!(!wanted(false, false, false));
+        assert!(!wanted(true, false, true));
     }
 }

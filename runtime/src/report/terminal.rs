@@ -36,6 +36,9 @@ pub struct Terminal<W: Write> {
     /// Masks the suite's secrets in the source lines this reporter reads from disk (every
     /// other text arrives redacted already).
     redactor: Redactor,
+    /// The environment and learned secrets of the run (what each suite's redactor masks
+    /// besides the suite's own secrets).
+    context: crate::context::RunContext,
     /// `--durations N`: the slowest N tests after the summary (0: every test).
     durations: Option<usize>,
 }
@@ -57,8 +60,16 @@ impl<W: Write> Terminal<W> {
             color,
             verbosity: Verbosity::Normal,
             redactor: Redactor::new(),
+            context: crate::context::RunContext::default(),
             durations: None,
         }
+    }
+
+    /// The same reporter masking, besides each suite's secrets, the credential-like values
+    /// of the run's environment and the secrets the run learns (`context`, the run's own).
+    pub fn with_context(mut self, context: &crate::context::RunContext) -> Terminal<W> {
+        self.context = context.clone();
+        self
     }
 
     /// The same reporter listing the slowest `n` tests after the summary (`--durations`;
@@ -575,7 +586,11 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
 
 impl<W: Write + Send> Reporter for Terminal<W> {
     fn suite_started(&mut self, suite: &Suite) {
-        self.set_redactor(Redactor::for_suite(suite));
+        self.set_redactor(Redactor::for_suite(
+            suite,
+            &self.context.env,
+            self.context.secrets(),
+        ));
     }
 
     fn event(&mut self, event: &Event) {

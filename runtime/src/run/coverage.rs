@@ -73,7 +73,7 @@ async fn list(
     target: &mcpr_compiler::ir::Target,
     opts: &RunOptions,
 ) -> Result<crate::surface::Surface, String> {
-    let runtime = crate::exec::runtime_target(target, &opts.state)?;
+    let runtime = crate::exec::runtime_target(target, &opts.state, &opts.context)?;
     let timeout = opts.timeout.unwrap_or_else(|| {
         suite.defaults.as_ref().and_then(|d| d.timeout_ms).map_or(
             crate::exec::DEFAULT_TIMEOUT,

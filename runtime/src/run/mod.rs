@@ -82,8 +82,6 @@ pub struct SnapshotSettings {
     pub file: Option<PathBuf>,
     /// Overwrite snapshots that differ and record missing ones.
     pub update: bool,
-    /// The run is in CI (`CI=true`): a missing snapshot fails instead of being recorded.
-    pub ci: bool,
 }
 
 /// The run history that latency budgets read.
@@ -170,6 +168,10 @@ pub struct RunRequest {
     pub retries: Option<u32>,
     /// The quarantine file (`--quarantine`): its tests' failures do not fail the run.
     pub quarantine: Option<PathBuf>,
+    /// What the run decided before it started: the environment it reads, whether it runs
+    /// in CI (then a missing snapshot fails instead of being recorded), the OAuth state,
+    /// the token cache and the secrets learned as it goes.
+    pub context: crate::context::RunContext,
 }
 
 /// Why a run stopped before it could report.
@@ -241,6 +243,7 @@ fn run_options(
             .max_message_values
             .unwrap_or(crate::session::config::DEFAULT_MESSAGE_VALUES),
         tolerate_stray_lines: req.tolerate_stray_lines,
+        context: req.context.clone(),
         ..RunOptions::default()
     };
     if let Some(n) = req.retries {

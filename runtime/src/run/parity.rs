@@ -23,6 +23,8 @@ pub struct ParityRequest {
     pub protocol: Option<String>,
     /// Paths in every response whose values are not compared (`--ignore`): ids, timestamps.
     pub ignore: Vec<String>,
+    /// The run's context (environment, CI, OAuth state, learned secrets).
+    pub context: crate::context::RunContext,
 }
 
 /// What a finished parity run hands back.
@@ -44,6 +46,7 @@ pub async fn parity(
         filter: req.filter.clone(),
         jobs: req.jobs,
         protocol: req.protocol.clone(),
+        context: req.context.clone(),
         ..Default::default()
     };
     let opts = run_options(&settings, None)?;
@@ -51,7 +54,7 @@ pub async fn parity(
     let mut tokens = TokenCache::new();
     for mut suite in req.suites {
         // Each compare target's `Token from` runs once, before any test.
-        resolve_credentials(&mut suite, &opts.state, &mut tokens)
+        resolve_credentials(&mut suite, &opts.state, &mut tokens, &opts.context.env)
             .await
             .map_err(|e| RunError::Usage(e.to_string()))?;
         reporter.suite_started(&suite);

@@ -123,14 +123,18 @@ pub struct Project {
     pub snapshot: SnapshotDefaults,
 }
 
-/// The project file for `config` (`--config`), else `MCPR_CONFIG`, else the first
-/// `mcpr.toml` upward from `cwd`; `None` when there is none.
-pub fn load(config: Option<&Path>, cwd: &Path) -> Result<Option<Project>, String> {
-    let path = match config.map(Path::to_path_buf).or_else(|| {
-        std::env::var_os("MCPR_CONFIG")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    }) {
+/// The project file for `config` (`--config`), else `MCPR_CONFIG` of the command's
+/// environment `env`, else the first `mcpr.toml` upward from `cwd`; `None` when there is
+/// none.
+pub fn load(
+    config: Option<&Path>,
+    cwd: &Path,
+    env: &crate::environment::Environment,
+) -> Result<Option<Project>, String> {
+    let path = match config
+        .map(Path::to_path_buf)
+        .or_else(|| env.non_empty("MCPR_CONFIG").map(PathBuf::from))
+    {
         Some(p) if !p.is_file() => return Err(format!("--config {}: no such file", p.display())),
         Some(p) => p,
         None => match super::config::find_upward(cwd) {

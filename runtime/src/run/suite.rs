@@ -85,9 +85,14 @@ impl<'r> SuiteRunner<'r> {
         }
         // `Token from` commands run once per run, before any test; tokens and resolved
         // header and env values join the suite's secrets before any redactor is made.
-        resolve_credentials(&mut suite, &self.opts.state, &mut self.tokens)
-            .await
-            .map_err(|e| RunError::Usage(e.to_string()))?;
+        resolve_credentials(
+            &mut suite,
+            &self.opts.state,
+            &mut self.tokens,
+            &self.opts.context.env,
+        )
+        .await
+        .map_err(|e| RunError::Usage(e.to_string()))?;
         let data_opts = DataOptions {
             base_dir: dir,
             allow_remote_data: self.data.allow_remote_data,
@@ -95,6 +100,7 @@ impl<'r> SuiteRunner<'r> {
             allow_private_network: self.data.allow_private_network,
             max_rows: self.data.max_rows,
             local_only: false,
+            env: self.opts.context.env.clone(),
         };
         // Data loads before any test starts; a bad value stops the run with a diagnostic
         // that points into the data.
@@ -204,9 +210,10 @@ impl<'r> SuiteRunner<'r> {
             .and_then(|s| s.ignore.clone())
             .unwrap_or_default();
         let mut store =
-            SnapshotStore::load(&path, ignore, self.snapshots.update, self.snapshots.ci)
+            SnapshotStore::load(&path, ignore, self.snapshots.update, self.opts.context.ci)
                 .map_err(RunError::Usage)?;
-        let mut redactor = Redactor::for_suite(suite);
+        let mut redactor =
+            Redactor::for_suite(suite, &self.opts.context.env, self.opts.context.secrets());
         self.opts.secrets.iter().for_each(|s| redactor.add(s));
         store.set_redactor(redactor);
         Ok(store)

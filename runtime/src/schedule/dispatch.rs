@@ -160,7 +160,7 @@ impl<'o> Dispatch<'o> {
                 declare,
             }
         });
-        let mut redactor = Redactor::for_suite(&suite);
+        let mut redactor = Redactor::for_suite(&suite, &opts.context.env, opts.context.secrets());
         opts.secrets.iter().for_each(|s| redactor.add(s));
         let mut consumers = vec![Vec::new(); n];
         let mut waiting = vec![0; n];
@@ -612,6 +612,7 @@ impl<'o> Dispatch<'o> {
             record_failed: self.opts.transcript_failures,
             timeout: self.opts.timeout,
             shutdown_grace: self.opts.shutdown_grace,
+            context: self.opts.context.clone(),
         }
     }
 

@@ -97,6 +97,8 @@ pub struct RunOptions {
     pub retries: Option<u32>,
     /// The tests whose failures do not fail the run (`--quarantine`).
     pub quarantine: Quarantine,
+    /// The run's context: environment, CI, OAuth state and learned secrets.
+    pub context: crate::context::RunContext,
 }
 
 impl Default for RunOptions {
@@ -127,6 +129,7 @@ impl Default for RunOptions {
             retries: None,
             quarantine: Quarantine::default(),
             selection: Selection::default(),
+            context: crate::context::RunContext::default(),
         }
     }
 }

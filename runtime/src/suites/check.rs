@@ -27,6 +27,8 @@ pub struct CheckOptions {
     /// The most diagnostics shown for one file; the rest are counted on a closing line
     /// (`--max-diagnostics`). 0 shows them all.
     pub max_diagnostics: usize,
+    /// The environment the command was started in (`${env.…}` in data-source settings).
+    pub env: crate::environment::Environment,
 }
 
 /// The default of `--max-diagnostics`: how many diagnostics `check` shows for one file.
@@ -119,7 +121,7 @@ pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, Stri
         let clean = !found.iter().any(|d| d.is_error());
         diags.extend(found);
         if opts.data && clean {
-            data_errors.extend(check_data(&mut map, id, &loader, &options, path));
+            data_errors.extend(check_data(&mut map, id, &loader, &options, path, &opts.env));
         }
     }
     diagnostics::sort(&mut diags);
@@ -194,6 +196,7 @@ fn check_data(
     loader: &FsLoader,
     options: &Options,
     path: &Path,
+    env: &crate::environment::Environment,
 ) -> DataErrors {
     let compiled = mcpr_compiler::lower::compile(map, id, loader, options);
     let Some(suite) = compiled.suite else {
@@ -204,6 +207,7 @@ fn check_data(
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         },
+        env: env.clone(),
         ..DataOptions::default()
     };
     match tokio::runtime::Builder::new_current_thread()

@@ -39,17 +39,20 @@ impl Compiled {
 }
 
 /// The size limit of the files a command compiles: `flag` (a command's `--max-file-size`)
-/// when given, else `MCPR_MAX_FILE_SIZE`, else the compiler's default (`None`). The error
-/// names the variable whose value is not a size.
-pub fn file_limit(flag: Option<usize>) -> Result<Option<usize>, String> {
+/// when given, else `MCPR_MAX_FILE_SIZE` of the command's environment `env`, else the
+/// compiler's default (`None`). The error names the variable whose value is not a size.
+pub fn file_limit(
+    flag: Option<usize>,
+    env: &crate::environment::Environment,
+) -> Result<Option<usize>, String> {
     if flag.is_some() {
         return Ok(flag);
     }
-    match std::env::var("MCPR_MAX_FILE_SIZE") {
-        Ok(v) if !v.trim().is_empty() => mcpr_compiler::size::parse(&v)
+    match env.non_empty("MCPR_MAX_FILE_SIZE") {
+        Some(v) => mcpr_compiler::size::parse(v)
             .map(Some)
             .map_err(|e| format!("MCPR_MAX_FILE_SIZE: {e}")),
-        _ => Ok(None),
+        None => Ok(None),
     }
 }
 

@@ -21,6 +21,8 @@ pub fn suite(sources: Value, for_each: Value) -> Suite {
 pub fn opts(dir: &Path) -> DataOptions {
     DataOptions {
         base_dir: dir.to_path_buf(),
+        // What a command hands the run: the environment it was started in.
+        env: mcpr_runtime::environment::Environment::of_process(),
         ..DataOptions::default()
     }
 }
