@@ -405,3 +405,58 @@ fn the_judge_fails_what_the_page_forbids() {
             .contains("points up")
     );
 }
+
+/// The normal (non-dev, non-build) dependencies of `package`, by crate name, as Cargo
+/// resolves them for this package alone (the lockfile's versions; no network, no build).
+fn linked_crates(package: &str) -> BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .args(["--format", "{p}", "-p", package])
+        .current_dir(root())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn each_crate_links_what_it_uses() {
+    // docs/architecture.md, "What links what": the runtime's optional parts (http-body is
+    // not among them: the HTTP client links it anyway).
+    let heavy = [
+        "rusqlite",
+        "tokio-postgres",
+        "calamine",
+        "axum",
+        "notify-debouncer-mini",
+    ];
+    let lsp = linked_crates("mcpr-lsp");
+    assert!(lsp.contains("mcpr-runtime"), "{lsp:?}");
+    let linked: Vec<&str> = heavy.into_iter().filter(|c| lsp.contains(*c)).collect();
+    assert!(
+        linked.is_empty(),
+        "the language server links {linked:?}: name mcpr-runtime without those features in lsp/Cargo.toml"
+    );
+    let cli = linked_crates("mcpr");
+    let missing: Vec<&str> = heavy.into_iter().filter(|c| !cli.contains(*c)).collect();
+    assert!(
+        missing.is_empty(),
+        "the mcpr binary lacks {missing:?}: it turns on every feature of mcpr-runtime"
+    );
+}

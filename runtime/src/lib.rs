@@ -49,6 +49,7 @@ pub mod toolsnap;
 pub mod transcript;
 pub mod transport;
 pub mod values;
+#[cfg(feature = "watch")]
 pub mod watch;
 
 pub use client::{CallOptions, Client, Target, ToolCall};

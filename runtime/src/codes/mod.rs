@@ -400,6 +400,7 @@ registry! {
     QueryFailed = "MCP-DATA-037", Setup, "The SQL query failed", [];
     BadPattern = "MCP-DATA-038", Setup, "A `matches` pattern is not a regular expression", [];
     UnknownDataSource = "MCP-DATA-039", Setup, "A test names an undeclared data source", [];
+    ProviderNotBuilt = "MCP-DATA-040", Setup, "A data provider this build of mcpr leaves out", [];
     PluginCommand = "MCP-EXT-103", Setup, "A plugin source without a command", [];
     PluginNotRows = "MCP-EXT-104", Setup, "The plugin's output is not a list of rows", [];
     PluginTimeout = "MCP-EXT-105", Environment, "The plugin did not finish in time", [];

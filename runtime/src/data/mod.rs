@@ -7,11 +7,15 @@
 //! before the first test starts; remote sources, network databases and plugins need the
 //! matching safety flag. This module knows no MCP server.
 
+mod absent;
 pub mod coerce;
 pub mod csv;
 pub mod date;
 pub mod error;
+#[cfg(feature = "excel")]
 pub mod excel;
+#[cfg(not(feature = "excel"))]
+pub use absent::excel;
 pub mod file;
 pub mod fingerprint;
 pub mod locate;
@@ -20,7 +24,10 @@ pub mod pipeline;
 pub mod plugin;
 pub mod rest;
 pub mod sample;
+#[cfg(feature = "sql")]
 pub mod sql;
+#[cfg(not(feature = "sql"))]
+pub use absent::sql;
 
 use crate::codes::RunCode;
 use crate::environment::Environment;

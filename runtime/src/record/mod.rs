@@ -8,10 +8,14 @@
 //! ([`draft::draft`]).
 
 pub mod draft;
+#[cfg(feature = "record-http")]
 mod forward;
+#[cfg(feature = "record-http")]
 pub mod headers;
+#[cfg(feature = "record-http")]
 pub mod http;
 pub mod stable;
+#[cfg(feature = "record-http")]
 pub mod tap;
 pub mod tape;
 
