@@ -463,7 +463,7 @@ async fn sloppy_2026_servers_are_recorded_not_stopped() {
     assert_eq!(c.session().protocol_version(), "2026-07-28");
     call(&c, "echo").await.unwrap();
     let v = c.session().violations();
-    let codes: Vec<&str> = v.iter().map(|v| v.code).collect();
+    let codes: Vec<&str> = v.iter().map(|v| v.code.as_str()).collect();
     assert!(codes.iter().all(|c| *c == "MCP-PROTOCOL-011"), "{v:?}");
     let text: Vec<&str> = v.iter().map(|v| v.message.as_str()).collect();
     assert!(

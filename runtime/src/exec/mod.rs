@@ -432,12 +432,10 @@ fn warnings_of(client: &Client, before: usize, failure: Option<&Failure>) -> Vec
         .into_iter()
         .skip(before)
         .filter(|v| failure.is_none_or(|f| !f.message.contains(&v.message)))
-        .filter_map(|v| {
-            Some(Warning {
-                code: v.code.parse().ok()?,
-                message: v.message,
-                at_ms: v.at_ms,
-            })
+        .map(|v| Warning {
+            code: v.code,
+            message: v.message,
+            at_ms: v.at_ms,
         })
         .collect()
 }

@@ -46,7 +46,7 @@ pub struct FuzzOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
     /// The run-time code (`MCP-EXIT-001`, `MCP-TIMEOUT-001`, `MCP-PROTOCOL-008`, …).
-    pub code: &'static str,
+    pub code: crate::codes::RunCode,
     /// What happened.
     pub message: String,
 }
@@ -150,11 +150,11 @@ impl<'a> Sessions<'a> {
             Err(e) if e.rpc_error().is_some() => Verdict::RpcError,
             Err(e) if matches!(e.kind, ErrorKind::Usage(_)) => return Err(e),
             Err(e) => {
-                let code = e.code();
+                let code = e.kind.run_code();
                 let text = e.to_string();
                 let first = text.lines().next().unwrap_or_default();
                 let message = first
-                    .strip_prefix(code)
+                    .strip_prefix(code.as_str())
                     .map(|m| m.trim_start_matches([':', ' ']))
                     .unwrap_or(first)
                     .to_string();

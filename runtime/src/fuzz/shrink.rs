@@ -67,7 +67,7 @@ pub(crate) async fn minimise(
     sessions: &mut Sessions<'_>,
     tool: &str,
     arguments: &Value,
-    code: &str,
+    code: crate::codes::RunCode,
     budget: usize,
 ) -> Result<Value, Error> {
     let mut best = arguments.clone();

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::surface::Surface;
 
 pub use docs::{INDEX, explain};
-pub use mcpr_compiler::lint_rules::{Level, RULES, Rule, rule_of};
+pub use mcpr_compiler::lint_rules::{Level, LintRule, RULES, Rule, rule_of};
 pub use text::{POISON_PATTERNS, invisible_chars, poison_phrases};
 
 /// What a finding is about.
@@ -151,11 +151,10 @@ pub fn lint(surface: &Surface, options: &Options) -> Report {
 }
 
 /// Builds a finding with the rule's level.
-fn finding(code: &'static str, kind: Kind, name: &str, message: String) -> Finding {
-    let level = rule_of(code).map_or(Level::Error, |r| r.level);
+fn finding(rule: LintRule, kind: Kind, name: &str, message: String) -> Finding {
     Finding {
-        level,
-        code,
+        level: rule.level(),
+        code: rule.code(),
         kind,
         name: name.to_string(),
         message,
@@ -180,13 +179,13 @@ pub fn valid_name(name: &str) -> bool {
 
 /// A description's length class: `None` when it is fine, else the message of MCP004,
 /// MCP005 or MCP006 (which the resource and prompt rules reuse).
-fn description_problem(description: Option<&Value>) -> Option<(&'static str, String)> {
+fn description_problem(description: Option<&Value>) -> Option<(LintRule, String)> {
     let text = match description {
-        None | Some(Value::Null) => return Some(("MCP004", "has no description".into())),
+        None | Some(Value::Null) => return Some((LintRule::Mcp004, "has no description".into())),
         Some(Value::String(s)) => s.trim(),
         Some(other) => {
             return Some((
-                "MCP004",
+                LintRule::Mcp004,
                 format!(
                     "description is not text: {}",
                     crate::error::shorten(&other.to_string(), 60)
@@ -196,10 +195,10 @@ fn description_problem(description: Option<&Value>) -> Option<(&'static str, Str
     };
     let n = text.chars().count();
     if n == 0 {
-        Some(("MCP004", "has no description".into()))
+        Some((LintRule::Mcp004, "has no description".into()))
     } else if n < 20 {
         Some((
-            "MCP005",
+            LintRule::Mcp005,
             format!(
                 "description is only {}: '{text}'",
                 mcpr_compiler::names::count(n, "character")
@@ -207,7 +206,7 @@ fn description_problem(description: Option<&Value>) -> Option<(&'static str, Str
         ))
     } else if n > 1024 {
         Some((
-            "MCP006",
+            LintRule::Mcp006,
             format!("description is {n} characters, over 1,024"),
         ))
     } else {

@@ -8,14 +8,14 @@ use serde_json::Value;
 use super::text::{describe_invisible, poison_phrases};
 use super::tools::text_fields;
 use super::uri::{absolute_uri_error, parse_template};
-use super::{Finding, Kind, description_problem, finding, repeats_name, valid_name};
+use super::{Finding, Kind, LintRule, description_problem, finding, repeats_name, valid_name};
 use crate::surface::Surface;
 
 pub(super) fn check(surface: &Surface, out: &mut Vec<Finding>) {
     let resources = keyed(&surface.resources, "uri", "resource");
     duplicates(&surface.resources, &resources, "uri", |uri, n| {
         out.push(finding(
-            "MCP017",
+            LintRule::Mcp017,
             Kind::Resource,
             uri,
             format!("{n} resources have the URI '{uri}'"),
@@ -26,10 +26,13 @@ pub(super) fn check(surface: &Surface, out: &mut Vec<Finding>) {
         match r.get("uri") {
             Some(Value::String(uri)) => {
                 if let Some(why) = absolute_uri_error(uri) {
-                    push("MCP016", format!("invalid resource URI '{uri}': {why}"));
+                    push(
+                        LintRule::Mcp016,
+                        format!("invalid resource URI '{uri}': {why}"),
+                    );
                 }
             }
-            _ => push("MCP016", "resource has no uri".into()),
+            _ => push(LintRule::Mcp016, "resource has no uri".into()),
         }
         common(r, &mut push);
     }
@@ -41,7 +44,7 @@ pub(super) fn check(surface: &Surface, out: &mut Vec<Finding>) {
         "uriTemplate",
         |t, n| {
             out.push(finding(
-                "MCP020",
+                LintRule::Mcp020,
                 Kind::ResourceTemplate,
                 t,
                 format!("{n} resource templates have the uriTemplate '{t}'"),
@@ -52,14 +55,20 @@ pub(super) fn check(surface: &Surface, out: &mut Vec<Finding>) {
         let mut push = |code, m: String| out.push(finding(code, Kind::ResourceTemplate, name, m));
         match r.get("uriTemplate") {
             Some(Value::String(t)) if !t.is_empty() => match parse_template(t) {
-                Err(why) => push("MCP018", format!("invalid URI template '{t}': {why}")),
+                Err(why) => push(
+                    LintRule::Mcp018,
+                    format!("invalid URI template '{t}': {why}"),
+                ),
                 Ok(parsed) if parsed.variables.is_empty() => push(
-                    "MCP019",
+                    LintRule::Mcp019,
                     format!("uriTemplate '{t}' has no variables; list it as a resource instead"),
                 ),
                 Ok(_) => {}
             },
-            _ => push("MCP018", "resource template has no uriTemplate".into()),
+            _ => push(
+                LintRule::Mcp018,
+                "resource template has no uriTemplate".into(),
+            ),
         }
         common(r, &mut push);
     }
@@ -67,7 +76,7 @@ pub(super) fn check(surface: &Surface, out: &mut Vec<Finding>) {
     let prompts = keyed(&surface.prompts, "name", "prompt");
     duplicates(&surface.prompts, &prompts, "name", |p, n| {
         out.push(finding(
-            "MCP025",
+            LintRule::Mcp025,
             Kind::Prompt,
             p,
             format!("{n} prompts are named '{p}'"),
@@ -79,7 +88,7 @@ pub(super) fn check(surface: &Surface, out: &mut Vec<Finding>) {
             && !n.is_empty()
             && !valid_name(n)
         {
-            push("MCP024", format!("invalid prompt name '{n}'"));
+            push(LintRule::Mcp024, format!("invalid prompt name '{n}'"));
         }
         common(p, &mut push);
         if let Some(Value::Array(args)) = p.get("arguments") {
@@ -117,34 +126,37 @@ fn duplicates(items: &[Value], keys: &[String], key: &str, mut f: impl FnMut(&st
 
 /// The rules every resource, template and prompt shares: a name, a description of a useful
 /// length, and no model instructions or invisible characters in what a model reads.
-fn common(item: &Value, push: &mut dyn FnMut(&'static str, String)) {
+fn common(item: &Value, push: &mut dyn FnMut(LintRule, String)) {
     let named = item
         .get("name")
         .and_then(Value::as_str)
         .is_some_and(|n| !n.trim().is_empty());
     if !named {
-        push("MCP021", "has no name".into());
+        push(LintRule::Mcp021, "has no name".into());
     }
     match description_problem(item.get("description")) {
-        Some(("MCP004", m)) => push("MCP022", m),
-        Some((_, m)) => push("MCP023", m),
+        Some((LintRule::Mcp004, m)) => push(LintRule::Mcp022, m),
+        Some((_, m)) => push(LintRule::Mcp023, m),
         None => {}
     }
     text_fields(item, &mut |label, text| {
         let phrases = poison_phrases(text);
         if !phrases.is_empty() {
             let quoted: Vec<String> = phrases.iter().map(|p| format!("'{p}'")).collect();
-            push("MCP029", format!("{label} says {}", quoted.join(", ")));
+            push(
+                LintRule::Mcp029,
+                format!("{label} says {}", quoted.join(", ")),
+            );
         }
         let hidden = describe_invisible(text);
         if !hidden.is_empty() {
-            push("MCP030", format!("{label} contains {hidden}"));
+            push(LintRule::Mcp030, format!("{label} contains {hidden}"));
         }
     });
 }
 
 /// MCP026–MCP028 over a prompt's arguments.
-fn arguments(args: &[Value], push: &mut dyn FnMut(&'static str, String)) {
+fn arguments(args: &[Value], push: &mut dyn FnMut(LintRule, String)) {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, a) in args.iter().enumerate() {
         let Some(name) = a
@@ -152,7 +164,7 @@ fn arguments(args: &[Value], push: &mut dyn FnMut(&'static str, String)) {
             .and_then(Value::as_str)
             .filter(|n| !n.is_empty())
         else {
-            push("MCP026", format!("argument {} has no name", i + 1));
+            push(LintRule::Mcp026, format!("argument {} has no name", i + 1));
             continue;
         };
         *counts.entry(name).or_default() += 1;
@@ -162,9 +174,12 @@ fn arguments(args: &[Value], push: &mut dyn FnMut(&'static str, String)) {
             .map(str::trim)
             .filter(|d| !d.is_empty())
         {
-            None => push("MCP027", format!("argument '{name}' has no description")),
+            None => push(
+                LintRule::Mcp027,
+                format!("argument '{name}' has no description"),
+            ),
             Some(d) if repeats_name(name, d) => push(
-                "MCP028",
+                LintRule::Mcp028,
                 format!("argument '{name}' description just repeats its name: '{d}'"),
             ),
             Some(_) => {}
@@ -172,7 +187,10 @@ fn arguments(args: &[Value], push: &mut dyn FnMut(&'static str, String)) {
     }
     for (name, n) in counts {
         if n > 1 {
-            push("MCP026", format!("{n} arguments are named '{name}'"));
+            push(
+                LintRule::Mcp026,
+                format!("{n} arguments are named '{name}'"),
+            );
         }
     }
 }

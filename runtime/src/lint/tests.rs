@@ -82,13 +82,16 @@ fn ignore_and_fail_on() {
 
 #[test]
 fn description_boundaries() {
-    let d = |text: &str| description_problem(Some(&json!(text))).map(|(c, _)| c);
+    let d = |text: &str| description_problem(Some(&json!(text))).map(|(c, _)| c.code());
     assert_eq!(d(&"x".repeat(19)), Some("MCP005"));
     assert_eq!(d(&"x".repeat(20)), None);
     assert_eq!(d(&"é".repeat(1024)), None);
     assert_eq!(d(&"x".repeat(1025)), Some("MCP006"));
     assert_eq!(d("   "), Some("MCP004"));
-    assert_eq!(description_problem(None).map(|(c, _)| c), Some("MCP004"));
+    assert_eq!(
+        description_problem(None).map(|(c, _)| c.code()),
+        Some("MCP004")
+    );
     assert_eq!(d(&format!("  {}  ", "x".repeat(19))), Some("MCP005"));
 }
 

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::text::{describe_invisible, poison_phrases};
-use super::{Finding, Kind, description_problem, finding, repeats_name, shown, valid_name};
+use super::{
+    Finding, Kind, LintRule, description_problem, finding, repeats_name, shown, valid_name,
+};
 use crate::surface::Surface;
 
 /// More characters of tool definitions than this is MCP010 (about 8k tokens per turn).
@@ -31,7 +33,7 @@ pub(super) fn check(surface: &Surface, chars: usize, out: &mut Vec<Finding>) {
     for (name, n) in &counts {
         if *n > 1 {
             out.push(finding(
-                "MCP002",
+                LintRule::Mcp002,
                 Kind::Tool,
                 name,
                 format!("{n} tools are named '{name}'"),
@@ -46,17 +48,21 @@ pub(super) fn check(surface: &Surface, chars: usize, out: &mut Vec<Finding>) {
         };
         match tool.get("name") {
             Some(Value::String(n)) if !valid_name(n) => {
-                push(out, "MCP001", format!("invalid tool name '{n}'"));
+                push(out, LintRule::Mcp001, format!("invalid tool name '{n}'"));
             }
             Some(Value::String(_)) => {}
-            None | Some(Value::Null) => push(out, "MCP001", "tool has no name".into()),
-            Some(other) => push(out, "MCP001", format!("invalid tool name {other}")),
+            None | Some(Value::Null) => push(out, LintRule::Mcp001, "tool has no name".into()),
+            Some(other) => push(out, LintRule::Mcp001, format!("invalid tool name {other}")),
         }
         if let Some(Value::String(n)) = tool.get("name") {
             let key = confusable_key(n);
             match first_of.get(&key) {
                 Some(first) if *first != n.as_str() => {
-                    push(out, "MCP011", format!("easily confused with '{first}'"));
+                    push(
+                        out,
+                        LintRule::Mcp011,
+                        format!("easily confused with '{first}'"),
+                    );
                 }
                 Some(_) => {}
                 None => {
@@ -67,7 +73,7 @@ pub(super) fn check(surface: &Surface, chars: usize, out: &mut Vec<Finding>) {
         if !is_object_schema(tool.get("inputSchema")) {
             push(
                 out,
-                "MCP003",
+                LintRule::Mcp003,
                 "inputSchema must be an object schema with \"type\": \"object\"".into(),
             );
         }
@@ -80,7 +86,7 @@ pub(super) fn check(surface: &Surface, chars: usize, out: &mut Vec<Finding>) {
         if tool.get("outputSchema").is_some() && !is_object_schema(tool.get("outputSchema")) {
             push(
                 out,
-                "MCP014",
+                LintRule::Mcp014,
                 "outputSchema must be an object schema with \"type\": \"object\"".into(),
             );
         }
@@ -88,11 +94,15 @@ pub(super) fn check(surface: &Surface, chars: usize, out: &mut Vec<Finding>) {
             let phrases = poison_phrases(text);
             if !phrases.is_empty() {
                 let quoted: Vec<String> = phrases.iter().map(|p| format!("'{p}'")).collect();
-                push(out, "MCP012", format!("{label} says {}", quoted.join(", ")));
+                push(
+                    out,
+                    LintRule::Mcp012,
+                    format!("{label} says {}", quoted.join(", ")),
+                );
             }
             let hidden = describe_invisible(text);
             if !hidden.is_empty() {
-                push(out, "MCP013", format!("{label} contains {hidden}"));
+                push(out, LintRule::Mcp013, format!("{label} contains {hidden}"));
             }
         });
     }
@@ -103,7 +113,7 @@ pub(super) fn check(surface: &Surface, chars: usize, out: &mut Vec<Finding>) {
             surface.server.as_str()
         };
         out.push(finding(
-            "MCP010",
+            LintRule::Mcp010,
             Kind::Server,
             name,
             format!(
@@ -140,7 +150,7 @@ fn is_object_schema(v: Option<&Value>) -> bool {
 }
 
 /// MCP007, MCP008, MCP009 and MCP015 over the top-level parameters.
-fn parameters(schema: &Map<String, Value>, push: &mut dyn FnMut(&'static str, String)) {
+fn parameters(schema: &Map<String, Value>, push: &mut dyn FnMut(LintRule, String)) {
     let empty = Map::new();
     let props = schema
         .get("properties")
@@ -153,9 +163,12 @@ fn parameters(schema: &Map<String, Value>, push: &mut dyn FnMut(&'static str, St
             .map(str::trim)
             .filter(|d| !d.is_empty());
         match description {
-            None => push("MCP007", format!("parameter '{p}' has no description")),
+            None => push(
+                LintRule::Mcp007,
+                format!("parameter '{p}' has no description"),
+            ),
             Some(d) if repeats_name(p, d) => push(
-                "MCP015",
+                LintRule::Mcp015,
                 format!("parameter '{p}' description just repeats its name: '{d}'"),
             ),
             Some(_) => {}
@@ -164,7 +177,7 @@ fn parameters(schema: &Map<String, Value>, push: &mut dyn FnMut(&'static str, St
             .as_object()
             .is_some_and(|o| TYPING_KEYWORDS.iter().any(|k| o.contains_key(*k)));
         if !typed {
-            push("MCP009", format!("parameter '{p}' has no type"));
+            push(LintRule::Mcp009, format!("parameter '{p}' has no type"));
         }
     }
     if let Some(Value::Array(required)) = schema.get("required") {
@@ -172,7 +185,7 @@ fn parameters(schema: &Map<String, Value>, push: &mut dyn FnMut(&'static str, St
             let defined = r.as_str().is_some_and(|name| props.contains_key(name));
             if !defined {
                 push(
-                    "MCP008",
+                    LintRule::Mcp008,
                     format!("required parameter '{}' is not in properties", shown(r)),
                 );
             }

@@ -54,7 +54,7 @@ use state::Inner;
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Violation {
     /// The `MCP-*` code.
-    pub code: &'static str,
+    pub code: crate::codes::RunCode,
     /// What happened.
     pub message: String,
     /// Milliseconds since the session started.

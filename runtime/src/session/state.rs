@@ -175,7 +175,7 @@ impl Inner {
     pub(super) fn record_violation(&self, st: &mut State, kind: &ErrorKind, fatal: bool) {
         if st.violations.len() < 1000 {
             st.violations.push(Violation {
-                code: kind.code(),
+                code: kind.run_code(),
                 message: kind.to_string(),
                 at_ms: self.elapsed_ms(),
             });
