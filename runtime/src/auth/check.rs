@@ -129,7 +129,8 @@ fn list(v: &Option<Vec<String>>) -> String {
 }
 
 /// Checks the server at `url` (speaking `protocol`, default 2025-11-25 for the probe);
-/// with `oauth`, runs the whole flow and lists the tools.
+/// with `oauth`, runs the whole flow and lists the tools. Each stage adds its findings to
+/// the report; a stage that fails ends the check there.
 pub async fn auth_check(
     url: &str,
     oauth: Option<OAuthConfig>,
@@ -154,6 +155,59 @@ pub async fn auth_check(
             return r;
         }
     };
+    let Some(ch) = probe(&mut r, &fetch, url, protocol).await else {
+        return r;
+    };
+    let resource = match discovery::protected_resource(
+        &fetch,
+        url,
+        ch.resource_metadata.as_deref(),
+        &mut r.tried,
+    )
+    .await
+    {
+        Ok(p) => p,
+        Err(e) => {
+            r.add(Level::Fail, e.to_string());
+            return r;
+        }
+    };
+    judge_resource(&mut r, &resource);
+    let issuer = resource.authorization_servers[0].clone();
+    let server = match discovery::authorization_server(
+        &fetch,
+        url,
+        &issuer,
+        resource.legacy(),
+        &mut r.tried,
+    )
+    .await
+    {
+        Ok(s) => s,
+        Err(e) => {
+            r.resource = Some(resource);
+            r.add(Level::Fail, e.to_string());
+            return r;
+        }
+    };
+    r.resource = Some(resource);
+    judge_authorization_server(&mut r, &server);
+    r.authorization_server = Some(server);
+    if let Some(config) = oauth {
+        login(&mut r, url, config, protocol, timeout, context).await;
+    }
+    r
+}
+
+/// Sends the first request without credentials (`initialize`, or `server/discover` in the
+/// 2026 era) and judges the refusal and its challenge; `None` when the server cannot be
+/// reached.
+async fn probe(
+    r: &mut AuthReport,
+    fetch: &Fetch,
+    url: &str,
+    protocol: Option<&str>,
+) -> Option<Challenge> {
     let v = protocol.unwrap_or("2025-11-25");
     let modern = version::era_of(v) == Some(version::Era::Modern);
     let body = if modern {
@@ -167,7 +221,7 @@ pub async fn auth_check(
         Ok(a) => a,
         Err(e) => {
             r.add(Level::Fail, format!("the server cannot be reached: {e}"));
-            return r;
+            return None;
         }
     };
     let ch = challenge::pick(&answer.www_authenticate, true);
@@ -216,20 +270,11 @@ pub async fn auth_check(
             None => r.add(Level::Warn, "the challenge names no scope (servers SHOULD; clients then ask for scopes_supported)"),
         }
     }
-    let resource = match discovery::protected_resource(
-        &fetch,
-        url,
-        ch.resource_metadata.as_deref(),
-        &mut r.tried,
-    )
-    .await
-    {
-        Ok(p) => p,
-        Err(e) => {
-            r.add(Level::Fail, e.to_string());
-            return r;
-        }
-    };
+    Some(ch)
+}
+
+/// Judges the protected-resource metadata (RFC 9728) the client found.
+fn judge_resource(r: &mut AuthReport, resource: &ProtectedResource) {
     if resource.legacy() {
         r.add(Level::Fail, "no protected-resource metadata (RFC 9728; required since 2025-06-18): only 2025-03-26 clients find the authorization server (the server's origin)");
     } else {
@@ -247,24 +292,11 @@ pub async fn auth_check(
             r.add(Level::Warn, "scopes_supported lists offline_access, which servers SHOULD NOT (refresh tokens are not a resource requirement)");
         }
     }
-    let issuer = resource.authorization_servers[0].clone();
-    let server = match discovery::authorization_server(
-        &fetch,
-        url,
-        &issuer,
-        resource.legacy(),
-        &mut r.tried,
-    )
-    .await
-    {
-        Ok(s) => s,
-        Err(e) => {
-            r.resource = Some(resource);
-            r.add(Level::Fail, e.to_string());
-            return r;
-        }
-    };
-    r.resource = Some(resource);
+}
+
+/// Judges what the authorization server's metadata offers MCP clients: PKCE, a way to
+/// get a client identity, `iss` in the response, grants and scopes.
+fn judge_authorization_server(r: &mut AuthReport, server: &AuthServer) {
     match &server.metadata_url {
         Some(u) => r.add(Level::Ok, format!("authorization-server metadata of {} at {u} (its issuer matches)", server.issuer)),
         None => r.add(Level::Warn, format!("no authorization-server metadata for {}: the 2025-03-26 default endpoints are assumed", server.issuer)),
@@ -303,11 +335,6 @@ pub async fn auth_check(
             list(&server.scopes_supported)
         ),
     );
-    r.authorization_server = Some(server);
-    if let Some(config) = oauth {
-        login(&mut r, url, config, protocol, timeout, context).await;
-    }
-    r
 }
 
 /// The whole flow through a client of the runtime, then `tools/list`.

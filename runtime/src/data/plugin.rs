@@ -60,44 +60,7 @@ async fn output(
     ds: &DataSource,
     opts: &DataOptions,
 ) -> Result<(serde_json::Value, String), DataError> {
-    let Some(command) = ds.command.clone().filter(|c| !c.trim().is_empty()) else {
-        return Err(DataError::new(
-            RunCode::PluginCommand,
-            if ds.module.is_some() {
-                "This plugin names a JavaScript `module`; mcpr runs plugins as commands."
-            } else {
-                "A plugin source needs a `command`."
-            },
-        )
-        .help("give `command:` (and `args:`), a program that prints a JSON array of rows, e.g. `command: node` with `args: [rows.mjs]`"));
-    };
-    let shown = format!("plugin {command}");
-    let timeout = ds.timeout_ms.map_or(DEFAULT_TIMEOUT, Duration::from_millis);
-    // A relative path with a folder (`./rows.sh`, `tools/rows`) starts in the suite's folder;
-    // a bare name is looked up on PATH.
-    let program = if command.contains('/') && std::path::Path::new(&command).is_relative() {
-        opts.base_dir.join(&command)
-    } else {
-        std::path::PathBuf::from(&command)
-    };
-    let mut cmd = tokio::process::Command::new(&program);
-    cmd.args(ds.args.iter().flatten())
-        .current_dir(&opts.base_dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let env_allowed = ds
-        .permissions
-        .as_ref()
-        .is_some_and(|p| p.contains(&Permission::Environment));
-    if !env_allowed {
-        cmd.env_clear();
-        if let Some(path) = opts.env.get("PATH") {
-            cmd.env("PATH", path);
-        }
-    }
+    let (mut cmd, shown, timeout) = command(ds, opts)?;
     let mut child = cmd.spawn().map_err(|e| {
         DataError::new(RunCode::PluginFailed, format!("The plugin command cannot be started: {e}."))
             .in_file(&shown)
@@ -107,60 +70,7 @@ async fn output(
     // However this ends (done, failed, timed out, or the run interrupted), nothing the
     // plugin started outlives it.
     let _guard = GroupGuard(group);
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    let read_out = async {
-        let mut buf = Vec::new();
-        let mut chunk = vec![0u8; 64 * 1024];
-        loop {
-            let n = stdout.read(&mut chunk).await.unwrap_or(0);
-            if n == 0 {
-                return Ok(buf);
-            }
-            if buf.len() + n > MAX_OUTPUT_BYTES {
-                // Stop the plugin now: it would block on a full pipe until the timeout.
-                if let Some(pid) = group {
-                    let _ = nix::sys::signal::killpg(
-                        nix::unistd::Pid::from_raw(pid),
-                        nix::sys::signal::Signal::SIGKILL,
-                    );
-                }
-                return Err(());
-            }
-            buf.extend_from_slice(&chunk[..n]);
-        }
-    };
-    let read_err = async {
-        let mut buf = Vec::new();
-        let _ = (&mut stderr).take(1024 * 1024).read_to_end(&mut buf).await;
-        String::from_utf8_lossy(&buf).into_owned()
-    };
-    let work = async {
-        let (out, err) = tokio::join!(read_out, read_err);
-        let status = child.wait().await;
-        (out, err, status)
-    };
-    let (out, err, status) = match tokio::time::timeout(timeout, work).await {
-        Ok(done) => done,
-        Err(_) => {
-            // The whole process group: a shell's children go too.
-            if let Some(pid) = group {
-                let _ = nix::sys::signal::killpg(
-                    nix::unistd::Pid::from_raw(pid),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-            }
-            return Err(DataError::new(
-                RunCode::PluginTimeout,
-                format!(
-                    "The plugin did not finish within {} ms and was stopped.",
-                    timeout.as_millis()
-                ),
-            )
-            .in_file(&shown)
-            .help("raise `timeoutMs`, or make the plugin faster"));
-        }
-    };
+    let (out, err, status) = collect(&mut child, group, timeout, &shown).await?;
     let Ok(out) = out else {
         return Err(DataError::new(
             RunCode::PluginOutputTooLarge,
@@ -215,4 +125,127 @@ async fn output(
         .help("print exactly one JSON array of row objects on stdout (diagnostics go to stderr)")
     })?;
     Ok((value, shown))
+}
+
+/// The plugin's command as the source gives it: the program (a relative path with a folder
+/// starts in the suite's folder, a bare name is looked up on PATH), its arguments, the
+/// suite's folder as working folder, no stdin, its own process group, and only `PATH` of
+/// the environment unless the source has the `environment` permission. With it, how the
+/// plugin is shown and its deadline.
+fn command(
+    ds: &DataSource,
+    opts: &DataOptions,
+) -> Result<(tokio::process::Command, String, Duration), DataError> {
+    let Some(command) = ds.command.clone().filter(|c| !c.trim().is_empty()) else {
+        return Err(DataError::new(
+            RunCode::PluginCommand,
+            if ds.module.is_some() {
+                "This plugin names a JavaScript `module`; mcpr runs plugins as commands."
+            } else {
+                "A plugin source needs a `command`."
+            },
+        )
+        .help("give `command:` (and `args:`), a program that prints a JSON array of rows, e.g. `command: node` with `args: [rows.mjs]`"));
+    };
+    let shown = format!("plugin {command}");
+    let timeout = ds.timeout_ms.map_or(DEFAULT_TIMEOUT, Duration::from_millis);
+    // A relative path with a folder (`./rows.sh`, `tools/rows`) starts in the suite's folder;
+    // a bare name is looked up on PATH.
+    let program = if command.contains('/') && std::path::Path::new(&command).is_relative() {
+        opts.base_dir.join(&command)
+    } else {
+        std::path::PathBuf::from(&command)
+    };
+    let mut cmd = tokio::process::Command::new(&program);
+    cmd.args(ds.args.iter().flatten())
+        .current_dir(&opts.base_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let env_allowed = ds
+        .permissions
+        .as_ref()
+        .is_some_and(|p| p.contains(&Permission::Environment));
+    if !env_allowed {
+        cmd.env_clear();
+        if let Some(path) = opts.env.get("PATH") {
+            cmd.env("PATH", path);
+        }
+    }
+    Ok((cmd, shown, timeout))
+}
+
+/// Reads the plugin's stdout (at most 10 MiB: more stops it) and the end of its stderr and
+/// waits for it to exit, within `timeout` (past it the whole process group is killed).
+/// `Err(())` in the first item: the output was too large.
+async fn collect(
+    child: &mut tokio::process::Child,
+    group: Option<i32>,
+    timeout: Duration,
+    shown: &str,
+) -> Result<
+    (
+        Result<Vec<u8>, ()>,
+        String,
+        std::io::Result<std::process::ExitStatus>,
+    ),
+    DataError,
+> {
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let read_out = async {
+        let mut buf = Vec::new();
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            let n = stdout.read(&mut chunk).await.unwrap_or(0);
+            if n == 0 {
+                return Ok(buf);
+            }
+            if buf.len() + n > MAX_OUTPUT_BYTES {
+                // Stop the plugin now: it would block on a full pipe until the timeout.
+                if let Some(pid) = group {
+                    let _ = nix::sys::signal::killpg(
+                        nix::unistd::Pid::from_raw(pid),
+                        nix::sys::signal::Signal::SIGKILL,
+                    );
+                }
+                return Err(());
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    };
+    let read_err = async {
+        let mut buf = Vec::new();
+        let _ = (&mut stderr).take(1024 * 1024).read_to_end(&mut buf).await;
+        String::from_utf8_lossy(&buf).into_owned()
+    };
+    let work = async {
+        let (out, err) = tokio::join!(read_out, read_err);
+        let status = child.wait().await;
+        (out, err, status)
+    };
+    let (out, err, status) = match tokio::time::timeout(timeout, work).await {
+        Ok(done) => done,
+        Err(_) => {
+            // The whole process group: a shell's children go too.
+            if let Some(pid) = group {
+                let _ = nix::sys::signal::killpg(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            return Err(DataError::new(
+                RunCode::PluginTimeout,
+                format!(
+                    "The plugin did not finish within {} ms and was stopped.",
+                    timeout.as_millis()
+                ),
+            )
+            .in_file(shown)
+            .help("raise `timeoutMs`, or make the plugin faster"));
+        }
+    };
+    Ok((out, err, status))
 }

@@ -191,25 +191,92 @@ pub enum SessionUse {
 }
 
 /// Runs one test in the session `session` says, and hands back the still-open session
-/// (`None` when it could not be opened).
+/// (`None` when it could not be opened): the session is opened (or taken over), the test's
+/// requirements checked, its steps run, and what the session saw added to the result.
 pub async fn run_test_in(
     suite: &ir::Suite,
     test: &ir::Test,
     input: TestInput,
     session: SessionUse,
 ) -> (TestResult, Option<Client>) {
-    let id = test_id(test);
     let started = Instant::now();
-    // `--timeout` (explicit) wins over the suite's default, which wins over mcpr's own.
-    let default_timeout = input.timeout.unwrap_or_else(|| {
-        suite
-            .defaults
-            .as_ref()
-            .and_then(|d| d.timeout_ms)
-            .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
-    });
-    let mut result = TestResult {
-        id: id.clone(),
+    let mut result = blank_result(test);
+    let default_timeout = default_timeout(suite, &input);
+    let (open, declare) = match session {
+        SessionUse::Own => (None, Declarations::of(test)),
+        SessionUse::Shared { open, declare } => (open, declare.with(Declarations::of(test))),
+    };
+    let mut behaviour = client_behaviour(suite.client.as_ref());
+    if declare.roots && behaviour.roots.is_none() {
+        // Roots given by a later step (`add_root`) are answered from then on; the
+        // handshake era needs the capability declared in `initialize`.
+        behaviour.roots = Some(Vec::new());
+    }
+    let config = session_config(suite, &input, &declare, &behaviour, default_timeout);
+    let target = runtime_target(&input.target, &input.state, &input.context);
+    // How the session is opened, kept for `Reconnect`.
+    let reopen = target.clone().ok().map(|t| (t, config.clone()));
+    let opened = match open {
+        Some(client) => Ok(take_over(*client, behaviour, &mut result)),
+        None => connect(target, config, started, &mut result).await,
+    };
+    let Ok(Opened {
+        client,
+        stderr_before,
+        violations_before,
+    }) = opened
+    else {
+        return (result, None);
+    };
+    result.protocol_version = Some(client.session().protocol_version().to_string());
+    if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
+        result.status = Outcome::Skipped;
+        result.failure = Some(reason);
+        result.duration_ms = started.elapsed().as_millis() as u64;
+        return (result, Some(client));
+    }
+    let mut runner = StepRunner {
+        started,
+        client,
+        reopen,
+        earlier: reconnect::Earlier {
+            stderr_before,
+            ..Default::default()
+        },
+        vars: test_vars(test, &input),
+        default_timeout,
+        sequence: 0,
+        outputs: Map::new(),
+        log_level: None,
+        test_id: result.id.clone(),
+        snapshots: input.snapshots.clone(),
+        record: input.record,
+        ci: input.context.ci,
+        reply: None,
+        last: None,
+        task: None,
+        output: None,
+        listen: None,
+        exercised: std::sync::Mutex::new(std::mem::take(&mut result.exercised)),
+    };
+    if runner.client.session().era() == crate::protocol::Era::Modern {
+        // List changes come only on a listen stream: it stands before the first step, so a
+        // change a step causes is not sent before anyone listens.
+        open_at_start(&runner.client, &mut runner.listen).await;
+    }
+    run_steps(&mut runner, test, &mut result).await;
+    let client = close_out(runner, &input, started, &mut result);
+    // What the server sent with or right after the last answer is read first: a second
+    // answer to the last request is a warning of this test.
+    tokio::task::yield_now().await;
+    result.warnings = warnings_of(&client, violations_before, result.failure.as_ref());
+    (result, Some(client))
+}
+
+/// The result of a test before it runs: passed, with nothing in it yet.
+fn blank_result(test: &ir::Test) -> TestResult {
+    TestResult {
+        id: test_id(test),
         name: test.name.clone(),
         status: Outcome::Passed,
         duration_ms: 0,
@@ -233,20 +300,31 @@ pub async fn run_test_in(
             ..Default::default()
         },
         warnings: Vec::new(),
-    };
-    let (open, declare) = match session {
-        SessionUse::Own => (None, Declarations::of(test)),
-        SessionUse::Shared { open, declare } => (open, declare.with(Declarations::of(test))),
-    };
-    let mut behaviour = client_behaviour(suite.client.as_ref());
-    if declare.roots && behaviour.roots.is_none() {
-        // Roots given by a later step (`add_root`) are answered from then on; the
-        // handshake era needs the capability declared in `initialize`.
-        behaviour.roots = Some(Vec::new());
     }
-    // How the session is opened, kept for `Reconnect`.
-    let target = runtime_target(&input.target, &input.state, &input.context);
-    let config = SessionConfig {
+}
+
+/// A step's deadline where the step says nothing: `--timeout` (explicit) wins over the
+/// suite's default, which wins over mcpr's own.
+fn default_timeout(suite: &ir::Suite, input: &TestInput) -> Duration {
+    input.timeout.unwrap_or_else(|| {
+        suite
+            .defaults
+            .as_ref()
+            .and_then(|d| d.timeout_ms)
+            .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+    })
+}
+
+/// How the test's session is opened: deadlines, shutdown grace, the client's behaviour
+/// and what the handshake declares, the limits and the protocol version.
+fn session_config(
+    suite: &ir::Suite,
+    input: &TestInput,
+    declare: &Declarations,
+    behaviour: &crate::session::ClientBehaviour,
+    default_timeout: Duration,
+) -> SessionConfig {
+    SessionConfig {
         request_timeout: default_timeout,
         connect_timeout: input.connect_timeout.unwrap_or(default_timeout),
         shutdown_grace: input
@@ -263,54 +341,74 @@ pub async fn run_test_in(
             None => ProtocolChoice::Auto,
         },
         ..SessionConfig::default()
-    };
-    let reopen = target.clone().ok().map(|t| (t, config.clone()));
-    // A shared session's earlier violations are its earlier tests' warnings.
-    let mut violations_before = 0;
-    let (client, stderr_before) = match open {
-        Some(client) => {
-            let client = *client;
-            client.session().begin_next_test(behaviour);
-            result.timing = Some(Timing::default());
-            let before = client.session().stderr_total();
-            violations_before = client.session().violations().len();
-            (client, before)
-        }
-        None => {
-            let target = match target {
-                Ok(t) => t,
-                Err(e) => {
-                    result.status = Outcome::Errored;
-                    result.failure = Some(Failure::new(RunCode::TargetUnusable, e));
-                    return (result, None);
-                }
-            };
-            match Client::connect_to(target, config).await {
-                Ok(c) => {
-                    result.timing = Some(connect_timing(&c, started.elapsed()));
-                    (c, 0)
-                }
-                Err(e) => {
-                    result.status = Outcome::Errored;
-                    result.failure = Some(Failure::from_error(&e));
-                    result.duration_ms = started.elapsed().as_millis() as u64;
-                    result.timing = Some(Timing {
-                        spawn_us: started.elapsed().as_micros() as u64,
-                        ..Timing::default()
-                    });
-                    return (result, None);
-                }
-            }
-        }
-    };
-    result.protocol_version = Some(client.session().protocol_version().to_string());
-    if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
-        result.status = Outcome::Skipped;
-        result.failure = Some(reason);
-        result.duration_ms = started.elapsed().as_millis() as u64;
-        return (result, Some(client));
     }
+}
 
+/// An open session and where this test's share of what it saw begins.
+struct Opened {
+    client: Client,
+    /// Bytes of stderr the session had before this test.
+    stderr_before: u64,
+    /// Violations the session had recorded before this test (its earlier tests' warnings).
+    violations_before: usize,
+}
+
+/// A shared session the last test left, made ready for this one.
+fn take_over(
+    client: Client,
+    behaviour: crate::session::ClientBehaviour,
+    result: &mut TestResult,
+) -> Opened {
+    client.session().begin_next_test(behaviour);
+    result.timing = Some(Timing::default());
+    Opened {
+        stderr_before: client.session().stderr_total(),
+        violations_before: client.session().violations().len(),
+        client,
+    }
+}
+
+/// Opens the test's own session; when it cannot, the result says why (errored) and the
+/// error is `Err`.
+async fn connect(
+    target: Result<crate::client::Target, String>,
+    config: SessionConfig,
+    started: Instant,
+    result: &mut TestResult,
+) -> Result<Opened, ()> {
+    let target = match target {
+        Ok(t) => t,
+        Err(e) => {
+            result.status = Outcome::Errored;
+            result.failure = Some(Failure::new(RunCode::TargetUnusable, e));
+            return Err(());
+        }
+    };
+    match Client::connect_to(target, config).await {
+        Ok(client) => {
+            result.timing = Some(connect_timing(&client, started.elapsed()));
+            Ok(Opened {
+                client,
+                stderr_before: 0,
+                violations_before: 0,
+            })
+        }
+        Err(e) => {
+            result.status = Outcome::Errored;
+            result.failure = Some(Failure::from_error(&e));
+            result.duration_ms = started.elapsed().as_millis() as u64;
+            result.timing = Some(Timing {
+                spawn_us: started.elapsed().as_micros() as u64,
+                ..Timing::default()
+            });
+            Err(())
+        }
+    }
+}
+
+/// The variables a test starts with: `${env.…}` from the run's environment, `state`, its
+/// dependencies' outputs (`deps`) and its own variables.
+fn test_vars(test: &ir::Test, input: &TestInput) -> Vars {
     let mut vars = Vars::with_env(&input.context.env);
     vars.set("state", input.state.clone());
     vars.set("deps", Value::Object(input.deps.clone()));
@@ -319,35 +417,13 @@ pub async fn run_test_in(
             vars.set(k.clone(), v.clone());
         }
     }
-    let mut runner = StepRunner {
-        started,
-        client,
-        reopen,
-        earlier: reconnect::Earlier {
-            stderr_before,
-            ..Default::default()
-        },
-        vars,
-        default_timeout,
-        sequence: 0,
-        outputs: Map::new(),
-        log_level: None,
-        test_id: id.clone(),
-        snapshots: input.snapshots.clone(),
-        record: input.record,
-        ci: input.context.ci,
-        reply: None,
-        last: None,
-        task: None,
-        output: None,
-        listen: None,
-        exercised: std::sync::Mutex::new(std::mem::take(&mut result.exercised)),
-    };
-    if runner.client.session().era() == crate::protocol::Era::Modern {
-        // List changes come only on a listen stream: it stands before the first step, so a
-        // change a step causes is not sent before anyone listens.
-        open_at_start(&runner.client, &mut runner.listen).await;
-    }
+    vars
+}
+
+/// Runs the test's steps in order. After a failure only cleanup steps run, unless the
+/// test continues on failure; then only a broken session or an unresolvable variable
+/// stops it, and the steps it skips are listed as not run.
+async fn run_steps(runner: &mut StepRunner, test: &ir::Test, result: &mut TestResult) {
     let keep_going = test.continue_on_failure == Some(true);
     let mut failed = false;
     let mut stopped = false;
@@ -363,7 +439,6 @@ pub async fn run_test_in(
             continue;
         }
         let sr = runner.run(step).await;
-        // With continueOnFailure, only a broken session or an unresolvable variable stops.
         if sr.status == StepStatus::Errored
             || sr
                 .failure
@@ -388,6 +463,17 @@ pub async fn run_test_in(
         }
         result.steps.push(sr);
     }
+}
+
+/// After the last step: the listen stream ends, and the result gets the outputs, what the
+/// test exercised, its duration, the transcript (when asked for) and the server's stderr.
+/// Hands back the session.
+fn close_out(
+    mut runner: StepRunner,
+    input: &TestInput,
+    started: Instant,
+    result: &mut TestResult,
+) -> Client {
     if let Some((sub, _)) = runner.listen.take() {
         // The stream ends with the test, so the server need not hold it open until the
         // session is closed.
@@ -416,11 +502,7 @@ pub async fn run_test_in(
     if !stderr.trim().is_empty() {
         result.stderr = Some(crate::error::shorten(&last_lines(&stderr, 20), 4000));
     }
-    // What the server sent with or right after the last answer is read first: a second
-    // answer to the last request is a warning of this test.
-    tokio::task::yield_now().await;
-    result.warnings = warnings_of(&client, violations_before, result.failure.as_ref());
-    (result, Some(client))
+    client
 }
 
 /// The protocol rules the session saw broken since its `before`th violation, but the one

@@ -240,52 +240,12 @@ pub fn resolve(
 ) -> Result<Resolved, String> {
     let env = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let from_env = env_settings(&env)?;
-    let file = match lookup
-        .config
-        .clone()
-        .or_else(|| env("MCPR_CONFIG").map(Into::into))
-    {
-        Some(p) if !p.is_file() => {
-            return Err(format!("--config {}: no such file", p.display()));
-        }
-        Some(p) => Some(p),
-        None => find_upward(&lookup.cwd),
-    };
-    let profile = lookup
-        .profile
-        .clone()
-        .or_else(|| env("MCPR_CONFIG_PROFILE"));
-    let (project, base, overlay) = match &file {
-        Some(path) => {
-            let project = read_file(path)?;
-            let overlay = match &profile {
-                Some(name) => Some(project.profiles.get(name).cloned().ok_or_else(|| {
-                    let known: Vec<&str> = project.profiles.keys().map(String::as_str).collect();
-                    format!(
-                        "{}: no profile {name:?} (profiles: {})",
-                        path.display(),
-                        if known.is_empty() {
-                            "none".to_string()
-                        } else {
-                            known.join(", ")
-                        }
-                    )
-                })?),
-                None => None,
-            };
-            let base = project.run.clone();
-            (Some(project), base, overlay)
-        }
-        None if profile.is_some() => {
-            return Err(format!(
-                "--config-profile {:?}: no {FILE_NAME} in {} or a folder above it",
-                profile.as_deref().unwrap_or_default(),
-                lookup.cwd.display()
-            ));
-        }
-        None => (None, Settings::default(), None),
-    };
-    drop(project);
+    let Layers {
+        file,
+        profile,
+        base,
+        overlay,
+    } = project_layers(lookup, &env)?;
     let dir = file
         .as_deref()
         .and_then(Path::parent)
@@ -359,55 +319,91 @@ pub fn resolve(
     Ok(Resolved {
         file,
         profile,
-        jobs: Sourced {
-            value: jobs,
-            source: jobs_src,
-        },
-        timeout: Sourced {
-            value: timeout,
-            source: timeout_src,
-        },
-        shutdown_grace: Sourced {
-            value: grace,
-            source: grace_src,
-        },
-        protocol: Sourced {
-            value: protocol,
-            source: protocol_src,
-        },
+        jobs: sourced(jobs, jobs_src),
+        timeout: sourced(timeout, timeout_src),
+        shutdown_grace: sourced(grace, grace_src),
+        protocol: sourced(protocol, protocol_src),
         json: in_file(pick!(json, "MCPR_JSON")),
         junit: in_file(pick!(junit, "MCPR_JUNIT")),
         html: in_file(pick!(html, "MCPR_HTML")),
-        format: Sourced {
-            value: format,
-            source: format_src,
-        },
-        fail_fast: Sourced {
-            value: fail_fast,
-            source: fail_fast_src,
-        },
-        no_progress: Sourced {
-            value: no_progress,
-            source: no_progress_src,
-        },
-        no_history: Sourced {
-            value: no_history,
-            source: no_history_src,
-        },
-        reuse_server: Sourced {
-            value: reuse_server,
-            source: reuse_server_src,
-        },
-        min_coverage: Sourced {
-            value: coverage,
-            source: coverage_src,
-        },
-        retries: Sourced {
-            value: retries,
-            source: retries_src,
-        },
+        format: sourced(format, format_src),
+        fail_fast: sourced(fail_fast, fail_fast_src),
+        no_progress: sourced(no_progress, no_progress_src),
+        no_history: sourced(no_history, no_history_src),
+        reuse_server: sourced(reuse_server, reuse_server_src),
+        min_coverage: sourced(coverage, coverage_src),
+        retries: sourced(retries, retries_src),
         quarantine: in_file(pick!(quarantine, "MCPR_QUARANTINE")),
     })
+}
+
+/// The project file's layers under the flags and the environment: the file (`--config`,
+/// else `MCPR_CONFIG`, else the first mcpr.toml upward), the profile asked for, its `[run]`
+/// table and the profile's table.
+struct Layers {
+    file: Option<PathBuf>,
+    profile: Option<String>,
+    base: Settings,
+    overlay: Option<Settings>,
+}
+
+/// Finds and reads the project file and the profile `lookup` and `env` ask for.
+fn project_layers(lookup: &Lookup, env: &dyn Fn(&str) -> Option<String>) -> Result<Layers, String> {
+    let file = match lookup
+        .config
+        .clone()
+        .or_else(|| env("MCPR_CONFIG").map(Into::into))
+    {
+        Some(p) if !p.is_file() => {
+            return Err(format!("--config {}: no such file", p.display()));
+        }
+        Some(p) => Some(p),
+        None => find_upward(&lookup.cwd),
+    };
+    let profile = lookup
+        .profile
+        .clone()
+        .or_else(|| env("MCPR_CONFIG_PROFILE"));
+    let (base, overlay) = match &file {
+        Some(path) => {
+            let project = read_file(path)?;
+            let overlay = match &profile {
+                Some(name) => Some(project.profiles.get(name).cloned().ok_or_else(|| {
+                    let known: Vec<&str> = project.profiles.keys().map(String::as_str).collect();
+                    format!(
+                        "{}: no profile {name:?} (profiles: {})",
+                        path.display(),
+                        if known.is_empty() {
+                            "none".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    )
+                })?),
+                None => None,
+            };
+            (project.run.clone(), overlay)
+        }
+        None if profile.is_some() => {
+            return Err(format!(
+                "--config-profile {:?}: no {FILE_NAME} in {} or a folder above it",
+                profile.as_deref().unwrap_or_default(),
+                lookup.cwd.display()
+            ));
+        }
+        None => (Settings::default(), None),
+    };
+    Ok(Layers {
+        file,
+        profile,
+        base,
+        overlay,
+    })
+}
+
+/// A value and where it came from.
+fn sourced<T>(value: Option<T>, source: Source) -> Sourced<T> {
+    Sourced { value, source }
 }
 
 /// The settings of the `MCPR_*` variables.
