@@ -600,7 +600,7 @@ impl<'o> Dispatch<'o> {
         };
         TestInput {
             target,
-            deps: deps_value(&self.tests, &self.results, t),
+            deps: deps_value(&self.tests, &self.results, t, &self.plan.edges[i]),
             state: self.opts.state.clone(),
             connect_timeout: self.opts.connect_timeout,
             protocol: self.opts.protocol.clone(),

@@ -190,18 +190,40 @@ pub(super) fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, Pl
     Ok(out)
 }
 
-/// Indexes of the tests a dependency name refers to: equal id, or rows of a logical test.
-pub(super) fn producers(tests: &[Planned], dep: &str) -> Vec<usize> {
-    tests
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| {
-            t.id == dep
-                || slug(&t.logical) == dep
-                || t.id.strip_prefix(dep).is_some_and(|r| r.starts_with('.'))
-        })
-        .map(|(i, _)| i)
-        .collect()
+/// Whether dependency name `dep` refers to test `t`: its id, its logical test's slug, or an
+/// id prefix that ends where a row number begins (`lookup` for `lookup.1`, `lookup.2`).
+fn produces(t: &Planned, dep: &str) -> bool {
+    t.id == dep
+        || slug(&t.logical) == dep
+        || t.id.strip_prefix(dep).is_some_and(|r| r.starts_with('.'))
+}
+
+/// Every name a dependency may use for each test, indexed once: lookups cost the same at
+/// 100 tests and at 100,000.
+struct Producers(HashMap<String, Vec<usize>>);
+
+impl Producers {
+    fn of(tests: &[Planned]) -> Producers {
+        let mut map: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, t) in tests.iter().enumerate() {
+            let mut names = vec![t.id.clone(), slug(&t.logical)];
+            names.extend(
+                t.id.match_indices('.')
+                    .map(|(at, _)| t.id[..at].to_string()),
+            );
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                map.entry(name).or_default().push(i);
+            }
+        }
+        Producers(map)
+    }
+
+    /// Indexes of the tests `dep` refers to, in source order.
+    fn of_dep(&self, dep: &str) -> &[usize] {
+        self.0.get(dep).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// Checks ids and dependencies and returns the report order (indexes into `tests`) and
@@ -222,10 +244,11 @@ pub(super) fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), P
     let mut edges: Vec<Vec<usize>> = Vec::with_capacity(tests.len());
     let mut graph: DiGraph<usize, ()> = DiGraph::new();
     let nodes: Vec<NodeIndex> = (0..tests.len()).map(|i| graph.add_node(i)).collect();
+    let index = Producers::of(tests);
     for (i, t) in tests.iter().enumerate() {
         let mut mine = Vec::new();
         for dep in &t.deps {
-            let found = producers(tests, dep);
+            let found = index.of_dep(dep);
             if found.is_empty() {
                 return Err(plan_error(
                     RunCode::UnknownDependency,
@@ -235,7 +258,7 @@ pub(super) fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), P
                     ),
                 ));
             }
-            for p in found {
+            for &p in found {
                 if !mine.contains(&p) {
                     mine.push(p);
                     graph.add_edge(nodes[p], nodes[i], ());
@@ -262,15 +285,28 @@ pub(super) fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), P
     // Depth-first: dependencies before dependants, otherwise source order.
     let mut order = Vec::with_capacity(tests.len());
     let mut placed = vec![false; tests.len()];
+    // Without recursion: a chain of 100,000 dependencies must not overflow the stack.
     fn visit(i: usize, edges: &[Vec<usize>], placed: &mut [bool], order: &mut Vec<usize>) {
         if placed[i] {
             return;
         }
         placed[i] = true;
-        for &p in &edges[i] {
-            visit(p, edges, placed, order);
+        let mut stack = vec![(i, 0usize)];
+        while let Some((n, next)) = stack.last_mut() {
+            match edges[*n].get(*next) {
+                Some(&p) => {
+                    *next += 1;
+                    if !placed[p] {
+                        placed[p] = true;
+                        stack.push((p, 0));
+                    }
+                }
+                None => {
+                    order.push(*n);
+                    stack.pop();
+                }
+            }
         }
-        order.push(i);
     }
     for i in 0..tests.len() {
         visit(i, &edges, &mut placed, &mut order);
@@ -385,15 +421,23 @@ pub(super) fn components(edges: &[Vec<usize>]) -> Vec<usize> {
 }
 
 /// `deps` variable of a test: for each dependency name, its producer's outputs, or for
-/// several producers (rows) each key as a list in row order.
+/// several producers (rows) each key as a list in row order. `producers` are the test's
+/// (its edges of the plan): only they are searched for each name.
 pub(super) fn deps_value(
     tests: &[Planned],
     results: &[Option<TestResult>],
     t: &Planned,
+    producers: &[usize],
 ) -> Map<String, Value> {
     let mut deps = Map::new();
     for dep in &t.deps {
-        let found: Vec<&TestResult> = producers(tests, dep)
+        let mut of_dep: Vec<usize> = producers
+            .iter()
+            .copied()
+            .filter(|&p| produces(&tests[p], dep))
+            .collect();
+        of_dep.sort_unstable();
+        let found: Vec<&TestResult> = of_dep
             .into_iter()
             .filter_map(|p| results[p].as_ref())
             .collect();
@@ -476,5 +520,37 @@ mod tests {
         assert!(glob_match("*tion", "Addition"));
         assert!(!glob_match("add", "Addition"));
         assert!(glob_match("a*d*n", "Addition"));
+    }
+
+    #[test]
+    fn a_dependency_names_an_id_a_logical_test_or_its_rows() {
+        let tests = vec![
+            t("Look up", "lookup.1", &[]),
+            t("Look up", "lookup.2", &[]),
+            t("Other", "look", &[]),
+            t("Uses rows", "uses", &["lookup"]),
+            t("Uses slug", "slugged", &["look-up"]),
+            t("Uses one", "one", &["lookup.2", "look"]),
+        ];
+        let (_, edges) = plan(&tests).unwrap();
+        assert_eq!(edges[3], vec![0, 1], "an id prefix up to a row number");
+        assert_eq!(edges[4], vec![0, 1], "the logical test's slug");
+        assert_eq!(edges[5], vec![1, 2], "a whole id only, not a prefix of one");
+    }
+
+    #[test]
+    fn a_chain_of_a_hundred_thousand_dependencies_is_planned_without_recursion() {
+        let n = 100_000;
+        let ids: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+        let tests: Vec<Planned> = (0..n)
+            .map(|i| {
+                let deps: Vec<&str> = if i + 1 < n { vec![&ids[i + 1]] } else { vec![] };
+                t(&ids[i], &ids[i], &deps)
+            })
+            .collect();
+        let (order, edges) = plan(&tests).unwrap();
+        assert_eq!(order.first(), Some(&(n - 1)));
+        assert_eq!(order.last(), Some(&0));
+        assert_eq!(edges[0], vec![1]);
     }
 }
