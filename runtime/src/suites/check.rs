@@ -399,3 +399,28 @@ fn github_annotation(e: &DataError) -> Annotation {
     }
     annotation
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_error_annotation_escapes_its_file_and_message() {
+        let placed = DataError::new(RunCode::DataUnreachable, "first\r\nsecond 100%").at(
+            data::DataLocation {
+                file: "data/a,b:c.csv".into(),
+                line: Some(3),
+                column: Some(7),
+                ..Default::default()
+            },
+        );
+        let line = github_annotation(&placed).to_string();
+        assert!(
+            line.starts_with("::error file=data/a%2Cb%3Ac.csv,line=3,col=7::"),
+            "{line}"
+        );
+        assert!(line.ends_with("first%0D%0Asecond 100%25"), "{line}");
+        let nowhere = DataError::new(RunCode::DataUnreachable, "gone");
+        assert_eq!(github_annotation(&nowhere).to_string(), "::error::MCP-DATA-035: gone");
+    }
+}
