@@ -247,9 +247,14 @@ pub struct CheckArgs {
     #[arg(long)]
     pub data: bool,
     /// Apply the machine-applicable fixes (the mechanical `Try:` suggestions) to the files,
-    /// then check again and report what was fixed and what remains.
+    /// then check again and report what was fixed and what remains. Only safe fixes: a
+    /// misspelt keyword, built-in word or layout.
     #[arg(long)]
     pub fix: bool,
+    /// With `--fix`, also apply the unsafe fixes: a name the user declared (variable, flow,
+    /// test id, data source) replaced by the closest declared name.
+    #[arg(long, requires = "fix")]
+    pub unsafe_fixes: bool,
     /// Show at most N diagnostics for each file, then a line counting the rest (the summary
     /// counts them all); 0 shows every one.
     #[arg(long, value_name = "N", default_value_t = mcpr_runtime::suites::check::DEFAULT_MAX_DIAGNOSTICS)]

@@ -162,18 +162,58 @@ fn check_fix_applies_the_mechanical_fixes_and_reports_what_remains() {
         fixes[0]["edits"][0]["range"],
         serde_json::json!({"start": {"line": 6, "character": 14}, "end": {"line": 6, "character": 18}})
     );
+    let applicability: Vec<&str> = fixes
+        .iter()
+        .map(|f| f["applicability"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        applicability,
+        ["unsafe", "unsafe", "safe"],
+        "a test id and a flow are the user's names, `Call tool` is the language's"
+    );
 
+    // The safe fix only; the renames of the user's names are counted and left.
     let out = mcpr_in(dir.path())
         .args(["check", "--fix", "a.mcpr"])
         .output()
         .unwrap();
-    assert_exit_with(&out, 2, "3 problems fixed");
+    assert_exit_with(&out, 2, "1 problem fixed");
+    assert_exit_with(&out, 2, "fixed a.mcpr:9: write `Call tool` (MCPLANG204)");
+    assert_exit_with(
+        &out,
+        2,
+        "2 unsafe fixes left: apply them with `--fix --unsafe-fixes`",
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("a.mcpr")).unwrap();
+    assert_eq!(fixed, text.replace("Cal tool", "Call tool"));
+    let report = stdout(&out);
+    assert!(report.contains("MCPLANG204"), "{report}");
+    assert!(report.contains("Frobnicate"), "{report}");
+    assert!(!report.contains("Cal tool"), "{report}");
+
+    let out = mcpr_in(dir.path())
+        .args(["check", "--unsafe-fixes", "a.mcpr"])
+        .output()
+        .unwrap();
+    assert_exit_with(&out, 2, "--fix");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.mcpr")).unwrap(),
+        fixed,
+        "--unsafe-fixes alone changes nothing"
+    );
+
+    let out = mcpr_in(dir.path())
+        .args(["check", "--fix", "--unsafe-fixes", "a.mcpr"])
+        .output()
+        .unwrap();
+    assert_exit_with(&out, 2, "2 problems fixed");
     assert_exit_with(
         &out,
         2,
         "fixed a.mcpr:8: replace `Add nmbers` with `Add numbers` (MCPLANG401)",
     );
-    assert_exit_with(&out, 2, "fixed a.mcpr:9: write `Call tool` (MCPLANG204)");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("unsafe fix"), "{err}");
     let fixed = std::fs::read_to_string(dir.path().join("a.mcpr")).unwrap();
     assert_eq!(
         fixed,
@@ -181,10 +221,6 @@ fn check_fix_applies_the_mechanical_fixes_and_reports_what_remains() {
             .replace("Add nmbers", "Add numbers")
             .replace("Cal tool", "Call tool")
     );
-    let report = stdout(&out);
-    assert!(report.contains("MCPLANG204"), "{report}");
-    assert!(report.contains("Frobnicate"), "{report}");
-    assert!(!report.contains("Cal tool"), "{report}");
 
     let out = mcpr_in(dir.path())
         .args(["check", "--fix", "a.mcpr"])

@@ -608,3 +608,52 @@ fn code_actions_apply_the_fixes_of_diagnostics() {
     assert_eq!(c.diagnostics(&u), Vec::<Value>::new(), "every fix applied");
     c.stop();
 }
+
+#[test]
+fn an_unsafe_fix_is_a_quick_fix_but_not_part_of_fix_all() {
+    let dir = project();
+    let mut c = Client::start(dir.path());
+    let text = "MCP Test 1\nServer: node server.js\nFlow: \"Add\"\n  Send \"ping\"\nTest: \"t\"\n  Cal tool \"add\"\n  Use flow \"Ad\"\n  Expcet \"x\" equals 1\n";
+    let u = uri(&dir.path().join("names.mcpr"));
+    c.open(&u, text);
+    let diags = c.diagnostics(&u);
+    assert_eq!(diags.len(), 3, "{diags:?}");
+    let actions = c.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u},
+               "range": {"start": {"line": 0, "character": 0}, "end": pos(text, "Expcet", 0, 6)},
+               "context": {"diagnostics": diags}}),
+    );
+    let actions = actions.as_array().expect("actions");
+    let quick: Vec<&Value> = actions.iter().filter(|a| a["kind"] == "quickfix").collect();
+    assert_eq!(quick.len(), 3, "{actions:?}");
+    let rename = quick
+        .iter()
+        .find(|a| a["title"] == "replace `Ad` with `Add`")
+        .unwrap_or_else(|| panic!("the flow's quick fix: {actions:?}"));
+    assert_eq!(rename["data"]["applicability"], "unsafe");
+    assert!(rename.get("isPreferred").is_none(), "{rename}");
+    let keyword = quick
+        .iter()
+        .find(|a| a["diagnostics"][0]["range"]["start"]["line"] == 5)
+        .unwrap_or_else(|| panic!("the keyword's quick fix: {actions:?}"));
+    assert_eq!(keyword["data"]["applicability"], "safe");
+    assert_eq!(keyword["isPreferred"], true);
+    let all = actions
+        .iter()
+        .find(|a| a["kind"] == "source.fixAll")
+        .unwrap_or_else(|| panic!("a fix-all action: {actions:?}"));
+    let edits = all["edit"]["changes"][&u]
+        .as_array()
+        .cloned()
+        .expect("edits");
+    let fixed = lsp_client::apply(text, &edits);
+    assert!(fixed.contains("Use flow \"Ad\"\n"), "{fixed}");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    let left = c.diagnostics(&u);
+    assert_eq!(left.len(), 1, "only the unsafe rename is left: {left:?}");
+    c.stop();
+}

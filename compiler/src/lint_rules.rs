@@ -18,6 +18,9 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, the most severe first.
+    pub const ALL: [Level; 3] = [Level::Error, Level::Warning, Level::Info];
+
     /// `error`, `warning` or `info`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -371,7 +371,7 @@ pub fn markdown() -> Result<String, String> {
     let mut s = String::from(
         "# The standard flow library\n\n\
          <!-- Generated from the comments of stdlib-flows/*.mcpr; a test keeps it in step \
-         (MCPR_BLESS=1 rewrites it). -->\n\n\
+         (`MCPR_BLESS=1 cargo test --workspace --test generated` rewrites it). -->\n\n\
          mcpr ships flow libraries of its own, embedded in the binary and versioned with it. A suite\n\
          imports one with `Import flows from \"std:NAME\"` and uses its flows like its own; `mcpr\n\
          conformance` runs every flow of every library against a server as one check each (see\n\

@@ -1,13 +1,15 @@
 //! Edits the server proposes: the canonical layout of `mcpr fmt` (formatting) and the
 //! machine-applicable fixes of diagnostics (code actions: one quick fix per diagnostic, and
-//! every fix of the file at once).
+//! every safe fix of the file at once). A quick fix carries its applicability in `data`
+//! (`{"applicability": "safe"}` or `"unsafe"`); only safe ones are preferred, and the
+//! fix-all action leaves the unsafe ones out, as `check --fix` does.
 
 use std::collections::HashMap;
 
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
 };
-use mcpr_compiler::diagnostics::fix;
+use mcpr_compiler::diagnostics::fix::{self, Applicability};
 use mcpr_compiler::fmt::format_source;
 use mcpr_compiler::source::{SourceFile, Span};
 
@@ -58,8 +60,8 @@ fn overlaps(a: Range, b: Range) -> bool {
     key(a.start) <= key(b.end) && key(b.start) <= key(a.end)
 }
 
-/// The quick fixes of the diagnostics touching `range`, and a fix-all action when the file
-/// has any fix.
+/// The quick fixes of the diagnostics touching `range`, and a fix-all action of the file's
+/// safe fixes when it has more than one.
 pub(crate) fn actions(
     open: &Open,
     uri: &Uri,
@@ -99,11 +101,16 @@ pub(crate) fn actions(
                 uri,
                 edits,
                 vec![shown],
+                Some(f.applicability),
             ));
         }
     }
-    if fixable.len() > 1 && wants(&CodeActionKind::SOURCE_FIX_ALL) {
-        let fixes: Vec<_> = fixable.iter().map(|(_, f)| *f).collect();
+    let fixes: Vec<_> = fixable
+        .iter()
+        .map(|(_, f)| *f)
+        .filter(|f| fix::applies(f, false))
+        .collect();
+    if fixes.len() > 1 && wants(&CodeActionKind::SOURCE_FIX_ALL) {
         let applied = fix::apply(file.text(), &fixes);
         if let Some(edit) = minimal_edit(file, &applied.text) {
             let title = format!("Apply {} mcpr fixes", applied.applied.len());
@@ -113,6 +120,7 @@ pub(crate) fn actions(
                 uri,
                 vec![edit],
                 Vec::new(),
+                None,
             ));
         }
     }
@@ -125,8 +133,9 @@ fn action(
     uri: &Uri,
     edits: Vec<TextEdit>,
     diagnostics: Vec<lsp_types::Diagnostic>,
+    applicability: Option<Applicability>,
 ) -> CodeActionOrCommand {
-    let preferred = kind == CodeActionKind::QUICKFIX;
+    let preferred = kind == CodeActionKind::QUICKFIX && applicability == Some(Applicability::Safe);
     CodeActionOrCommand::CodeAction(CodeAction {
         title,
         kind: Some(kind),
@@ -136,6 +145,7 @@ fn action(
             ..WorkspaceEdit::default()
         }),
         is_preferred: preferred.then_some(true),
+        data: applicability.map(|a| serde_json::json!({ "applicability": a.as_str() })),
         ..CodeAction::default()
     })
 }

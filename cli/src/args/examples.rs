@@ -7,7 +7,9 @@ Examples:
   mcpr check tests/                    every suite below tests/, each problem located
   mcpr check suite.mcpr --format short one line per problem
   mcpr check tests/ --format github    GitHub annotations
-  mcpr check tests/ --fix              apply the mechanical fixes, then check again
+  mcpr check tests/ --fix              apply the safe mechanical fixes, then check again
+  mcpr check tests/ --fix --unsafe-fixes
+                                       also rename to the closest declared name
   mcpr check tests/ --data             also read local data files and check their values
 
 Defaults: human output in colour on a terminal; files up to 16MiB (--max-file-size).";

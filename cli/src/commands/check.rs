@@ -1,5 +1,6 @@
 //! `mcpr check PATH…`: compile files (imports included) and report every diagnostic;
-//! `--fix` applies the machine-applicable fixes first and reports what it fixed.
+//! `--fix` applies the safe machine-applicable fixes first (the unsafe ones too with
+//! `--unsafe-fixes`), reports what it fixed and counts the unsafe fixes left.
 
 use crate::args::{CheckArgs, FormatArg};
 use crate::output::{self, use_color};
@@ -26,7 +27,7 @@ pub fn run(args: CheckArgs) -> u8 {
         env,
     };
     let found = if args.fix {
-        check_and_fix(&args.paths, &opts).map(|outcome| {
+        check_and_fix(&args.paths, &opts, args.unsafe_fixes).map(|outcome| {
             for f in &outcome.fixed {
                 eprintln!("fixed {}:{}: {} ({})", f.file, f.line, f.message, f.code);
             }
@@ -34,6 +35,11 @@ pub fn run(args: CheckArgs) -> u8 {
                 0 => eprintln!("nothing to fix"),
                 1 => eprintln!("1 problem fixed"),
                 n => eprintln!("{n} problems fixed"),
+            }
+            match outcome.unsafe_left {
+                0 => {}
+                1 => eprintln!("1 unsafe fix left: apply it with `--fix --unsafe-fixes`"),
+                n => eprintln!("{n} unsafe fixes left: apply them with `--fix --unsafe-fixes`"),
             }
             outcome.report
         })

@@ -83,8 +83,7 @@ fn header(screen: bool, round: usize, changed: &[PathBuf]) {
         format!(" (changed: {})", names.join(", "))
     };
     if screen {
-        // Clear the screen and the scroll-back, cursor home.
-        print!("\x1b[2J\x1b[3J\x1b[H");
+        print!("{}", mcpr_compiler::style::CLEAR_SCREEN);
         println!("mcpr watch · run {round}{what}");
     } else {
         println!("──── mcpr watch: run {round}{what} ────");

@@ -2,6 +2,13 @@
 //! flow, test id, function, data source, variable or YAML key) as text edits that `mcpr check
 //! --fix` and editors apply without asking what was meant.
 //!
+//! Every fix has an [`Applicability`]. A fix that puts back a word of the language (a
+//! statement keyword, a built-in function, a YAML key, a lint code) or mends the layout is
+//! *safe*: `check --fix` applies it. A fix that replaces a name with another name the user
+//! declared (a variable, a flow, a test id, a data source) is *unsafe*: the closest name is a
+//! guess about the user's own intent, so `check --fix` applies it only with
+//! `--unsafe-fixes`, and an editor offers it as a quick fix but not in "fix all".
+//!
 //! A fix is attached where the suggestion is made. Problems found while lowering know the
 //! misspelt word and the diagnostic's span but not the text, so their fix is settled once the
 //! text is at hand ([`settle`]): the edit is narrowed to where the word stands inside the span
@@ -22,11 +29,34 @@ pub struct Edit {
     pub replacement: String,
 }
 
+/// Whether a fix may be applied without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// It restores a word of the language or the layout: applied by `check --fix`.
+    Safe,
+    /// It replaces a name the user declared with another: applied only with
+    /// `--unsafe-fixes`.
+    Unsafe,
+}
+
+impl Applicability {
+    /// `safe` or `unsafe`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
 /// A fix of one diagnostic: edits that, applied together, resolve it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Fix {
     /// What the fix does, for people (`replace \`nmae\` with \`name\``).
     pub message: String,
+    /// Whether it may be applied without asking.
+    pub applicability: Applicability,
     /// The edits, in the diagnostic's file, not overlapping, in order.
     pub edits: Vec<Edit>,
     /// The text a settled edit replaces (see [`settle`]); `None` once settled.
@@ -35,10 +65,11 @@ pub struct Fix {
 }
 
 impl Fix {
-    /// A fix replacing `span` with `replacement`.
+    /// A safe fix replacing `span` with `replacement`.
     pub fn replace(span: Span, replacement: impl Into<String>, message: impl Into<String>) -> Fix {
         Fix {
             message: message.into(),
+            applicability: Applicability::Safe,
             edits: vec![Edit {
                 span,
                 replacement: replacement.into(),
@@ -49,9 +80,15 @@ impl Fix {
 
     /// A fix replacing the word `written`, somewhere inside `span`, with `suggested`; its
     /// edit is made exact by [`settle`].
-    pub(crate) fn rename(span: Span, written: &str, suggested: &str) -> Fix {
+    pub(crate) fn rename(
+        span: Span,
+        written: &str,
+        suggested: &str,
+        applicability: Applicability,
+    ) -> Fix {
         Fix {
             message: format!("replace `{written}` with `{suggested}`"),
+            applicability,
             edits: vec![Edit {
                 span,
                 replacement: suggested.to_string(),
@@ -98,6 +135,11 @@ pub struct Applied {
     pub applied: Vec<usize>,
     /// Indexes of those left out because an edit overlapped one applied before it.
     pub skipped: Vec<usize>,
+}
+
+/// Whether a fix of this applicability is applied when unsafe fixes are `allowed` or not.
+pub fn applies(fix: &Fix, unsafe_allowed: bool) -> bool {
+    fix.applicability == Applicability::Safe || unsafe_allowed
 }
 
 /// Applies fixes to `text`, in the order given: a fix is applied whole or not at all, and one
@@ -178,7 +220,12 @@ mod tests {
             "x: \"${nmae}\" nmaes\n",
         ));
         let mut d = Diagnostic::new(crate::diagnostics::Problem::NoTests, id, Span::new(3, 12));
-        d.fix = Some(Fix::rename(Span::new(3, 12), "nmae", "name"));
+        d.fix = Some(Fix::rename(
+            Span::new(3, 12),
+            "nmae",
+            "name",
+            Applicability::Safe,
+        ));
         let mut gone = d.clone();
         gone.span = Span::new(13, 18);
         let mut both = [d, gone];
@@ -186,5 +233,34 @@ mod tests {
         let fix = both[0].fix.as_ref().expect("settled");
         assert_eq!(fix.edits[0].span, Span::new(6, 10));
         assert!(both[1].fix.is_none(), "`nmae` is only part of `nmaes`");
+    }
+
+    #[test]
+    fn renames_of_declared_names_are_unsafe_and_words_of_the_language_safe() {
+        use crate::diagnostics::Problem;
+        let at = |p: Problem| {
+            Diagnostic::new(p, 0, Span::new(0, 2))
+                .fix
+                .map(|f| f.applicability)
+        };
+        let flow = Problem::UnknownFlow {
+            name: "Ad".into(),
+            suggestion: Some("Add".into()),
+            library: None,
+        };
+        assert_eq!(at(flow), Some(Applicability::Unsafe));
+        let rule = Problem::UnknownLintRule {
+            code: "MCP05".into(),
+            suggestion: Some("MCP005".into()),
+        };
+        assert_eq!(at(rule), Some(Applicability::Safe));
+        let field = Problem::UnknownField {
+            context: "a step".into(),
+            field: "toool".into(),
+            suggestion: Some("tool".into()),
+            valid: vec!["tool".into()],
+        };
+        assert_eq!(at(field), Some(Applicability::Safe));
+        assert!(applies(&Fix::replace(Span::at(0), "", "x"), false));
     }
 }

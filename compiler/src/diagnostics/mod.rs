@@ -9,7 +9,7 @@ pub mod render;
 mod wording;
 
 pub use codes::{Code, Severity};
-pub use fix::{Edit, Fix};
+pub use fix::{Applicability, Edit, Fix};
 pub use problem::{FlowExcess, Problem, Surface};
 pub use wording::Wording;
 
@@ -54,9 +54,9 @@ impl Diagnostic {
     /// Builds a diagnostic from the data of a problem and its location.
     pub fn new(problem: Problem, file: usize, span: Span) -> Self {
         let w = problem.describe();
-        let fix = problem
-            .rename()
-            .map(|(written, suggested)| Fix::rename(span, written, suggested));
+        let fix = problem.rename().map(|(written, suggested, applicability)| {
+            Fix::rename(span, written, suggested, applicability)
+        });
         Diagnostic {
             code: w.code,
             severity: w.code.severity(),

@@ -700,15 +700,15 @@ pub enum TableProblem {
 impl Problem {
     /// The misspelt word and the word to write instead, when the problem's `Try:` suggestion
     /// is a mechanical rename (a flow, test id, function, lint rule, data source, variable,
-    /// YAML key or budget test closest to what was written). The diagnostic's fix replaces
-    /// the word where it stands in the diagnostic's span.
-    pub fn rename(&self) -> Option<(&str, &str)> {
+    /// YAML key or budget test closest to what was written), and whether the rename is safe:
+    /// a word of the language is, a name the user declared is not. The diagnostic's fix
+    /// replaces the word where it stands in the diagnostic's span.
+    pub fn rename(&self) -> Option<(&str, &str, super::fix::Applicability)> {
+        use super::fix::Applicability::{Safe, Unsafe};
         use Problem::*;
-        let (written, suggested) = match self {
+        let (written, suggested, applicability) = match self {
+            // Names the user declared: the closest one is a guess.
             UnknownFlow {
-                name, suggestion, ..
-            }
-            | UnknownFunction {
                 name, suggestion, ..
             }
             | UnknownDataSource {
@@ -716,12 +716,10 @@ impl Problem {
             }
             | UnknownBudgetTest {
                 name, suggestion, ..
-            } => (name.as_str(), suggestion.as_deref()?),
-            UnknownDependency { id, suggestion, .. } => (id.as_str(), suggestion.as_deref()?),
-            UnknownLintRule { code, suggestion } => (code.as_str(), suggestion.as_deref()?),
-            UnknownField {
-                field, suggestion, ..
-            } => (field.as_str(), suggestion.as_deref()?),
+            } => (name.as_str(), suggestion.as_deref()?, Unsafe),
+            UnknownDependency { id, suggestion, .. } => {
+                (id.as_str(), suggestion.as_deref()?, Unsafe)
+            }
             UnknownVariable {
                 reference,
                 suggestion,
@@ -729,9 +727,18 @@ impl Problem {
             } => (
                 reference.split('.').next().unwrap_or(reference),
                 suggestion.as_deref()?,
+                Unsafe,
             ),
+            // Words of the language: a built-in function, a lint code, a YAML key.
+            UnknownFunction {
+                name, suggestion, ..
+            } => (name.as_str(), suggestion.as_deref()?, Safe),
+            UnknownLintRule { code, suggestion } => (code.as_str(), suggestion.as_deref()?, Safe),
+            UnknownField {
+                field, suggestion, ..
+            } => (field.as_str(), suggestion.as_deref()?, Safe),
             _ => return None,
         };
-        (written != suggested && !written.is_empty()).then_some((written, suggested))
+        (written != suggested && !written.is_empty()).then_some((written, suggested, applicability))
     }
 }

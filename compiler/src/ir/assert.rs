@@ -37,6 +37,7 @@ pub enum Status {
     /// The request must return a JSON-RPC error.
     Error,
 }
+every_variant!(Status: Success, Error);
 
 /// Expectations on a JSON-RPC error.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -185,6 +186,7 @@ pub enum JsonType {
     /// `true` or `false`.
     Boolean,
 }
+every_variant!(JsonType: Array, Null, Object, String, Number, Boolean);
 
 /// A snapshot comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

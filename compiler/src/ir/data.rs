@@ -125,6 +125,7 @@ pub enum Provider {
     /// A custom module.
     Plugin,
 }
+every_variant!(Provider: Inline, Csv, Json, Yaml, Excel, Rest, GoogleSheets, Sql, Plugin);
 
 /// Type and validation of one column.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -156,6 +157,7 @@ pub enum ColumnType {
     /// JSON text decoded into a value.
     Json,
 }
+every_variant!(ColumnType: String, Number, Boolean, Date, Json);
 
 /// How a join treats base rows without a match.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,6 +168,7 @@ pub enum JoinKind {
     /// Keep them without the joined columns.
     Left,
 }
+every_variant!(JoinKind: Inner, Left);
 
 /// A condition on one column in a `where` filter.
 #[derive(Debug, Clone, PartialEq, Serialize)]

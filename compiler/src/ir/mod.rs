@@ -6,6 +6,27 @@
 //! written for the reference model deserialises and serialises back unchanged. The JSON Schema
 //! in `docs/schema/suite.schema.json` describes exactly these types; `docs/ir.md` explains them.
 
+/// `ALL` for a closed enum of unit variants: every value in the order of declaration, for
+/// the code that lists them (the schema's closed sets are generated from these). A variant
+/// left out of the list does not compile.
+macro_rules! every_variant {
+    ($t:ident: $($v:ident),+ $(,)?) => {
+        impl $t {
+            /// Every value, in the order of declaration.
+            pub const ALL: [$t; [$(stringify!($v)),+].len()] = [$($t::$v),+];
+        }
+
+        const _: () = {
+            #[allow(dead_code)]
+            fn every_variant_is_listed(value: $t) {
+                match value {
+                    $($t::$v)|+ => {}
+                }
+            }
+        };
+    };
+}
+
 mod assert;
 mod client;
 mod data;
@@ -34,7 +55,7 @@ pub use data::{
 pub use map::OrderedMap;
 pub use native::{
     AwaitNotificationAction, CheckAction, ConfigureClientAction, EchoAction, LintCleanAction,
-    ListAllAction, LogLevelAction, NativeAction, NativeStep, PlainAction, PromptAction,
+    ListAllAction, LogLevelAction, Members, NativeAction, NativeStep, PlainAction, PromptAction,
     QueueAnswerAction, RequestAction, ResourceAction, SaveTextAction, TaskAction, TaskListAction,
     TaskWaitAction, ToolsSnapshotAction,
 };
@@ -198,6 +219,7 @@ pub enum SessionMode {
     /// a data row or an `isolated` test keeps a session of its own.
     Shared,
 }
+every_variant!(SessionMode: PerTest, Shared);
 
 /// A latency budget: a percentile of a test's durations must stay under a limit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,6 +277,7 @@ pub enum Permission {
     /// Open network connections.
     Network,
 }
+every_variant!(Permission: Environment, FilesystemRead, Network);
 
 /// Deserialises a member that is present as `Some`, even when its value is `null`.
 fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {

@@ -11,10 +11,65 @@ use serde_json::Value;
 use super::client::ClientBehavior;
 use super::present;
 
-/// An MCP-specific action such as waiting for a notification or listing every page.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "kebab-case")]
-pub enum NativeStep {
+/// Declares the native actions from one list: [`NativeStep`] (an action with its members),
+/// [`NativeAction`] (the action alone), [`NativeAction::ALL`], and the conversions between
+/// them. Each row names the variant and the struct of its members; what the members are is
+/// told by the struct's [`Members`] implementation below it.
+macro_rules! native_actions {
+    ($( $(#[doc = $doc:literal])* $variant:ident($members:ident), )*) => {
+        /// An MCP-specific action such as waiting for a notification or listing every page.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "action", rename_all = "kebab-case")]
+        pub enum NativeStep {
+            $( $(#[doc = $doc])* $variant($members), )*
+        }
+
+        /// The native actions the runner knows, without their members.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum NativeAction {
+            $( #[doc = concat!("[`NativeStep::", stringify!($variant), "`].")] $variant, )*
+        }
+
+        impl NativeAction {
+            /// Every native action, in the order of their declaration.
+            pub const ALL: [NativeAction; [$(stringify!($variant)),*].len()] =
+                [$(NativeAction::$variant),*];
+        }
+
+        impl NativeStep {
+            /// A native step performing `action` with every member left out.
+            pub fn new(action: NativeAction) -> Self {
+                match action {
+                    $( NativeAction::$variant => NativeStep::$variant($members::default()), )*
+                }
+            }
+
+            /// The action the step performs.
+            pub fn action(&self) -> NativeAction {
+                match self {
+                    $( NativeStep::$variant(_) => NativeAction::$variant, )*
+                }
+            }
+
+            /// The members of the step, whatever its action.
+            pub fn members(&self) -> &dyn Members {
+                match self {
+                    $( NativeStep::$variant(m) => m, )*
+                }
+            }
+
+            /// The members of the step, to change them.
+            pub fn members_mut(&mut self) -> &mut dyn Members {
+                match self {
+                    $( NativeStep::$variant(m) => m, )*
+                }
+            }
+        }
+    };
+}
+
+native_actions! {
     /// A request with optional progress collection and cancellation.
     Request(RequestAction),
     /// Wait for a notification with a given method; `params` filters on its members.
@@ -71,84 +126,6 @@ pub enum NativeStep {
     /// with the same client behaviour; variables survive, the inbox starts empty
     /// (mcpr addition; docs/faults.md).
     Reconnect(PlainAction),
-}
-
-/// The native actions the runner knows, without their members.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum NativeAction {
-    /// [`NativeStep::Request`].
-    Request,
-    /// [`NativeStep::AwaitNotification`].
-    AwaitNotification,
-    /// [`NativeStep::Subscribe`].
-    Subscribe,
-    /// [`NativeStep::Unsubscribe`].
-    Unsubscribe,
-    /// [`NativeStep::SetLogLevel`].
-    SetLogLevel,
-    /// [`NativeStep::ListAll`].
-    ListAll,
-    /// [`NativeStep::TaskGet`].
-    TaskGet,
-    /// [`NativeStep::TaskList`].
-    TaskList,
-    /// [`NativeStep::TaskCancel`].
-    TaskCancel,
-    /// [`NativeStep::ConfigureClient`].
-    ConfigureClient,
-    /// [`NativeStep::Echo`].
-    Echo,
-    /// [`NativeStep::Prompt`].
-    Prompt,
-    /// [`NativeStep::QueueAnswer`].
-    QueueAnswer,
-    /// [`NativeStep::Check`].
-    Check,
-    /// [`NativeStep::SaveText`].
-    SaveText,
-    /// [`NativeStep::TaskWait`].
-    TaskWait,
-    /// [`NativeStep::SkillsList`].
-    SkillsList,
-    /// [`NativeStep::SkillsVerify`].
-    SkillsVerify,
-    /// [`NativeStep::AppsVerify`].
-    AppsVerify,
-    /// [`NativeStep::LintClean`].
-    LintClean,
-    /// [`NativeStep::ToolsSnapshot`].
-    ToolsSnapshot,
-    /// [`NativeStep::Reconnect`].
-    Reconnect,
-}
-
-impl NativeAction {
-    /// Every native action, in the order of their declaration.
-    pub const ALL: [NativeAction; 22] = [
-        NativeAction::Request,
-        NativeAction::AwaitNotification,
-        NativeAction::Subscribe,
-        NativeAction::Unsubscribe,
-        NativeAction::SetLogLevel,
-        NativeAction::ListAll,
-        NativeAction::TaskGet,
-        NativeAction::TaskList,
-        NativeAction::TaskCancel,
-        NativeAction::ConfigureClient,
-        NativeAction::Echo,
-        NativeAction::Prompt,
-        NativeAction::QueueAnswer,
-        NativeAction::Check,
-        NativeAction::SaveText,
-        NativeAction::TaskWait,
-        NativeAction::SkillsList,
-        NativeAction::SkillsVerify,
-        NativeAction::AppsVerify,
-        NativeAction::LintClean,
-        NativeAction::ToolsSnapshot,
-        NativeAction::Reconnect,
-    ];
 }
 
 /// Members of `request`.
@@ -467,219 +444,197 @@ pub struct TaskWaitAction {
     pub status: Option<String>,
 }
 
-/// Every variant with its member struct bound to `$m`, for code that is the same for all.
-macro_rules! each_variant {
-    ($self:expr, $m:ident => $body:expr) => {
-        match $self {
-            NativeStep::Request($m) => $body,
-            NativeStep::AwaitNotification($m) => $body,
-            NativeStep::Subscribe($m) => $body,
-            NativeStep::Unsubscribe($m) => $body,
-            NativeStep::SetLogLevel($m) => $body,
-            NativeStep::ListAll($m) => $body,
-            NativeStep::TaskGet($m) => $body,
-            NativeStep::TaskList($m) => $body,
-            NativeStep::TaskCancel($m) => $body,
-            NativeStep::ConfigureClient($m) => $body,
-            NativeStep::Echo($m) => $body,
-            NativeStep::Prompt($m) => $body,
-            NativeStep::QueueAnswer($m) => $body,
-            NativeStep::Check($m) => $body,
-            NativeStep::SaveText($m) => $body,
-            NativeStep::TaskWait($m) => $body,
-            NativeStep::SkillsList($m) => $body,
-            NativeStep::SkillsVerify($m) => $body,
-            NativeStep::AppsVerify($m) => $body,
-            NativeStep::LintClean($m) => $body,
-            NativeStep::ToolsSnapshot($m) => $body,
-            NativeStep::Reconnect($m) => $body,
+/// What a native step's members are, whatever its action. Each member struct overrides the
+/// accessors of the members it has (through `members!`); the others answer `None`.
+pub trait Members {
+    /// The deadline of the action in milliseconds (every action has one).
+    fn timeout_ms(&self) -> Option<u64>;
+    /// The deadline of the action, to change it.
+    fn timeout_ms_mut(&mut self) -> &mut Option<u64>;
+    /// The `method` member.
+    fn method(&self) -> Option<&str> {
+        None
+    }
+    /// The `params` member.
+    fn params(&self) -> Option<&Value> {
+        None
+    }
+    /// The `uri` member.
+    fn uri(&self) -> Option<&str> {
+        None
+    }
+    /// The `level` member.
+    fn level(&self) -> Option<&str> {
+        None
+    }
+    /// The `field` member.
+    fn field(&self) -> Option<&str> {
+        None
+    }
+    /// The `taskId` member.
+    fn task_id(&self) -> Option<&str> {
+        None
+    }
+    /// The `behavior` member.
+    fn behavior(&self) -> Option<&ClientBehavior> {
+        None
+    }
+    /// The `progress` member.
+    fn progress(&self) -> Option<bool> {
+        None
+    }
+    /// The `cancelAfterMs` member.
+    fn cancel_after_ms(&self) -> Option<u64> {
+        None
+    }
+    /// The `message` member.
+    fn message(&self) -> Option<&str> {
+        None
+    }
+    /// The `variable` member.
+    fn variable(&self) -> Option<&str> {
+        None
+    }
+    /// The `status` member.
+    fn status(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// One accessor of [`Members`], by the member's name.
+macro_rules! member {
+    (params) => {
+        fn params(&self) -> Option<&Value> {
+            self.params.as_ref()
+        }
+    };
+    (behavior) => {
+        fn behavior(&self) -> Option<&ClientBehavior> {
+            self.behavior.as_ref()
+        }
+    };
+    (progress) => {
+        fn progress(&self) -> Option<bool> {
+            self.progress
+        }
+    };
+    (cancel_after_ms) => {
+        fn cancel_after_ms(&self) -> Option<u64> {
+            self.cancel_after_ms
+        }
+    };
+    ($text:ident) => {
+        fn $text(&self) -> Option<&str> {
+            self.$text.as_deref()
         }
     };
 }
 
+/// [`Members`] for a member struct: the deadline, and the accessors of the members it has
+/// besides (a member named here that the struct lacks does not compile).
+macro_rules! members {
+    ($($t:ty: [$($m:ident),*];)*) => {$(
+        impl Members for $t {
+            fn timeout_ms(&self) -> Option<u64> {
+                self.timeout_ms
+            }
+            fn timeout_ms_mut(&mut self) -> &mut Option<u64> {
+                &mut self.timeout_ms
+            }
+            $(member!($m);)*
+        }
+    )*};
+}
+
+members! {
+    RequestAction: [method, params, progress, cancel_after_ms];
+    AwaitNotificationAction: [method, params];
+    ResourceAction: [uri];
+    LogLevelAction: [level];
+    ListAllAction: [method, params, field];
+    TaskAction: [params, task_id];
+    TaskListAction: [params];
+    PlainAction: [];
+    LintCleanAction: [];
+    ToolsSnapshotAction: [];
+    ConfigureClientAction: [behavior];
+    EchoAction: [message];
+    PromptAction: [message, variable];
+    QueueAnswerAction: [method, params];
+    CheckAction: [params];
+    SaveTextAction: [params, variable];
+    TaskWaitAction: [task_id, status];
+}
+
 impl NativeStep {
-    /// A native step performing `action` with every member left out.
-    pub fn new(action: NativeAction) -> Self {
-        match action {
-            NativeAction::Request => NativeStep::Request(RequestAction::default()),
-            NativeAction::AwaitNotification => {
-                NativeStep::AwaitNotification(AwaitNotificationAction::default())
-            }
-            NativeAction::Subscribe => NativeStep::Subscribe(ResourceAction::default()),
-            NativeAction::Unsubscribe => NativeStep::Unsubscribe(ResourceAction::default()),
-            NativeAction::SetLogLevel => NativeStep::SetLogLevel(LogLevelAction::default()),
-            NativeAction::ListAll => NativeStep::ListAll(ListAllAction::default()),
-            NativeAction::TaskGet => NativeStep::TaskGet(TaskAction::default()),
-            NativeAction::TaskList => NativeStep::TaskList(TaskListAction::default()),
-            NativeAction::TaskCancel => NativeStep::TaskCancel(TaskAction::default()),
-            NativeAction::ConfigureClient => {
-                NativeStep::ConfigureClient(ConfigureClientAction::default())
-            }
-            NativeAction::Echo => NativeStep::Echo(EchoAction::default()),
-            NativeAction::Prompt => NativeStep::Prompt(PromptAction::default()),
-            NativeAction::QueueAnswer => NativeStep::QueueAnswer(QueueAnswerAction::default()),
-            NativeAction::Check => NativeStep::Check(CheckAction::default()),
-            NativeAction::SaveText => NativeStep::SaveText(SaveTextAction::default()),
-            NativeAction::TaskWait => NativeStep::TaskWait(TaskWaitAction::default()),
-            NativeAction::SkillsList => NativeStep::SkillsList(PlainAction::default()),
-            NativeAction::SkillsVerify => NativeStep::SkillsVerify(PlainAction::default()),
-            NativeAction::AppsVerify => NativeStep::AppsVerify(PlainAction::default()),
-            NativeAction::LintClean => NativeStep::LintClean(LintCleanAction::default()),
-            NativeAction::ToolsSnapshot => {
-                NativeStep::ToolsSnapshot(ToolsSnapshotAction::default())
-            }
-            NativeAction::Reconnect => NativeStep::Reconnect(PlainAction::default()),
-        }
-    }
-
-    /// The action the step performs.
-    pub fn action(&self) -> NativeAction {
-        match self {
-            NativeStep::Request(_) => NativeAction::Request,
-            NativeStep::AwaitNotification(_) => NativeAction::AwaitNotification,
-            NativeStep::Subscribe(_) => NativeAction::Subscribe,
-            NativeStep::Unsubscribe(_) => NativeAction::Unsubscribe,
-            NativeStep::SetLogLevel(_) => NativeAction::SetLogLevel,
-            NativeStep::ListAll(_) => NativeAction::ListAll,
-            NativeStep::TaskGet(_) => NativeAction::TaskGet,
-            NativeStep::TaskList(_) => NativeAction::TaskList,
-            NativeStep::TaskCancel(_) => NativeAction::TaskCancel,
-            NativeStep::ConfigureClient(_) => NativeAction::ConfigureClient,
-            NativeStep::Echo(_) => NativeAction::Echo,
-            NativeStep::Prompt(_) => NativeAction::Prompt,
-            NativeStep::QueueAnswer(_) => NativeAction::QueueAnswer,
-            NativeStep::Check(_) => NativeAction::Check,
-            NativeStep::SaveText(_) => NativeAction::SaveText,
-            NativeStep::TaskWait(_) => NativeAction::TaskWait,
-            NativeStep::SkillsList(_) => NativeAction::SkillsList,
-            NativeStep::SkillsVerify(_) => NativeAction::SkillsVerify,
-            NativeStep::AppsVerify(_) => NativeAction::AppsVerify,
-            NativeStep::LintClean(_) => NativeAction::LintClean,
-            NativeStep::ToolsSnapshot(_) => NativeAction::ToolsSnapshot,
-            NativeStep::Reconnect(_) => NativeAction::Reconnect,
-        }
-    }
-
     /// The deadline of the action in milliseconds (every action has one).
     pub fn timeout_ms(&self) -> Option<u64> {
-        each_variant!(self, m => m.timeout_ms)
+        self.members().timeout_ms()
     }
 
     /// The deadline of the action, to change it.
     pub fn timeout_ms_mut(&mut self) -> &mut Option<u64> {
-        each_variant!(self, m => &mut m.timeout_ms)
+        self.members_mut().timeout_ms_mut()
     }
 
     /// The `method` member, for the actions that have one; `None` for the others.
     pub fn method(&self) -> Option<&str> {
-        match self {
-            NativeStep::Request(m) => m.method.as_deref(),
-            NativeStep::AwaitNotification(m) => m.method.as_deref(),
-            NativeStep::ListAll(m) => m.method.as_deref(),
-            NativeStep::QueueAnswer(m) => m.method.as_deref(),
-            _ => None,
-        }
+        self.members().method()
     }
 
     /// The `params` member, for the actions that have one; `None` for the others.
     pub fn params(&self) -> Option<&Value> {
-        match self {
-            NativeStep::Request(m) => m.params.as_ref(),
-            NativeStep::AwaitNotification(m) => m.params.as_ref(),
-            NativeStep::ListAll(m) => m.params.as_ref(),
-            NativeStep::TaskGet(m) => m.params.as_ref(),
-            NativeStep::TaskList(m) => m.params.as_ref(),
-            NativeStep::TaskCancel(m) => m.params.as_ref(),
-            NativeStep::QueueAnswer(m) => m.params.as_ref(),
-            NativeStep::Check(m) => m.params.as_ref(),
-            NativeStep::SaveText(m) => m.params.as_ref(),
-            _ => None,
-        }
+        self.members().params()
     }
 
     /// The `uri` member, for the actions that have one; `None` for the others.
     pub fn uri(&self) -> Option<&str> {
-        match self {
-            NativeStep::Subscribe(m) => m.uri.as_deref(),
-            NativeStep::Unsubscribe(m) => m.uri.as_deref(),
-            _ => None,
-        }
+        self.members().uri()
     }
 
     /// The `level` member, for the actions that have one; `None` for the others.
     pub fn level(&self) -> Option<&str> {
-        match self {
-            NativeStep::SetLogLevel(m) => m.level.as_deref(),
-            _ => None,
-        }
+        self.members().level()
     }
 
     /// The `field` member, for the actions that have one; `None` for the others.
     pub fn field(&self) -> Option<&str> {
-        match self {
-            NativeStep::ListAll(m) => m.field.as_deref(),
-            _ => None,
-        }
+        self.members().field()
     }
 
     /// The `task_id` member, for the actions that have one; `None` for the others.
     pub fn task_id(&self) -> Option<&str> {
-        match self {
-            NativeStep::TaskGet(m) => m.task_id.as_deref(),
-            NativeStep::TaskCancel(m) => m.task_id.as_deref(),
-            NativeStep::TaskWait(m) => m.task_id.as_deref(),
-            _ => None,
-        }
+        self.members().task_id()
     }
 
     /// The `behavior` member, for the actions that have one; `None` for the others.
     pub fn behavior(&self) -> Option<&ClientBehavior> {
-        match self {
-            NativeStep::ConfigureClient(m) => m.behavior.as_ref(),
-            _ => None,
-        }
+        self.members().behavior()
     }
 
     /// The `progress` member, for the actions that have one; `None` for the others.
     pub fn progress(&self) -> Option<bool> {
-        match self {
-            NativeStep::Request(m) => m.progress,
-            _ => None,
-        }
+        self.members().progress()
     }
 
     /// The `cancel_after_ms` member, for the actions that have one; `None` for the others.
     pub fn cancel_after_ms(&self) -> Option<u64> {
-        match self {
-            NativeStep::Request(m) => m.cancel_after_ms,
-            _ => None,
-        }
+        self.members().cancel_after_ms()
     }
 
     /// The `message` member, for the actions that have one; `None` for the others.
     pub fn message(&self) -> Option<&str> {
-        match self {
-            NativeStep::Echo(m) => m.message.as_deref(),
-            NativeStep::Prompt(m) => m.message.as_deref(),
-            _ => None,
-        }
+        self.members().message()
     }
 
     /// The `variable` member, for the actions that have one; `None` for the others.
     pub fn variable(&self) -> Option<&str> {
-        match self {
-            NativeStep::Prompt(m) => m.variable.as_deref(),
-            NativeStep::SaveText(m) => m.variable.as_deref(),
-            _ => None,
-        }
+        self.members().variable()
     }
 
     /// The `status` member, for the actions that have one; `None` for the others.
     pub fn status(&self) -> Option<&str> {
-        match self {
-            NativeStep::TaskWait(m) => m.status.as_deref(),
-            _ => None,
-        }
+        self.members().status()
     }
 }
 
@@ -720,6 +675,49 @@ mod tests {
                 serde_json::from_value::<NativeStep>(doc.clone()).is_err(),
                 "{doc}"
             );
+        }
+    }
+
+    #[test]
+    fn every_member_an_action_reads_is_answered_by_its_accessor() {
+        let samples = [
+            ("method", json!("m")),
+            ("params", json!({})),
+            ("uri", json!("u")),
+            ("level", json!("debug")),
+            ("field", json!("tools")),
+            ("taskId", json!("t")),
+            ("behavior", json!({})),
+            ("progress", json!(true)),
+            ("cancelAfterMs", json!(5)),
+            ("message", json!("hi")),
+            ("variable", json!("v")),
+            ("status", json!("completed")),
+        ];
+        for action in NativeAction::ALL {
+            let name = serde_json::to_value(action).unwrap();
+            for (member, value) in &samples {
+                let doc = json!({"action": name, *member: value});
+                let Ok(step) = serde_json::from_value::<NativeStep>(doc) else {
+                    continue;
+                };
+                let m = step.members();
+                let answered = match *member {
+                    "method" => m.method().is_some(),
+                    "params" => m.params().is_some(),
+                    "uri" => m.uri().is_some(),
+                    "level" => m.level().is_some(),
+                    "field" => m.field().is_some(),
+                    "taskId" => m.task_id().is_some(),
+                    "behavior" => m.behavior().is_some(),
+                    "progress" => m.progress().is_some(),
+                    "cancelAfterMs" => m.cancel_after_ms().is_some(),
+                    "message" => m.message().is_some(),
+                    "variable" => m.variable().is_some(),
+                    _ => m.status().is_some(),
+                };
+                assert!(answered, "{name} reads `{member}` but `members!` omits it");
+            }
         }
     }
 

@@ -109,6 +109,7 @@ pub enum FaultKind {
     /// The answer arrives cut in half (not JSON).
     Corrupt,
 }
+every_variant!(FaultKind: Drop, Delay, Disconnect, Duplicate, Corrupt);
 
 /// The action of a step; on its own it serialises as `{"tool": {…}}` and so on.
 // Plain data matched by value everywhere; boxing the native variant would only complicate
@@ -183,6 +184,7 @@ pub enum TaskMode {
     /// Start the task and yield its handle (`taskId`, `status`).
     Start,
 }
+every_variant!(TaskMode: Run, Start);
 
 /// A plain JSON-RPC request.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -223,6 +225,7 @@ pub enum Phase {
     /// Tidying up; runs even after a failure.
     Cleanup,
 }
+every_variant!(Phase: Setup, Test, Cleanup);
 
 /// How a value is published as a test output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -249,6 +252,7 @@ pub enum Aggregate {
     /// A map keyed by row id.
     Map,
 }
+every_variant!(Aggregate: Single, List, Map);
 
 /// A position in a source file (mcpr addition).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

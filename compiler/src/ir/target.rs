@@ -133,6 +133,7 @@ pub enum OAuthGrant {
     #[serde(rename = "identity_assertion")]
     IdentityAssertion,
 }
+every_variant!(OAuthGrant: AuthorizationCode, ClientCredentials, JwtBearer, IdentityAssertion);
 
 /// How the client authenticates at the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,6 +151,7 @@ pub enum TokenEndpointAuth {
     #[serde(rename = "private_key_jwt")]
     PrivateKeyJwt,
 }
+every_variant!(TokenEndpointAuth: None, ClientSecretBasic, ClientSecretPost, PrivateKeyJwt);
 
 /// Client details for OAuth: who the client is and how it obtains tokens.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

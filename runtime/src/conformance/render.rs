@@ -3,18 +3,16 @@
 
 use super::{CheckResult, ConformanceOutcome, Verdict};
 use mcpr_compiler::names::count;
+use mcpr_compiler::style;
 
 fn paint(text: &str, verdict: Verdict, color: bool) -> String {
-    if !color {
-        return text.to_string();
-    }
-    let code = match verdict {
-        Verdict::Success => "32",
-        Verdict::Failure => "31",
-        Verdict::Warning => "33",
-        Verdict::Info => "36",
+    let look = match verdict {
+        Verdict::Success => style::GREEN,
+        Verdict::Failure => style::RED,
+        Verdict::Warning => style::YELLOW,
+        Verdict::Info => style::CYAN,
     };
-    format!("\x1b[{code}m{text}\x1b[0m")
+    style::paint(color, look, text)
 }
 
 fn line(c: &CheckResult, color: bool) -> String {

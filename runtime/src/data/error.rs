@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::codes::{RunClass, RunCode};
+use mcpr_compiler::style;
 
 /// Where in the data a problem is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -140,12 +141,8 @@ impl DataError {
     /// Multi-line rendering like a compile diagnostic: `CODE path:line:col`, the data line
     /// with a caret under the value, the explanation and the `Try:` line.
     pub fn render(&self, color: bool) -> String {
-        let (bold, red, blue, reset) = if color {
-            ("\x1b[1m", "\x1b[1;31m", "\x1b[34m", "\x1b[0m")
-        } else {
-            ("", "", "", "")
-        };
-        let mut out = format!("{red}{}{reset}", self.code);
+        let paint = |look, text: &str| style::paint(color, look, text);
+        let mut out = paint(style::BOLD_RED, &self.code.to_string());
         let mut context = Vec::new();
         if let Some(name) = &self.source_name {
             context.push(format!("data source {name}"));
@@ -161,7 +158,7 @@ impl DataError {
             }
         }
         if let Some(pos) = self.position() {
-            out.push_str(&format!(" {bold}{pos}{reset}"));
+            out.push_str(&format!(" {}", paint(style::BOLD, &pos)));
         }
         if !context.is_empty() {
             out.push_str(&format!(" ({})", context.join(", ")));
@@ -181,16 +178,21 @@ impl DataError {
             };
             let pad = " ".repeat(gutter.len());
             let shown = shorten_line(text, *start, *end);
-            out.push_str(&format!("{blue}{pad} |{reset}\n"));
-            out.push_str(&format!("{blue}{gutter} |{reset} {}\n", shown.text));
+            out.push_str(&format!("{}\n", paint(style::BLUE, &format!("{pad} |"))));
+            out.push_str(&format!(
+                "{} {}\n",
+                paint(style::BLUE, &format!("{gutter} |")),
+                shown.text
+            ));
             let lead: String = shown.text[..shown.start]
                 .chars()
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
             let width = shown.text[shown.start..shown.end].chars().count().max(1);
             out.push_str(&format!(
-                "{blue}{pad} |{reset} {lead}{red}{}{reset} {label}\n",
-                "^".repeat(width)
+                "{} {lead}{} {label}\n",
+                paint(style::BLUE, &format!("{pad} |")),
+                paint(style::BOLD_RED, &"^".repeat(width))
             ));
         }
         out.push_str(&self.message);

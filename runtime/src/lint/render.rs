@@ -1,5 +1,6 @@
 //! The three output formats of `mcpr lint` and the rule list of `mcpr lint --rules`.
 
+use mcpr_compiler::github::{self, Annotation};
 use mcpr_compiler::names::count;
 use serde_json::{Value, json};
 
@@ -125,37 +126,19 @@ pub fn json(report: &Report, fail_on: Level, ignored: &[String]) -> Value {
 pub fn github(report: &Report) -> String {
     let mut out = String::new();
     for f in &report.findings {
-        let command = match f.level {
-            Level::Error => "error",
-            Level::Warning => "warning",
-            Level::Info => "notice",
+        let level = match f.level {
+            Level::Error => github::Level::Error,
+            Level::Warning => github::Level::Warning,
+            Level::Info => github::Level::Notice,
         };
-        out.push_str(&format!(
-            "::{command} title={}::{}\n",
-            escape_property(&format!(
-                "{} {} ({})",
-                f.code,
-                f.subject(),
-                server_name(report)
-            )),
-            escape_data(&format!("{}: {}", f.subject(), f.message))
-        ));
+        let annotation = Annotation::new(level, format!("{}: {}", f.subject(), f.message)).title(
+            format!("{} {} ({})", f.code, f.subject(), server_name(report)),
+        );
+        out.push_str(&format!("{annotation}\n"));
     }
     out.push_str(&summary(report));
     out.push('\n');
     out
-}
-
-/// Escapes a workflow command's message.
-pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a workflow command's property value.
-pub fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// `mcpr lint --rules`: code, level and what each rule catches.
@@ -186,11 +169,5 @@ mod tests {
         assert_eq!(wrap("short"), "short");
         let unbreakable = "x".repeat(120);
         assert_eq!(wrap(&unbreakable), unbreakable);
-    }
-
-    #[test]
-    fn github_escapes() {
-        assert_eq!(escape_property("MCP001 a:b,c"), "MCP001 a%3Ab%2Cc");
-        assert_eq!(escape_data("50%\nnext"), "50%25%0Anext");
     }
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::exec::Failure;
+use mcpr_compiler::style;
 
 /// One line of a diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -187,13 +188,12 @@ pub const MAX_CHANGES: usize = 20;
 const MAX_CHAR_DIFF: usize = 4096;
 
 fn paint_line(l: &DiffLine, color: bool) -> String {
-    let code = if l.tag == '-' { "31" } else { "32" };
-    let text = format!("{} {}", l.tag, l.text);
-    if color {
-        format!("\x1b[{code}m{text}\x1b[0m")
+    let look = if l.tag == '-' {
+        style::RED
     } else {
-        text
-    }
+        style::GREEN
+    };
+    style::paint(color, look, &format!("{} {}", l.tag, l.text))
 }
 
 /// One line marking what the actual string lost and gained against the expected one;
@@ -223,8 +223,12 @@ fn chars(expected: &str, actual: &str, color: bool) -> Option<String> {
         let v = v.as_str();
         match (tag, color) {
             (similar::ChangeTag::Equal, _) => out.push_str(v),
-            (similar::ChangeTag::Delete, true) => out.push_str(&format!("\x1b[9;31m{v}\x1b[0m")),
-            (similar::ChangeTag::Insert, true) => out.push_str(&format!("\x1b[4;32m{v}\x1b[0m")),
+            (similar::ChangeTag::Delete, true) => {
+                out.push_str(&style::paint(true, style::STRUCK_RED, v))
+            }
+            (similar::ChangeTag::Insert, true) => {
+                out.push_str(&style::paint(true, style::UNDERLINED_GREEN, v))
+            }
             (similar::ChangeTag::Delete, false) => out.push_str(&format!("[-{v}-]")),
             (similar::ChangeTag::Insert, false) => out.push_str(&format!("{{+{v}+}}")),
         }

@@ -14,6 +14,7 @@ use super::terminal::{duration, summary_line};
 use super::{Report, Reporter, test_location};
 use crate::exec::Outcome;
 use crate::schedule::{RunResult, Summary};
+use mcpr_compiler::github::{Annotation, Level};
 
 /// Prints the annotations of a run on stdout when the command ends (GitHub Actions reads
 /// workflow commands from the job's output), and appends the job summary.
@@ -77,16 +78,6 @@ fn append(path: &std::path::Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot write the job summary {}: {e}", path.display()))
 }
 
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
 fn did_not_pass(status: Outcome) -> bool {
     matches!(
         status,
@@ -102,18 +93,12 @@ pub fn annotations(runs: &[RunResult]) -> String {
         // A flaky test, a quarantined one and one whose quarantine can go are warnings and
         // notices: they do not fail the run.
         let level = match t.status {
-            Outcome::Flaky => "warning",
-            s if did_not_pass(s) && t.quarantined => "warning",
-            s if did_not_pass(s) => "error",
-            Outcome::Passed if t.quarantined => "notice",
+            Outcome::Flaky => Level::Warning,
+            s if did_not_pass(s) && t.quarantined => Level::Warning,
+            s if did_not_pass(s) => Level::Error,
+            Outcome::Passed if t.quarantined => Level::Notice,
             _ => continue,
         };
-        let mut props = Vec::new();
-        if let Some(loc) = test_location(t) {
-            props.push(format!("file={}", escape_property(&loc.file)));
-            props.push(format!("line={}", loc.line));
-            props.push(format!("col={}", loc.column));
-        }
         let failure = t
             .failure
             .as_ref()
@@ -138,43 +123,37 @@ pub fn annotations(runs: &[RunResult]) -> String {
             _ if t.quarantined => format!("mcpr: {} (quarantined)", t.name),
             _ => format!("mcpr: {}", t.name),
         };
-        props.push(format!("title={}", escape_property(&title)));
-        out.push_str(&format!(
-            "::{level} {}::{}\n",
-            props.join(","),
-            escape_data(&message)
-        ));
+        let mut annotation = Annotation::new(level, message);
+        if let Some(loc) = test_location(t) {
+            annotation = annotation.file(&loc.file).line(loc.line).column(loc.column);
+        }
+        out.push_str(&format!("{}\n", annotation.title(title)));
     }
     for f in runs.iter().flat_map(|r| &r.flips) {
-        out.push_str(&format!(
-            "::warning title={}::{}\n",
-            escape_property(&format!("mcpr: {} (unsteady)", f.test)),
-            escape_data(&format!(
+        let annotation = Annotation::new(
+            Level::Warning,
+            format!(
                 "{} flipped {} times in the last {} runs",
                 f.test, f.flips, f.runs
-            ))
-        ));
+            ),
+        )
+        .title(format!("mcpr: {} (unsteady)", f.test));
+        out.push_str(&format!("{annotation}\n"));
     }
     // A run under its minimum coverage, with what was not exercised.
     for (r, why) in runs
         .iter()
         .filter_map(|r| Some((r, r.coverage.as_ref()?.shortfall()?)))
     {
-        let file = r
-            .file
-            .as_deref()
-            .map(|f| format!("file={},", escape_property(f)))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "::error {file}title={}::{}\n",
-            escape_property(&format!("mcpr: coverage of {}", r.suite_name)),
-            escape_data(&why)
-        ));
+        let mut annotation = Annotation::new(Level::Error, why);
+        if let Some(file) = &r.file {
+            annotation = annotation.file(file);
+        }
+        let annotation = annotation.title(format!("mcpr: coverage of {}", r.suite_name));
+        out.push_str(&format!("{annotation}\n"));
     }
-    out.push_str(&format!(
-        "::notice title=mcpr::{}\n",
-        escape_data(&summary_line(&total))
-    ));
+    let summary = Annotation::new(Level::Notice, summary_line(&total)).title("mcpr");
+    out.push_str(&format!("{summary}\n"));
     out
 }
 
@@ -282,8 +261,6 @@ mod tests {
 
     #[test]
     fn escapes() {
-        assert_eq!(escape_data("a%b\nc"), "a%25b%0Ac");
-        assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
         assert_eq!(html("a<b>|c&"), "a&lt;b&gt;&#124;c&amp;");
         assert_eq!(fence("x ```` y"), "`````");
         assert_eq!(fence("plain"), "```");

@@ -10,6 +10,7 @@ use super::{Report, Reporter, paint};
 use crate::files::{Access, write_atomic};
 use crate::parity::ParityReport;
 use crate::schedule::Event;
+use mcpr_compiler::style;
 
 /// The parity of a command on a terminal: a line as each suite starts on each target,
 /// then each suite's table.
@@ -37,7 +38,7 @@ impl<W: Write + Send> Reporter for ParityTerminal<W> {
             let _ = writeln!(
                 self.out,
                 "{} {suite} on {target} ({tests} test{})",
-                paint(self.color, "1", "mcpr parity —"),
+                paint(self.color, style::BOLD, "mcpr parity —"),
                 if *tests == 1 { "" } else { "s" }
             );
         }
@@ -90,7 +91,7 @@ fn terminal(r: &ParityReport, color: bool) -> String {
     let widths: Vec<usize> = r.targets.iter().map(|t| t.chars().count().max(7)).collect();
     out.push_str(&format!(
         "\n{} {} (baseline: {})\n    {:name_width$}",
-        paint(color, "1", "Parity of"),
+        paint(color, style::BOLD, "Parity of"),
         r.suite_name,
         r.targets[0],
         "test"
@@ -101,9 +102,9 @@ fn terminal(r: &ParityReport, color: bool) -> String {
     out.push('\n');
     for row in &r.rows {
         let mark = if row.equivalent {
-            paint(color, "32", "=")
+            paint(color, style::GREEN, "=")
         } else {
-            paint(color, "31", "≠")
+            paint(color, style::RED, "≠")
         };
         out.push_str(&format!("  {mark} {:name_width$}", row.name));
         for (s, w) in row.statuses.iter().zip(&widths) {
@@ -127,9 +128,9 @@ fn terminal(r: &ParityReport, color: bool) -> String {
     }
     let agree = r.rows.iter().filter(|row| row.equivalent).count();
     let verdict = if r.equivalent {
-        paint(color, "32", "parity")
+        paint(color, style::GREEN, "parity")
     } else {
-        paint(color, "31", "no parity")
+        paint(color, style::RED, "no parity")
     };
     out.push_str(&format!(
         "{verdict}: {agree} of {} test(s) behave alike on every target\n",

@@ -9,6 +9,7 @@
 use std::io::Write;
 
 use mcpr_compiler::ir::Suite;
+use mcpr_compiler::style;
 
 use super::{Report, Reporter, paint, tail};
 use crate::budget::Verdict;
@@ -108,7 +109,7 @@ impl<W: Write> Terminal<W> {
             } => writeln!(
                 self.out,
                 "{} {suite} ({tests} test{})",
-                paint(self.color, "1", "mcpr —"),
+                paint(self.color, style::BOLD, "mcpr —"),
                 if *tests == 1 { "" } else { "s" }
             )
             .and_then(|()| match withheld_env.is_empty() {
@@ -127,13 +128,31 @@ impl<W: Write> Terminal<W> {
     fn test(&mut self, t: &TestResult) -> std::io::Result<()> {
         let c = self.color;
         let (mark, word) = match t.status {
-            Outcome::Passed => (paint(c, "32", "✓"), paint(c, "32", "passed")),
-            Outcome::Failed => (paint(c, "31", "✗"), paint(c, "31", "failed")),
-            Outcome::Errored => (paint(c, "31;1", "!"), paint(c, "31;1", "errored")),
-            Outcome::Skipped => (paint(c, "33", "○"), paint(c, "33", "skipped")),
-            Outcome::Blocked => (paint(c, "35", "⊘"), paint(c, "35", "blocked")),
-            Outcome::Flaky => (paint(c, "33;1", "~"), paint(c, "33;1", "flaky")),
-            Outcome::Interrupted => (paint(c, "33;1", "■"), paint(c, "33;1", "interrupted")),
+            Outcome::Passed => (
+                paint(c, style::GREEN, "✓"),
+                paint(c, style::GREEN, "passed"),
+            ),
+            Outcome::Failed => (paint(c, style::RED, "✗"), paint(c, style::RED, "failed")),
+            Outcome::Errored => (
+                paint(c, style::BOLD_RED, "!"),
+                paint(c, style::BOLD_RED, "errored"),
+            ),
+            Outcome::Skipped => (
+                paint(c, style::YELLOW, "○"),
+                paint(c, style::YELLOW, "skipped"),
+            ),
+            Outcome::Blocked => (
+                paint(c, style::MAGENTA, "⊘"),
+                paint(c, style::MAGENTA, "blocked"),
+            ),
+            Outcome::Flaky => (
+                paint(c, style::BOLD_YELLOW, "~"),
+                paint(c, style::BOLD_YELLOW, "flaky"),
+            ),
+            Outcome::Interrupted => (
+                paint(c, style::BOLD_YELLOW, "■"),
+                paint(c, style::BOLD_YELLOW, "interrupted"),
+            ),
         };
         let word = format!("{word}{}", attempts_note(t));
         let quiet = self.verbosity == Verbosity::Quiet;
@@ -161,14 +180,14 @@ impl<W: Write> Terminal<W> {
                         format!(": {} {first}", f.code)
                     });
                     let line = format!("attempt {} {}{why}", n + 1, a.status.as_str());
-                    writeln!(self.out, "      {}", paint(c, "2", &line))?;
+                    writeln!(self.out, "      {}", paint(c, style::DIM, &line))?;
                 }
                 if self.verbosity == Verbosity::Verbose {
                     for s in &t.steps {
                         let (mark, word) = match s.status {
-                            StepStatus::Passed => (paint(c, "32", "✓"), "passed"),
-                            StepStatus::Failed => (paint(c, "31", "✗"), "failed"),
-                            StepStatus::Errored => (paint(c, "31;1", "!"), "errored"),
+                            StepStatus::Passed => (paint(c, style::GREEN, "✓"), "passed"),
+                            StepStatus::Failed => (paint(c, style::RED, "✗"), "failed"),
+                            StepStatus::Errored => (paint(c, style::BOLD_RED, "!"), "errored"),
                         };
                         writeln!(
                             self.out,
@@ -186,7 +205,7 @@ impl<W: Write> Terminal<W> {
                         if let Some(o) = &s.output {
                             // Each line under the test (lint warnings are several).
                             for line in o.split('\n') {
-                                writeln!(self.out, "      {}", paint(c, "2", line))?;
+                                writeln!(self.out, "      {}", paint(c, style::DIM, line))?;
                             }
                         }
                         if let Some(f) = &s.failure {
@@ -205,11 +224,11 @@ impl<W: Write> Terminal<W> {
                         .map(|s| format!("{}:{}: ", s.file, s.line))
                         .unwrap_or_default();
                     let line = format!("not run: {at}{}", n.name);
-                    writeln!(self.out, "      {}", paint(c, "2", &line))?;
+                    writeln!(self.out, "      {}", paint(c, style::DIM, &line))?;
                 }
                 for w in &t.warnings {
                     let line = format!("warning {}: {}", w.code, w.message);
-                    writeln!(self.out, "      {}", paint(c, "33", &line))?;
+                    writeln!(self.out, "      {}", paint(c, style::YELLOW, &line))?;
                 }
                 Ok(())
             }
@@ -223,7 +242,7 @@ impl<W: Write> Terminal<W> {
             writeln!(
                 self.out,
                 "{pad}{} {}:{}:{}",
-                paint(c, "2", "at"),
+                paint(c, style::DIM, "at"),
                 loc.file,
                 loc.line,
                 loc.column
@@ -248,13 +267,13 @@ impl<W: Write> Terminal<W> {
         writeln!(
             self.out,
             "{pad}{}: {message}",
-            paint(c, "1", f.code.as_str())
+            paint(c, style::BOLD, f.code.as_str())
         )?;
         if let Some(e) = &f.expected {
             writeln!(
                 self.out,
                 "{pad}{} {}",
-                paint(c, "32", "expected:"),
+                paint(c, style::GREEN, "expected:"),
                 indent(e, pad)
             )?;
         }
@@ -262,12 +281,12 @@ impl<W: Write> Terminal<W> {
             writeln!(
                 self.out,
                 "{pad}{} {}",
-                paint(c, "31", "actual:  "),
+                paint(c, style::RED, "actual:  "),
                 indent(a, pad)
             )?;
         }
         if let Some(lines) = super::diff::terminal(f, c) {
-            writeln!(self.out, "{pad}{}", paint(c, "2", "diff:"))?;
+            writeln!(self.out, "{pad}{}", paint(c, style::DIM, "diff:"))?;
             for l in lines {
                 writeln!(self.out, "{pad}  {}", self.redactor.text(&l))?;
             }
@@ -299,7 +318,7 @@ impl<W: Write> Terminal<W> {
     fn try_budgets(&mut self, run: &RunResult) -> std::io::Result<()> {
         let c = self.color;
         if !run.budgets.is_empty() {
-            writeln!(self.out, "\n{}", paint(c, "1", "Latency budgets"))?;
+            writeln!(self.out, "\n{}", paint(c, style::BOLD, "Latency budgets"))?;
         }
         for b in &run.budgets {
             let what = format!("p{} of {}", b.percentile, b.test);
@@ -307,7 +326,7 @@ impl<W: Write> Terminal<W> {
                 (Verdict::Within, Some(m)) => writeln!(
                     self.out,
                     "  {} {what}: {} ≤ {} ({} samples)",
-                    paint(c, "32", "✓"),
+                    paint(c, style::GREEN, "✓"),
                     duration(m),
                     duration(b.max_ms),
                     b.samples
@@ -315,7 +334,7 @@ impl<W: Write> Terminal<W> {
                 (Verdict::Exceeded, Some(m)) => writeln!(
                     self.out,
                     "  {} {what}: {} > {} ({} samples)",
-                    paint(c, "31", "✗"),
+                    paint(c, style::RED, "✗"),
                     duration(m),
                     duration(b.max_ms),
                     b.samples
@@ -323,20 +342,20 @@ impl<W: Write> Terminal<W> {
                 _ => writeln!(
                     self.out,
                     "  {} {what}: pending, {} of {} samples needed",
-                    paint(c, "33", "…"),
+                    paint(c, style::YELLOW, "…"),
                     b.samples,
                     b.needed
                 )?,
             }
         }
         if !run.regressions.is_empty() {
-            writeln!(self.out, "\n{}", paint(c, "1", "Regressions"))?;
+            writeln!(self.out, "\n{}", paint(c, style::BOLD, "Regressions"))?;
         }
         for r in &run.regressions {
             writeln!(
                 self.out,
                 "  {} {}: {} against a median of {} over {} runs (threshold {})",
-                paint(c, "31", "✗"),
+                paint(c, style::RED, "✗"),
                 r.test,
                 duration(r.duration_ms),
                 duration(r.median_ms),
@@ -440,7 +459,7 @@ pub fn coverage_text(c: &crate::coverage::Coverage, color: bool) -> String {
         ));
     }
     if let Some(why) = c.shortfall() {
-        out.push_str(&paint(color, "31", &why));
+        out.push_str(&paint(color, style::RED, &why));
         out.push('\n');
     }
     out
@@ -448,7 +467,7 @@ pub fn coverage_text(c: &crate::coverage::Coverage, color: bool) -> String {
 
 /// The summary line with each non-zero count in its status's colour.
 pub fn painted_summary(s: &Summary, color: bool) -> String {
-    let part = |n: usize, word: &str, code: &str| {
+    let part = |n: usize, word: &str, code: style::Style| {
         let text = format!("{n} {word}");
         if n > 0 {
             paint(color, code, &text)
@@ -457,23 +476,32 @@ pub fn painted_summary(s: &Summary, color: bool) -> String {
         }
     };
     let mut line = [
-        part(s.passed, "passed", "32"),
-        part(s.failed, "failed", "31"),
-        part(s.skipped, "skipped", "33"),
-        part(s.blocked, "blocked", "35"),
+        part(s.passed, "passed", style::GREEN),
+        part(s.failed, "failed", style::RED),
+        part(s.skipped, "skipped", style::YELLOW),
+        part(s.blocked, "blocked", style::MAGENTA),
     ]
     .join(", ");
     if s.errored > 0 {
-        line.push_str(&format!(", {}", part(s.errored, "errored", "31;1")));
+        line.push_str(&format!(
+            ", {}",
+            part(s.errored, "errored", style::BOLD_RED)
+        ));
     }
     if s.flaky > 0 {
-        line.push_str(&format!(", {}", part(s.flaky, "flaky", "33;1")));
+        line.push_str(&format!(", {}", part(s.flaky, "flaky", style::BOLD_YELLOW)));
     }
     if s.quarantined > 0 {
-        line.push_str(&format!(", {}", part(s.quarantined, "quarantined", "2")));
+        line.push_str(&format!(
+            ", {}",
+            part(s.quarantined, "quarantined", style::DIM)
+        ));
     }
     if s.interrupted > 0 {
-        line.push_str(&format!(", {}", part(s.interrupted, "interrupted", "33;1")));
+        line.push_str(&format!(
+            ", {}",
+            part(s.interrupted, "interrupted", style::BOLD_YELLOW)
+        ));
     }
     line
 }
@@ -504,17 +532,17 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
     let mut out = String::new();
     for t in runs.iter().flat_map(|r| &r.tests) {
         let (mark, code) = match t.status {
-            Outcome::Failed => ("✗", "31"),
-            Outcome::Errored => ("!", "31;1"),
-            Outcome::Blocked => ("⊘", "35"),
+            Outcome::Failed => ("✗", style::RED),
+            Outcome::Errored => ("!", style::BOLD_RED),
+            Outcome::Blocked => ("⊘", style::MAGENTA),
             Outcome::Passed | Outcome::Skipped | Outcome::Flaky | Outcome::Interrupted => {
                 continue;
             }
         };
         if out.is_empty() {
-            out.push_str(&format!("{}\n", paint(color, "1", "Did not pass:")));
+            out.push_str(&format!("{}\n", paint(color, style::BOLD, "Did not pass:")));
         }
-        let code = if t.quarantined { "2" } else { code };
+        let code = if t.quarantined { style::DIM } else { code };
         let at = super::test_location(t)
             .map(|l| format!(" at {}:{}:{}", l.file, l.line, l.column))
             .unwrap_or_default();
@@ -545,7 +573,7 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
     if flaky.peek().is_some() {
         out.push_str(&format!(
             "{}\n",
-            paint(color, "1", "Flaky (passed on a retry):")
+            paint(color, style::BOLD, "Flaky (passed on a retry):")
         ));
     }
     for t in flaky {
@@ -561,21 +589,29 @@ pub fn recap(runs: &[RunResult], color: bool) -> String {
             .unwrap_or_default();
         out.push_str(&format!(
             "  {} {} — {}{at}{why}\n",
-            paint(color, "33;1", "~"),
+            paint(color, style::BOLD_YELLOW, "~"),
             t.name,
-            paint(color, "33;1", &format!("flaky{}", attempts_note(t)))
+            paint(
+                color,
+                style::BOLD_YELLOW,
+                &format!("flaky{}", attempts_note(t))
+            )
         ));
     }
     if runs.iter().any(|r| !r.flips.is_empty()) {
         out.push_str(&format!(
             "{}\n",
-            paint(color, "1", "Unsteady (the outcome flipped in recent runs):")
+            paint(
+                color,
+                style::BOLD,
+                "Unsteady (the outcome flipped in recent runs):"
+            )
         ));
     }
     for f in runs.iter().flat_map(|r| &r.flips) {
         out.push_str(&format!(
             "  {} {} flipped {} times in the last {} runs\n",
-            paint(color, "33", "↯"),
+            paint(color, style::YELLOW, "↯"),
             f.test,
             f.flips,
             f.runs

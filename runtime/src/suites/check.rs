@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use mcpr_compiler::SourceMap;
 use mcpr_compiler::diagnostics::render::{self, Summary};
 use mcpr_compiler::diagnostics::{self, Diagnostic};
+use mcpr_compiler::github::{Annotation, Level};
 use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
 
@@ -345,20 +346,15 @@ impl CheckReport {
             }
             CheckFormat::Github => {
                 out.push_str(&render::github(&self.diagnostics, &self.map));
-                for o in &self.omitted {
-                    let line = o.line().replace('%', "%25");
-                    out.push_str(&format!("::warning file={}::{line}\n", o.file));
-                }
-                for n in &self.notes {
-                    out.push_str(&format!("::notice::{}\n", n.replace('%', "%25")));
-                }
-                for e in &self.data_errors.errors {
-                    out.push_str(&github_annotation(e));
-                    out.push('\n');
-                }
-                for o in &self.data_errors.omitted {
-                    let line = o.line().replace('%', "%25");
-                    out.push_str(&format!("::warning file={}::{line}\n", o.file));
+                let warning =
+                    |line: String, file: &str| Annotation::new(Level::Warning, line).file(file);
+                let annotations = (self.omitted.iter())
+                    .map(|o| warning(o.line(), &o.file))
+                    .chain(self.notes.iter().map(|n| Annotation::new(Level::Notice, n)))
+                    .chain(self.data_errors.errors.iter().map(github_annotation))
+                    .chain((self.data_errors.omitted.iter()).map(|o| warning(o.line(), &o.file)));
+                for annotation in annotations {
+                    out.push_str(&format!("{annotation}\n"));
                 }
             }
         }
@@ -385,18 +381,8 @@ impl CheckReport {
     }
 }
 
-/// A data error as a GitHub Actions `::error` line.
-fn github_annotation(e: &DataError) -> String {
-    let mut props = Vec::new();
-    if let Some(at) = &e.at {
-        props.push(format!("file={}", at.file));
-        if let Some(l) = at.line {
-            props.push(format!("line={l}"));
-        }
-        if let Some(c) = at.column {
-            props.push(format!("col={c}"));
-        }
-    }
+/// A data error as a GitHub Actions `::error` annotation.
+fn github_annotation(e: &DataError) -> Annotation {
     let full = e.to_string();
     let msg = match e.position() {
         Some(pos) => full
@@ -405,6 +391,40 @@ fn github_annotation(e: &DataError) -> String {
             .to_string(),
         None => full.clone(),
     };
-    let msg = msg.replace('%', "%25").replace('\n', "%0A");
-    format!("::error {}::{msg}", props.join(","))
+    let mut annotation = Annotation::new(Level::Error, msg);
+    if let Some(at) = &e.at {
+        annotation = annotation.file(&at.file);
+        if let Some(l) = at.line {
+            annotation = annotation.line(l);
+        }
+        if let Some(c) = at.column {
+            annotation = annotation.column(c);
+        }
+    }
+    annotation
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_error_annotation_escapes_its_file_and_message() {
+        let placed = DataError::new(RunCode::DataUnreachable, "first\r\nsecond 100%").at(
+            data::DataLocation {
+                file: "data/a,b:c.csv".into(),
+                line: Some(3),
+                column: Some(7),
+                ..Default::default()
+            },
+        );
+        let line = github_annotation(&placed).to_string();
+        assert!(
+            line.starts_with("::error file=data/a%2Cb%3Ac.csv,line=3,col=7::"),
+            "{line}"
+        );
+        assert!(line.ends_with("first%0D%0Asecond 100%25"), "{line}");
+        let nowhere = DataError::new(RunCode::DataUnreachable, "gone");
+        assert_eq!(github_annotation(&nowhere).to_string(), "::error::MCP-DATA-035: gone");
+    }
 }

@@ -1,11 +1,13 @@
 //! `mcpr check --fix`: the machine-applicable fixes of the diagnostics (the mechanical `Try:`
 //! suggestions, `Diagnostic::fix`) applied to the files, each file written atomically, then
 //! checked again, until no fix is left (at most [`ROUNDS`] times: a fix can reveal another).
+//! Unsafe fixes (a name the user declared replaced by another) are applied only when asked
+//! for (`--unsafe-fixes`); otherwise they are counted in what is left.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mcpr_compiler::diagnostics::fix::{Fix, apply};
+use mcpr_compiler::diagnostics::fix::{Fix, applies, apply};
 
 use super::check::{CheckOptions, CheckReport, check};
 use crate::files::{Access, write_atomic};
@@ -33,12 +35,19 @@ pub struct FixOutcome {
     pub fixed: Vec<Fixed>,
     /// The last check: what remains.
     pub report: CheckReport,
+    /// Unsafe fixes of what remains, not applied because they were not asked for.
+    pub unsafe_left: usize,
 }
 
-/// Checks `paths`, applies every machine-applicable fix, and checks again. The error names
-/// a file that cannot be read or written. Every diagnostic's fix is applied, those past
-/// `max_diagnostics` too; the report that remains shows at most `max_diagnostics` per file.
-pub fn check_and_fix(paths: &[PathBuf], opts: &CheckOptions) -> Result<FixOutcome, String> {
+/// Checks `paths`, applies every machine-applicable fix (the unsafe ones only when
+/// `unsafe_fixes`), and checks again. The error names a file that cannot be read or written.
+/// Every diagnostic's fix is applied, those past `max_diagnostics` too; the report that
+/// remains shows at most `max_diagnostics` per file.
+pub fn check_and_fix(
+    paths: &[PathBuf],
+    opts: &CheckOptions,
+    unsafe_fixes: bool,
+) -> Result<FixOutcome, String> {
     let shown = opts;
     let opts = &CheckOptions {
         max_diagnostics: 0,
@@ -49,7 +58,7 @@ pub fn check_and_fix(paths: &[PathBuf], opts: &CheckOptions) -> Result<FixOutcom
     for _ in 0..ROUNDS {
         let mut by_file: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for (i, d) in report.diagnostics.iter().enumerate() {
-            if d.fix.is_some() {
+            if d.fix.as_ref().is_some_and(|f| applies(f, unsafe_fixes)) {
                 by_file.entry(d.file).or_default().push(i);
             }
         }
@@ -85,8 +94,17 @@ pub fn check_and_fix(paths: &[PathBuf], opts: &CheckOptions) -> Result<FixOutcom
         }
         report = check(paths, opts)?;
     }
+    let unsafe_left = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.fix.as_ref().is_some_and(|f| !applies(f, unsafe_fixes)))
+        .count();
     report.limit(shown.max_diagnostics);
-    Ok(FixOutcome { fixed, report })
+    Ok(FixOutcome {
+        fixed,
+        report,
+        unsafe_left,
+    })
 }
 
 #[cfg(test)]
@@ -102,12 +120,25 @@ mod tests {
             "Server: node s.js\n\nFlow: \"Add\"\n  Call tool \"add\"\n\nTest: \"one\"\n\tCal tool \"x\"\n  Use flow \"Ad\"\n  Set \"v\" using \"lowercse\" with:\n    value: a\n  Frobnicate\n",
         )
         .unwrap();
-        let out = check_and_fix(std::slice::from_ref(&file), &CheckOptions::default()).unwrap();
+        let safe_only =
+            check_and_fix(std::slice::from_ref(&file), &CheckOptions::default(), false).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            text.contains("Use flow \"Ad\""),
+            "a flow name is not safe: {text}"
+        );
+        assert!(text.contains("using \"lowercase\""), "{text}");
+        assert_eq!(safe_only.unsafe_left, 1);
+        let out =
+            check_and_fix(std::slice::from_ref(&file), &CheckOptions::default(), true).unwrap();
+        assert_eq!(out.unsafe_left, 0);
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.contains("  Call tool \"x\"\n"), "{text}");
         assert!(text.contains("Use flow \"Add\""), "{text}");
         assert!(text.contains("using \"lowercase\""), "{text}");
-        let codes: Vec<&str> = out.fixed.iter().map(|f| f.code.as_str()).collect();
+        let codes: Vec<&str> = (safe_only.fixed.iter().chain(&out.fixed))
+            .map(|f| f.code.as_str())
+            .collect();
         for code in ["MCPLANG101", "MCPLANG204"] {
             assert!(codes.contains(&code), "{codes:?}");
         }

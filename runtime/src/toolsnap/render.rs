@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use super::diff::Change;
 use crate::lint::Kind;
-use crate::lint::render::{escape_data, escape_property};
+use mcpr_compiler::github::{Annotation, Level};
 
 /// What `mcpr diff` decides from the changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -94,20 +94,18 @@ pub fn github(changes: &[Change], snapshot: &str, text: &str, policy: Policy) ->
                     allow_breaking: true,
                     ..
                 },
-            ) => ("warning", "breaking MCP change"),
-            (true, _) => ("error", "breaking MCP change"),
-            (false, Policy { strict: true, .. }) => ("error", "MCP change"),
-            (false, _) => ("notice", "compatible MCP change"),
+            ) => (Level::Warning, "breaking MCP change"),
+            (true, _) => (Level::Error, "breaking MCP change"),
+            (false, Policy { strict: true, .. }) => (Level::Error, "MCP change"),
+            (false, _) => (Level::Notice, "compatible MCP change"),
         };
-        let line = line_in(text, c)
-            .map(|n| format!("line={n},"))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "::{command} file={},{line}title={}::{}\n",
-            escape_property(snapshot),
-            escape_property(&format!("{title} ({snapshot})")),
-            escape_data(&format!("{}: {}", c.subject(), c.message))
-        ));
+        let mut annotation =
+            Annotation::new(command, format!("{}: {}", c.subject(), c.message)).file(snapshot);
+        if let Some(n) = line_in(text, c).and_then(|n| u64::try_from(n).ok()) {
+            annotation = annotation.line(n);
+        }
+        let annotation = annotation.title(format!("{title} ({snapshot})"));
+        out.push_str(&format!("{annotation}\n"));
     }
     out.push_str(
         human(changes, snapshot, policy)

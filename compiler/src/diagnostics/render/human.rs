@@ -6,6 +6,7 @@ use super::excerpt::Excerpt;
 use crate::SourceMap;
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::source::SourceFile;
+use crate::style;
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
 
 /// Renders diagnostics for a terminal or a log; `color` adds ANSI colours.
@@ -31,19 +32,15 @@ fn one(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         Severity::Warning => (ReportKind::Warning, Color::Yellow),
     };
     let code = d.code.as_str();
-    let header = if color {
-        let c = if d.severity == Severity::Error {
-            "31"
-        } else {
-            "33"
-        };
-        format!(
-            "\x1b[1;{c}m{code}\x1b[0m \x1b[1m{path}:{}:{}\x1b[0m\n",
-            pos.0, pos.1
-        )
-    } else {
-        format!("{code} {path}:{}:{}\n", pos.0, pos.1)
+    let look = match d.severity {
+        Severity::Error => style::BOLD_RED,
+        Severity::Warning => style::BOLD_YELLOW,
     };
+    let header = format!(
+        "{} {}\n",
+        style::paint(color, look, code),
+        style::paint(color, style::BOLD, &format!("{path}:{}:{}", pos.0, pos.1))
+    );
     let config = Config::default()
         .with_index_type(IndexType::Byte)
         .with_color(color);

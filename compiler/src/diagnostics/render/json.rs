@@ -58,7 +58,8 @@ fn one(d: &Diagnostic, map: &SourceMap) -> Value {
     })
 }
 
-/// A machine-applicable fix: its message and edits, each with its LSP range and UTF-16
+/// A machine-applicable fix: its message, whether `check --fix` applies it without
+/// `--unsafe-fixes` (`applicability`: `safe` or `unsafe`) and its edits, each with its LSP range and UTF-16
 /// offsets, ready to be an LSP `TextEdit`.
 fn fix_json(fix: &crate::diagnostics::Fix, file: usize, map: &SourceMap) -> Value {
     let f = map.get(file);
@@ -74,5 +75,9 @@ fn fix_json(fix: &crate::diagnostics::Fix, file: usize, map: &SourceMap) -> Valu
             })
         })
         .collect();
-    json!({ "message": fix.message, "edits": edits })
+    json!({
+        "message": fix.message,
+        "applicability": fix.applicability.as_str(),
+        "edits": edits,
+    })
 }
