@@ -10,12 +10,16 @@
 //! children one by one, as it does for `commands` in the CLI, to the child). The page says
 //! how to read its blocks ("The walls, as a test reads them"); a failure lists every problem
 //! with its place and then the code's arrows in the blocks' own form.
+//!
+//! Beside the walls, a rule of every room: no production function of the four crates runs
+//! over [`MAX_FUNCTION_LINES`] lines, from its `fn` to its closing brace.
 
 mod architecture_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use architecture_support::functions::{Function, crate_functions, functions};
 use architecture_support::{Graph, crate_graph, cycles, read_file, root};
 
 // ---------------------------------------------------------------------------------------
@@ -459,4 +463,90 @@ fn each_crate_links_what_it_uses() {
         missing.is_empty(),
         "the mcpr binary lacks {missing:?}: it turns on every feature of mcpr-runtime"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Long functions
+
+/// The most lines a production function may run, from its `fn` line to its closing brace
+/// (`docs/architecture.md`, rules of the house): longer, it is split into named pieces.
+const MAX_FUNCTION_LINES: usize = 150;
+
+/// No production function of the compiler, the runtime, the language server or the CLI runs
+/// over [`MAX_FUNCTION_LINES`] lines.
+#[test]
+fn no_production_function_runs_over_150_lines() {
+    let mut problems = Vec::new();
+    for krate in ["compiler", "runtime", "lsp", "cli"] {
+        for found in crate_functions(&root().join(krate).join("src")) {
+            let f = &found.function;
+            if f.lines <= MAX_FUNCTION_LINES {
+                continue;
+            }
+            problems.push(format!(
+                "{}:{}: `{}` runs {} lines (at most {MAX_FUNCTION_LINES}): split it into named \
+                 pieces that each do one thing",
+                found.file, f.line, f.name, f.lines
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}\n", problems.join("\n"));
+}
+
+/// The function reader counts from `fn` to the closing brace, sees methods of `impl` and
+/// `trait` blocks and functions inside functions, whatever their qualifiers, and skips test
+/// code, declarations without a body, pointer types and braces in comments and strings.
+#[test]
+fn the_function_reader_measures_bodies_and_skips_tests() {
+    let long_body = "    let _ = 1;\n".repeat(MAX_FUNCTION_LINES);
+    let text = format!(
+        r####"//! A file.
+pub(crate) async fn long() {{
+{long_body}}}
+const fn small() -> usize {{ 1 }}
+pub unsafe extern "C" fn ffi(f: fn(u8) -> u8) {{
+    let _ = "}}}}"; // }}
+    /* }} */
+    let _ = '}}';
+}}
+trait T {{
+    fn declared(&self);
+    fn provided(&self) {{
+        fn inner() {{}}
+    }}
+}}
+impl T for () {{
+    fn declared(&self) where Self: Sized {{
+        let _ = [0; 2];
+    }}
+}}
+#[cfg(test)]
+mod tests {{
+    #[test]
+    fn not_counted() {{}}
+}}
+#[cfg(test)]
+#[allow(dead_code)]
+fn test_only() {{}}
+"####
+    );
+    let got: Vec<Function> = functions(&text);
+    let want = [
+        ("long", 2, MAX_FUNCTION_LINES + 2),
+        ("small", MAX_FUNCTION_LINES + 4, 1),
+        ("ffi", MAX_FUNCTION_LINES + 5, 5),
+        ("provided", MAX_FUNCTION_LINES + 12, 3),
+        ("inner", MAX_FUNCTION_LINES + 13, 1),
+        ("declared", MAX_FUNCTION_LINES + 17, 3),
+    ];
+    let want: Vec<Function> = want
+        .into_iter()
+        .map(|(name, line, lines)| Function {
+            name: name.to_string(),
+            line,
+            lines,
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert!(functions("#![cfg(test)]\nfn f() {\n}\n").is_empty());
 }

@@ -16,68 +16,126 @@ use crate::{convert, scope, tools};
 
 /// The completions at a byte offset of the entry.
 pub(crate) fn complete(open: &Open, offset: usize) -> Option<Vec<CompletionItem>> {
-    let file = open.analysis.entry();
-    let text = file.text();
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let before = &text[line_start..offset];
-    let item = |label: String, kind, start: usize, new_text: String, detail: Option<String>| {
+    let line = Line::at(open, offset);
+    if let Some(items) = reference_names(open, &line) {
+        return Some(items);
+    }
+    if let Some(items) = quoted_names(open, &line) {
+        return Some(items);
+    }
+    if strip(&line.lower, "depends on:").is_some() {
+        return Some(dependencies(open, &line));
+    }
+    if let Some((node, true)) = scope::node_at(open, offset) {
+        return Some(with_keys(
+            open,
+            &node.stmt,
+            line.text,
+            offset,
+            line.start + line.indent,
+        ));
+    }
+    // Only keyword letters so far: the forms that may stand here.
+    if !line
+        .before
+        .trim_start()
+        .chars()
+        .all(|c| c.is_alphabetic() || c == ' ')
+    {
+        return Some(Vec::new());
+    }
+    Some(forms_here(open, &line))
+}
+
+/// The line being completed, up to the cursor.
+struct Line<'a> {
+    file: &'a mcpr_compiler::source::SourceFile,
+    /// The whole text of the entry.
+    text: &'a str,
+    offset: usize,
+    /// Where the line starts.
+    start: usize,
+    /// The line up to the cursor.
+    before: &'a str,
+    /// The same without its indentation, in lower case.
+    lower: String,
+    /// The width of its indentation.
+    indent: usize,
+}
+
+impl<'a> Line<'a> {
+    fn at(open: &'a Open, offset: usize) -> Self {
+        let file = open.analysis.entry();
+        let text = file.text();
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let before = &text[start..offset];
+        let trimmed = before.trim_start();
+        Line {
+            file,
+            text,
+            offset,
+            start,
+            before,
+            lower: trimmed.to_lowercase(),
+            indent: before.len() - trimmed.len(),
+        }
+    }
+
+    /// An item that replaces the text from `start` to the cursor with `new_text`.
+    fn item(
+        &self,
+        label: String,
+        kind: CompletionItemKind,
+        start: usize,
+        new_text: String,
+        detail: Option<String>,
+    ) -> CompletionItem {
         CompletionItem {
             label,
             kind: Some(kind),
             detail,
             text_edit: Some(CompletionTextEdit::Edit(TextEdit {
-                range: convert::range(file, Span::new(start, offset)),
+                range: convert::range(self.file, Span::new(start, self.offset)),
                 new_text,
             })),
             ..CompletionItem::default()
         }
-    };
-    // `${…` not yet closed on the line: the names in scope.
-    if let Some(open_at) = before.rfind("${")
-        && !before[open_at..].contains('}')
-    {
-        let start = line_start + open_at + 2;
-        let typed = &text[start..offset];
-        let items = scope::names(open, offset)
-            .into_iter()
-            .filter(|n| n.reference.starts_with(typed.trim()))
-            .map(|n| {
-                let detail = match &n.value {
-                    Some(v) => format!("{} — {v}", n.kind),
-                    None => n.kind.to_string(),
-                };
-                item(
-                    n.reference.clone(),
-                    CompletionItemKind::VARIABLE,
-                    start,
-                    n.reference,
-                    Some(detail),
-                )
-            })
-            .collect();
-        return Some(items);
     }
-    let trimmed = before.trim_start();
-    let lower = trimmed.to_lowercase();
-    let indent = before.len() - trimmed.len();
-    let names = |phrase: &str, names: Vec<(String, Option<String>)>, kind| {
-        let after = line_start + indent + phrase.len();
-        let items = names
-            .into_iter()
-            .map(|(n, detail)| {
-                item(
-                    n.clone(),
-                    kind,
-                    after,
-                    format!("\"{}\"", n.replace('"', "\\\"")),
-                    detail,
-                )
-            })
-            .collect::<Vec<_>>();
-        Some(items)
-    };
-    if let Some(rest) = strip(&lower, "use flow ")
-        && !rest.contains("\" ")
+}
+
+/// `${…` not yet closed on the line: the names in scope.
+fn reference_names(open: &Open, line: &Line<'_>) -> Option<Vec<CompletionItem>> {
+    let open_at = line.before.rfind("${")?;
+    if line.before[open_at..].contains('}') {
+        return None;
+    }
+    let start = line.start + open_at + 2;
+    let typed = &line.text[start..line.offset];
+    let items = scope::names(open, line.offset)
+        .into_iter()
+        .filter(|n| n.reference.starts_with(typed.trim()))
+        .map(|n| {
+            let detail = match &n.value {
+                Some(v) => format!("{} — {v}", n.kind),
+                None => n.kind.to_string(),
+            };
+            line.item(
+                n.reference.clone(),
+                CompletionItemKind::VARIABLE,
+                start,
+                n.reference,
+                Some(detail),
+            )
+        })
+        .collect();
+    Some(items)
+}
+
+/// After `Use flow`, `For each row from` and `Call tool`, before the name is closed: the
+/// flows, the data sources and the server's tools, quoted.
+fn quoted_names(open: &Open, line: &Line<'_>) -> Option<Vec<CompletionItem>> {
+    let open_name = |phrase: &str| strip(&line.lower, phrase).is_some_and(|r| !r.contains("\" "));
+    let (phrase, names, kind): (&str, Vec<(String, Option<String>)>, _) = if open_name("use flow ")
     {
         let flows = open
             .index
@@ -85,70 +143,73 @@ pub(crate) fn complete(open: &Open, offset: usize) -> Option<Vec<CompletionItem>
             .iter()
             .map(|f| (f.name.clone(), Some(flow_detail(f))))
             .collect();
-        return names("use flow ", flows, CompletionItemKind::FUNCTION);
-    }
-    if let Some(rest) = strip(&lower, "for each row from ")
-        && !rest.contains("\" ")
-    {
+        ("use flow ", flows, CompletionItemKind::FUNCTION)
+    } else if open_name("for each row from ") {
         let sources = open
             .index
             .sources
             .iter()
             .map(|s| (s.name.clone(), None))
             .collect();
-        return names("for each row from ", sources, CompletionItemKind::STRUCT);
-    }
-    if let Some(rest) = strip(&lower, "call tool ")
-        && !rest.contains("\" ")
-    {
+        ("for each row from ", sources, CompletionItemKind::STRUCT)
+    } else if open_name("call tool ") {
         let found = tools::tools(open)
             .into_iter()
             .map(|t| (t.name, Some(t.description)))
             .collect();
-        return names("call tool ", found, CompletionItemKind::FUNCTION);
-    }
-    if strip(&lower, "depends on:").is_some() {
-        let cut = before.rfind([',', ':']).map_or(0, |i| i + 1);
-        let start = line_start + cut + (before[cut..].len() - before[cut..].trim_start().len());
-        let here = open.index.test_around(offset).map(|t| t.id.clone());
-        let items = open
-            .index
-            .tests
-            .iter()
-            .filter(|t| Some(&t.id) != here.as_ref())
-            .map(|t| {
-                item(
-                    t.id.clone(),
-                    CompletionItemKind::REFERENCE,
-                    start,
-                    t.id.clone(),
-                    Some(format!("test \"{}\"", t.name)),
-                )
-            })
-            .collect();
-        return Some(items);
-    }
-    if let Some((node, true)) = scope::node_at(open, offset) {
-        return Some(with_keys(
-            open,
-            &node.stmt,
-            text,
-            offset,
-            line_start + indent,
-        ));
-    }
-    // Only keyword letters so far: the forms that may stand here.
-    if !trimmed.chars().all(|c| c.is_alphabetic() || c == ' ') {
-        return Some(Vec::new());
-    }
-    let place = place_at(open, offset, indent);
-    let start = line_start + indent;
-    let items = forms::offers()
+        ("call tool ", found, CompletionItemKind::FUNCTION)
+    } else {
+        return None;
+    };
+    let after = line.start + line.indent + phrase.len();
+    let items = names
+        .into_iter()
+        .map(|(n, detail)| {
+            line.item(
+                n.clone(),
+                kind,
+                after,
+                format!("\"{}\"", n.replace('"', "\\\"")),
+                detail,
+            )
+        })
+        .collect();
+    Some(items)
+}
+
+/// After `Depends on:` or a comma: the ids of the other tests.
+fn dependencies(open: &Open, line: &Line<'_>) -> Vec<CompletionItem> {
+    let before = line.before;
+    let cut = before.rfind([',', ':']).map_or(0, |i| i + 1);
+    let start = line.start + cut + (before[cut..].len() - before[cut..].trim_start().len());
+    let here = open.index.test_around(line.offset).map(|t| t.id.clone());
+    open.index
+        .tests
+        .iter()
+        .filter(|t| Some(&t.id) != here.as_ref())
+        .map(|t| {
+            line.item(
+                t.id.clone(),
+                CompletionItemKind::REFERENCE,
+                start,
+                t.id.clone(),
+                Some(format!("test \"{}\"", t.name)),
+            )
+        })
+        .collect()
+}
+
+/// The statement forms that may stand at the cursor and start with what is typed, as
+/// snippets.
+fn forms_here(open: &Open, line: &Line<'_>) -> Vec<CompletionItem> {
+    let place = place_at(open, line.offset, line.indent);
+    let start = line.start + line.indent;
+    forms::offers()
         .iter()
         .filter(|o| o.places.contains(&place))
-        .filter(|o| o.usage.to_lowercase().starts_with(&lower))
+        .filter(|o| o.usage.to_lowercase().starts_with(&line.lower))
         .map(|o| {
-            let mut it = item(
+            let mut it = line.item(
                 o.usage.to_string(),
                 CompletionItemKind::KEYWORD,
                 start,
@@ -164,8 +225,7 @@ pub(crate) fn complete(open: &Open, offset: usize) -> Option<Vec<CompletionItem>
             });
             it
         })
-        .collect();
-    Some(items)
+        .collect()
 }
 
 fn strip<'a>(lower: &'a str, phrase: &str) -> Option<&'a str> {

@@ -125,107 +125,8 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
     let mut s = DataSource::default();
     for node in nodes {
         match &node.stmt {
-            Stmt::From {
-                provider,
-                file,
-                sheet,
-                at,
-            } => {
-                if s.provider.is_some() {
-                    again(
-                        l,
-                        node,
-                        "loads from one place; this is a second `From` line",
-                    );
-                    continue;
-                }
-                s.provider = Some(match provider.value.as_str() {
-                    "csv" => Provider::Csv,
-                    "json" => Provider::Json,
-                    "yaml" => Provider::Yaml,
-                    _ => Provider::Excel,
-                });
-                s.file = Some(file.value.clone());
-                s.sheet = sheet.as_ref().map(|t| t.value.clone());
-                if let Some(at) = at {
-                    if matches!(s.provider, Some(Provider::Json | Provider::Yaml)) {
-                        s.path = Some(at.value.clone());
-                    } else {
-                        l.report(
-                            Problem::BadDataSourceSettings {
-                                reason: "`at` leads to the rows inside a JSON or YAML document; \
-                                         a CSV file or a sheet has its rows at the top"
-                                    .into(),
-                            },
-                            l.entry,
-                            at.span,
-                        );
-                    }
-                }
-            }
-            Stmt::FromRest { url, at } => {
-                if s.provider.is_some() {
-                    again(
-                        l,
-                        node,
-                        "loads from one place; this is a second `From` line",
-                    );
-                    continue;
-                }
-                s.provider = Some(Provider::Rest);
-                s.url = Some(url.value.clone());
-                s.path = at.as_ref().map(|t| t.value.clone());
-            }
-            Stmt::Column {
-                name,
-                kind,
-                required,
-                one_of,
-            } => {
-                let kind = match kind {
-                    ValueType::String => ColumnType::String,
-                    ValueType::Number => ColumnType::Number,
-                    ValueType::Boolean => ColumnType::Boolean,
-                    ValueType::Date => ColumnType::Date,
-                    ValueType::Json => ColumnType::Json,
-                    other => {
-                        l.report(
-                            Problem::BadDataSourceSettings {
-                                reason: format!(
-                                    "a column is string, number, boolean, date or json, not {}",
-                                    serde_json::to_value(other)
-                                        .ok()
-                                        .and_then(|v| v.as_str().map(str::to_string))
-                                        .unwrap_or_default()
-                                ),
-                            },
-                            l.entry,
-                            node.span,
-                        );
-                        continue;
-                    }
-                };
-                let allowed: Vec<Value> = one_of.iter().map(|t| values::typed(&t.value)).collect();
-                if s.columns
-                    .as_ref()
-                    .is_some_and(|c| c.get(&name.value).is_some())
-                {
-                    again(
-                        l,
-                        node,
-                        &format!("declares the column \"{}\" twice", name.value),
-                    );
-                    continue;
-                }
-                s.columns.get_or_insert_with(OrderedMap::new).insert(
-                    name.value.clone(),
-                    Column {
-                        kind: Some(kind),
-                        required: required.then_some(true),
-                        allowed: (!allowed.is_empty()).then_some(allowed),
-                    },
-                );
-            }
+            Stmt::From { .. } | Stmt::FromRest { .. } => origin(l, &mut s, node),
+            Stmt::Column { .. } => column(l, &mut s, node),
             Stmt::Derive { name, template } => {
                 if s.derive
                     .as_ref()
@@ -242,63 +143,180 @@ fn phrases(l: &mut Lower<'_>, nodes: &[crate::syntax::Node]) -> DataSource {
                     .get_or_insert_with(OrderedMap::new)
                     .insert(name.value.clone(), template.value.clone());
             }
-            Stmt::KeepRowsWhere {
-                column,
-                compare,
-                value,
-            } => {
-                if let Some(c) = condition(l, *compare, value) {
-                    let filter = s.filter.get_or_insert_with(OrderedMap::new);
-                    // Every condition on a column must hold (a range: greater than 1 and
-                    // less than 10), so they join into one operator set; the same operator
-                    // twice would make one of them vanish and is an error.
-                    let merged = match filter.get(&column.value) {
-                        None => Some(c),
-                        Some(a) => merge_operators(&operators(a), &operators(&c)),
-                    };
-                    match merged {
-                        Some(c) => {
-                            filter.insert(column.value.clone(), c);
-                        }
-                        None => again(
-                            l,
-                            node,
-                            &format!(
-                                "has a condition on \"{}\" that contradicts or repeats an earlier one",
-                                column.value
-                            ),
-                        ),
-                    }
-                }
-            }
+            Stmt::KeepRowsWhere { .. } => keep_rows_where(l, &mut s, node),
             Stmt::Sample { .. } | Stmt::SampleSeeded { .. } if s.sample.is_some() => {
                 again(l, node, "samples once; this is a second `Sample` line");
             }
-            Stmt::Sample { mode, count } => {
-                if let Some(n) = count.value.and_then(|n| u64::try_from(n).ok()) {
-                    s.sample = Some(match mode {
-                        SampleMode::First => Sample::First(SampleFirst { first: n }),
-                        SampleMode::Last => Sample::Last(SampleLast { last: n }),
-                        SampleMode::Every => Sample::Every(SampleEvery { every: n }),
-                    });
-                }
-            }
-            Stmt::SampleSeeded { count, seed } => {
-                if let (Some(n), Some(seed)) = (
-                    count.value.and_then(|n| u64::try_from(n).ok()),
-                    seed.value.and_then(|n| u64::try_from(n).ok()),
-                ) {
-                    s.sample = Some(Sample::Random(SampleRandom {
-                        count: n,
-                        seed: Some(seed),
-                    }));
-                }
-            }
+            Stmt::Sample { .. } | Stmt::SampleSeeded { .. } => s.sample = sample(&node.stmt),
             Stmt::Cache => s.cache = Some(true),
             _ => {}
         }
     }
     s
+}
+
+/// `From csv|json|yaml|excel FILE [sheet …] [at …]` or `From REST URL [at …]`: where the
+/// rows load from, once per data source.
+fn origin(l: &mut Lower<'_>, s: &mut DataSource, node: &crate::syntax::Node) {
+    if s.provider.is_some() {
+        again(
+            l,
+            node,
+            "loads from one place; this is a second `From` line",
+        );
+        return;
+    }
+    match &node.stmt {
+        Stmt::From {
+            provider,
+            file,
+            sheet,
+            at,
+        } => {
+            s.provider = Some(match provider.value.as_str() {
+                "csv" => Provider::Csv,
+                "json" => Provider::Json,
+                "yaml" => Provider::Yaml,
+                _ => Provider::Excel,
+            });
+            s.file = Some(file.value.clone());
+            s.sheet = sheet.as_ref().map(|t| t.value.clone());
+            if let Some(at) = at {
+                if matches!(s.provider, Some(Provider::Json | Provider::Yaml)) {
+                    s.path = Some(at.value.clone());
+                } else {
+                    l.report(
+                        Problem::BadDataSourceSettings {
+                            reason: "`at` leads to the rows inside a JSON or YAML document; \
+                                     a CSV file or a sheet has its rows at the top"
+                                .into(),
+                        },
+                        l.entry,
+                        at.span,
+                    );
+                }
+            }
+        }
+        Stmt::FromRest { url, at } => {
+            s.provider = Some(Provider::Rest);
+            s.url = Some(url.value.clone());
+            s.path = at.as_ref().map(|t| t.value.clone());
+        }
+        _ => {}
+    }
+}
+
+/// `Column NAME is a TYPE [required] [one of …]`: a declared column, once per name.
+fn column(l: &mut Lower<'_>, s: &mut DataSource, node: &crate::syntax::Node) {
+    let Stmt::Column {
+        name,
+        kind,
+        required,
+        one_of,
+    } = &node.stmt
+    else {
+        return;
+    };
+    let kind = match kind {
+        ValueType::String => ColumnType::String,
+        ValueType::Number => ColumnType::Number,
+        ValueType::Boolean => ColumnType::Boolean,
+        ValueType::Date => ColumnType::Date,
+        ValueType::Json => ColumnType::Json,
+        other => {
+            l.report(
+                Problem::BadDataSourceSettings {
+                    reason: format!(
+                        "a column is string, number, boolean, date or json, not {}",
+                        serde_json::to_value(other)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default()
+                    ),
+                },
+                l.entry,
+                node.span,
+            );
+            return;
+        }
+    };
+    let allowed: Vec<Value> = one_of.iter().map(|t| values::typed(&t.value)).collect();
+    if s.columns
+        .as_ref()
+        .is_some_and(|c| c.get(&name.value).is_some())
+    {
+        again(
+            l,
+            node,
+            &format!("declares the column \"{}\" twice", name.value),
+        );
+        return;
+    }
+    s.columns.get_or_insert_with(OrderedMap::new).insert(
+        name.value.clone(),
+        Column {
+            kind: Some(kind),
+            required: required.then_some(true),
+            allowed: (!allowed.is_empty()).then_some(allowed),
+        },
+    );
+}
+
+/// `Keep rows where COLUMN COMPARE VALUE`: a condition joined to the column's others.
+fn keep_rows_where(l: &mut Lower<'_>, s: &mut DataSource, node: &crate::syntax::Node) {
+    let Stmt::KeepRowsWhere {
+        column,
+        compare,
+        value,
+    } = &node.stmt
+    else {
+        return;
+    };
+    let Some(c) = condition(l, *compare, value) else {
+        return;
+    };
+    let filter = s.filter.get_or_insert_with(OrderedMap::new);
+    // Every condition on a column must hold (a range: greater than 1 and less than 10), so
+    // they join into one operator set; the same operator twice would make one of them
+    // vanish and is an error.
+    let merged = match filter.get(&column.value) {
+        None => Some(c),
+        Some(a) => merge_operators(&operators(a), &operators(&c)),
+    };
+    match merged {
+        Some(c) => {
+            filter.insert(column.value.clone(), c);
+        }
+        None => again(
+            l,
+            node,
+            &format!(
+                "has a condition on \"{}\" that contradicts or repeats an earlier one",
+                column.value
+            ),
+        ),
+    }
+}
+
+/// `Sample first|last|every N` or `Sample N rows at random with seed S`; none when a number
+/// is not a count.
+fn sample(stmt: &Stmt) -> Option<Sample> {
+    let count = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
+    match stmt {
+        Stmt::Sample { mode, count: n } => {
+            let n = count(n.value)?;
+            Some(match mode {
+                SampleMode::First => Sample::First(SampleFirst { first: n }),
+                SampleMode::Last => Sample::Last(SampleLast { last: n }),
+                SampleMode::Every => Sample::Every(SampleEvery { every: n }),
+            })
+        }
+        Stmt::SampleSeeded { count: n, seed } => Some(Sample::Random(SampleRandom {
+            count: count(n.value)?,
+            seed: Some(count(seed.value)?),
+        })),
+        _ => None,
+    }
 }
 
 /// Reports a phrase that would silently replace or contradict an earlier one of the block.

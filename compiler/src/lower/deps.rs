@@ -46,8 +46,25 @@ fn ids_in_order(by_id: &HashMap<String, usize>) -> Vec<String> {
 
 /// Runs every dependency check over the tests of the entry file.
 pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
-    let file = l.entry;
-    // Ids: the first test with an id owns it.
+    let by_id = ids(l, tests);
+    let graph = dependency_graph(l, tests, &by_id);
+    report_cycles(l, tests, &graph);
+    undeclared_deps_refs(l, tests);
+    if l.options.pedantic {
+        unused_exports(l, tests);
+    }
+}
+
+/// The tests' dependencies as a graph of test indexes.
+struct Dependencies {
+    graph: DiGraph<usize, ()>,
+    nodes: Vec<NodeIndex>,
+    /// edge (from, to) → span of the `Depends on:` item.
+    edge_at: HashMap<(usize, usize), Span>,
+}
+
+/// Each id and the first test that has it; a second test with the same id is reported.
+fn ids(l: &mut Lower<'_>, tests: &[BuiltTest]) -> HashMap<String, usize> {
     let mut by_id: HashMap<String, usize> = HashMap::with_capacity(tests.len());
     for (i, t) in tests.iter().enumerate() {
         let id = t.id();
@@ -63,7 +80,7 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                     explicit: t.explicit_id,
                     surface: l.surface,
                 },
-                file,
+                l.entry,
                 t.id_span,
             )
             .with_secondary(tests[first].id_span, "first test with this id");
@@ -72,6 +89,17 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
             by_id.insert(id, i);
         }
     }
+    by_id
+}
+
+/// The graph of the dependencies that name a test; a dependency that names none, or names a
+/// skipped test from one that is not skipped, is reported.
+fn dependency_graph(
+    l: &mut Lower<'_>,
+    tests: &[BuiltTest],
+    by_id: &HashMap<String, usize>,
+) -> Dependencies {
+    let file = l.entry;
     // A dependency may also name a data-driven test by the slug of its name (only worked
     // out when some dependency is not an id).
     let mut by_name: Option<HashMap<String, usize>> = None;
@@ -89,10 +117,8 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                 .copied()
         })
     };
-
     let mut graph: DiGraph<usize, ()> = DiGraph::new();
     let nodes: Vec<NodeIndex> = (0..tests.len()).map(|i| graph.add_node(i)).collect();
-    // edge (from, to) → span of the `Depends on:` item.
     let mut edge_at = HashMap::new();
     // Sorted once, when some dependency is unknown.
     let mut ordered: Option<Vec<String>> = None;
@@ -125,7 +151,7 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                         suggestion: closest(
                             dep,
                             ordered
-                                .get_or_insert_with(|| ids_in_order(&by_id))
+                                .get_or_insert_with(|| ids_in_order(by_id))
                                 .iter()
                                 .map(String::as_str),
                         ),
@@ -137,7 +163,22 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
             }
         }
     }
-    for scc in tarjan_scc(&graph) {
+    Dependencies {
+        graph,
+        nodes,
+        edge_at,
+    }
+}
+
+/// Each cycle of dependencies (a test that depends on itself included), reported once at
+/// the first edge of a shortest way round from its first test.
+fn report_cycles(l: &mut Lower<'_>, tests: &[BuiltTest], deps: &Dependencies) {
+    let Dependencies {
+        graph,
+        nodes,
+        edge_at,
+    } = deps;
+    for scc in tarjan_scc(graph) {
         let members: Vec<usize> = {
             let mut m: Vec<usize> = scc.iter().map(|n| graph[*n]).collect();
             m.sort_unstable();
@@ -148,7 +189,7 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
             continue;
         }
         let start = members[0];
-        let path = cycle_from(&graph, &nodes, start, &members);
+        let path = cycle_from(graph, nodes, start, &members);
         let chain: Vec<String> = path.iter().map(|&i| tests[i].id()).collect();
         let next = path.get(1).copied().unwrap_or(start);
         let span = edge_at
@@ -160,11 +201,14 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
                 chain,
                 surface: l.surface,
             },
-            file,
+            l.entry,
             span,
         );
     }
-    // `${deps.ID.…}` must name a dependency of the test.
+}
+
+/// `${deps.ID.…}` must name a dependency of the test.
+fn undeclared_deps_refs(l: &mut Lower<'_>, tests: &[BuiltTest]) {
     for t in tests.iter() {
         let deps: Vec<&str> = t.depends.iter().map(|(d, _)| d.as_str()).collect();
         for (inner, f, span) in &t.deps_refs {
@@ -186,26 +230,28 @@ pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
             }
         }
     }
-    if l.options.pedantic {
-        for t in tests.iter() {
-            let id = t.id();
-            for (name, span) in &t.exports {
-                let wanted = format!("deps.{id}.{name}");
-                let read = tests.iter().any(|o| {
-                    o.deps_refs
-                        .iter()
-                        .any(|(r, _, _)| r == &wanted || r.starts_with(&format!("{wanted}.")))
-                });
-                if !read {
-                    l.report(
-                        Problem::UnusedExport {
-                            name: name.clone(),
-                            test: id.clone(),
-                        },
-                        file,
-                        *span,
-                    );
-                }
+}
+
+/// Exports no test reads through `${deps.ID.NAME}` (pedantic).
+fn unused_exports(l: &mut Lower<'_>, tests: &[BuiltTest]) {
+    for t in tests.iter() {
+        let id = t.id();
+        for (name, span) in &t.exports {
+            let wanted = format!("deps.{id}.{name}");
+            let read = tests.iter().any(|o| {
+                o.deps_refs
+                    .iter()
+                    .any(|(r, _, _)| r == &wanted || r.starts_with(&format!("{wanted}.")))
+            });
+            if !read {
+                l.report(
+                    Problem::UnusedExport {
+                        name: name.clone(),
+                        test: id.clone(),
+                    },
+                    l.entry,
+                    *span,
+                );
             }
         }
     }

@@ -536,27 +536,7 @@ pub fn enter<'f>(
     scope: &Scope<'f>,
 ) -> Option<(Scope<'f>, &'f [Node])> {
     let Some(flow) = flows.get(&name.value) else {
-        // A flow of a file that could not be imported is not reported again as unknown.
-        if l.import_failed() {
-            return None;
-        }
-        l.report(
-            match crate::stdlib::library_of_check(&name.value) {
-                // A standard flow named by its check id, from a library not imported.
-                library @ Some(_) => Problem::UnknownFlow {
-                    name: name.value.clone(),
-                    suggestion: None,
-                    library,
-                },
-                None => Problem::UnknownFlow {
-                    name: name.value.clone(),
-                    suggestion: closest(&name.value, flows.names()),
-                    library: None,
-                },
-            },
-            scope.file,
-            name.span,
-        );
+        unknown_flow(l, flows, name, scope);
         return None;
     };
     flow.used.store(true, Relaxed);
@@ -567,31 +547,7 @@ pub fn enter<'f>(
     // The calls inside an accepted call are within the budget: its size and depth count them.
     if scope.frames.is_empty() {
         let total = b.flow_statements.saturating_add(flow.size);
-        let over = if flow.depth > MAX_FLOW_DEPTH {
-            Some(FlowExcess::Depth {
-                depth: flow.depth,
-                limit: MAX_FLOW_DEPTH,
-            })
-        } else if total > MAX_FLOW_STATEMENTS {
-            Some(FlowExcess::Statements {
-                total,
-                limit: MAX_FLOW_STATEMENTS,
-            })
-        } else if flows
-            .taken
-            .fetch_update(Relaxed, Relaxed, |taken| {
-                let sum = taken.saturating_add(flow.size);
-                (sum <= MAX_SUITE_FLOW_STATEMENTS).then_some(sum)
-            })
-            .is_err()
-        {
-            Some(FlowExcess::Suite {
-                limit: MAX_SUITE_FLOW_STATEMENTS,
-            })
-        } else {
-            None
-        };
-        if let Some(over) = over {
+        if let Some(over) = over_budget(flows, flow, total) {
             l.report(
                 Problem::FlowTooLarge {
                     flow: name.value.clone(),
@@ -607,6 +563,101 @@ pub fn enter<'f>(
     }
     let no_args = Map::new();
     let given = block_ref(node).unwrap_or(&no_args);
+    check_inputs(l, flow, given, node, name, scope);
+    let prefix = {
+        let mut p = String::from("flow");
+        p.push_str(&b.next_prefix.to_string());
+        p
+    };
+    b.next_prefix += 1;
+    let inner = Scope {
+        file: flow.file,
+        frames: {
+            let mut f = scope.frames.clone();
+            f.push(FlowFrame {
+                name: name.value.clone(),
+                call_site: l.location(scope.file, node.span),
+                prefix: prefix.clone(),
+            });
+            f
+        },
+        inputs: Some((prefix.clone(), &flow.names)),
+        stack: {
+            let mut s = scope.stack.clone();
+            s.push(flow.name.value.as_str());
+            s
+        },
+    };
+    set_inputs(b, flow, given, &prefix, scope, &inner);
+    Some((inner, &flow.node.children))
+}
+
+/// Reports a call of a flow that is not declared, unless its file could not be imported;
+/// a standard flow named by its check id points at its library.
+fn unknown_flow(l: &mut Lower<'_>, flows: &Flows<'_>, name: &Text, scope: &Scope<'_>) {
+    // A flow of a file that could not be imported is not reported again as unknown.
+    if l.import_failed() {
+        return;
+    }
+    l.report(
+        match crate::stdlib::library_of_check(&name.value) {
+            // A standard flow named by its check id, from a library not imported.
+            library @ Some(_) => Problem::UnknownFlow {
+                name: name.value.clone(),
+                suggestion: None,
+                library,
+            },
+            None => Problem::UnknownFlow {
+                name: name.value.clone(),
+                suggestion: closest(&name.value, flows.names()),
+                library: None,
+            },
+        },
+        scope.file,
+        name.span,
+    );
+}
+
+/// What a call from a test would exceed: the depth of nested flows, the statements the test
+/// takes in (`total` with this call), or the suite's budget, which an accepted call takes
+/// from.
+fn over_budget(flows: &Flows<'_>, flow: &Flow<'_>, total: usize) -> Option<FlowExcess> {
+    if flow.depth > MAX_FLOW_DEPTH {
+        Some(FlowExcess::Depth {
+            depth: flow.depth,
+            limit: MAX_FLOW_DEPTH,
+        })
+    } else if total > MAX_FLOW_STATEMENTS {
+        Some(FlowExcess::Statements {
+            total,
+            limit: MAX_FLOW_STATEMENTS,
+        })
+    } else if flows
+        .taken
+        .fetch_update(Relaxed, Relaxed, |taken| {
+            let sum = taken.saturating_add(flow.size);
+            (sum <= MAX_SUITE_FLOW_STATEMENTS).then_some(sum)
+        })
+        .is_err()
+    {
+        Some(FlowExcess::Suite {
+            limit: MAX_SUITE_FLOW_STATEMENTS,
+        })
+    } else {
+        None
+    }
+}
+
+/// Reports the arguments of a call that the flow does not declare, and the inputs without
+/// a default that the call does not give.
+fn check_inputs(
+    l: &mut Lower<'_>,
+    flow: &Flow<'_>,
+    given: &Map<String, Value>,
+    node: &Node,
+    name: &Text,
+    scope: &Scope<'_>,
+) {
     let unknown: Vec<String> = given
         .keys()
         .filter(|k| !flow.names.contains(*k))
@@ -639,30 +690,18 @@ pub fn enter<'f>(
             node.span,
         );
     }
-    let prefix = {
-        let mut p = String::from("flow");
-        p.push_str(&b.next_prefix.to_string());
-        p
-    };
-    b.next_prefix += 1;
-    let inner = Scope {
-        file: flow.file,
-        frames: {
-            let mut f = scope.frames.clone();
-            f.push(FlowFrame {
-                name: name.value.clone(),
-                call_site: l.location(scope.file, node.span),
-                prefix: prefix.clone(),
-            });
-            f
-        },
-        inputs: Some((prefix.clone(), &flow.names)),
-        stack: {
-            let mut s = scope.stack.clone();
-            s.push(flow.name.value.as_str());
-            s
-        },
-    };
+}
+
+/// Sets the call's inputs as the test's variables `PREFIX.INPUT`: each argument renamed in
+/// the caller's scope, else the default renamed in the flow's.
+fn set_inputs(
+    b: &mut TestBuilder,
+    flow: &Flow<'_>,
+    given: &Map<String, Value>,
+    prefix: &str,
+    scope: &Scope<'_>,
+    inner: &Scope<'_>,
+) {
     for (input, default) in &flow.inputs {
         let value = match given.get(input) {
             Some(v) => {
@@ -680,12 +719,11 @@ pub fn enter<'f>(
             },
         };
         let mut key = String::with_capacity(prefix.len() + 1 + input.len());
-        key.push_str(&prefix);
+        key.push_str(prefix);
         key.push('.');
         key.push_str(input);
         b.variables.insert(key, value);
     }
-    Some((inner, &flow.node.children))
 }
 
 /// Marks the flows a flow that is not expanded calls as used, and theirs (a recursive flow,

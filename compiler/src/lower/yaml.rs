@@ -360,8 +360,63 @@ fn scalar_refs(text: &str, node: &Node, out: &mut Vec<(String, Span)>) {
 
 /// The checks `.mcpr` files get too, where they apply to a suite written as data.
 fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
+    patterns_and_sets(l, tree, suite);
+    let servers: Vec<String> = suite
+        .servers
+        .as_ref()
+        .map(|s| s.keys().map(str::to_string).collect())
+        .unwrap_or_default();
+    let sources: Vec<String> = suite
+        .data_sources
+        .as_ref()
+        .map(|s| s.keys().map(str::to_string).collect())
+        .unwrap_or_default();
+    sources_without_origin(l, tree, suite);
+
+    // What the dependency check needs of each test besides the test itself.
+    let mut facts = Vec::with_capacity(suite.tests.len());
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in suite.tests.iter().enumerate() {
+        let name_span = value_at(tree, &path!["tests", i, "name"]).unwrap_or(tree.span);
+        duplicate_test(l, tree, &mut by_name, i, t, name_span);
+        unknown_server_or_source(l, tree, i, t, name_span, &servers, &sources);
+        facts.push(test_facts(l, tree, suite, i, t, name_span));
+    }
+    // The tests are moved out of the suite for the dependency check, and back.
+    let mut built: Vec<BuiltTest> = std::mem::take(&mut suite.tests)
+        .into_iter()
+        .zip(facts)
+        .map(|(test, f)| BuiltTest {
+            test,
+            explicit_id: f.explicit_id,
+            id_span: f.id_span,
+            depends: f.depends,
+            deps_refs: f.deps_refs,
+            exports: f.exports,
+        })
+        .collect();
+    deps::check(l, &mut built);
+    suite.tests = built.into_iter().map(|b| b.test).collect();
+
+    unused_sources(l, tree, suite, &sources);
+    unknown_budget_tests(l, tree, suite);
+}
+
+/// What the dependency check needs of one test besides the test itself (the fields of a
+/// `BuiltTest`).
+struct TestFacts {
+    explicit_id: bool,
+    id_span: Span,
+    depends: Vec<(String, Span)>,
+    deps_refs: Vec<(String, usize, Span)>,
+    exports: Vec<(String, Span)>,
+}
+
+/// Regular expressions compile (ECMAScript), as in `.mcpr` files; closed sets the schema
+/// leaves open (they may be templates) hold, checked from the one list every front end
+/// reads (`ir::sets`).
+fn patterns_and_sets(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
     let file = l.entry;
-    // Regular expressions compile (ECMAScript), as in `.mcpr` files.
     for (path, pattern) in super::validate::patterns(suite) {
         if let Err(e) = crate::regexp::check_template(&pattern) {
             let key = path.len() >= 2 && path[path.len() - 2] == "patternProperties";
@@ -377,184 +432,214 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
             );
         }
     }
-    // Closed sets the schema leaves open (they may be templates), checked from the one list
-    // every front end reads (`ir::sets`).
     for v in crate::ir::sets::closed_values(suite) {
         let span = value_at(tree, &v.path).unwrap_or(tree.span);
         l.report(outside_set(v), file, span);
     }
-    let text = l.map.get(file).text();
-    let servers: Vec<String> = suite
-        .servers
-        .as_ref()
-        .map(|s| s.keys().map(str::to_string).collect())
-        .unwrap_or_default();
-    let sources: Vec<String> = suite
-        .data_sources
-        .as_ref()
-        .map(|s| s.keys().map(str::to_string).collect())
-        .unwrap_or_default();
+}
 
-    // Data sources that name nothing to load.
-    if let Some(ds) = &suite.data_sources {
-        for (name, s) in ds.iter() {
-            let has_origin = s.provider.is_some()
-                || s.file.is_some()
-                || s.url.is_some()
-                || s.rows.is_some()
-                || s.module.is_some()
-                || s.spreadsheet_id.is_some();
-            if !has_origin {
-                let span = key_at(tree, &path!["dataSources", name]).unwrap_or(tree.span);
-                l.report(
-                    Problem::DataSourceWithoutOrigin {
-                        name: name.to_string(),
-                    },
-                    file,
-                    span,
-                );
-            }
-        }
-    }
-
-    // What the dependency check needs of each test besides the test itself.
-    let mut facts = Vec::with_capacity(suite.tests.len());
-    let mut by_name: HashMap<&str, usize> = HashMap::new();
-    for (i, t) in suite.tests.iter().enumerate() {
-        let name_span = value_at(tree, &path!["tests", i, "name"]).unwrap_or(tree.span);
-        if let Some(&first) = by_name.get(t.name.as_str()) {
-            let first_span = value_at(tree, &path!["tests", first, "name"]).unwrap_or(tree.span);
-            l.diags.push(
-                Diagnostic::new(
-                    Problem::DuplicateName {
-                        kind: "test",
-                        name: t.name.clone(),
-                    },
-                    file,
-                    name_span,
-                )
-                .with_secondary(first_span, "first test with this name"),
-            );
-        } else {
-            by_name.insert(&t.name, i);
-        }
-        if let Some(server) = &t.server
-            && !servers.contains(server)
-        {
-            let span = value_at(tree, &path!["tests", i, "server"]).unwrap_or(name_span);
+/// Data sources that name nothing to load.
+fn sources_without_origin(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
+    let Some(ds) = &suite.data_sources else {
+        return;
+    };
+    for (name, s) in ds.iter() {
+        let has_origin = s.provider.is_some()
+            || s.file.is_some()
+            || s.url.is_some()
+            || s.rows.is_some()
+            || s.module.is_some()
+            || s.spreadsheet_id.is_some();
+        if !has_origin {
+            let span = key_at(tree, &path!["dataSources", name]).unwrap_or(tree.span);
             l.report(
-                Problem::UnknownServer {
-                    name: server.clone(),
-                    known: servers.clone(),
-                    surface: l.surface,
+                Problem::DataSourceWithoutOrigin {
+                    name: name.to_string(),
                 },
-                file,
+                l.entry,
                 span,
             );
         }
-        if let Some(ForEach::Source(s)) = &t.for_each
-            && !sources.contains(&s.source)
-        {
-            let span = value_at(tree, &path!["tests", i, "forEach", "source"]).unwrap_or(name_span);
-            l.report(
-                Problem::UnknownDataSource {
-                    name: s.source.clone(),
-                    suggestion: closest(&s.source, sources.iter().map(String::as_str)),
-                    surface: l.surface,
-                },
-                file,
-                span,
-            );
-        }
-        let depends = t
-            .depends_on
-            .iter()
-            .flatten()
-            .enumerate()
-            .map(|(j, d)| {
-                let span = value_at(tree, &path!["tests", i, "dependsOn", j]).unwrap_or(name_span);
-                (d.clone(), span)
-            })
-            .collect();
-        let mut refs = Vec::new();
-        let mut exports = Vec::new();
-        for (j, step) in t.steps.iter().enumerate() {
-            let step_node = locate(tree, &path!["tests", i, "steps", j]).node;
-            step_refs(text, step_node, &mut refs);
-            for (name, _) in step.export.iter().flat_map(|e| e.iter()) {
-                let span = key_at(tree, &path!["tests", i, "steps", j, "export", name])
-                    .unwrap_or(step_node.span);
-                exports.push((name.to_string(), span));
-            }
-            result_paths(l, tree, i, j, step);
-            if let crate::ir::StepKind::Set(set) = &step.kind
-                && suite
-                    .extensions
-                    .as_ref()
-                    .and_then(|e| e.functions.as_ref())
-                    .is_none()
-                && !super::BUILT_IN_FUNCTIONS.contains(&set.function.as_str())
-            {
-                let span = value_at(tree, &path!["tests", i, "steps", j, "set", "function"])
-                    .unwrap_or(step_node.span);
-                l.report(
-                    Problem::UnknownFunction {
-                        name: set.function.clone(),
-                        suggestion: closest(
-                            &set.function,
-                            super::BUILT_IN_FUNCTIONS.iter().copied(),
-                        ),
-                        surface: l.surface,
-                    },
-                    file,
-                    span,
-                );
-            }
-        }
-        for (j, step) in t.steps.iter().enumerate() {
-            lint_codes(l, tree, i, j, step);
-        }
-        unknown_variables(l, t, &refs);
-        let deps_refs = refs
-            .into_iter()
-            .filter(|(inner, _)| inner.starts_with("deps."))
-            .map(|(inner, span)| (inner, file, span))
-            .collect();
-        let (explicit_id, id_span) = match value_at(tree, &path!["tests", i, "id"]) {
-            Some(span) if t.id.is_some() => (true, span),
-            _ => (false, name_span),
-        };
-        facts.push((explicit_id, id_span, depends, deps_refs, exports));
     }
-    // The tests are moved out of the suite for the dependency check, and back.
-    let mut built: Vec<BuiltTest> = std::mem::take(&mut suite.tests)
-        .into_iter()
-        .zip(facts)
-        .map(
-            |(test, (explicit_id, id_span, depends, deps_refs, exports))| BuiltTest {
-                test,
-                explicit_id,
-                id_span,
-                depends,
-                deps_refs,
-                exports,
+}
+
+/// A test named as an earlier one is, pointing at the first.
+fn duplicate_test<'t>(
+    l: &mut Lower<'_>,
+    tree: &Node,
+    by_name: &mut HashMap<&'t str, usize>,
+    i: usize,
+    t: &'t crate::ir::Test,
+    name_span: Span,
+) {
+    let Some(&first) = by_name.get(t.name.as_str()) else {
+        by_name.insert(&t.name, i);
+        return;
+    };
+    let first_span = value_at(tree, &path!["tests", first, "name"]).unwrap_or(tree.span);
+    l.diags.push(
+        Diagnostic::new(
+            Problem::DuplicateName {
+                kind: "test",
+                name: t.name.clone(),
             },
+            l.entry,
+            name_span,
         )
-        .collect();
-    deps::check(l, &mut built);
-    suite.tests = built.into_iter().map(|b| b.test).collect();
+        .with_secondary(first_span, "first test with this name"),
+    );
+}
 
-    // Data sources no test takes its rows from are not loaded (MCPLANG906).
-    for name in &sources {
+/// The server a test runs against and the data source it takes its rows from are declared.
+fn unknown_server_or_source(
+    l: &mut Lower<'_>,
+    tree: &Node,
+    i: usize,
+    t: &crate::ir::Test,
+    name_span: Span,
+    servers: &[String],
+    sources: &[String],
+) {
+    let file = l.entry;
+    if let Some(server) = &t.server
+        && !servers.contains(server)
+    {
+        let span = value_at(tree, &path!["tests", i, "server"]).unwrap_or(name_span);
+        l.report(
+            Problem::UnknownServer {
+                name: server.clone(),
+                known: servers.to_vec(),
+                surface: l.surface,
+            },
+            file,
+            span,
+        );
+    }
+    if let Some(ForEach::Source(s)) = &t.for_each
+        && !sources.contains(&s.source)
+    {
+        let span = value_at(tree, &path!["tests", i, "forEach", "source"]).unwrap_or(name_span);
+        l.report(
+            Problem::UnknownDataSource {
+                name: s.source.clone(),
+                suggestion: closest(&s.source, sources.iter().map(String::as_str)),
+                surface: l.surface,
+            },
+            file,
+            span,
+        );
+    }
+}
+
+/// Checks test `i`'s steps and gathers what the dependency check needs of it: its
+/// dependencies, `${deps.…}` references and exports, with their spans.
+fn test_facts(
+    l: &mut Lower<'_>,
+    tree: &Node,
+    suite: &Suite,
+    i: usize,
+    t: &crate::ir::Test,
+    name_span: Span,
+) -> TestFacts {
+    let file = l.entry;
+    let text = l.map.get(file).text();
+    let depends = t
+        .depends_on
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(j, d)| {
+            let span = value_at(tree, &path!["tests", i, "dependsOn", j]).unwrap_or(name_span);
+            (d.clone(), span)
+        })
+        .collect();
+    let mut refs = Vec::new();
+    let mut exports = Vec::new();
+    for (j, step) in t.steps.iter().enumerate() {
+        let step_node = locate(tree, &path!["tests", i, "steps", j]).node;
+        step_refs(text, step_node, &mut refs);
+        for (name, _) in step.export.iter().flat_map(|e| e.iter()) {
+            let span = key_at(tree, &path!["tests", i, "steps", j, "export", name])
+                .unwrap_or(step_node.span);
+            exports.push((name.to_string(), span));
+        }
+        result_paths(l, tree, i, j, step);
+        unknown_function(l, tree, suite, i, j, step, step_node.span);
+    }
+    for (j, step) in t.steps.iter().enumerate() {
+        lint_codes(l, tree, i, j, step);
+    }
+    unknown_variables(l, t, &refs);
+    let deps_refs = refs
+        .into_iter()
+        .filter(|(inner, _)| inner.starts_with("deps."))
+        .map(|(inner, span)| (inner, file, span))
+        .collect();
+    let (explicit_id, id_span) = match value_at(tree, &path!["tests", i, "id"]) {
+        Some(span) if t.id.is_some() => (true, span),
+        _ => (false, name_span),
+    };
+    TestFacts {
+        explicit_id,
+        id_span,
+        depends,
+        deps_refs,
+        exports,
+    }
+}
+
+/// A `set` step calls a built-in function, unless the suite's extensions name functions.
+fn unknown_function(
+    l: &mut Lower<'_>,
+    tree: &Node,
+    suite: &Suite,
+    i: usize,
+    j: usize,
+    step: &crate::ir::Step,
+    step_span: Span,
+) {
+    if let crate::ir::StepKind::Set(set) = &step.kind
+        && suite
+            .extensions
+            .as_ref()
+            .and_then(|e| e.functions.as_ref())
+            .is_none()
+        && !super::BUILT_IN_FUNCTIONS.contains(&set.function.as_str())
+    {
+        let span =
+            value_at(tree, &path!["tests", i, "steps", j, "set", "function"]).unwrap_or(step_span);
+        l.report(
+            Problem::UnknownFunction {
+                name: set.function.clone(),
+                suggestion: closest(&set.function, super::BUILT_IN_FUNCTIONS.iter().copied()),
+                surface: l.surface,
+            },
+            l.entry,
+            span,
+        );
+    }
+}
+
+/// Data sources no test takes its rows from are not loaded (MCPLANG906).
+fn unused_sources(l: &mut Lower<'_>, tree: &Node, suite: &Suite, sources: &[String]) {
+    for name in sources {
         let used = suite
             .tests
             .iter()
             .any(|t| matches!(&t.for_each, Some(ForEach::Source(s)) if s.source == *name));
         if !used {
             let span = key_at(tree, &path!["dataSources", name]).unwrap_or(tree.span);
-            l.report(Problem::UnusedDataSource { name: name.clone() }, file, span);
+            l.report(
+                Problem::UnusedDataSource { name: name.clone() },
+                l.entry,
+                span,
+            );
         }
     }
+}
+
+/// A budget names a test of the suite (or a row of one that iterates), or every test (`*`).
+fn unknown_budget_tests(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
     for (k, b) in suite.budgets.iter().flatten().enumerate() {
         if b.test == "*" {
             continue;
@@ -571,7 +656,7 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
                     suggestion: closest(&b.test, suite.tests.iter().map(|t| t.name.as_str())),
                     surface: l.surface,
                 },
-                file,
+                l.entry,
                 span,
             );
         }

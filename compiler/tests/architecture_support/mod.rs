@@ -1,9 +1,11 @@
 //! Reading a crate's sources for `architecture.rs`: the tokens of a Rust file that matter for
 //! paths, the `crate::`, `super::` and `self::` paths of its non-test code, and the module
-//! graph of a crate they make. std only.
+//! graph of a crate they make, and (`functions`) the lengths of its functions. std only.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+pub mod functions;
 
 /// The repository.
 pub fn root() -> PathBuf {

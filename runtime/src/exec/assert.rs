@@ -106,10 +106,44 @@ fn deepest_present(result: &Value, path: &str) -> Option<String> {
     None
 }
 
+/// Checks one JSON assertion against a step's result: each family of its members in turn,
+/// the first mismatch ending the check.
 fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
     let path = a.path.as_deref().unwrap_or("$");
     let value = lookup(result, path).map_err(|e| Mismatch::new(e, None, None))?;
+    // What a mismatch says of the place it checked: `PATH WHAT`.
     let at = |what: &str| format!("{path} {what}");
+    check_presence(a, value, &at)?;
+    check_equality(a, value, &at)?;
+    check_kind(a, value, &at)?;
+    check_length(a, value, &at)?;
+    check_containment(a, value, &at)?;
+    check_pattern(a, value, &at)?;
+    check_bounds(a, value, &at)?;
+    check_length_range(a, value, &at)?;
+    if let Some(schema) = &a.schema {
+        check_schema(path, value, schema)?;
+    }
+    // `snapshot` needs the store; the step runner checks it (crate::snapshot).
+    Ok(())
+}
+
+/// The length of a string (in characters), an array or an object.
+fn length_of(value: Option<&Value>) -> Option<u64> {
+    match value {
+        Some(Value::String(s)) => Some(s.chars().count() as u64),
+        Some(Value::Array(items)) => Some(items.len() as u64),
+        Some(Value::Object(members)) => Some(members.len() as u64),
+        _ => None,
+    }
+}
+
+/// `exists`: the value is there, or (false) is not.
+fn check_presence(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     if let Some(want) = a.exists {
         if want && value.is_none() {
             return Err(Mismatch::new(
@@ -127,6 +161,15 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             .values(None, Some(v)));
         }
     }
+    Ok(())
+}
+
+/// `equals` and `notEquals`.
+fn check_equality(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     if let Some(expected) = &a.equals
         && !value.is_some_and(|v| deep_equal(v, expected))
     {
@@ -147,6 +190,15 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
         )
         .values(None, value));
     }
+    Ok(())
+}
+
+/// `type`: the JSON type of the value.
+fn check_kind(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     if let Some(want) = a.kind {
         let got = value.map(kind);
         if got != Some(want) {
@@ -161,13 +213,17 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             .values(None, value));
         }
     }
+    Ok(())
+}
+
+/// `length`: the exact length of a string, array or object.
+fn check_length(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     if let Some(n) = a.length {
-        let got = match value {
-            Some(Value::String(s)) => Some(s.chars().count() as u64),
-            Some(Value::Array(items)) => Some(items.len() as u64),
-            Some(Value::Object(members)) => Some(members.len() as u64),
-            _ => None,
-        };
+        let got = length_of(value);
         if got != Some(n) {
             return Err(Mismatch::new(
                 at(&format!("does not have length {n}")),
@@ -180,6 +236,15 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             .values(None, value));
         }
     }
+    Ok(())
+}
+
+/// `contains` and `notContains`.
+fn check_containment(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     if let Some(expected) = &a.contains
         && !value.is_some_and(|v| contains(v, expected))
     {
@@ -200,6 +265,15 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
         )
         .values(None, value));
     }
+    Ok(())
+}
+
+/// `matches`: a string the regular expression matches.
+fn check_pattern(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     if let Some(pattern) = &a.matches {
         let re = mcpr_compiler::regexp::compile(pattern).map_err(|e| {
             Mismatch::new(
@@ -226,6 +300,16 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             }
         }
     }
+    Ok(())
+}
+
+/// `greaterThan`, `atLeast`, `lessThan` and `atMost`: numeric bounds, a number held in a
+/// string counting as one.
+fn check_bounds(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     // Numeric bounds: (bound, member, words, holds).
     let bounds: [(&Option<Value>, &str, &str, Holds); 4] = [
         (&a.greater_than, "greaterThan", "greater than", |n, l| n > l),
@@ -262,13 +346,17 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             }
         }
     }
+    Ok(())
+}
+
+/// `minLength` and `maxLength`: the length of a string, array or object within a range.
+fn check_length_range(
+    a: &Assertion,
+    value: Option<&Value>,
+    at: &dyn Fn(&str) -> String,
+) -> Result<(), Mismatch> {
     if a.min_length.is_some() || a.max_length.is_some() {
-        let got = match value {
-            Some(Value::String(s)) => Some(s.chars().count() as u64),
-            Some(Value::Array(items)) => Some(items.len() as u64),
-            Some(Value::Object(members)) => Some(members.len() as u64),
-            _ => None,
-        };
+        let got = length_of(value);
         let min = a.min_length.unwrap_or(0);
         let max = a.max_length.unwrap_or(u64::MAX);
         let range = match a.max_length {
@@ -298,10 +386,6 @@ fn check_one(result: &Value, a: &Assertion) -> Result<(), Mismatch> {
             }
         }
     }
-    if let Some(schema) = &a.schema {
-        check_schema(path, value, schema)?;
-    }
-    // `snapshot` needs the store; the step runner checks it (crate::snapshot).
     Ok(())
 }
 

@@ -21,6 +21,8 @@ use super::tasks::{TasksDeclared, task_wait};
 use super::{Reply, StepFail, fail, from_result};
 
 impl StepRunner {
+    /// Performs one native action: each family (notifications, era-dependent requests,
+    /// tasks, script actions, gates, client settings) has a method of its own.
     pub(super) async fn native(
         &mut self,
         n: &NativeStep,
@@ -29,60 +31,111 @@ impl StepRunner {
         if n.action() == NativeAction::Reconnect {
             return self.reconnect(timeout).await;
         }
-        let c = &self.client;
-        let need = |what: Option<&str>, member: &str| -> Result<String, NativeFail> {
-            match what {
-                Some(s) => self.interp_str(s).map_err(NativeFail::Step),
-                None => Err(NativeFail::Step(fail(
-                    RunCode::NativeStep,
-                    format!("this native step needs `{member}`"),
-                ))),
-            }
-        };
         let params = match n.params() {
             Some(p) => Some(self.interp(p).map_err(NativeFail::Step)?),
             None => None,
         };
         let reply = match n.action() {
             NativeAction::Request => {
-                let method = need(n.method(), "method")?;
+                let method = self.need(n.method(), "method")?;
                 if n.progress() == Some(true) || n.cancel_after_ms().is_some() {
                     return self.request_with_extras(n, &method, params, timeout).await;
                 }
                 self.request(&method, params, timeout).await?
             }
             NativeAction::AwaitNotification => {
-                let method = need(n.method(), "method")?;
-                let started = std::time::Instant::now();
-                if c.session().era() == crate::protocol::Era::Modern
-                    && self.listen.is_none()
-                    && needs_listen(&method)
-                {
-                    // The stream is opened within the wait's own duration. A server that
-                    // refuses or never acknowledges it sends nothing, which is what the
-                    // wait then reports (and what `expect_error` expects).
-                    let change = Change::Method(method.clone());
-                    let _ = listen(c, &mut self.listen, change, Some(timeout)).await;
-                }
-                let timeout = timeout.saturating_sub(started.elapsed());
-                let filter: Vec<Match> = match &params {
-                    Some(Value::Object(o)) => {
-                        o.iter().map(|(k, v)| Match::dotted(k, v.clone())).collect()
-                    }
-                    _ => Vec::new(),
-                };
-                let note = c
-                    .session()
-                    .wait_notification(&method, &filter, timeout)
-                    .await?;
-                self.sequence += 1;
-                Reply::Ok(
-                    json!({"method": note.method, "params": note.params, "sequence": self.sequence}),
-                )
+                let method = self.need(n.method(), "method")?;
+                self.await_notification(&method, params.as_ref(), timeout)
+                    .await?
             }
+            NativeAction::Subscribe | NativeAction::Unsubscribe | NativeAction::SetLogLevel => {
+                self.era_dependent(n).await?
+            }
+            NativeAction::ListAll => {
+                let method = self.need(n.method(), "method")?;
+                let field = self.need(n.field(), "field")?;
+                self.list_all(&method, &field, params, timeout).await?
+            }
+            NativeAction::TaskGet
+            | NativeAction::TaskList
+            | NativeAction::TaskCancel
+            | NativeAction::TaskWait => self.task_action(n, timeout).await?,
+            NativeAction::Echo
+            | NativeAction::Prompt
+            | NativeAction::QueueAnswer
+            | NativeAction::Check
+            | NativeAction::SaveText => self.script_action(n, params)?,
+            NativeAction::SkillsList => skills_list(&self.client).await?,
+            NativeAction::SkillsVerify => skills_verify(&self.client)
+                .await
+                .map_err(NativeFail::Step)?,
+            NativeAction::AppsVerify => {
+                apps_verify(&self.client).await.map_err(NativeFail::Step)?
+            }
+            // Handled first, above: reconnecting reads no params.
+            NativeAction::Reconnect => return self.reconnect(timeout).await,
+            NativeAction::LintClean | NativeAction::ToolsSnapshot => self.gate(n).await?,
+            NativeAction::ConfigureClient => self.configure_client(n)?,
+        };
+        Ok(reply)
+    }
+
+    /// The member `member` of a native step, interpolated; a step without it fails.
+    fn need(&self, what: Option<&str>, member: &str) -> Result<String, NativeFail> {
+        match what {
+            Some(s) => self.interp_str(s).map_err(NativeFail::Step),
+            None => Err(NativeFail::Step(fail(
+                RunCode::NativeStep,
+                format!("this native step needs `{member}`"),
+            ))),
+        }
+    }
+
+    /// Waits for a notification of `method` whose params hold what `params` gives at each
+    /// dotted path; on the 2026 protocol the listen stream it needs is opened first, within
+    /// the same time.
+    async fn await_notification(
+        &mut self,
+        method: &str,
+        params: Option<&Value>,
+        timeout: Duration,
+    ) -> Result<Reply, NativeFail> {
+        let c = &self.client;
+        let started = std::time::Instant::now();
+        if c.session().era() == crate::protocol::Era::Modern
+            && self.listen.is_none()
+            && needs_listen(method)
+        {
+            // The stream is opened within the wait's own duration. A server that refuses or
+            // never acknowledges it sends nothing, which is what the wait then reports (and
+            // what `expect_error` expects).
+            let change = Change::Method(method.to_string());
+            let _ = listen(c, &mut self.listen, change, Some(timeout)).await;
+        }
+        let timeout = timeout.saturating_sub(started.elapsed());
+        let filter: Vec<Match> = match params {
+            Some(Value::Object(o)) => o.iter().map(|(k, v)| Match::dotted(k, v.clone())).collect(),
+            _ => Vec::new(),
+        };
+        let note = c
+            .session()
+            .wait_notification(method, &filter, timeout)
+            .await?;
+        self.sequence += 1;
+        Ok(Reply::Ok(
+            json!({"method": note.method, "params": note.params, "sequence": self.sequence}),
+        ))
+    }
+
+    /// Subscribe, unsubscribe and set the log level: requests before 2026, a change of the
+    /// listen stream or of what later requests carry on the 2026 protocol.
+    async fn era_dependent(&mut self, n: &NativeStep) -> Result<Reply, NativeFail> {
+        let c = &self.client;
+        let modern = c.session().era() == crate::protocol::Era::Modern;
+        let reply = match n.action() {
             NativeAction::Subscribe => {
-                let uri = need(n.uri(), "uri")?;
-                if c.session().era() == crate::protocol::Era::Modern {
+                let uri = self.need(n.uri(), "uri")?;
+                if modern {
                     // 2026 removed resources/subscribe: the listen stream carries the URI.
                     from_result(listen(c, &mut self.listen, Change::Subscribe(uri), None).await)?
                 } else {
@@ -90,8 +143,8 @@ impl StepRunner {
                 }
             }
             NativeAction::Unsubscribe => {
-                let uri = need(n.uri(), "uri")?;
-                if c.session().era() == crate::protocol::Era::Modern {
+                let uri = self.need(n.uri(), "uri")?;
+                if modern {
                     // 2026: the listen stream is opened again without the URI.
                     let change = Change::Unsubscribe(uri);
                     from_result(listen(c, &mut self.listen, change, None).await)?
@@ -99,9 +152,9 @@ impl StepRunner {
                     from_result(c.unsubscribe(&uri).await.map(|()| json!({})))?
                 }
             }
-            NativeAction::SetLogLevel => {
-                let level = need(n.level(), "level")?;
-                if c.session().era() == crate::protocol::Era::Modern {
+            _ => {
+                let level = self.need(n.level(), "level")?;
+                if modern {
                     // 2026 has no setLevel: the level travels with every later request.
                     self.log_level = Some(level);
                     Reply::Ok(json!({}))
@@ -109,13 +162,21 @@ impl StepRunner {
                     from_result(c.set_log_level(&level).await.map(|()| json!({})))?
                 }
             }
-            NativeAction::ListAll => {
-                let method = need(n.method(), "method")?;
-                let field = need(n.field(), "field")?;
-                self.list_all(&method, &field, params, timeout).await?
-            }
+        };
+        Ok(reply)
+    }
+
+    /// Get, list, cancel and wait for tasks; the task got, cancelled or waited for is the
+    /// subject of later checks.
+    async fn task_action(
+        &mut self,
+        n: &NativeStep,
+        timeout: Duration,
+    ) -> Result<Reply, NativeFail> {
+        let c = &self.client;
+        let reply = match n.action() {
             NativeAction::TaskGet => {
-                let id = need(n.task_id(), "taskId")?;
+                let id = self.need(n.task_id(), "taskId")?;
                 let _tasks = TasksDeclared::new(c.session());
                 let r = from_result(c.task_get(&id).await)?;
                 if let Reply::Ok(v) = &r {
@@ -127,7 +188,7 @@ impl StepRunner {
                 from_result(c.task_list().await.map(|tasks| json!({"tasks": tasks})))?
             }
             NativeAction::TaskCancel => {
-                let id = need(n.task_id(), "taskId")?;
+                let id = self.need(n.task_id(), "taskId")?;
                 let _tasks = TasksDeclared::new(c.session());
                 let r = from_result(c.task_cancel(&id).await)?;
                 if let Reply::Ok(v) = &r
@@ -137,6 +198,25 @@ impl StepRunner {
                 }
                 r
             }
+            _ => {
+                let id = self.need(n.task_id(), "taskId")?;
+                task_wait(c, n, &id, timeout, &mut self.task)
+                    .await
+                    .map_err(NativeFail::Step)?
+            }
+        };
+        Ok(reply)
+    }
+
+    /// The script actions of legacy `.mcp` files: echo, prompt, queue an answer, check and
+    /// save text.
+    fn script_action(
+        &mut self,
+        n: &NativeStep,
+        params: Option<Value>,
+    ) -> Result<Reply, NativeFail> {
+        let c = &self.client;
+        let reply = match n.action() {
             NativeAction::Echo => {
                 let text = match n.message() {
                     Some(m) => self.interp_str(m).map_err(NativeFail::Step)?,
@@ -146,7 +226,7 @@ impl StepRunner {
                 Reply::Ok(json!({"output": text}))
             }
             NativeAction::Prompt => {
-                let var = need(n.variable(), "variable")?;
+                let var = self.need(n.variable(), "variable")?;
                 let message = match n.message() {
                     Some(m) => Some(self.interp_str(m).map_err(NativeFail::Step)?),
                     None => None,
@@ -156,8 +236,8 @@ impl StepRunner {
                 Reply::Ok(json!({"value": answer}))
             }
             NativeAction::QueueAnswer => {
-                let method = need(n.method(), "method")?;
-                let answer = params.clone().unwrap_or_else(|| json!({}));
+                let method = self.need(n.method(), "method")?;
+                let answer = params.unwrap_or_else(|| json!({}));
                 queue_answer(c.session(), &method, &answer).map_err(NativeFail::Step)?;
                 Reply::Ok(json!({"queued": method}))
             }
@@ -169,61 +249,55 @@ impl StepRunner {
                     c.session(),
                 )),
             },
-            NativeAction::SaveText => {
-                let var = need(n.variable(), "variable")?;
-                let paths = params.clone().unwrap_or(Value::Null);
+            _ => {
+                let var = self.need(n.variable(), "variable")?;
+                let paths = params.unwrap_or(Value::Null);
                 let text = save_text(self.last.as_ref(), &paths).map_err(NativeFail::Step)?;
                 self.vars.set(var, json!(text));
                 Reply::Ok(json!({"value": text}))
             }
-            NativeAction::TaskWait => {
-                let id = need(n.task_id(), "taskId")?;
-                task_wait(c, n, &id, timeout, &mut self.task)
-                    .await
-                    .map_err(NativeFail::Step)?
-            }
-            NativeAction::SkillsList => skills_list(c).await?,
-            NativeAction::SkillsVerify => skills_verify(c).await.map_err(NativeFail::Step)?,
-            NativeAction::AppsVerify => apps_verify(c).await.map_err(NativeFail::Step)?,
-            // Handled before the session is borrowed, above.
-            NativeAction::Reconnect => return self.reconnect(timeout).await,
-            NativeAction::LintClean | NativeAction::ToolsSnapshot => {
-                let gate = match n {
-                    NativeStep::LintClean(a) => lint_clean(c, a).await,
-                    NativeStep::ToolsSnapshot(a) => {
-                        tools_snapshot(c, a, self.snapshots.as_ref()).await
-                    }
-                    other => Err(fail(
-                        RunCode::Internal,
-                        format!("{:?} is not a gate", other.action()),
-                    )),
-                }
-                .map_err(NativeFail::Step)?;
-                self.output = gate.output;
-                gate.reply
-            }
-            NativeAction::ConfigureClient => {
-                let settings = match n.behavior() {
-                    // A behaviour is plain data: writing it as JSON cannot fail.
-                    Some(b) => self
-                        .interp(&serde_json::to_value(b).unwrap_or_default())
-                        .map_err(NativeFail::Step)?,
-                    None => {
-                        return Err(NativeFail::Step(fail(
-                            RunCode::NativeStep,
-                            "this native step needs `behavior`",
-                        )));
-                    }
-                };
-                let mut behaviour = c.session().behaviour();
-                if let Value::Object(map) = &settings {
-                    apply_client_settings(&mut behaviour, map);
-                }
-                c.session().set_behaviour(behaviour);
-                Reply::Ok(json!({"configured": true}))
-            }
         };
         Ok(reply)
+    }
+
+    /// The server quality gates: lint clean and the tools snapshot.
+    async fn gate(&mut self, n: &NativeStep) -> Result<Reply, NativeFail> {
+        let c = &self.client;
+        let gate = match n {
+            NativeStep::LintClean(a) => lint_clean(c, a).await,
+            NativeStep::ToolsSnapshot(a) => tools_snapshot(c, a, self.snapshots.as_ref()).await,
+            other => Err(fail(
+                RunCode::Internal,
+                format!("{:?} is not a gate", other.action()),
+            )),
+        }
+        .map_err(NativeFail::Step)?;
+        self.output = gate.output;
+        Ok(gate.reply)
+    }
+
+    /// Changes how the client answers the server (elicitation, sampling, roots …) from here
+    /// on.
+    fn configure_client(&mut self, n: &NativeStep) -> Result<Reply, NativeFail> {
+        let settings = match n.behavior() {
+            // A behaviour is plain data: writing it as JSON cannot fail.
+            Some(b) => self
+                .interp(&serde_json::to_value(b).unwrap_or_default())
+                .map_err(NativeFail::Step)?,
+            None => {
+                return Err(NativeFail::Step(fail(
+                    RunCode::NativeStep,
+                    "this native step needs `behavior`",
+                )));
+            }
+        };
+        let session = self.client.session();
+        let mut behaviour = session.behaviour();
+        if let Value::Object(map) = &settings {
+            apply_client_settings(&mut behaviour, map);
+        }
+        session.set_behaviour(behaviour);
+        Ok(Reply::Ok(json!({"configured": true})))
     }
 
     pub(super) async fn list_all(

@@ -2,6 +2,22 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        UnknownDataSource {
+            name,
+            suggestion,
+            surface,
+        } => unknown_data_source(name, suggestion, surface),
+        DataSourceWithoutOrigin { name } => data_source_without_origin(name),
+        BadDataSourceSettings { reason } => bad_data_source_settings(reason),
+        NonNumericFilter { value } => non_numeric_filter(value),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn unknown_data_source(
     name: &str,
     suggestion: &Option<String>,

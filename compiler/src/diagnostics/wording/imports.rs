@@ -2,6 +2,22 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        ImportCycle { chain } => import_cycle(chain),
+        ImportUnreadable { path, reason } => import_unreadable(path, reason),
+        ImportTooDeep { limit } => import_too_deep(limit),
+        AbsoluteImport { path } => absolute_import(path),
+        ImportTooLarge { path, bytes, limit } => import_too_large(path, bytes, limit),
+        TooManyImports { limit } => too_many_imports(limit),
+        ImportOutsideFolder { path } => import_outside_folder(path),
+        UnknownStdLibrary { name, known } => unknown_std_library(name, known),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn import_cycle(chain: &[String]) -> Wording {
     w(
         Code::ImportCycle,

@@ -2,6 +2,37 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        LegacyUnterminatedQuote { quote } => legacy_unterminated_quote(quote),
+        LegacyUnknownCommand { word, suggestion } => legacy_unknown_command(word, suggestion),
+        LegacyArgumentCount {
+            command,
+            usage,
+            given,
+        } => legacy_argument_count(command, usage, given),
+        LegacyVariableNotSet { name, suggestion } => legacy_variable_not_set(name, suggestion),
+        LegacyBadHeredoc { reason } => legacy_bad_heredoc(reason),
+        LegacyBadTimeout {
+            text,
+            prefix,
+            as_duration,
+        } => legacy_bad_timeout(text, *prefix, *as_duration),
+        LegacyBadArgument {
+            command,
+            reason,
+            help,
+        } => legacy_bad_argument(command, reason, help),
+        LegacyMisplacedPrefix { prefix, command } => legacy_misplaced_prefix(prefix, command),
+        LegacyEmptyScript => legacy_empty_script(),
+        LegacyTestLanguage { line } => legacy_test_language(line),
+        LegacyDuplicateArgument { name } => legacy_duplicate_argument(name),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn legacy_unterminated_quote(quote: &char) -> Wording {
     w(
         Code::LegacyUnterminatedQuote,

@@ -2,6 +2,28 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        Tab => tab(),
+        OddIndentation { spaces } => odd_indentation(spaces),
+        VersionHeader { found } => version_header(found),
+        UnclosedQuote { quote } => unclosed_quote(quote),
+        BadReference { unclosed } => bad_reference(unclosed),
+        BadDuration { text, reason } => bad_duration(text, reason),
+        NumberOutOfRange {
+            text,
+            what,
+            min,
+            max,
+        } => number_out_of_range(text, what, min, max),
+        BadNumber { text, what } => bad_number(text, what),
+        BadPattern { reason } => bad_pattern(reason),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn tab() -> Wording {
     w(
         Code::Tab,

@@ -2,6 +2,70 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        BadStepSettings { reason } => bad_step_settings(reason),
+        IncompleteReference { reference } => incomplete_reference(reference),
+        BadExtensions { reason } => bad_extensions(reason),
+        BadClientBehavior { reason } => bad_client_behavior(reason),
+        UnknownFlow {
+            name,
+            suggestion,
+            library,
+        } => unknown_flow(name, suggestion, library),
+        RecursiveFlow { chain } => recursive_flow(chain),
+        FlowTooLarge { flow, over } => flow_too_large(flow, over),
+        DuplicateTestId {
+            id,
+            explicit,
+            surface,
+        } => duplicate_test_id(id, explicit, surface),
+        UnknownDependency {
+            id,
+            suggestion,
+            surface,
+        } => unknown_dependency(id, suggestion, surface),
+        DependencyCycle { chain, surface } => dependency_cycle(chain, surface),
+        DependsOnSkipped { id, surface } => depends_on_skipped(id, surface),
+        DepsNotDeclared { id, test, surface } => deps_not_declared(id, test, surface),
+        UnknownServer {
+            name,
+            known,
+            surface,
+        } => unknown_server(name, known, surface),
+        SingleTarget { kind } => single_target(kind),
+        MissingFlowInput { flow, inputs } => missing_flow_input(flow, inputs),
+        UnknownFlowInput {
+            flow,
+            inputs,
+            declared,
+        } => unknown_flow_input(flow, inputs, declared),
+        OptionsForUndeclared { kind, name, known } => options_for_undeclared(kind, name, known),
+        OptionsBeforeTarget => options_before_target(),
+        UnknownFunction {
+            name,
+            suggestion,
+            surface,
+        } => unknown_function(name, suggestion, surface),
+        UnknownLintRule { code, suggestion } => unknown_lint_rule(code, suggestion),
+        MisplacedFault { phrase, step } => misplaced_fault(phrase, step),
+        BadResultPath { path, reason } => bad_result_path(path, reason),
+        NoTarget => no_target(),
+        BadServerOption { key, reason } => bad_server_option(key, reason),
+        NoTests => no_tests(),
+        VariableSavedLater { name, line } => variable_saved_later(name, line),
+        UnknownVariable {
+            reference,
+            flow,
+            suggestion,
+            surface,
+        } => unknown_variable(reference, flow, suggestion, surface),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn bad_step_settings(reason: &str) -> Wording {
     w(
         Code::BadStepSettings,

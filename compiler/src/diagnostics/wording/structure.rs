@@ -2,6 +2,38 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        NotAType { found } => not_a_type(found),
+        EmptyName { what } => empty_name(what),
+        DuplicateName { kind, name } => duplicate_name(kind, name),
+        TestWithoutAction { name } => test_without_action(name),
+        ExpectationBeforeAction { word } => expectation_before_action(word),
+        UnknownStatement {
+            context,
+            suggestion,
+        } => unknown_statement(context, suggestion),
+        MisplacedStatement {
+            what,
+            found_in,
+            belongs,
+        } => misplaced_statement(what, found_in, belongs),
+        MissingBlock { opener } => missing_block(opener),
+        BlockNotMapping { found } => block_not_mapping(found),
+        Yaml { message } => yaml(message),
+        MalformedTable { problem } => malformed_table(problem),
+        MalformedStatement { usage, expected } => malformed_statement(usage, expected),
+        TrailingText { comment } => trailing_text(comment),
+        BlockNotAllowed { action } => block_not_allowed(action),
+        NothingToAttach { after } => nothing_to_attach(after),
+        UnknownDataPhrase { suggestion } => unknown_data_phrase(suggestion),
+        SecondIteration => second_iteration(),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn duplicate_name(kind: &&'static str, name: &str) -> Wording {
     w(
         Code::DuplicateName,

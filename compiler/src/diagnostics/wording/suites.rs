@@ -2,6 +2,36 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        SuiteSyntax { message, json } => suite_syntax(message, json),
+        UnknownField {
+            context,
+            field,
+            suggestion,
+            valid,
+        } => unknown_field(context, field, suggestion, valid),
+        WrongType {
+            context,
+            expected,
+            found,
+        } => wrong_type(context, expected, found),
+        MissingField { context, fields } => missing_field(context, fields),
+        InvalidValue {
+            context,
+            found,
+            valid,
+        } => invalid_value(context, found, valid),
+        YamlAlias { what, name } => yaml_alias(what, name),
+        SuiteTooLarge { bytes, limit } => suite_too_large(bytes, limit),
+        YamlTooLarge { limit } => yaml_too_large(*limit),
+        SchemaViolation { context, rule } => schema_violation(context, rule),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn suite_syntax(message: &str, json: &bool) -> Wording {
     let what = if *json { "JSON" } else { "YAML" };
     w(

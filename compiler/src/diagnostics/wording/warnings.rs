@@ -2,6 +2,25 @@
 
 use super::*;
 
+/// Words a problem of this family; [`Problem::describe`] hands it no other.
+pub(super) fn describe(p: &Problem) -> Wording {
+    use Problem::*;
+    match p {
+        UnusedFlow { name } => unused_flow(name),
+        UnusedDataSource { name } => unused_data_source(name),
+        SlowPattern { group } => slow_pattern(group),
+        UnreadSavedVariable { name } => unread_saved_variable(name),
+        UnreadVariable { name } => unread_variable(name),
+        UnknownBudgetTest {
+            name,
+            suggestion,
+            surface,
+        } => unknown_budget_test(name, suggestion, surface),
+        UnusedExport { name, test } => unused_export(name, test),
+        _ => unreachable!("not a problem of this family: {p:?}"),
+    }
+}
+
 pub(super) fn unused_flow(name: &str) -> Wording {
     w(
         Code::UnusedFlow,

@@ -1,6 +1,7 @@
 //! Data sources: phrases when they fit, else a YAML block.
 
 use super::*;
+use crate::ir::{ColumnType, Provider, Sample, WhereCondition};
 
 pub(super) fn data_source(p: &mut Printer, name: &str, source: &DataSource) {
     let Some(n) = qname(name) else { return };
@@ -25,8 +26,38 @@ pub(super) fn rows(n: u64) -> String {
 
 /// A data source in phrases, when the phrases lower back to exactly this source.
 pub(super) fn source_phrases(s: &DataSource) -> Option<Vec<String>> {
-    use crate::ir::{ColumnType, Provider, Sample, WhereCondition};
-    // What phrases can set; anything else goes to the YAML form.
+    if !only_phrased_fields(s) {
+        return None;
+    }
+    let mut lines = vec![origin_line(s)?];
+    for (name, c) in s.columns.iter().flat_map(|c| c.iter()) {
+        lines.push(column_line(name, c)?);
+    }
+    for (name, template) in s.derive.iter().flat_map(|d| d.iter()) {
+        lines.push(format!(
+            "Derive {} as {}",
+            qname(name)?,
+            rest_text(template)?
+        ));
+    }
+    for (column, cond) in s.filter.iter().flat_map(|f| f.iter()) {
+        lines.push(format!(
+            "Keep rows where {} {}",
+            qname(column)?,
+            condition_tail(cond)?
+        ));
+    }
+    if let Some(sample) = &s.sample {
+        lines.push(sample_line(sample)?);
+    }
+    if s.cache == Some(true) {
+        lines.push("Cache this source".into());
+    }
+    Some(lines)
+}
+
+/// Whether the source sets only what phrases can set; anything else goes to the YAML form.
+fn only_phrased_fields(s: &DataSource) -> bool {
     let mut rest = s.clone();
     rest.provider = None;
     rest.file = None;
@@ -38,10 +69,15 @@ pub(super) fn source_phrases(s: &DataSource) -> Option<Vec<String>> {
     rest.filter = None;
     rest.sample = None;
     rest.cache = None;
-    if rest != DataSource::default() || s.cache == Some(false) {
-        return None;
-    }
-    let mut lines = Vec::new();
+    rest == DataSource::default() && s.cache != Some(false)
+}
+
+/// `From CSV "file" [sheet …] [at …]` or `From REST "url" [at …]`.
+fn origin_line(s: &DataSource) -> Option<String> {
+    let at = match &s.path {
+        Some(path) => format!(" at {}", qname(path)?),
+        None => String::new(),
+    };
     match (s.provider?, &s.file, &s.url) {
         (
             p @ (Provider::Csv | Provider::Json | Provider::Yaml | Provider::Excel),
@@ -58,139 +94,103 @@ pub(super) fn source_phrases(s: &DataSource) -> Option<Vec<String>> {
                 Some(sh) => format!(" sheet {}", qname(sh)?),
                 None => String::new(),
             };
-            let at = match &s.path {
-                Some(path) => format!(" at {}", qname(path)?),
-                None => String::new(),
-            };
-            lines.push(format!("From {kind} {}{sheet}{at}", qname(f)?));
+            Some(format!("From {kind} {}{sheet}{at}", qname(f)?))
         }
         (Provider::Rest, None, Some(u)) if s.sheet.is_none() => {
-            let at = match &s.path {
-                Some(path) => format!(" at {}", qname(path)?),
-                None => String::new(),
-            };
-            lines.push(format!("From REST {}{at}", qname(u)?));
+            Some(format!("From REST {}{at}", qname(u)?))
         }
+        _ => None,
+    }
+}
+
+/// `Column "name" is TYPE [required] [one of …]`.
+fn column_line(name: &str, c: &crate::ir::Column) -> Option<String> {
+    let kind = match c.kind? {
+        ColumnType::String => "string",
+        ColumnType::Number => "number",
+        ColumnType::Boolean => "boolean",
+        ColumnType::Date => "date",
+        ColumnType::Json => "json",
+    };
+    let required = match c.required {
+        None => "",
+        Some(true) => " required",
+        Some(false) => return None,
+    };
+    let one_of = match &c.allowed {
+        None => String::new(),
+        Some(items) if items.is_empty() => return None,
+        Some(items) => {
+            let texts: Option<Vec<String>> = items
+                .iter()
+                .map(|v| typed_text(v).filter(|t| !t.contains(',') || t.starts_with('"')))
+                .collect();
+            format!(" one of {}", texts?.join(", "))
+        }
+    };
+    Some(format!(
+        "Column {} is {kind}{required}{one_of}",
+        qname(name)?
+    ))
+}
+
+/// What follows the column in `Keep rows where "column" …`: one comparison, whose numbers
+/// read back as written.
+fn condition_tail(cond: &WhereCondition) -> Option<String> {
+    let o = match cond {
+        WhereCondition::Equals(v) if !v.is_array() && !v.is_object() => {
+            return Some(format!("equals {}", typed_text(v)?));
+        }
+        WhereCondition::Operators(o) => o,
         _ => return None,
-    }
-    for (name, c) in s.columns.iter().flat_map(|c| c.iter()) {
-        let kind = match c.kind? {
-            ColumnType::String => "string",
-            ColumnType::Number => "number",
-            ColumnType::Boolean => "boolean",
-            ColumnType::Date => "date",
-            ColumnType::Json => "json",
-        };
-        let required = match c.required {
-            None => "",
-            Some(true) => " required",
-            Some(false) => return None,
-        };
-        let one_of = match &c.allowed {
-            None => String::new(),
-            Some(items) if items.is_empty() => return None,
-            Some(items) => {
-                let texts: Option<Vec<String>> = items
-                    .iter()
-                    .map(|v| typed_text(v).filter(|t| !t.contains(',') || t.starts_with('"')))
-                    .collect();
-                format!(" one of {}", texts?.join(", "))
-            }
-        };
-        lines.push(format!(
-            "Column {} is {kind}{required}{one_of}",
-            qname(name)?
-        ));
-    }
-    for (name, template) in s.derive.iter().flat_map(|d| d.iter()) {
-        lines.push(format!(
-            "Derive {} as {}",
-            qname(name)?,
-            rest_text(template)?
-        ));
-    }
-    for (column, cond) in s.filter.iter().flat_map(|f| f.iter()) {
-        let tail = match cond {
-            WhereCondition::Equals(v) if !v.is_array() && !v.is_object() => {
-                format!("equals {}", typed_text(v)?)
-            }
-            WhereCondition::Operators(o) => {
-                let set = [
-                    o.equals.is_some(),
-                    o.not_equals.is_some(),
-                    o.one_of.is_some(),
-                    o.matches.is_some(),
-                    o.greater_than.is_some(),
-                    o.less_than.is_some(),
-                ];
-                if set.iter().filter(|b| **b).count() != 1 {
-                    return None;
-                }
-                if let Some(v) = &o.not_equals {
-                    format!("does not equal {}", typed_text(v)?)
-                } else if let Some(items) = &o.one_of {
-                    let texts: Option<Vec<String>> = items
-                        .iter()
-                        .map(|v| {
-                            typed_text(v)
-                                .filter(|t| !t.contains(',') && values::typed(t.trim()) == *v)
-                        })
-                        .collect();
-                    let texts = texts?;
-                    if texts.is_empty() {
-                        return None;
-                    }
-                    format!("is one of {}", texts.join(", "))
-                } else if let Some(re) = &o.matches {
-                    format!("matches {}", rest_text(re)?)
-                } else if let Some(n) = &o.greater_than {
-                    format!("is greater than {n}")
-                } else if let Some(n) = &o.less_than {
-                    format!("is less than {n}")
-                } else {
-                    return None;
-                }
-            }
-            _ => return None,
-        };
-        lines.push(format!("Keep rows where {} {tail}", qname(column)?));
-    }
-    match &s.sample {
-        None => {}
-        Some(Sample::First(f)) => lines.push(format!("Sample first {}", rows(f.first))),
-        Some(Sample::Last(l)) => lines.push(format!("Sample last {}", rows(l.last))),
-        Some(Sample::Every(e)) => lines.push(format!("Sample every {}", rows(e.every))),
-        Some(Sample::Random(r)) => {
-            lines.push(format!("Sample {} with seed {}", rows(r.count), r.seed?))
-        }
-        Some(Sample::Count(_)) => return None,
-    }
-    if s.cache == Some(true) {
-        lines.push("Cache this source".into());
+    };
+    let set = [
+        o.equals.is_some(),
+        o.not_equals.is_some(),
+        o.one_of.is_some(),
+        o.matches.is_some(),
+        o.greater_than.is_some(),
+        o.less_than.is_some(),
+    ];
+    if set.iter().filter(|b| **b).count() != 1 {
+        return None;
     }
     // Numbers in phrases are whole and signed 64-bit; a greater/less-than must read back.
     let fits = |n: &serde_json::Number| values::typed(&n.to_string()) == Value::Number(n.clone());
-    if let Some(f) = &s.filter {
-        for c in f.values() {
-            if let WhereCondition::Operators(o) = c
-                && [&o.greater_than, &o.less_than]
-                    .into_iter()
-                    .flatten()
-                    .any(|n| !fits(n))
-            {
-                return None;
-            }
-        }
-    }
-    let too_big = |n: u64| i64::try_from(n).is_err();
-    match &s.sample {
-        Some(Sample::First(f)) if too_big(f.first) => return None,
-        Some(Sample::Last(l)) if too_big(l.last) => return None,
-        Some(Sample::Every(e)) if too_big(e.every) => return None,
-        Some(Sample::Random(r)) if too_big(r.count) || r.seed.is_some_and(too_big) => {
+    if let Some(v) = &o.not_equals {
+        Some(format!("does not equal {}", typed_text(v)?))
+    } else if let Some(items) = &o.one_of {
+        let texts: Option<Vec<String>> = items
+            .iter()
+            .map(|v| typed_text(v).filter(|t| !t.contains(',') && values::typed(t.trim()) == *v))
+            .collect();
+        let texts = texts?;
+        if texts.is_empty() {
             return None;
         }
-        _ => {}
+        Some(format!("is one of {}", texts.join(", ")))
+    } else if let Some(re) = &o.matches {
+        Some(format!("matches {}", rest_text(re)?))
+    } else if let Some(n) = o.greater_than.as_ref().filter(|n| fits(n)) {
+        Some(format!("is greater than {n}"))
+    } else {
+        let n = o.less_than.as_ref().filter(|n| fits(n))?;
+        Some(format!("is less than {n}"))
     }
-    Some(lines)
+}
+
+/// `Sample first|last|every N rows` or `Sample N rows with seed S`, whose numbers phrases
+/// can hold (signed 64-bit).
+fn sample_line(sample: &Sample) -> Option<String> {
+    let fits = |n: u64| i64::try_from(n).is_ok();
+    match sample {
+        Sample::First(f) if fits(f.first) => Some(format!("Sample first {}", rows(f.first))),
+        Sample::Last(l) if fits(l.last) => Some(format!("Sample last {}", rows(l.last))),
+        Sample::Every(e) if fits(e.every) => Some(format!("Sample every {}", rows(e.every))),
+        Sample::Random(r) if fits(r.count) => {
+            let seed = r.seed.filter(|s| fits(*s))?;
+            Some(format!("Sample {} with seed {seed}", rows(r.count)))
+        }
+        _ => None,
+    }
 }

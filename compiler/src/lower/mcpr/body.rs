@@ -233,62 +233,14 @@ fn request_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Actio
 /// The step of a line that becomes a native action: subscriptions, notifications, logging,
 /// lists, tasks and the client's answers.
 fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action> {
-    let block = || scoped_block(node, scope);
     Some(match &node.stmt {
-        Stmt::Subscribe { uri } | Stmt::Unsubscribe { uri } => {
-            let sub = matches!(node.stmt, Stmt::Subscribe { .. });
-            let members = ir::ResourceAction {
-                uri: Some(scope.rename_str(&uri.value)),
-                timeout_ms: None,
-            };
-            let n = if sub {
-                NativeStep::Subscribe(members)
-            } else {
-                NativeStep::Unsubscribe(members)
-            };
-            if sub {
-                (StepKind::native(n), named("Subscribe to", &uri.value), None)
-            } else {
-                (
-                    StepKind::native(n),
-                    named("Unsubscribe from", &uri.value),
-                    Some(cleanup),
-                )
-            }
-        }
+        Stmt::Subscribe { uri } => subscription(uri, true, scope, cleanup),
+        Stmt::Unsubscribe { uri } => subscription(uri, false, scope, cleanup),
         Stmt::WaitForNotification {
             method,
             filter,
             within,
-        } => {
-            // `where "a.b" equals V`: the params must hold V at the dot path.
-            let params = (!filter.is_empty()).then(|| {
-                let mut m = Map::new();
-                for (path, value) in filter {
-                    let mut v = if value.quoted {
-                        Value::String(value.value.clone())
-                    } else {
-                        values::typed(&value.value)
-                    };
-                    scope.rename_value(&mut v);
-                    m.insert(path.value.clone(), v);
-                }
-                Value::Object(m)
-            });
-            let mut name = named("Wait for notification", &method.value);
-            for (i, (path, value)) in filter.iter().enumerate() {
-                name.push_str(if i == 0 { " where " } else { " and " });
-                name.push_str(&named_subject(&path.value));
-                name.push_str(" equals ");
-                name.push_str(&named_subject(&value.value));
-            }
-            let n = NativeStep::AwaitNotification(ir::AwaitNotificationAction {
-                method: Some(method.value.clone()),
-                params,
-                timeout_ms: Some(within.as_ref().and_then(|d| d.ms).unwrap_or(5000)),
-            });
-            (StepKind::native(n), name, Some(cleanup))
-        }
+        } => wait_for_notification(method, filter, within.as_ref(), scope, cleanup),
         Stmt::SetLogLevel { level } => {
             let n = NativeStep::SetLogLevel(ir::LogLevelAction {
                 level: Some(level.value.clone()),
@@ -303,68 +255,14 @@ fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action
         Stmt::ExpectLintClean {
             including,
             ignoring,
-        } => {
-            let a = ir::LintCleanAction {
-                ignore: (!ignoring.is_empty()).then(|| {
-                    ignoring
-                        .iter()
-                        .map(|c| c.value.trim().to_ascii_uppercase())
-                        .collect()
-                }),
-                fail_on: *including,
-                timeout_ms: None,
-            };
-            let name = a.statement();
-            (StepKind::native(NativeStep::LintClean(a)), name, None)
-        }
+        } => lint_clean(*including, ignoring),
         Stmt::ExpectToolsSnapshot {
             file,
             allow_compatible,
-        } => {
-            let a = ir::ToolsSnapshotAction {
-                file: Some(file.value.clone()),
-                allow_compatible: allow_compatible.then_some(true),
-                timeout_ms: None,
-            };
-            let name = a
-                .statement()
-                .unwrap_or_else(|| named("Expect the tools match snapshot", &file.value));
-            (StepKind::native(NativeStep::ToolsSnapshot(a)), name, None)
-        }
-        Stmt::ListAll { what } => {
-            let (method, field, noun) = match what {
-                ListKind::Tools => ("tools/list", "tools", "tools"),
-                ListKind::Resources => ("resources/list", "resources", "resources"),
-                ListKind::Prompts => ("prompts/list", "prompts", "prompts"),
-                ListKind::ResourceTemplates => (
-                    "resources/templates/list",
-                    "resourceTemplates",
-                    "resource templates",
-                ),
-            };
-            let n = NativeStep::ListAll(ir::ListAllAction {
-                method: Some(method.into()),
-                params: None,
-                field: Some(field.into()),
-                timeout_ms: None,
-            });
-            (StepKind::native(n), format!("List all {noun}"), None)
-        }
-        Stmt::GetTask { task } | Stmt::CancelTask { task } => {
-            let get = matches!(node.stmt, Stmt::GetTask { .. });
-            let members = ir::TaskAction {
-                params: None,
-                task_id: Some(scope.rename_str(&task.value)),
-                timeout_ms: None,
-            };
-            let n = if get {
-                NativeStep::TaskGet(members)
-            } else {
-                NativeStep::TaskCancel(members)
-            };
-            let verb = if get { "Get task" } else { "Cancel task" };
-            (StepKind::native(n), named(verb, &task.value), None)
-        }
+        } => tools_snapshot(file, *allow_compatible),
+        Stmt::ListAll { what } => list_all(*what),
+        Stmt::GetTask { task } => task_action(task, true, scope),
+        Stmt::CancelTask { task } => task_action(task, false, scope),
         Stmt::Reconnect => (
             StepKind::native(NativeStep::new(NativeAction::Reconnect)),
             "Reconnect".into(),
@@ -375,40 +273,169 @@ fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action
             "List tasks".into(),
             None,
         ),
-        Stmt::RespondToElicitation { action, .. } => {
-            let a = action.value.to_ascii_lowercase();
-            let answer = ir::ScriptedElicitation {
-                action: Some(a.clone()),
-                content: block().map(Value::Object),
-            };
-            let n = configure_client(ir::ClientBehavior {
-                elicitation: Some(ir::ElicitationAnswer::Scripted(answer)),
-                ..Default::default()
-            });
-            (
-                StepKind::native(n),
-                format!("Respond to elicitation with {a}"),
-                None,
-            )
-        }
-        Stmt::RespondToSampling { text } => {
-            let answer = ir::ScriptedSampling {
-                model: Some("mcprigor-scripted".into()),
-                text: Some(scope.rename_str(&text.value)),
-                response: None,
-            };
-            let n = configure_client(ir::ClientBehavior {
-                sampling: Some(ir::SamplingAnswer::Scripted(answer)),
-                ..Default::default()
-            });
-            (
-                StepKind::native(n),
-                "Respond to sampling with a scripted message".into(),
-                None,
-            )
-        }
+        Stmt::RespondToElicitation { action, .. } => elicitation_answer(node, action, scope),
+        Stmt::RespondToSampling { text } => sampling_answer(text, scope),
         _ => return None,
     })
+}
+
+/// `Subscribe to URI` (`sub`) or `Unsubscribe from URI`, which runs in cleanup when asked.
+fn subscription(uri: &Text, sub: bool, scope: &Scope<'_>, cleanup: bool) -> Action {
+    let members = ir::ResourceAction {
+        uri: Some(scope.rename_str(&uri.value)),
+        timeout_ms: None,
+    };
+    if sub {
+        (
+            StepKind::native(NativeStep::Subscribe(members)),
+            named("Subscribe to", &uri.value),
+            None,
+        )
+    } else {
+        (
+            StepKind::native(NativeStep::Unsubscribe(members)),
+            named("Unsubscribe from", &uri.value),
+            Some(cleanup),
+        )
+    }
+}
+
+/// `Wait for notification METHOD where "a.b" equals V … within D`: the params must hold
+/// each V at its dot path; five seconds unless told.
+fn wait_for_notification(
+    method: &Text,
+    filter: &[(Text, Text)],
+    within: Option<&crate::syntax::Duration>,
+    scope: &Scope<'_>,
+    cleanup: bool,
+) -> Action {
+    let params = (!filter.is_empty()).then(|| {
+        let mut m = Map::new();
+        for (path, value) in filter {
+            let mut v = if value.quoted {
+                Value::String(value.value.clone())
+            } else {
+                values::typed(&value.value)
+            };
+            scope.rename_value(&mut v);
+            m.insert(path.value.clone(), v);
+        }
+        Value::Object(m)
+    });
+    let mut name = named("Wait for notification", &method.value);
+    for (i, (path, value)) in filter.iter().enumerate() {
+        name.push_str(if i == 0 { " where " } else { " and " });
+        name.push_str(&named_subject(&path.value));
+        name.push_str(" equals ");
+        name.push_str(&named_subject(&value.value));
+    }
+    let n = NativeStep::AwaitNotification(ir::AwaitNotificationAction {
+        method: Some(method.value.clone()),
+        params,
+        timeout_ms: Some(within.and_then(|d| d.ms).unwrap_or(5000)),
+    });
+    (StepKind::native(n), name, Some(cleanup))
+}
+
+/// `Expect the server is lint clean [including …] [ignoring CODES]`.
+fn lint_clean(including: Option<crate::syntax::LintLevel>, ignoring: &[Text]) -> Action {
+    let a = ir::LintCleanAction {
+        ignore: (!ignoring.is_empty()).then(|| {
+            ignoring
+                .iter()
+                .map(|c| c.value.trim().to_ascii_uppercase())
+                .collect()
+        }),
+        fail_on: including,
+        timeout_ms: None,
+    };
+    let name = a.statement();
+    (StepKind::native(NativeStep::LintClean(a)), name, None)
+}
+
+/// `Expect the tools match snapshot FILE [allowing compatible changes]`.
+fn tools_snapshot(file: &Text, allow_compatible: bool) -> Action {
+    let a = ir::ToolsSnapshotAction {
+        file: Some(file.value.clone()),
+        allow_compatible: allow_compatible.then_some(true),
+        timeout_ms: None,
+    };
+    let name = a
+        .statement()
+        .unwrap_or_else(|| named("Expect the tools match snapshot", &file.value));
+    (StepKind::native(NativeStep::ToolsSnapshot(a)), name, None)
+}
+
+/// `List all tools|resources|prompts|resource templates`: every page of the list.
+fn list_all(what: ListKind) -> Action {
+    let (method, field, noun) = match what {
+        ListKind::Tools => ("tools/list", "tools", "tools"),
+        ListKind::Resources => ("resources/list", "resources", "resources"),
+        ListKind::Prompts => ("prompts/list", "prompts", "prompts"),
+        ListKind::ResourceTemplates => (
+            "resources/templates/list",
+            "resourceTemplates",
+            "resource templates",
+        ),
+    };
+    let n = NativeStep::ListAll(ir::ListAllAction {
+        method: Some(method.into()),
+        params: None,
+        field: Some(field.into()),
+        timeout_ms: None,
+    });
+    (StepKind::native(n), format!("List all {noun}"), None)
+}
+
+/// `Get task ID` (`get`) or `Cancel task ID`.
+fn task_action(task: &Text, get: bool, scope: &Scope<'_>) -> Action {
+    let members = ir::TaskAction {
+        params: None,
+        task_id: Some(scope.rename_str(&task.value)),
+        timeout_ms: None,
+    };
+    let (n, verb) = if get {
+        (NativeStep::TaskGet(members), "Get task")
+    } else {
+        (NativeStep::TaskCancel(members), "Cancel task")
+    };
+    (StepKind::native(n), named(verb, &task.value), None)
+}
+
+/// `Respond to elicitation with ACTION` and its block: the client's scripted answer.
+fn elicitation_answer(node: &Node, action: &Text, scope: &Scope<'_>) -> Action {
+    let a = action.value.to_ascii_lowercase();
+    let answer = ir::ScriptedElicitation {
+        action: Some(a.clone()),
+        content: scoped_block(node, scope).map(Value::Object),
+    };
+    let n = configure_client(ir::ClientBehavior {
+        elicitation: Some(ir::ElicitationAnswer::Scripted(answer)),
+        ..Default::default()
+    });
+    (
+        StepKind::native(n),
+        format!("Respond to elicitation with {a}"),
+        None,
+    )
+}
+
+/// `Respond to sampling with TEXT`: the client's scripted message.
+fn sampling_answer(text: &Text, scope: &Scope<'_>) -> Action {
+    let answer = ir::ScriptedSampling {
+        model: Some("mcprigor-scripted".into()),
+        text: Some(scope.rename_str(&text.value)),
+        response: None,
+    };
+    let n = configure_client(ir::ClientBehavior {
+        sampling: Some(ir::SamplingAnswer::Scripted(answer)),
+        ..Default::default()
+    });
+    (
+        StepKind::native(n),
+        "Respond to sampling with a scripted message".into(),
+        None,
+    )
 }
 
 /// `Set "v" using "f" with:`: a `set` step, which no expectation attaches to.

@@ -3,10 +3,64 @@
 
 use super::*;
 
+/// Applies one document setting of the entry file to the suite's settings.
 pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
     let file = l.entry;
     match &node.stmt {
         Stmt::Suite { name } => s.name = Some(name.value.clone()),
+        Stmt::Server { .. }
+        | Stmt::McpUrl { .. }
+        | Stmt::ServerFromCommandLine
+        | Stmt::NamedServer { .. }
+        | Stmt::CompareTarget { .. } => server_setting(l, s, &node.stmt),
+        Stmt::ServerOptions => server_options(l, s, node),
+        Stmt::ServerOptionsFor { name } | Stmt::TargetOptionsFor { name } => {
+            named_options(l, s, node, name)
+        }
+        Stmt::DefaultTimeout { .. }
+        | Stmt::ShutdownGrace { .. }
+        | Stmt::DefaultRetries { .. }
+        | Stmt::SessionSetting { .. } => default_setting(s, &node.stmt),
+        Stmt::MinimumCoverage { percent } => {
+            s.minimum_coverage = Some(f64::from(*percent));
+        }
+        Stmt::Budget(b) => budget(s, b),
+        Stmt::Redact { items } => {
+            let list = s.redact.get_or_insert_with(Vec::new);
+            for i in items.iter().filter(|i| !i.value.is_empty()) {
+                push_unique(list, i.value.clone());
+            }
+        }
+        Stmt::Snapshots { file: f } => {
+            s.snapshots.get_or_insert_with(Default::default).file = Some(f.value.clone());
+        }
+        Stmt::IgnoreSnapshotPaths { paths } => {
+            let snap = s.snapshots.get_or_insert_with(Default::default);
+            let list = snap.ignore.get_or_insert_with(Vec::new);
+            for p in paths {
+                if let Some(path) = l.path(file, p) {
+                    push_unique(list, path);
+                }
+            }
+        }
+        Stmt::ClientBehavior => client_behavior(l, s, node),
+        Stmt::Extensions => extensions(l, s, node),
+        Stmt::Functions { paths } => {
+            let list = s.functions.get_or_insert_with(Vec::new);
+            for p in paths.iter().filter(|p| !p.value.is_empty()) {
+                push_unique(list, p.value.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `Server:`, `MCP URL:`, `Server from the command line`, `Server NAME:` and `Compare
+/// target NAME:`: the server the suite runs against, and the named ones (the first named one
+/// is the target when no other is given).
+fn server_setting(l: &mut Lower<'_>, s: &mut Settings, stmt: &Stmt) {
+    let file = l.entry;
+    match stmt {
         Stmt::Server { command } if !command.value.trim().is_empty() => {
             s.target = Some((command_target(l, file, command), Link::None));
             s.target_from_command_line = false;
@@ -41,61 +95,77 @@ pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node)
                 s.target = Some((target, Link::Compare(name.value.clone())));
             }
         }
-        Stmt::ServerOptions => {
-            let Some(block) = block_map(node) else { return };
-            let Some((target, link)) = s.target.as_mut() else {
-                l.report(Problem::OptionsBeforeTarget, file, node.span);
-                return;
-            };
-            apply_options(l, target, &block, node);
-            let linked = match link.clone() {
-                Link::None => None,
-                Link::Server(n) => s.servers.get_mut(&n),
-                Link::Compare(n) => s.targets.get_mut(&n),
-            };
-            if let Some(t) = linked {
-                *t = target.clone();
-            }
+        _ => {}
+    }
+}
+
+/// `Server options:` and its block: options of the target given so far, and of the named
+/// server or compare target it is.
+fn server_options(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
+    let file = l.entry;
+    let Some(block) = block_map(node) else { return };
+    let Some((target, link)) = s.target.as_mut() else {
+        l.report(Problem::OptionsBeforeTarget, file, node.span);
+        return;
+    };
+    apply_options(l, target, &block, node);
+    let linked = match link.clone() {
+        Link::None => None,
+        Link::Server(n) => s.servers.get_mut(&n),
+        Link::Compare(n) => s.targets.get_mut(&n),
+    };
+    if let Some(t) = linked {
+        *t = target.clone();
+    }
+}
+
+/// `Server options for NAME:` and `Target options for NAME:`: options of a named server or
+/// compare target declared before, and of the target when it is that one.
+fn named_options(l: &mut Lower<'_>, s: &mut Settings, node: &Node, name: &Text) {
+    let file = l.entry;
+    let servers = matches!(node.stmt, Stmt::ServerOptionsFor { .. });
+    let Some(block) = block_map(node) else { return };
+    let map = if servers {
+        &mut s.servers
+    } else {
+        &mut s.targets
+    };
+    let known: Vec<String> = map.keys().map(str::to_string).collect();
+    let Some(entry) = map.get_mut(&name.value) else {
+        let kind = if servers {
+            "named server"
+        } else {
+            "compare target"
+        };
+        l.report(
+            Problem::OptionsForUndeclared {
+                kind,
+                name: name.value.clone(),
+                known,
+            },
+            file,
+            name.span,
+        );
+        return;
+    };
+    apply_options(l, entry, &block, node);
+    let updated = entry.clone();
+    if let Some((t, link)) = s.target.as_mut() {
+        let same = match link {
+            Link::Server(n) => servers && *n == name.value,
+            Link::Compare(n) => !servers && *n == name.value,
+            Link::None => false,
+        };
+        if same {
+            *t = updated;
         }
-        Stmt::ServerOptionsFor { name } | Stmt::TargetOptionsFor { name } => {
-            let servers = matches!(node.stmt, Stmt::ServerOptionsFor { .. });
-            let Some(block) = block_map(node) else { return };
-            let map = if servers {
-                &mut s.servers
-            } else {
-                &mut s.targets
-            };
-            let known: Vec<String> = map.keys().map(str::to_string).collect();
-            let Some(entry) = map.get_mut(&name.value) else {
-                let kind = if servers {
-                    "named server"
-                } else {
-                    "compare target"
-                };
-                l.report(
-                    Problem::OptionsForUndeclared {
-                        kind,
-                        name: name.value.clone(),
-                        known,
-                    },
-                    file,
-                    name.span,
-                );
-                return;
-            };
-            apply_options(l, entry, &block, node);
-            let updated = entry.clone();
-            if let Some((t, link)) = s.target.as_mut() {
-                let same = match link {
-                    Link::Server(n) => servers && *n == name.value,
-                    Link::Compare(n) => !servers && *n == name.value,
-                    Link::None => false,
-                };
-                if same {
-                    *t = updated;
-                }
-            }
-        }
+    }
+}
+
+/// `Default timeout:`, `Shutdown grace:`, `Default retries:` and the session setting: the
+/// suite's defaults for every test.
+fn default_setting(s: &mut Settings, stmt: &Stmt) {
+    match stmt {
         Stmt::DefaultTimeout { duration } => {
             if let Some(ms) = duration.ms {
                 s.defaults
@@ -126,103 +196,85 @@ pub(super) fn document_setting(l: &mut Lower<'_>, s: &mut Settings, node: &Node)
                 ir::SessionMode::PerTest
             });
         }
-        Stmt::MinimumCoverage { percent } => {
-            s.minimum_coverage = Some(f64::from(*percent));
-        }
-        Stmt::Budget(b) => {
-            let (Some(p), Some(max)) = (b.percentile.value, b.max.ms) else {
-                return;
-            };
-            if let Some(t) = &b.test {
-                s.budget_names.push((t.value.clone(), t.span));
-            }
-            s.budgets.push(ir::Budget {
-                test: b.test.as_ref().map_or("*".into(), |t| t.value.clone()),
-                percentile: p.clamp(0, u32::MAX as i64) as u32,
-                max_ms: max,
-                window: b
-                    .window
-                    .as_ref()
-                    .and_then(|w| w.value)
-                    .map(|w| w.clamp(0, u32::MAX as i64) as u32),
-            });
-        }
-        Stmt::Redact { items } => {
-            let list = s.redact.get_or_insert_with(Vec::new);
-            for i in items.iter().filter(|i| !i.value.is_empty()) {
-                push_unique(list, i.value.clone());
-            }
-        }
-        Stmt::Snapshots { file: f } => {
-            s.snapshots.get_or_insert_with(Default::default).file = Some(f.value.clone());
-        }
-        Stmt::IgnoreSnapshotPaths { paths } => {
-            let snap = s.snapshots.get_or_insert_with(Default::default);
-            let list = snap.ignore.get_or_insert_with(Vec::new);
-            for p in paths {
-                if let Some(path) = l.path(file, p) {
-                    push_unique(list, path);
-                }
-            }
-        }
-        Stmt::ClientBehavior => {
-            let Some(block) = block_map(node) else { return };
-            match serde_json::from_value::<ir::ClientBehavior>(Value::Object(block)) {
-                // A later block sets again what it names and keeps the rest.
-                Ok(b) => s.client.get_or_insert_with(Default::default).merge(b),
-                Err(e) => {
-                    let at = block_first_line(l, file, node);
-                    l.report(
-                        Problem::BadClientBehavior {
-                            reason: e.to_string(),
-                        },
-                        file,
-                        at,
-                    );
-                }
-            }
-        }
-        Stmt::Extensions => {
-            let Some(block) = block_map(node) else { return };
-            match serde_json::from_value::<ir::Extensions>(Value::Object(block)) {
-                Ok(ext) => {
-                    // `Functions:` lines and `functions:` here add to one list.
-                    if let Some(f) = &ext.functions {
-                        let list = s.functions.get_or_insert_with(Vec::new);
-                        for p in f {
-                            push_unique(list, p.clone());
-                        }
-                    }
-                    let e = s.extensions.get_or_insert_with(Default::default);
-                    if ext.permissions.is_some() {
-                        e.permissions = ext.permissions;
-                    }
-                    if ext.allowlist.is_some() {
-                        e.allowlist = ext.allowlist;
-                    }
-                    if ext.unsafe_legacy.is_some() {
-                        e.unsafe_legacy = ext.unsafe_legacy;
-                    }
-                }
-                Err(e) => {
-                    let at = block_first_line(l, file, node);
-                    l.report(
-                        Problem::BadExtensions {
-                            reason: e.to_string(),
-                        },
-                        file,
-                        at,
-                    );
-                }
-            }
-        }
-        Stmt::Functions { paths } => {
-            let list = s.functions.get_or_insert_with(Vec::new);
-            for p in paths.iter().filter(|p| !p.value.is_empty()) {
-                push_unique(list, p.value.clone());
-            }
-        }
         _ => {}
+    }
+}
+
+/// A latency budget: a percentile of one test's (or every test's) durations.
+fn budget(s: &mut Settings, b: &crate::syntax::Budget) {
+    let (Some(p), Some(max)) = (b.percentile.value, b.max.ms) else {
+        return;
+    };
+    if let Some(t) = &b.test {
+        s.budget_names.push((t.value.clone(), t.span));
+    }
+    s.budgets.push(ir::Budget {
+        test: b.test.as_ref().map_or("*".into(), |t| t.value.clone()),
+        percentile: p.clamp(0, u32::MAX as i64) as u32,
+        max_ms: max,
+        window: b
+            .window
+            .as_ref()
+            .and_then(|w| w.value)
+            .map(|w| w.clamp(0, u32::MAX as i64) as u32),
+    });
+}
+
+/// `Client behavior:` and its block; a later block sets again what it names and keeps the
+/// rest.
+fn client_behavior(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
+    let file = l.entry;
+    let Some(block) = block_map(node) else { return };
+    match serde_json::from_value::<ir::ClientBehavior>(Value::Object(block)) {
+        Ok(b) => s.client.get_or_insert_with(Default::default).merge(b),
+        Err(e) => {
+            let at = block_first_line(l, file, node);
+            l.report(
+                Problem::BadClientBehavior {
+                    reason: e.to_string(),
+                },
+                file,
+                at,
+            );
+        }
+    }
+}
+
+/// `Extensions:` and its block: the functions, permissions, allow-list and legacy switch
+/// of the suite's extensions.
+fn extensions(l: &mut Lower<'_>, s: &mut Settings, node: &Node) {
+    let file = l.entry;
+    let Some(block) = block_map(node) else { return };
+    let ext = match serde_json::from_value::<ir::Extensions>(Value::Object(block)) {
+        Ok(ext) => ext,
+        Err(e) => {
+            let at = block_first_line(l, file, node);
+            l.report(
+                Problem::BadExtensions {
+                    reason: e.to_string(),
+                },
+                file,
+                at,
+            );
+            return;
+        }
+    };
+    // `Functions:` lines and `functions:` here add to one list.
+    if let Some(f) = &ext.functions {
+        let list = s.functions.get_or_insert_with(Vec::new);
+        for p in f {
+            push_unique(list, p.clone());
+        }
+    }
+    let e = s.extensions.get_or_insert_with(Default::default);
+    if ext.permissions.is_some() {
+        e.permissions = ext.permissions;
+    }
+    if ext.allowlist.is_some() {
+        e.allowlist = ext.allowlist;
+    }
+    if ext.unsafe_legacy.is_some() {
+        e.unsafe_legacy = ext.unsafe_legacy;
     }
 }
 
