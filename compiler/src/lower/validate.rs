@@ -155,6 +155,20 @@ fn report_patterns(l: &mut Lower<'_>, suite: &Suite) {
     }
 }
 
+/// What is wrong with a regular expression a suite gives: it does not compile (MCPLANG108),
+/// or it repeats without bound a group that itself repeats without bound (MCPLANG907, a
+/// warning: it can take exponential time). `.mcpr` files judge their patterns where they
+/// are written (`syntax::forms`, and schema blocks as they are attached); YAML and JSON
+/// suites judge them all after lowering.
+pub(super) fn pattern_problem(pattern: &str) -> Option<Problem> {
+    if let Err(e) = crate::regexp::check_template(pattern) {
+        return Some(Problem::BadPattern { reason: e.reason });
+    }
+    crate::regexp::nested_unbounded_quantifier(pattern).map(|group| Problem::SlowPattern {
+        group: group.to_string(),
+    })
+}
+
 /// Reports the schema problems of the whole suite document whose path `wanted` accepts,
 /// worded as YAML suites word them.
 fn located_problems(l: &mut Lower<'_>, suite: &Suite, wanted: &dyn Fn(&[String]) -> bool) {

@@ -412,24 +412,21 @@ struct TestFacts {
     exports: Vec<(String, Span)>,
 }
 
-/// Regular expressions compile (ECMAScript), as in `.mcpr` files; closed sets the schema
+/// Regular expressions compile (ECMAScript) and do not take exponential time, as in `.mcpr`
+/// files; closed sets the schema
 /// leaves open (they may be templates) hold, checked from the one list every front end
 /// reads (`ir::sets`).
 fn patterns_and_sets(l: &mut Lower<'_>, tree: &Node, suite: &Suite) {
     let file = l.entry;
     for (path, pattern) in super::validate::patterns(suite) {
-        if let Err(e) = crate::regexp::check_template(&pattern) {
+        if let Some(problem) = super::validate::pattern_problem(&pattern) {
             let key = path.len() >= 2 && path[path.len() - 2] == "patternProperties";
             let span = if key {
                 key_at(tree, &path)
             } else {
                 value_at(tree, &path)
             };
-            l.report(
-                Problem::BadPattern { reason: e.reason },
-                file,
-                span.unwrap_or(tree.span),
-            );
+            l.report(problem, file, span.unwrap_or(tree.span));
         }
     }
     for v in crate::ir::sets::closed_values(suite) {

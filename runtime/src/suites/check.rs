@@ -425,6 +425,9 @@ mod tests {
         );
         assert!(line.ends_with("first%0D%0Asecond 100%25"), "{line}");
         let nowhere = DataError::new(RunCode::DataUnreachable, "gone");
-        assert_eq!(github_annotation(&nowhere).to_string(), "::error::MCP-DATA-035: gone");
+        assert_eq!(
+            github_annotation(&nowhere).to_string(),
+            "::error::MCP-DATA-035: gone"
+        );
     }
 }

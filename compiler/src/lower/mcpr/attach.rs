@@ -279,7 +279,7 @@ fn json_type(kind: ValueType) -> JsonType {
 }
 
 /// `Expect "PATH" matches the schema:` and its block; a pattern of the schema that is no
-/// regular expression of the dialect is reported.
+/// regular expression of the dialect, or that can take exponential time, is reported.
 fn schema_assertion(
     l: &mut Lower<'_>,
     node: &Node,
@@ -292,7 +292,7 @@ fn schema_assertion(
     let mut found = Vec::new();
     super::super::validate::schema_patterns(&schema, &mut Vec::new(), &mut found);
     for (_, pattern) in found {
-        if let Err(e) = crate::regexp::check_template(&pattern) {
+        if let Some(problem) = super::super::validate::pattern_problem(&pattern) {
             // At the pattern as written in the block, when it is there verbatim.
             let at = node
                 .yaml
@@ -304,7 +304,7 @@ fn schema_assertion(
                     Some(Span::new(start, start + pattern.len()))
                 })
                 .unwrap_or(node.span);
-            l.report(Problem::BadPattern { reason: e.reason }, file, at);
+            l.report(problem, file, at);
         }
     }
     let mut v = Value::Object(schema);
