@@ -123,3 +123,86 @@ fn a_test_far_slower_than_its_history_is_a_regression() {
         "{stdout}"
     );
 }
+
+/// The history stays whole when a run is killed while it compacts it: a history past its
+/// cap (10 MiB from 30,000 past runs of other suites) is written again by the next run, and
+/// SIGKILL at any moment of that run leaves either the old file or the new one, every line
+/// a whole record; the next run reads it, compacts it if it still must, and no temporary
+/// file of a killed writer is left beside it.
+#[test]
+fn a_run_killed_while_it_compacts_the_history_leaves_it_whole() {
+    let dir = scratch(&[("suite.mcpr", SUITE)]);
+    let history = dir.path().join("h.jsonl");
+    // One real record, as a template for the past runs of 30,000 other suites.
+    let out = run(dir.path(), &["--history", "h.jsonl"]);
+    assert!(out.status.code().is_some(), "{}", text(&out));
+    let first = std::fs::read_to_string(&history).unwrap();
+    let template: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    let mut past = String::new();
+    for i in 0..30_000 {
+        let mut r = template.clone();
+        r["suite"] = Value::String(format!("suites/other-{i}.mcpr"));
+        past.push_str(&serde_json::to_string(&r).unwrap());
+        past.push('\n');
+    }
+    // Past the compaction threshold (the cap, 8 MiB, and a quarter).
+    let padded = past.repeat((11 << 20) / past.len() + 1);
+    let before = padded.lines().count();
+    let whole_lines = |trial: &str| -> usize {
+        let text = std::fs::read_to_string(&history).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            serde_json::from_str::<Value>(line)
+                .unwrap_or_else(|e| panic!("{trial}: line {} is torn: {e}", n + 1));
+        }
+        assert!(text.ends_with('\n'), "{trial}: the last line is torn");
+        text.lines().count()
+    };
+    let start = |dir: &Path| {
+        common::mcpr_in(dir)
+            .args(["run", "suite.mcpr", "--server", &reference_server()])
+            .args(["--history", "h.jsonl", "--no-progress"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    // A whole run compacts it, and shows how long a run takes.
+    std::fs::write(&history, &padded).unwrap();
+    let began = std::time::Instant::now();
+    start(dir.path()).wait().unwrap();
+    let whole = began.elapsed();
+    let lines = whole_lines("the whole run");
+    assert!(lines < before, "{lines} of {before} lines: not compacted");
+    assert!(std::fs::metadata(&history).unwrap().len() <= (8 << 20) + 4096);
+    // Killed at moments spread over such a run, most of them late, where it writes.
+    for trial in 0..12u32 {
+        std::fs::write(&history, &padded).unwrap();
+        let mut child = start(dir.path());
+        std::thread::sleep(whole.mul_f64(0.4 + 0.06 * f64::from(trial)));
+        let _ = child.kill();
+        let _ = child.wait();
+        // The old file (perhaps with this run's line appended) or the compacted one.
+        let lines = whole_lines(&format!("trial {trial}"));
+        let bytes = std::fs::metadata(&history).unwrap().len();
+        assert!(
+            lines == before || lines == before + 1 || (lines < before && bytes <= (8 << 20) + 4096),
+            "trial {trial}: {lines} lines, {bytes} bytes"
+        );
+    }
+    // The next run reads what is there and leaves no temporary file of a killed writer.
+    let out = run(dir.path(), &["--history", "h.jsonl"]);
+    assert!(out.status.code().is_some(), "{}", text(&out));
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let last = std::fs::read_to_string(&history).unwrap();
+    assert!(
+        last.len() <= (10 << 20),
+        "{} bytes after a whole run",
+        last.len()
+    );
+    assert!(last.contains("\"Budgets\"") || last.contains("suite.mcpr"));
+}
