@@ -35,6 +35,7 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         record_failed: false,
         timeout: None,
         shutdown_grace: None,
+        functions: None,
     };
     run_test(s, &s.tests[0], input).await
 }

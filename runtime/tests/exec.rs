@@ -38,6 +38,7 @@ async fn run_one(tests: Value) -> TestResult {
         record_failed: false,
         timeout: None,
         shutdown_grace: None,
+        functions: None,
     };
     run_test(&s, &s.tests[0], input).await
 }
@@ -194,6 +195,7 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         record_failed: false,
         timeout: None,
         shutdown_grace: None,
+        functions: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Errored);
@@ -227,6 +229,7 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         record_failed: false,
         timeout: None,
         shutdown_grace: None,
+        functions: None,
     };
     run_test(s, &s.tests[0], input).await
 }
@@ -361,6 +364,7 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
         record_failed: false,
         timeout: None,
         shutdown_grace: None,
+        functions: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");

@@ -51,7 +51,7 @@ pub(super) fn outside_set(v: crate::ir::sets::OutsideSet) -> Problem {
 }
 
 /// Lowers the entry file of `l` as a YAML or JSON suite.
-pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
+pub fn lower(l: &mut Lower<'_>, loader: &dyn super::Loader) -> Option<Suite> {
     let file = l.entry;
     let source = l.map.get(file);
     let text = source.text();
@@ -154,7 +154,7 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
         }
     };
     let mut suite = suite;
-    semantics(l, &tree, &mut suite);
+    semantics(l, &tree, &mut suite, loader);
     // A step written without a `source` is located at its YAML mapping, so a failure at run
     // time points at the line the user wrote, as it does for `.mcpr` files.
     for (i, t) in suite.tests.iter_mut().enumerate() {
@@ -359,7 +359,7 @@ fn scalar_refs(text: &str, node: &Node, out: &mut Vec<(String, Span)>) {
 }
 
 /// The checks `.mcpr` files get too, where they apply to a suite written as data.
-fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
+fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite, loader: &dyn super::Loader) {
     let file = l.entry;
     // Regular expressions compile (ECMAScript), as in `.mcpr` files.
     for (path, pattern) in super::validate::patterns(suite) {
@@ -415,6 +415,30 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
                 );
             }
         }
+    }
+
+    // The custom-function modules, read without running them, and the names they declare.
+    let named: Vec<(String, Span)> = suite
+        .extensions
+        .as_ref()
+        .and_then(|e| e.functions.as_ref())
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(k, m)| {
+            let span = value_at(tree, &path!["extensions", "functions", k]).unwrap_or(tree.span);
+            (m.clone(), span)
+        })
+        .collect();
+    let declared = !named.is_empty();
+    let shown = l.map.get(file).path().to_string();
+    let modules = super::functions::read(loader, file, &shown, &named);
+    let calls_custom = suite.tests.iter().flat_map(|t| t.steps.iter()).any(|s| {
+        matches!(&s.kind, crate::ir::StepKind::Set(set)
+            if !super::BUILT_IN_FUNCTIONS.contains(&set.function.as_str()))
+    });
+    if calls_custom {
+        l.diags.extend(modules.unreadable.iter().cloned());
     }
 
     // What the dependency check needs of each test besides the test itself.
@@ -488,23 +512,21 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
             }
             result_paths(l, tree, i, j, step);
             if let crate::ir::StepKind::Set(set) = &step.kind
-                && suite
-                    .extensions
-                    .as_ref()
-                    .and_then(|e| e.functions.as_ref())
-                    .is_none()
                 && !super::BUILT_IN_FUNCTIONS.contains(&set.function.as_str())
+                && !(declared && modules.may_provide(&set.function))
             {
                 let span = value_at(tree, &path!["tests", i, "steps", j, "set", "function"])
                     .unwrap_or(step_node.span);
+                let names = modules.names.iter().flatten().map(String::as_str);
                 l.report(
                     Problem::UnknownFunction {
                         name: set.function.clone(),
                         suggestion: closest(
                             &set.function,
-                            super::BUILT_IN_FUNCTIONS.iter().copied(),
+                            super::BUILT_IN_FUNCTIONS.iter().copied().chain(names),
                         ),
                         surface: l.surface,
+                        modules: modules.modules.clone(),
                     },
                     file,
                     span,

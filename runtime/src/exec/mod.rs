@@ -334,6 +334,7 @@ pub async fn run_test_in(
         log_level: None,
         test_id: id.clone(),
         snapshots: input.snapshots.clone(),
+        functions: input.functions.clone(),
         record: input.record,
         reply: None,
         last: None,
@@ -568,6 +569,8 @@ struct StepRunner {
     log_level: Option<String>,
     test_id: String,
     snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// The suite's function host (`None`: only the built-in functions).
+    functions: Option<std::sync::Arc<crate::functions::FunctionHost>>,
     /// Keep what each step got back.
     record: bool,
     /// What the current step got back: `(response, error)`.

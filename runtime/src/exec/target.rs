@@ -48,6 +48,8 @@ pub struct TestInput {
     /// How long the server may take to exit after its stdin closes (`--shutdown-grace`),
     /// over the suite's `Shutdown grace:`.
     pub shutdown_grace: Option<crate::session::ShutdownGrace>,
+    /// The suite's function host (`None`: only the built-in functions).
+    pub functions: Option<std::sync::Arc<crate::functions::FunctionHost>>,
 }
 
 /// Which of the runner's variables a stdio target's server gets besides the base set: by

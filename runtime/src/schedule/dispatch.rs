@@ -612,6 +612,7 @@ impl<'o> Dispatch<'o> {
             record_failed: self.opts.transcript_failures,
             timeout: self.opts.timeout,
             shutdown_grace: self.opts.shutdown_grace,
+            functions: self.opts.functions.clone(),
         }
     }
 

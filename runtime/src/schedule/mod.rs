@@ -97,6 +97,8 @@ pub struct RunOptions {
     pub retries: Option<u32>,
     /// The tests whose failures do not fail the run (`--quarantine`).
     pub quarantine: Quarantine,
+    /// The suite's function host, when it declares custom-function modules and may run them.
+    pub functions: Option<Arc<crate::functions::FunctionHost>>,
 }
 
 impl Default for RunOptions {
@@ -127,6 +129,7 @@ impl Default for RunOptions {
             retries: None,
             quarantine: Quarantine::default(),
             selection: Selection::default(),
+            functions: None,
         }
     }
 }

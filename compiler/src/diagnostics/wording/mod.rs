@@ -139,7 +139,8 @@ impl Problem {
                 name,
                 suggestion,
                 surface,
-            } => names::unknown_function(name, suggestion, surface),
+                modules,
+            } => names::unknown_function(name, suggestion, surface, modules),
             UnknownLintRule { code, suggestion } => names::unknown_lint_rule(code, suggestion),
             MisplacedFault { phrase, step } => names::misplaced_fault(phrase, step),
             BadResultPath { path, reason } => names::bad_result_path(path, reason),
@@ -209,6 +210,9 @@ impl Problem {
             UnusedFlow { name } => warnings::unused_flow(name),
             UnusedDataSource { name } => warnings::unused_data_source(name),
             SlowPattern { group } => warnings::slow_pattern(group),
+            FunctionModuleUnreadable { path, reason } => {
+                warnings::function_module_unreadable(path, reason)
+            }
             UnreadSavedVariable { name } => warnings::unread_saved_variable(name),
             UnreadVariable { name } => warnings::unread_variable(name),
             UnknownBudgetTest {

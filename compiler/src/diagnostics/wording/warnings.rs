@@ -40,6 +40,17 @@ pub(super) fn slow_pattern(group: &str) -> Wording {
     )
 }
 
+pub(super) fn function_module_unreadable(path: &str, reason: &str) -> Wording {
+    w(
+        Code::FunctionModuleUnreadable,
+        "module cannot be read",
+        format!(
+            "The function module `{path}` cannot be read ({reason}), so the names of its functions are not checked; `mcpr run` stops with MCP-EXT-006 when a test calls one."
+        ),
+        Some("check the path: it is relative to the suite file's folder".into()),
+    )
+}
+
 pub(super) fn unread_saved_variable(name: &str) -> Wording {
     w(
         Code::UnreadSavedVariable,
