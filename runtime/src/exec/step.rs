@@ -263,6 +263,21 @@ impl StepRunner {
                     && expects_error
                     && matches!(f.failure.code, RunCode::Timeout | RunCode::NoNotification) =>
             {
+                // A script reads mcp-tester's failure of the wait as its last response.
+                if script_wording::is_script_step(step)
+                    && let StepKind::Native(n) = &step.kind
+                {
+                    let uri = n
+                        .params()
+                        .and_then(|p| p.get("uri"))
+                        .and_then(Value::as_str);
+                    let message = script_wording::no_notification(
+                        n.method().unwrap_or_default(),
+                        uri,
+                        timeout.as_millis() as u64,
+                    );
+                    self.last = Some(LastResponse::error(message));
+                }
                 Ok(None)
             }
             Ok(Ok(reply)) if waits && expects_error => Err(StepFail::from(
