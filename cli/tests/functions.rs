@@ -291,6 +291,24 @@ fn a_module_that_does_not_load_stops_the_run_before_its_tests() {
 }
 
 #[test]
+fn a_module_outside_the_allowlist_is_refused() {
+    let server = reference_server();
+    let body = "Extensions:\n  allowlist: [./functions.mjs]\n\nTest: \"Tax\"\n  Set \"v\" using \"calculateTax\"\n  Send \"ping\"\n";
+    let dir = scratch(&[
+        ("suite.mcpr", &suite(&server, body)),
+        ("functions.mjs", MODULE),
+        ("more.cjs", COMMONJS),
+    ]);
+    let out = mcpr(dir.path(), &["run", "suite.mcpr", "--allow-custom-code"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("MCP-EXT-109: the function module ./more.cjs is not in the suite's allowlist"),
+        "{all}"
+    );
+}
+
+#[test]
 fn without_node_the_run_says_so() {
     let server = reference_server();
     let body = "Test: \"Tax\"\n  Set \"v\" using \"calculateTax\"\n  Send \"ping\"\n";

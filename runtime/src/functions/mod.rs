@@ -476,7 +476,9 @@ fn first_custom_call(suite: &ir::Suite) -> Option<(&ir::Step, &str)> {
 /// The function host a suite needs, started, or `None` when it needs none: the suite
 /// declares no modules, or no step computes a value. Without `allow_custom_code`, a suite
 /// whose steps call a function that is not built in is refused (`MCP-EXT-001`, located at
-/// the first such step); one that calls only built-ins runs without its modules.
+/// the first such step); one that calls only built-ins runs without its modules. With it, a
+/// module outside the suite's `allowlist` is refused (`MCP-EXT-109`). `unsafeLegacy` has
+/// no effect: the modules always run in the host.
 pub fn for_suite(
     suite: &ir::Suite,
     base_dir: &Path,
@@ -503,6 +505,22 @@ pub fn for_suite(
             format!(
                 "{at}the step calls “{name}”, a custom function of {}: custom functions run JavaScript, which is turned off\nTry: run with --allow-custom-code to let this suite run its function modules",
                 modules.join(", ")
+            ),
+        ));
+    }
+    // `allowlist:` names the only modules that may be loaded (reviewed ones).
+    if let Some(allowed) = &ext.allowlist
+        && let Some(other) = modules.iter().find(|m| !allowed.contains(m))
+    {
+        return Err(FunctionError::new(
+            RunCode::NotAllowlisted,
+            format!(
+                "the function module {other} is not in the suite's allowlist ({})\nTry: review the module and add it to `allowlist:`, or remove it from the modules",
+                if allowed.is_empty() {
+                    "empty".to_string()
+                } else {
+                    allowed.join(", ")
+                }
             ),
         ));
     }
