@@ -376,3 +376,57 @@ fn check_knows_the_names_a_module_declares() {
     let out = mcpr(dir.path(), &["check", "suite.mcpr"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+#[test]
+fn an_interrupted_run_ends_the_function_host_at_once() {
+    node_is_installed();
+    let server = reference_server();
+    let text = format!(
+        "Suite: \"Interrupted\"\nServer: {server}\nFunctions: ./functions.mjs\nDefault timeout: 60 seconds\n\nTest: \"Never settles\"\n  Set \"v\" using \"forever\"\n  Send \"ping\"\n"
+    );
+    let dir = scratch(&[("suite.mcpr", &text), ("functions.mjs", MODULE)]);
+    let mut child = common::mcpr_in(dir.path())
+        .env("MCPR_NO_HISTORY", "1")
+        .args(["run", "suite.mcpr", "--allow-custom-code"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The function writes the host's pid, then never settles.
+    let pid_file = dir.path().join("host.pid");
+    let start = Instant::now();
+    while !pid_file.exists() && start.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .expect("the function ran")
+        .parse()
+        .unwrap();
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let signalled = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if signalled.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("mcpr did not end within 10 s of SIGINT (the call's deadline is 60 s)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        signalled.elapsed() < Duration::from_secs(8),
+        "took {:?}",
+        signalled.elapsed()
+    );
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the function host {pid} outlived the run"
+    );
+}

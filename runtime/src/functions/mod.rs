@@ -154,6 +154,10 @@ pub struct FunctionHost {
     /// Function name → the module that exports it, as written.
     names: BTreeMap<String, String>,
     live: Mutex<Option<Live>>,
+    /// The process group of the live host (0: none), apart from `live`, which a call holds
+    /// while it waits: [`FunctionHost::kill_now`] reaches the host through it at once. It
+    /// is cleared before the host is reaped, so a group id is never signalled once free.
+    group: Mutex<i32>,
 }
 
 impl std::fmt::Debug for FunctionHost {
@@ -183,6 +187,7 @@ impl FunctionHost {
         Ok(FunctionHost {
             spec,
             names,
+            group: Mutex::new(live.group),
             live: Mutex::new(Some(live)),
         })
     }
@@ -210,7 +215,9 @@ impl FunctionHost {
             FunctionError::new(RunCode::FunctionHost, "the function host is unusable")
         })?;
         if slot.is_none() {
-            *slot = Some(spawn(&self.spec)?.0);
+            let live = spawn(&self.spec)?.0;
+            self.set_group(live.group);
+            *slot = Some(live);
         }
         let live = slot.as_mut().expect("a live host");
         live.next_id += 1;
@@ -240,6 +247,7 @@ impl FunctionHost {
                 // A stray line (an answer to a call given up on): not this call's.
                 Ok(Line::Json(_)) => continue,
                 Ok(Line::TooLong) => {
+                    self.set_group(0);
                     live.kill();
                     *slot = None;
                     return Err(FunctionError::new(
@@ -251,6 +259,7 @@ impl FunctionHost {
                     ));
                 }
                 Err(RecvTimeoutError::Timeout) => {
+                    self.set_group(0);
                     live.kill();
                     *slot = None;
                     return Err(FunctionError::new(
@@ -262,6 +271,7 @@ impl FunctionHost {
                     ));
                 }
                 Err(RecvTimeoutError::Disconnected) => {
+                    self.set_group(0);
                     let why = live.ended();
                     *slot = None;
                     return Err(FunctionError::new(
@@ -273,12 +283,35 @@ impl FunctionHost {
         }
     }
 
-    /// Ends the host now (it is started again by the next call).
+    /// Ends the host now and reaps it (it is started again by the next call). A call that
+    /// is waiting ends first: it sees the host gone.
     pub fn shutdown(&self) {
+        self.kill_now();
         if let Ok(mut slot) = self.live.lock()
             && let Some(mut live) = slot.take()
         {
             live.kill();
+        }
+    }
+
+    /// Kills the live host's process group at once, without waiting for a call under way
+    /// (an interrupted run); whoever holds the host reaps it.
+    pub fn kill_now(&self) {
+        if let Ok(mut group) = self.group.lock() {
+            if *group > 0 {
+                let _ = nix::sys::signal::killpg(
+                    nix::unistd::Pid::from_raw(*group),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            *group = 0;
+        }
+    }
+
+    /// Records the live host's group (0: none is live, or it is about to be reaped).
+    fn set_group(&self, group: i32) {
+        if let Ok(mut g) = self.group.lock() {
+            *g = group;
         }
     }
 }

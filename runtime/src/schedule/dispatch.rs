@@ -358,6 +358,10 @@ impl<'o> Dispatch<'o> {
             s.workers.clear();
         }
         crate::transport::stdio::kill_all_process_groups();
+        // The function host too: a call under way ends with it.
+        if let Some(host) = &self.opts.functions {
+            host.kill_now();
+        }
         for i in 0..self.tests.len() {
             if !self.plan.selected[i] || self.results[i].is_some() {
                 continue;
