@@ -430,3 +430,52 @@ fn an_interrupted_run_ends_the_function_host_at_once() {
         "the function host {pid} outlived the run"
     );
 }
+
+#[test]
+fn a_manifest_is_checked_as_the_first_implementation_checked_it() {
+    node_is_installed();
+    let server = reference_server();
+    let module = |manifest: &str| {
+        format!(
+            "export const manifest = {manifest};\nexport function calculateTax({{ amount, rate }}) {{\n  return amount * rate;\n}}\nexport function hidden() {{\n  return 1;\n}}\n"
+        )
+    };
+    let suite = |extensions: &str, function: &str| {
+        format!(
+            "Suite: \"Manifests\"\nServer: {server}\nExtensions:\n  functions: [./functions.mjs]\n{extensions}\nTest: \"Tax\"\n  Set \"v\" using \"{function}\" with:\n    amount: 10\n    rate: 0.5\n  Call tool \"echo\" with:\n    text: \"v=${{v}}\"\n  Expect \"content[0].text\" equals \"v=5\"\n"
+        )
+    };
+    let run = |manifest: &str, extensions: &str, function: &str| {
+        let dir = scratch(&[
+            ("suite.mcpr", &suite(extensions, function)),
+            ("functions.mjs", &module(manifest)),
+        ]);
+        let out = mcpr(dir.path(), &["run", "suite.mcpr", "--allow-custom-code"]);
+        (out.status.code(), text(&out))
+    };
+    let network = r#"{ schemaVersion: 1, name: "money", version: "1.0.0", permissions: ["network"], functions: ["calculateTax"] }"#;
+
+    let (code, all) = run(network, "", "calculateTax");
+    assert_eq!(code, Some(2), "{all}");
+    assert!(
+        all.contains("MCP-EXT-101: the function module ./functions.mjs (“money”) needs permissions the suite does not grant: network"),
+        "{all}"
+    );
+
+    let (code, all) = run(network, "  permissions: [network]\n", "calculateTax");
+    assert_eq!(code, Some(0), "granted: {all}");
+
+    // The manifest's `functions` list says which exports count.
+    let (code, all) = run(network, "  permissions: [network]\n", "hidden");
+    assert_eq!(code, Some(1), "{all}");
+    assert!(all.contains("MCP-EXT-002"), "{all}");
+
+    let (code, all) = run(
+        r#"{ schemaVersion: 2, name: "money", version: "1.0.0" }"#,
+        "",
+        "calculateTax",
+    );
+    assert_eq!(code, Some(2), "{all}");
+    assert!(all.contains("MCP-EXT-100"), "{all}");
+    assert!(all.contains("`schemaVersion` 2, not 1"), "{all}");
+}

@@ -335,6 +335,8 @@ registry! {
     FunctionModule = "MCP-EXT-006", Setup, "A function module cannot be loaded", [];
     NoFunctionHost = "MCP-EXT-007", Environment, "Node.js, which runs custom functions, cannot be started", [];
     FunctionHost = "MCP-EXT-008", Environment, "The function host exited or broke its protocol", [];
+    FunctionManifest = "MCP-EXT-100", Setup, "A function module's manifest is invalid", [];
+    ManifestPermissions = "MCP-EXT-101", Setup, "A function module needs permissions the suite does not grant", [];
     NotAllowlisted = "MCP-EXT-109", Setup, "A function module that is not in the suite's allowlist", [];
     // Legacy .mcp script commands.
     ToolArguments = "MCP-ARGS-001", Failed, "Tool arguments that the tool's schema does not take", [];

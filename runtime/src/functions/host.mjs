@@ -1,7 +1,7 @@
 // The function host of mcpr (docs/functions.md). mcpr starts it as
 //   node --input-type=module -e <this text> MODULE...
 // with absolute module paths. It imports each module, then speaks JSON lines:
-//   out: {"ready":true,"functions":{"NAME":"MODULE",...}}
+//   out: {"ready":true,"functions":{"NAME":"MODULE",...},"manifests":{"MODULE":{...}}}
 //        or {"ready":false,"module":"MODULE","error":{"name":..,"message":..}}
 //   in:  {"id":N,"function":"NAME","args":{...}}
 //   out: {"id":N,"result":VALUE} or {"id":N,"error":{"name":..,"message":..,"kind":..}}
@@ -52,8 +52,20 @@ const functionsOf = (imported) => {
   return found;
 };
 
+// A module's manifest as plain data (mcpr checks it), or a mark that it is not.
+const manifestOf = (imported) => {
+  const manifest = imported.manifest ?? imported.default?.manifest;
+  if (manifest === undefined) return undefined;
+  try {
+    return JSON.parse(JSON.stringify(manifest));
+  } catch {
+    return { notData: true };
+  }
+};
+
 const registry = new Map();
 const owners = {};
+const manifests = {};
 for (const module of process.argv.slice(1)) {
   try {
     const imported = await import(pathToFileURL(module).href);
@@ -61,12 +73,14 @@ for (const module of process.argv.slice(1)) {
       registry.set(name, fn);
       owners[name] = module;
     }
+    const manifest = manifestOf(imported);
+    if (manifest !== undefined) manifests[module] = manifest;
   } catch (error) {
     send({ ready: false, module, error: describe(error) });
     process.exit(0);
   }
 }
-send({ ready: true, functions: owners });
+send({ ready: true, functions: owners, manifests });
 
 const answer = async (request) => {
   const fn = registry.get(request.function);

@@ -11,7 +11,8 @@
 //! implementation.
 //!
 //! Every way it can go wrong is named: no Node (`MCP-EXT-007`), a module that does not load
-//! (`MCP-EXT-006`), a function that throws (`MCP-EXT-005`, with its message), returns what is
+//! (`MCP-EXT-006`), a manifest that is invalid (`MCP-EXT-100`) or asks for permissions the
+//! suite does not grant (`MCP-EXT-101`), a function that throws (`MCP-EXT-005`, with its message), returns what is
 //! not JSON (`MCP-EXT-004`) or does not finish by its deadline (`MCP-EXT-003`: the host is
 //! stopped and started again for the next call), a host that exits or breaks the protocol
 //! (`MCP-EXT-008`). The host never outlives its suite: it is killed with its group when the
@@ -75,8 +76,9 @@ struct Spec {
     modules: Vec<(String, PathBuf)>,
     /// The suite file's folder: the host's working folder.
     base_dir: PathBuf,
-    /// Whether the host gets the runner's whole environment.
-    environment: bool,
+    /// The permissions the suite grants (`environment`, `filesystem-read`, `network`);
+    /// `environment` gives the host the runner's whole environment.
+    granted: Vec<String>,
 }
 
 /// A line the host printed on stdout.
@@ -169,11 +171,12 @@ impl std::fmt::Debug for FunctionHost {
 }
 
 impl FunctionHost {
-    /// Starts the host of `modules` (relative to `base_dir`) and waits until they are loaded.
+    /// Starts the host of `modules` (relative to `base_dir`) with the permissions `granted`
+    /// and waits until they are loaded and their manifests are checked.
     pub fn start(
         modules: &[String],
         base_dir: &Path,
-        environment: bool,
+        granted: &[Permission],
     ) -> Result<FunctionHost, FunctionError> {
         let spec = Spec {
             modules: modules
@@ -181,7 +184,11 @@ impl FunctionHost {
                 .map(|m| (m.clone(), base_dir.join(m)))
                 .collect(),
             base_dir: base_dir.to_path_buf(),
-            environment,
+            granted: granted
+                .iter()
+                .filter_map(|p| serde_json::to_value(p).ok())
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
         };
         let (live, names) = spawn(&spec)?;
         Ok(FunctionHost {
@@ -356,7 +363,7 @@ fn spawn(spec: &Spec) -> Result<(Live, BTreeMap<String, String>), FunctionError>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    if !spec.environment {
+    if !spec.granted.iter().any(|p| p == "environment") {
         cmd.env_clear();
         if let Ok(path) = std::env::var("PATH") {
             cmd.env("PATH", path);
@@ -439,6 +446,13 @@ fn spawn(spec: &Spec) -> Result<(Live, BTreeMap<String, String>), FunctionError>
         let left = LOAD_TIMEOUT.saturating_sub(started.elapsed());
         match live.lines.recv_timeout(left) {
             Ok(Line::Json(v)) if v.get("ready") == Some(&Value::Bool(true)) => {
+                let manifests = v.get("manifests").and_then(Value::as_object);
+                for (module, manifest) in manifests.into_iter().flatten() {
+                    if let Err(e) = check_manifest(&shown(module), manifest, &spec.granted) {
+                        live.kill();
+                        return Err(e);
+                    }
+                }
                 let names = v
                     .get("functions")
                     .and_then(Value::as_object)
@@ -490,6 +504,52 @@ fn spawn(spec: &Spec) -> Result<(Live, BTreeMap<String, String>), FunctionError>
             }
         }
     }
+}
+
+/// Checks the manifest a module exports, as the first implementation did: `schemaVersion`
+/// 1 with a `name` and a `version` (`MCP-EXT-100`), and `permissions` the suite grants
+/// (`MCP-EXT-101`).
+fn check_manifest(module: &str, manifest: &Value, granted: &[String]) -> Result<(), FunctionError> {
+    let text = |k: &str| {
+        manifest
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let (Some(name), Some(_)) = (text("name"), text("version")) else {
+        return Err(FunctionError::new(
+            RunCode::FunctionManifest,
+            format!("the manifest of the function module {module} has no `name` or no `version`"),
+        ));
+    };
+    if manifest.get("schemaVersion") != Some(&json!(1)) {
+        return Err(FunctionError::new(
+            RunCode::FunctionManifest,
+            format!(
+                "the manifest of the function module {module} has `schemaVersion` {}, not 1",
+                manifest.get("schemaVersion").unwrap_or(&Value::Null)
+            ),
+        ));
+    }
+    let denied: Vec<&str> = manifest
+        .get("permissions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|p| !granted.iter().any(|g| g == p))
+        .collect();
+    if !denied.is_empty() {
+        return Err(FunctionError::new(
+            RunCode::ManifestPermissions,
+            format!(
+                "the function module {module} (“{name}”) needs permissions the suite does not grant: {}\nTry: grant them in the Extensions block (`permissions: [{}]`) after reviewing the module",
+                denied.join(", "),
+                denied.join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The first step of `suite` that calls a function that is not built in, with the function.
@@ -565,11 +625,8 @@ pub fn for_suite(
     if !computes {
         return Ok(None);
     }
-    let environment = ext
-        .permissions
-        .as_ref()
-        .is_some_and(|p| p.contains(&Permission::Environment));
-    FunctionHost::start(&modules, base_dir, environment).map(|h| Some(Arc::new(h)))
+    let granted = ext.permissions.clone().unwrap_or_default();
+    FunctionHost::start(&modules, base_dir, &granted).map(|h| Some(Arc::new(h)))
 }
 
 /// The deadline of a call: the step's own, else `default` when the suite or the run set one
