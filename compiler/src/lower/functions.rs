@@ -10,10 +10,15 @@
 //! export at all declares nothing that can be known before it runs: its names are unknown
 //! and no call is judged.
 //!
-//! Comments, strings and template literals are skipped; the scan is a token walk, not a
-//! parser, and it errs towards "unknown", never towards a false diagnostic.
+//! Comments, strings, template literals and regular-expression literals are skipped; the
+//! scan is a token walk, not a parser, and it errs towards "unknown", never towards a false
+//! diagnostic: text it cannot read with certainty (an unterminated string, pattern or
+//! template) or longer than [`MAX_SCANNED_BYTES`] leaves the names unknown.
 
 use std::collections::BTreeSet;
+
+/// Modules larger than this (bundles) are not scanned: their names are left to the run.
+pub const MAX_SCANNED_BYTES: usize = 2 * 1024 * 1024;
 
 use super::imports::{Loader, folder, join};
 use crate::diagnostics::{Diagnostic, Problem};
@@ -123,13 +128,13 @@ enum Tok<'t> {
 }
 
 /// The words and punctuation of JavaScript text, without comments, strings, template
-/// literals and regular-expression-free guesses: a `/` that starts no comment is
-/// punctuation.
-fn tokens(text: &str) -> Vec<Tok<'_>> {
+/// literals (their `${…}` parts included) and regular-expression literals. `None` when the
+/// text is not read with certainty (a string or a pattern that does not end on its line, a
+/// template that does not end): its names are then unknown rather than wrongly missed.
+fn tokens(text: &str) -> Option<Vec<Tok<'_>>> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
     while i < b.len() {
         let c = b[i];
         if c == b'/' && b.get(i + 1) == Some(&b'/') {
@@ -137,25 +142,20 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
                 i += 1;
             }
         } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                i += 1;
-            }
-            i += 2;
-        } else if c == b'"' || c == b'\'' || c == b'`' {
-            i += 1;
-            while i < b.len() && b[i] != c {
-                if b[i] == b'\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i += 1;
+            i = find(b, i + 2, b"*/")? + 2;
+        } else if c == b'"' || c == b'\'' {
+            i = end_of_string(b, i)?;
             // A string stands for a value: `a: "x"` keeps its shape.
             out.push(Tok::Word(""));
-        } else if word(c) {
+        } else if c == b'`' {
+            i = end_of_template(b, i)?;
+            out.push(Tok::Word(""));
+        } else if c == b'/' && starts_pattern(out.last()) {
+            i = end_of_pattern(b, i)?;
+            out.push(Tok::Word(""));
+        } else if is_word(c) {
             let start = i;
-            while i < b.len() && word(b[i]) {
+            while i < b.len() && is_word(b[i]) {
                 i += 1;
             }
             out.push(Tok::Word(&text[start..i]));
@@ -166,13 +166,137 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
             i += 1;
         }
     }
-    out
+    Some(out)
+}
+
+fn is_word(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+/// Where `needle` starts at or after `from`.
+fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    b.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| p + from)
+}
+
+/// The index after the quote that closes the string opened at `at`, on the same line.
+fn end_of_string(b: &[u8], at: usize) -> Option<usize> {
+    let quote = b[at];
+    let mut i = at + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'\n' => return None,
+            c if c == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The index after the backtick that closes the template opened at `at`, its `${…}` parts
+/// skipped as code (strings, templates and braces inside them included).
+fn end_of_template(b: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'`' => return Some(i + 1),
+            b'$' if b.get(i + 1) == Some(&b'{') => i = end_of_code(b, i + 2)?,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The index after the `}` that closes code starting at `from` (inside `${`).
+fn end_of_code(b: &[u8], from: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'"' | b'\'' => i = end_of_string(b, i)?,
+            b'`' => i = end_of_template(b, i)?,
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' if depth == 0 => return Some(i + 1),
+            b'}' => {
+                depth -= 1;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Whether a `/` after `previous` starts a regular expression rather than a division: at
+/// the start, or after punctuation other than a closing bracket, or after a keyword that
+/// takes an expression.
+fn starts_pattern(previous: Option<&Tok<'_>>) -> bool {
+    match previous {
+        None => true,
+        Some(Tok::Punct(c)) => !matches!(c, ')' | ']' | '}'),
+        Some(Tok::Word(w)) => matches!(
+            *w,
+            "return"
+                | "typeof"
+                | "case"
+                | "do"
+                | "else"
+                | "in"
+                | "of"
+                | "new"
+                | "delete"
+                | "void"
+                | "throw"
+                | "yield"
+                | "await"
+        ),
+    }
+}
+
+/// The index after the flags of the pattern opened at `at`, on the same line (a `/` in a
+/// character class does not end it).
+fn end_of_pattern(b: &[u8], at: usize) -> Option<usize> {
+    let mut i = at + 1;
+    let mut class = false;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'\n' => return None,
+            b'[' => {
+                class = true;
+                i += 1;
+            }
+            b']' => {
+                class = false;
+                i += 1;
+            }
+            b'/' if !class => {
+                i += 1;
+                while i < b.len() && is_word(b[i]) {
+                    i += 1;
+                }
+                return Some(i);
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// The names a module's text declares, or `None` when they can be known only by running
-/// it (see the module documentation).
+/// it (see the module documentation) or the text is longer than [`MAX_SCANNED_BYTES`].
 pub fn declared_names(text: &str) -> Option<BTreeSet<String>> {
-    let t = tokens(text);
+    if text.len() > MAX_SCANNED_BYTES {
+        return None;
+    }
+    let t = tokens(text)?;
     let mut names = BTreeSet::new();
     let mut found = false;
     let w = |i: usize| match t.get(i) {
@@ -329,6 +453,21 @@ mod tests {
     }
 
     #[test]
+    fn quotes_in_patterns_and_nested_templates_hide_no_export() {
+        let text = "export const strip = ({ value }) => value.replace(/['\"`]/g, \"\");\n\
+                    export const ratio = (a, b) => a / b / 2;\n\
+                    export const label = ({ p, v }) => `${p}-${v ? `[${v}]` : '{none}'}`;\n\
+                    export function last() {}";
+        assert_eq!(names(text).unwrap(), ["label", "last", "ratio", "strip"]);
+        // What cannot be read with certainty leaves the names unknown.
+        assert_eq!(
+            names("export const a = 'unclosed;\nexport function b() {}"),
+            None
+        );
+        assert_eq!(names("export const a = `never closed"), None);
+    }
+
+    #[test]
     fn commonjs_exports_are_declared() {
         let text = "function a() {}\nmodule.exports = { a, b: (x) => ({ y: x }), async c(args) { return { z: 1 }; }, d() {} };\nexports.e = () => 1;\nmodule.exports.f = function () {};";
         assert_eq!(names(text).unwrap(), ["a", "b", "c", "d", "e", "f"]);
@@ -344,6 +483,10 @@ mod tests {
             "module.exports = { ...base, a() {} };",
             "Object.assign(exports, { a });",
             "function nothingExported() {}",
+            &format!(
+                "export function big() {{}}\n{}",
+                " ".repeat(super::MAX_SCANNED_BYTES)
+            ),
         ] {
             assert_eq!(names(text), None, "{text}");
         }
