@@ -595,7 +595,7 @@ pub struct RunArgs {
     /// Let data sources fetch rows over the network (REST, Google Sheets, PostgreSQL).
     #[arg(long)]
     pub allow_remote_data: bool,
-    /// Let plugin data sources run their command.
+    /// Let plugin data sources run their command and custom-function modules run in Node.
     #[arg(long)]
     pub allow_custom_code: bool,
     /// Let remote data sources reach loopback, private and link-local addresses.

@@ -326,9 +326,9 @@ proptest::proptest! {
     }
 }
 
-/// The example files of a page section: its ```mcpr, ```yaml and ```json blocks, each with
-/// its file name (a `` `name`: `` line before the block, else `suite.mcpr`, `suite.yaml` or
-/// `suite.json` by the block's language).
+/// The example files of a page section: its ```mcpr, ```yaml, ```json and ```js blocks, each
+/// with its file name (a `` `name`: `` line before the block, else `suite.mcpr`, `suite.yaml`
+/// or `suite.json` by the block's language; a function module is always named).
 fn page_files(page: &str, from: &str, to: &str) -> Vec<(String, String)> {
     let Some(start) = page.find(from) else {
         return Vec::new();
@@ -341,7 +341,8 @@ fn page_files(page: &str, from: &str, to: &str) -> Vec<(String, String)> {
     while let Some(l) = lines.next() {
         if let Some(n) = l.strip_prefix('`').and_then(|r| r.strip_suffix("`:")) {
             name = Some(n.to_string());
-        } else if let Some(lang @ ("mcpr" | "mcp" | "yaml" | "json")) = l.strip_prefix("```") {
+        } else if let Some(lang @ ("mcpr" | "mcp" | "yaml" | "json" | "js")) = l.strip_prefix("```")
+        {
             let body: Vec<&str> = lines.by_ref().take_while(|l| *l != "```").collect();
             let file = name.take().unwrap_or_else(|| format!("suite.{lang}"));
             out.push((file, body.join("\n") + "\n"));

@@ -29,6 +29,7 @@ pub mod error;
 pub mod exec;
 pub mod explain;
 pub mod files;
+pub mod functions;
 pub mod fuzz;
 pub mod init;
 pub mod interrupt;

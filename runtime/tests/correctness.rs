@@ -36,6 +36,7 @@ async fn run_first(s: &Suite, protocol: Option<&str>) -> TestResult {
         timeout: None,
         shutdown_grace: None,
         context: mcpr_runtime::context::RunContext::of_process(false),
+        functions: None,
     };
     run_test(s, &s.tests[0], input).await
 }

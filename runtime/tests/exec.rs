@@ -39,6 +39,7 @@ async fn run_one(tests: Value) -> TestResult {
         timeout: None,
         shutdown_grace: None,
         context: mcpr_runtime::context::RunContext::of_process(false),
+        functions: None,
     };
     run_test(&s, &s.tests[0], input).await
 }
@@ -196,6 +197,7 @@ async fn unmet_requirement_skips_and_dead_server_errors() {
         timeout: None,
         shutdown_grace: None,
         context: mcpr_runtime::context::RunContext::of_process(false),
+        functions: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Errored);
@@ -230,6 +232,7 @@ async fn run_suite_test(s: &Suite) -> TestResult {
         timeout: None,
         shutdown_grace: None,
         context: mcpr_runtime::context::RunContext::of_process(false),
+        functions: None,
     };
     run_test(s, &s.tests[0], input).await
 }
@@ -365,6 +368,7 @@ async fn the_client_answers_sampling_and_elicitation_as_the_suite_says() {
         timeout: None,
         shutdown_grace: None,
         context: mcpr_runtime::context::RunContext::of_process(false),
+        functions: None,
     };
     let r = run_test(&s, &s.tests[0], input).await;
     assert_eq!(r.status, Outcome::Passed, "{r:#?}");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The folder of the test servers (reference, hostile, OAuth and lint), built once per test
+/// The folder of the test servers (reference, hostile, OAuth, lint and mcp-tester's), built once per test
 /// process in one `cargo build`, so feature resolution is the same for all of them and one
 /// build serves the runtime's tests too.
 fn test_servers() -> &'static Path {
@@ -23,6 +23,7 @@ fn test_servers() -> &'static Path {
             "mcpr-hostile-server",
             "mcpr-auth-server",
             "mcpr-lint-server",
+            "mcpr-tester-server",
         ] {
             build.args(["-p", package]);
         }
@@ -62,6 +63,14 @@ pub fn lint_server() -> String {
             .display()
             .to_string()
     })
+}
+
+/// The server that answers as mcp-tester's test server does (`mcpr-tester-server`).
+pub fn tester_server() -> String {
+    test_servers()
+        .join("mcpr-tester-server")
+        .display()
+        .to_string()
 }
 
 /// The repository's root folder (the CLI crate's parent).

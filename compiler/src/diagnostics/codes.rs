@@ -174,6 +174,7 @@ registry! {
     UnknownBudgetTest = 905, Warning, "Budget for a test that does not exist", "";
     UnusedDataSource = 906, Warning, "Data source never used", "";
     SlowPattern = 907, Warning, "Pattern that can take exponential time", "";
+    FunctionModuleUnreadable = 908, Warning, "Function module cannot be read", "";
 }
 
 impl std::fmt::Display for Code {

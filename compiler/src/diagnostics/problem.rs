@@ -328,8 +328,11 @@ pub enum Problem {
         surface: Surface,
         /// The name used.
         name: String,
-        /// The closest built-in.
+        /// The closest built-in or declared name.
         suggestion: Option<String>,
+        /// The function modules the suite declares, whose names are all known (empty: the
+        /// suite declares none).
+        modules: Vec<String>,
     },
     /// `Expect the server is lint clean ignoring …` (or a `lint-clean` step's `ignore`)
     /// naming a code that is no lint rule.
@@ -560,6 +563,13 @@ pub enum Problem {
     SlowPattern {
         /// The group, as written.
         group: String,
+    },
+    /// A `Functions:` module (`extensions.functions`) that cannot be read.
+    FunctionModuleUnreadable {
+        /// The module, as written.
+        path: String,
+        /// Why it cannot be read.
+        reason: String,
     },
     /// A flow declared in the file and used by no test.
     UnusedFlow {

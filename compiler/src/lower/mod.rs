@@ -9,12 +9,14 @@
 mod data;
 mod deps;
 mod flows;
+pub mod functions;
 pub mod imports;
 pub mod legacy;
 mod mcpr;
 mod validate;
 pub mod yaml;
 
+pub use functions::FunctionModules;
 pub use imports::{LoadError, Loader, MemoryLoader};
 pub use mcpr::BUILT_IN_FUNCTIONS;
 
@@ -114,7 +116,16 @@ pub struct Lower<'a> {
     surface: Surface,
     /// An imported file could not be read (see [`Lower::import_failed`]).
     import_failed: bool,
+    /// The custom-function modules of the entry file and the names they declare.
+    functions: &'a FunctionModules,
 }
+
+/// What a file that declares no function modules has of them.
+static NO_FUNCTIONS: FunctionModules = FunctionModules {
+    modules: Vec::new(),
+    names: None,
+    unreadable: Vec::new(),
+};
 
 impl Lower<'_> {
     fn report(&mut self, problem: Problem, file: usize, span: Span) {
@@ -172,7 +183,7 @@ fn compile_keeping(
     let mut compiled = match Format::of(map.get(entry).path()) {
         Format::Mcpr if keep_tree => compile_mcpr(map, entry, loader, options),
         Format::Mcpr => check_mcpr(map, entry, loader, options),
-        Format::Yaml => compile_yaml(map, entry, options),
+        Format::Yaml => compile_yaml(map, entry, loader, options),
         Format::Legacy => {
             let (suite, diagnostics) = legacy::compile(map, entry);
             finish(suite, diagnostics, None)
@@ -199,7 +210,7 @@ fn size_check(source: &SourceFile, file: usize, limit: usize) -> Option<Diagnost
 }
 
 /// Compiles a YAML or JSON suite (which imports nothing).
-fn compile_yaml(map: &SourceMap, entry: usize, options: &Options) -> Compiled {
+fn compile_yaml(map: &SourceMap, entry: usize, loader: &dyn Loader, options: &Options) -> Compiled {
     let mut l = Lower {
         map,
         entry,
@@ -207,8 +218,9 @@ fn compile_yaml(map: &SourceMap, entry: usize, options: &Options) -> Compiled {
         diags: Vec::new(),
         surface: Surface::Yaml,
         import_failed: false,
+        functions: &NO_FUNCTIONS,
     };
-    let suite = yaml::lower(&mut l);
+    let suite = yaml::lower(&mut l, loader);
     finish(suite, l.diags, None)
 }
 
@@ -224,7 +236,9 @@ fn compile_mcpr(
     let budget = crate::yaml::file_node_budget(options.file_limit());
     let parsed = syntax::parse_within(map.get(entry), entry, threads, budget);
     let (imported, import_diags) = read_imports(map, entry, loader, options, &parsed.document);
+    let modules = read_functions(map, entry, loader, &parsed.document);
     let mut l = lowering(map, entry, options, parsed.diagnostics, import_diags);
+    l.functions = &modules;
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let mut document = parsed.document;
@@ -251,12 +265,14 @@ fn check_mcpr(
     let budget = crate::yaml::file_node_budget(options.file_limit());
     let mut outline = syntax::outline(map.get(entry), entry, threads, budget);
     let (imported, import_diags) = read_imports(map, entry, loader, options, &outline.document);
+    let modules = read_functions(map, entry, loader, &outline.document);
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let mut cut = false;
     loop {
         let parse_diags = std::mem::take(&mut outline.diagnostics);
         let mut l = lowering(map, entry, options, parse_diags, import_diags.clone());
+        l.functions = &modules;
         let mut judged = validate::Judged::default();
         match mcpr::lower_outline(&mut l, outline, &docs, threads, &mut judged) {
             Some(mut suite) => {
@@ -276,6 +292,17 @@ fn check_mcpr(
             }
         }
     }
+}
+
+/// Reads the custom-function modules `document` declares.
+fn read_functions(
+    map: &SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    document: &syntax::Document,
+) -> FunctionModules {
+    let shown = map.get(entry).path().to_string();
+    functions::read_mcpr(loader, entry, &shown, document)
 }
 
 /// Reads the files `document` imports (adding them to `map`), with the problems found.
@@ -314,6 +341,7 @@ fn lowering<'m>(
         import_failed,
         diags,
         surface: Surface::Mcpr,
+        functions: &NO_FUNCTIONS,
     }
 }
 
@@ -329,6 +357,9 @@ fn finish(
         diagnostics.retain(|d| d.code.number() < 900);
     }
     crate::diagnostics::sort(&mut diagnostics);
+    // A module that cannot be read is reported by each call it leaves unchecked: once.
+    diagnostics
+        .dedup_by(|a, b| a.code == crate::diagnostics::Code::FunctionModuleUnreadable && a == b);
     // The compiler always writes the IR's layout version, whichever format the suite came
     // in (a YAML suite usually leaves it out).
     let suite = suite.map(|mut s| {

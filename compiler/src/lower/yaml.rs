@@ -51,7 +51,7 @@ pub(super) fn outside_set(v: crate::ir::sets::OutsideSet) -> Problem {
 }
 
 /// Lowers the entry file of `l` as a YAML or JSON suite.
-pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
+pub fn lower(l: &mut Lower<'_>, loader: &dyn super::Loader) -> Option<Suite> {
     let file = l.entry;
     let source = l.map.get(file);
     let text = source.text();
@@ -154,7 +154,7 @@ pub fn lower(l: &mut Lower<'_>) -> Option<Suite> {
         }
     };
     let mut suite = suite;
-    semantics(l, &tree, &mut suite);
+    semantics(l, &tree, &mut suite, loader);
     // A step written without a `source` is located at its YAML mapping, so a failure at run
     // time points at the line the user wrote, as it does for `.mcpr` files.
     for (i, t) in suite.tests.iter_mut().enumerate() {
@@ -359,7 +359,7 @@ fn scalar_refs(text: &str, node: &Node, out: &mut Vec<(String, Span)>) {
 }
 
 /// The checks `.mcpr` files get too, where they apply to a suite written as data.
-fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
+fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite, loader: &dyn super::Loader) {
     patterns_and_sets(l, tree, suite);
     let servers: Vec<String> = suite
         .servers
@@ -372,6 +372,7 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
         .map(|s| s.keys().map(str::to_string).collect())
         .unwrap_or_default();
     sources_without_origin(l, tree, suite);
+    let modules = function_modules(l, tree, suite, loader);
 
     // What the dependency check needs of each test besides the test itself.
     let mut facts = Vec::with_capacity(suite.tests.len());
@@ -380,7 +381,7 @@ fn semantics(l: &mut Lower<'_>, tree: &Node, suite: &mut Suite) {
         let name_span = value_at(tree, &path!["tests", i, "name"]).unwrap_or(tree.span);
         duplicate_test(l, tree, &mut by_name, i, t, name_span);
         unknown_server_or_source(l, tree, i, t, name_span, &servers, &sources);
-        facts.push(test_facts(l, tree, suite, i, t, name_span));
+        facts.push(test_facts(l, tree, &modules, i, t, name_span));
     }
     // The tests are moved out of the suite for the dependency check, and back.
     let mut built: Vec<BuiltTest> = std::mem::take(&mut suite.tests)
@@ -533,7 +534,7 @@ fn unknown_server_or_source(
 fn test_facts(
     l: &mut Lower<'_>,
     tree: &Node,
-    suite: &Suite,
+    modules: &Option<super::functions::FunctionModules>,
     i: usize,
     t: &crate::ir::Test,
     name_span: Span,
@@ -561,7 +562,7 @@ fn test_facts(
             exports.push((name.to_string(), span));
         }
         result_paths(l, tree, i, j, step);
-        unknown_function(l, tree, suite, i, j, step, step_node.span);
+        unknown_function(l, tree, modules, i, j, step, step_node.span);
     }
     for (j, step) in t.steps.iter().enumerate() {
         lint_codes(l, tree, i, j, step);
@@ -585,31 +586,78 @@ fn test_facts(
     }
 }
 
-/// A `set` step calls a built-in function, unless the suite's extensions name functions.
-fn unknown_function(
+/// The suite's custom-function modules, read without running them, and the names they
+/// declare (`None` when the suite declares none). Their reading problems are reported only
+/// when some step calls a function that is not built in.
+fn function_modules(
     l: &mut Lower<'_>,
     tree: &Node,
     suite: &Suite,
+    loader: &dyn super::Loader,
+) -> Option<super::functions::FunctionModules> {
+    let named: Vec<(String, Span)> = suite
+        .extensions
+        .as_ref()
+        .and_then(|e| e.functions.as_ref())
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(k, m)| {
+            let span = value_at(tree, &path!["extensions", "functions", k]).unwrap_or(tree.span);
+            (m.clone(), span)
+        })
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let file = l.entry;
+    let shown = l.map.get(file).path().to_string();
+    let modules = super::functions::read(loader, file, &shown, &named);
+    let calls_custom = suite.tests.iter().flat_map(|t| t.steps.iter()).any(|s| {
+        matches!(&s.kind, crate::ir::StepKind::Set(set)
+            if !super::BUILT_IN_FUNCTIONS.contains(&set.function.as_str()))
+    });
+    if calls_custom {
+        l.diags.extend(modules.unreadable.iter().cloned());
+    }
+    Some(modules)
+}
+
+/// A `set` step calls a built-in function or one the suite's modules may provide (all of
+/// them when a module's names cannot be known without running it).
+fn unknown_function(
+    l: &mut Lower<'_>,
+    tree: &Node,
+    modules: &Option<super::functions::FunctionModules>,
     i: usize,
     j: usize,
     step: &crate::ir::Step,
     step_span: Span,
 ) {
     if let crate::ir::StepKind::Set(set) = &step.kind
-        && suite
-            .extensions
-            .as_ref()
-            .and_then(|e| e.functions.as_ref())
-            .is_none()
         && !super::BUILT_IN_FUNCTIONS.contains(&set.function.as_str())
+        && !modules
+            .as_ref()
+            .is_some_and(|m| m.may_provide(&set.function))
     {
         let span =
             value_at(tree, &path!["tests", i, "steps", j, "set", "function"]).unwrap_or(step_span);
+        let names = modules
+            .iter()
+            .flat_map(|m| m.names.iter().flatten())
+            .map(String::as_str);
         l.report(
             Problem::UnknownFunction {
                 name: set.function.clone(),
-                suggestion: closest(&set.function, super::BUILT_IN_FUNCTIONS.iter().copied()),
+                suggestion: closest(
+                    &set.function,
+                    super::BUILT_IN_FUNCTIONS.iter().copied().chain(names),
+                ),
                 surface: l.surface,
+                modules: modules
+                    .as_ref()
+                    .map(|m| m.modules.clone())
+                    .unwrap_or_default(),
             },
             l.entry,
             span,

@@ -328,6 +328,16 @@ registry! {
     UnresolvedVariable = "MCP-VAR-001", Failed, "A ${…} reference cannot be resolved", [];
     UnknownFunction = "MCP-EXT-002", Failed, "Unknown utility function", [];
     FunctionFailed = "MCP-EXT-005", Failed, "A utility function failed", [];
+    // Custom-function modules (docs/functions.md).
+    CustomCodeOff = "MCP-EXT-001", Setup, "Custom functions without --allow-custom-code", [];
+    FunctionTimeout = "MCP-EXT-003", Failed, "A custom function did not finish in time", [];
+    FunctionNotJson = "MCP-EXT-004", Failed, "A custom function returned a value that is not JSON", [];
+    FunctionModule = "MCP-EXT-006", Setup, "A function module cannot be loaded", [];
+    NoFunctionHost = "MCP-EXT-007", Environment, "Node.js, which runs custom functions, cannot be started", [];
+    FunctionHost = "MCP-EXT-008", Environment, "The function host exited or broke its protocol", [];
+    FunctionManifest = "MCP-EXT-100", Setup, "A function module's manifest is invalid", [];
+    ManifestPermissions = "MCP-EXT-101", Setup, "A function module needs permissions the suite does not grant", [];
+    NotAllowlisted = "MCP-EXT-109", Setup, "A function module that is not in the suite's allowlist", [];
     // Legacy .mcp script commands.
     ToolArguments = "MCP-ARGS-001", Failed, "Tool arguments that the tool's schema does not take", [];
     NoTerminal = "MCP-INPUT-001", Failed, "input_var without a person at the terminal", [];

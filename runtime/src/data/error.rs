@@ -525,6 +525,8 @@ mod tests {
         assert_eq!(
             env,
             [
+                "MCP-EXT-007",
+                "MCP-EXT-008",
                 "MCP-DATA-010",
                 "MCP-DATA-016",
                 "MCP-DATA-035",

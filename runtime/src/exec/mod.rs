@@ -250,6 +250,7 @@ pub async fn run_test_in(
         log_level: None,
         test_id: result.id.clone(),
         snapshots: input.snapshots.clone(),
+        functions: input.functions.clone(),
         record: input.record,
         ci: input.context.ci,
         reply: None,
@@ -649,6 +650,8 @@ struct StepRunner {
     log_level: Option<String>,
     test_id: String,
     snapshots: Option<std::sync::Arc<std::sync::Mutex<crate::snapshot::SnapshotStore>>>,
+    /// The suite's function host (`None`: only the built-in functions).
+    functions: Option<std::sync::Arc<crate::functions::FunctionHost>>,
     /// Keep what each step got back.
     record: bool,
     /// A CI service runs the test: nobody is at the terminal to answer `prompt`.

@@ -16,6 +16,37 @@ pub(super) fn is_script_step(step: &Step) -> bool {
     })
 }
 
+/// The failure of a `wait_notification` that saw nothing, as mcp-tester words it:
+/// `assertion failed: no METHOD [for URI] within TIMEOUT` (the timeout as Go prints a
+/// duration). Under `expect_error` it is what the next `assert_contains` reads.
+pub(super) fn no_notification(method: &str, uri: Option<&str>, timeout_ms: u64) -> String {
+    let within = go_duration(timeout_ms);
+    match uri {
+        Some(uri) => format!("assertion failed: no {method} for {uri} within {within}"),
+        None => format!("assertion failed: no {method} within {within}"),
+    }
+}
+
+/// Milliseconds as Go's `time.Duration` prints them: `300ms`, `2s`, `1.5s`, `1m30s`.
+fn go_duration(ms: u64) -> String {
+    if ms == 0 {
+        return "0s".into();
+    }
+    if ms < 1000 {
+        return format!("{ms}ms");
+    }
+    let seconds = |ms: u64| {
+        let text = format!("{}.{:03}", ms / 1000, ms % 1000);
+        format!("{}s", text.trim_end_matches('0').trim_end_matches('.'))
+    };
+    let (h, m) = (ms / 3_600_000, (ms / 60_000) % 60);
+    match (h, m) {
+        (0, 0) => seconds(ms),
+        (0, m) => format!("{m}m{}", seconds(ms % 60_000)),
+        (h, m) => format!("{h}h{m}m{}", seconds(ms % 60_000)),
+    }
+}
+
 /// Text quoted as Go's `%q` quotes it (close enough for the text of checks: JSON escapes).
 fn q(text: &str) -> String {
     Value::String(text.to_string()).to_string()
@@ -177,5 +208,25 @@ mod tests {
             ..Assertion::default()
         };
         assert_eq!(on_value(a, json!("a")), "assertion failed: \"a\" != \"b\"");
+    }
+
+    #[test]
+    fn a_wait_that_saw_nothing_is_worded_with_go_durations() {
+        assert_eq!(
+            no_notification("notifications/tools/list_changed", None, 300),
+            "assertion failed: no notifications/tools/list_changed within 300ms"
+        );
+        assert_eq!(
+            no_notification("notifications/resources/updated", Some("mcp://time"), 2000),
+            "assertion failed: no notifications/resources/updated for mcp://time within 2s"
+        );
+        for (ms, shown) in [
+            (1500, "1.5s"),
+            (90_000, "1m30s"),
+            (5000, "5s"),
+            (3_600_000, "1h0m0s"),
+        ] {
+            assert_eq!(go_duration(ms), shown);
+        }
     }
 }

@@ -110,7 +110,7 @@ impl StepRunner {
     /// Runs a step's action and checks what it got back.
     pub(super) async fn run_inner(&mut self, step: &Step, name: &str) -> Result<(), StepFail> {
         if let StepKind::Set(set) = &step.kind {
-            return self.run_set(set);
+            return self.run_set(step, set).await;
         }
         let native = match &step.kind {
             StepKind::Native(n) => Some(n.action()),
@@ -180,8 +180,10 @@ impl StepRunner {
         self.capture_and_export(step, &value)
     }
 
-    /// A `set` step: a utility function's result into a variable.
-    fn run_set(&mut self, set: &ir::SetStep) -> Result<(), StepFail> {
+    /// A `set` step: a utility function's result into a variable. A function a module of
+    /// the suite exports runs in the function host (it wins over a built-in of the same
+    /// name, as in the first implementation); the others are built in.
+    async fn run_set(&mut self, step: &Step, set: &ir::SetStep) -> Result<(), StepFail> {
         let args = match &set.arguments {
             Some(a) => self
                 .vars
@@ -190,14 +192,53 @@ impl StepRunner {
             None => Value::Object(Map::new()),
         };
         let args = args.as_object().cloned().unwrap_or_default();
-        let v = values::builtin(&set.function, &args).map_err(|e| {
-            let code = if e.starts_with("unknown function") {
-                RunCode::UnknownFunction
-            } else {
-                RunCode::FunctionFailed
-            };
-            fail(code, format!("{}: {e}", set.function))
-        })?;
+        let host = self.functions.clone().filter(|h| h.provides(&set.function));
+        let v = match host {
+            Some(host) => {
+                let deadline = crate::functions::deadline(
+                    step.timeout_ms,
+                    self.default_timeout,
+                    super::DEFAULT_TIMEOUT,
+                );
+                let name = set.function.clone();
+                let args = Value::Object(args);
+                let called =
+                    tokio::task::spawn_blocking(move || host.call(&name, &args, deadline)).await;
+                match called {
+                    Ok(Ok(v)) => v,
+                    Ok(Err(e)) => {
+                        let mut f = fail(e.code, e.message);
+                        // The host itself broke: the test errored, it did not fail.
+                        f.broke = e.code.class() == crate::codes::RunClass::Environment;
+                        return Err(f);
+                    }
+                    Err(e) => return Err(fail(RunCode::FunctionHost, e.to_string())),
+                }
+            }
+            None => values::builtin(&set.function, &args).map_err(|e| {
+                let code = if e.starts_with("unknown function") {
+                    RunCode::UnknownFunction
+                } else {
+                    RunCode::FunctionFailed
+                };
+                let known = self
+                    .functions
+                    .as_ref()
+                    .map(|h| h.names().collect::<Vec<_>>());
+                let e = match known {
+                    Some(names) if code == RunCode::UnknownFunction => {
+                        let names = if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        };
+                        format!("{e}; the suite's function modules export: {names}")
+                    }
+                    _ => e,
+                };
+                fail(code, format!("{}: {e}", set.function))
+            })?,
+        };
         self.vars.set(set.variable.clone(), v);
         Ok(())
     }
@@ -222,6 +263,21 @@ impl StepRunner {
                     && expects_error
                     && matches!(f.failure.code, RunCode::Timeout | RunCode::NoNotification) =>
             {
+                // A script reads mcp-tester's failure of the wait as its last response.
+                if script_wording::is_script_step(step)
+                    && let StepKind::Native(n) = &step.kind
+                {
+                    let uri = n
+                        .params()
+                        .and_then(|p| p.get("uri"))
+                        .and_then(Value::as_str);
+                    let message = script_wording::no_notification(
+                        n.method().unwrap_or_default(),
+                        uri,
+                        timeout.as_millis() as u64,
+                    );
+                    self.last = Some(LastResponse::error(message));
+                }
                 Ok(None)
             }
             Ok(Ok(reply)) if waits && expects_error => Err(StepFail::from(

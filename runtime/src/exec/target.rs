@@ -50,6 +50,8 @@ pub struct TestInput {
     pub shutdown_grace: Option<crate::session::ShutdownGrace>,
     /// The run's context: its environment (`${env.…}`), CI, OAuth state and learned secrets.
     pub context: crate::context::RunContext,
+    /// The suite's function host (`None`: only the built-in functions).
+    pub functions: Option<std::sync::Arc<crate::functions::FunctionHost>>,
 }
 
 /// Which of the runner's variables a stdio target's server gets besides the base set: by

@@ -107,6 +107,18 @@ impl<'r> SuiteRunner<'r> {
         let rows = data::load_suite(&suite, &data_opts)
             .await
             .map_err(|e| RunError::Data(Box::new(e)))?;
+        // Custom functions: refused without --allow-custom-code, else their host started
+        // (the modules loaded) before any test.
+        let functions = crate::functions::for_suite(
+            &suite,
+            &data_opts.base_dir,
+            self.data.allow_custom_code,
+            &self.opts.context.env,
+        )
+        .map_err(|e| match e.code.class() {
+            RunClass::Setup => RunError::Usage(e.to_string()),
+            _ => RunError::Failure(e.to_string()),
+        })?;
         let mut store = self.snapshot_store(&suite, &data_opts.base_dir)?;
         store.set_base_dir(data_opts.base_dir.clone());
         let store = Arc::new(Mutex::new(store));
@@ -115,6 +127,7 @@ impl<'r> SuiteRunner<'r> {
         opts.data = data_opts;
         opts.rows = Some(Arc::new(rows));
         opts.selection = selection;
+        opts.functions = functions.clone();
         self.reporter.suite_started(&suite);
         let budgets = suite.budgets.clone().unwrap_or_default();
         let reporter = &mut *self.reporter;
@@ -122,6 +135,11 @@ impl<'r> SuiteRunner<'r> {
         let suite = Arc::new(suite);
         let result =
             schedule::run_suite_closing(Arc::clone(&suite), opts.clone(), &mut on_event).await;
+        // The host ends with the suite's tests, before the sweep of what the servers left.
+        if let Some(host) = &functions {
+            host.shutdown();
+        }
+        opts.functions = None;
         // A snapshot file that cannot be written fails the tests that recorded into it;
         // the run and its other reports go on.
         let unsaved = store

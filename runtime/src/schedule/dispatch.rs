@@ -358,6 +358,10 @@ impl<'o> Dispatch<'o> {
             s.workers.clear();
         }
         crate::transport::stdio::kill_all_process_groups();
+        // The function host too: a call under way ends with it.
+        if let Some(host) = &self.opts.functions {
+            host.kill_now();
+        }
         for i in 0..self.tests.len() {
             if !self.plan.selected[i] || self.results[i].is_some() {
                 continue;
@@ -613,6 +617,7 @@ impl<'o> Dispatch<'o> {
             timeout: self.opts.timeout,
             shutdown_grace: self.opts.shutdown_grace,
             context: self.opts.context.clone(),
+            functions: self.opts.functions.clone(),
         }
     }
 

@@ -99,6 +99,8 @@ pub struct RunOptions {
     pub quarantine: Quarantine,
     /// The run's context: environment, CI, OAuth state and learned secrets.
     pub context: crate::context::RunContext,
+    /// The suite's function host, when it declares custom-function modules and may run them.
+    pub functions: Option<Arc<crate::functions::FunctionHost>>,
 }
 
 impl Default for RunOptions {
@@ -130,6 +132,7 @@ impl Default for RunOptions {
             quarantine: Quarantine::default(),
             selection: Selection::default(),
             context: crate::context::RunContext::default(),
+            functions: None,
         }
     }
 }

@@ -50,6 +50,8 @@ pub fn server_bin(name: &str) -> PathBuf {
                 "mcpr-auth-server",
                 "-p",
                 "mcpr-lint-server",
+                "-p",
+                "mcpr-tester-server",
             ])
             .env("CARGO_TARGET_DIR", &target_dir);
         if dir.file_name().is_some_and(|n| n == "release") {

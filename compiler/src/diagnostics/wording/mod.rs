@@ -136,6 +136,7 @@ impl Problem {
             UnusedFlow { .. }
             | UnusedDataSource { .. }
             | SlowPattern { .. }
+            | FunctionModuleUnreadable { .. }
             | UnreadSavedVariable { .. }
             | UnreadVariable { .. }
             | UnknownBudgetTest { .. }

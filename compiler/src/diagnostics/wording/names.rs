@@ -48,7 +48,8 @@ pub(super) fn describe(p: &Problem) -> Wording {
             name,
             suggestion,
             surface,
-        } => unknown_function(name, suggestion, surface),
+            modules,
+        } => unknown_function(name, suggestion, surface, modules),
         UnknownLintRule { code, suggestion } => unknown_lint_rule(code, suggestion),
         MisplacedFault { phrase, step } => misplaced_fault(phrase, step),
         BadResultPath { path, reason } => bad_result_path(path, reason),
@@ -378,16 +379,33 @@ pub(super) fn unknown_function(
     name: &str,
     suggestion: &Option<String>,
     surface: &Surface,
+    modules: &[String],
 ) -> Wording {
+    let text = match (modules, surface) {
+        ([], Surface::Mcpr) => format!(
+            "`{name}` is not a built-in utility function, and the file declares no `Functions:` module that could provide it."
+        ),
+        ([], Surface::Yaml) => format!(
+            "`{name}` is not a built-in utility function, and the suite names no `extensions.functions` module that could provide it."
+        ),
+        ([one], _) => format!(
+            "`{name}` is not a built-in utility function, and the module `{one}` does not export it."
+        ),
+        (many, _) => format!(
+            "`{name}` is not a built-in utility function, and none of the modules {} exports it.",
+            many.iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     w(
         Code::UnknownFunction,
         "unknown function",
-        match surface {
-            Surface::Mcpr => format!("`{name}` is not a built-in utility function, and the file declares no `Functions:` module that could provide it."),
-            Surface::Yaml => format!("`{name}` is not a built-in utility function, and the suite names no `extensions.functions` module that could provide it."),
-        },
+        text,
         Some(match suggestion {
             Some(s) => format!("did you mean `{s}`?"),
+            None if !modules.is_empty() => "export the function from the module, or use a built-in one (lowercase, uppercase, trim, join, replace, length, number, text, json, round, urlEncode, base64, hash)".into(),
             None => "use one of lowercase, uppercase, trim, join, replace, length, number, text, json, round, urlEncode, base64, hash".into(),
         }),
     )

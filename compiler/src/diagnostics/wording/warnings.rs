@@ -9,6 +9,7 @@ pub(super) fn describe(p: &Problem) -> Wording {
         UnusedFlow { name } => unused_flow(name),
         UnusedDataSource { name } => unused_data_source(name),
         SlowPattern { group } => slow_pattern(group),
+        FunctionModuleUnreadable { path, reason } => function_module_unreadable(path, reason),
         UnreadSavedVariable { name } => unread_saved_variable(name),
         UnreadVariable { name } => unread_variable(name),
         UnknownBudgetTest {
@@ -56,6 +57,17 @@ pub(super) fn slow_pattern(group: &str) -> Wording {
         Some(
             "repeat the inner part once (`(a+)+` is `a+`), or bound one of the repetitions".into(),
         ),
+    )
+}
+
+pub(super) fn function_module_unreadable(path: &str, reason: &str) -> Wording {
+    w(
+        Code::FunctionModuleUnreadable,
+        "module cannot be read",
+        format!(
+            "The function module `{path}` cannot be read ({reason}), so the names of its functions are not checked; `mcpr run` stops with MCP-EXT-006 when a test calls one."
+        ),
+        Some("check the path: it is relative to the suite file's folder".into()),
     )
 }
 

@@ -455,12 +455,26 @@ fn set_using(
     else {
         return;
     };
-    if !functions_declared && !BUILT_IN_FUNCTIONS.contains(&function.value.as_str()) {
+    let modules = l.functions;
+    let name = function.value.as_str();
+    let provided = functions_declared && modules.may_provide(name);
+    if functions_declared && !BUILT_IN_FUNCTIONS.contains(&name) {
+        // The call cannot be checked against a module that cannot be read (reported once:
+        // the copies are merged when the diagnostics are sorted).
+        l.diags.extend(modules.unreadable.iter().cloned());
+    }
+    if !provided && !BUILT_IN_FUNCTIONS.contains(&name) {
+        let declared = modules.names.iter().flatten().map(String::as_str);
         l.report(
             Problem::UnknownFunction {
                 name: function.value.clone(),
-                suggestion: closest(&function.value, BUILT_IN_FUNCTIONS.iter().copied()),
+                suggestion: closest(name, BUILT_IN_FUNCTIONS.iter().copied().chain(declared)),
                 surface: l.surface,
+                modules: if functions_declared {
+                    modules.modules.clone()
+                } else {
+                    Vec::new()
+                },
             },
             file,
             function.span,

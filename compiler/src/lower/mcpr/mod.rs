@@ -460,6 +460,7 @@ fn lower_tests(
         let chunks = nodes.chunks(per);
         let (map, entry, options, surface) = (l.map, l.entry, l.options, l.surface);
         let import_failed = l.import_failed;
+        let functions = l.functions;
         // Each run lowers into a context of its own: same file and settings, own
         // diagnostics.
         let own = move || Lower {
@@ -469,6 +470,7 @@ fn lower_tests(
             diags: Vec::new(),
             surface,
             import_failed,
+            functions,
         };
         std::thread::scope(|scope| {
             let mut chunks = chunks.into_iter();
