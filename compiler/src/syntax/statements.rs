@@ -20,7 +20,7 @@ use super::grammar::{Extra, P};
 use super::tree::Stmt;
 
 /// The "did you mean" vocabulary a form's opening phrases belong to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Vocabulary {
     /// Statements of the document level, of tests and of flows.
     Statements,

@@ -25,9 +25,63 @@ pub fn suggest(line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
     let head = lower.split(['"', '\'']).next().unwrap_or("");
     // No opening phrase is longer than a few words.
     let words: Vec<&str> = head.split_whitespace().take(8).collect();
-    letterwise(&words, vocabulary)
-        .map(|(_, u)| u)
-        .or_else(|| by_words(&words, vocabulary))
+    let near = nearest(&words, vocabulary);
+    near.letterwise.map(|(_, u)| u).or(near.by_words)
+}
+
+/// What is near a line's first words: the nearest opening phrase letter by letter, and by
+/// words.
+#[derive(Debug, Clone, Copy, Default)]
+struct Near {
+    letterwise: Option<(&'static str, &'static str)>,
+    by_words: Option<&'static str>,
+}
+
+/// Most first words whose [`Near`] a thread remembers: the same misspelt line a thousand
+/// times costs one search.
+const REMEMBERED: usize = 4096;
+
+thread_local! {
+    static NEAR: std::cell::RefCell<std::collections::HashMap<(Vocabulary, String), Near>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// [`Near`] of `words`, remembered; a search not remembered is paid from the thread's
+/// budget of suggestions ([`crate::names::take_suggestion_budget`]) and, past it, finds
+/// nothing: a file of tens of thousands of different unknown lines is checked in time
+/// proportional to its size, its first lines still getting their `Try:`.
+fn nearest(words: &[&str], vocabulary: Vocabulary) -> Near {
+    let key = (vocabulary, words.join(" "));
+    if let Some(near) = NEAR.with(|m| m.borrow().get(&key).copied()) {
+        return near;
+    }
+    let chars: usize = words.iter().map(|w| w.len() + 1).sum();
+    if !crate::names::take_suggestion_budget(chars * vocabulary_chars(vocabulary)) {
+        return Near::default();
+    }
+    let letterwise = letterwise(words, vocabulary);
+    let near = Near {
+        letterwise,
+        // Only asked for when nothing is near letter by letter.
+        by_words: letterwise
+            .is_none()
+            .then(|| by_words(words, vocabulary))
+            .flatten(),
+    };
+    NEAR.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= REMEMBERED {
+            m.clear();
+        }
+        m.insert(key, near);
+    });
+    near
+}
+
+/// The characters of a vocabulary's opening phrases, all together: what one search compares
+/// a character of the line with, about.
+fn vocabulary_chars(vocabulary: Vocabulary) -> usize {
+    openings(vocabulary).map(|(p, _)| p.len()).sum()
 }
 
 /// The opening phrase and usage nearest to the first words of a line, letter by letter.
@@ -61,7 +115,7 @@ pub fn respell(line: &str, vocabulary: Vocabulary) -> Option<(usize, String)> {
     let head = line.split(['"', '\'']).next().unwrap_or("");
     let lower = head.to_lowercase();
     let words: Vec<&str> = lower.split_whitespace().take(8).collect();
-    let (phrase, usage) = letterwise(&words, vocabulary)?;
+    let (phrase, usage) = nearest(&words, vocabulary).letterwise?;
     let n = phrase.split(' ').count();
     let right: Vec<&str> = usage.split_whitespace().take(n).collect();
     if right.len() < n || right.join(" ").to_lowercase() != phrase {
