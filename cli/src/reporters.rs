@@ -81,7 +81,7 @@ impl Outputs {
 
     /// Whether a report goes to stdout.
     pub fn stdout_taken(&self) -> bool {
-        self.script_summary || self.all().any(|p| p.as_os_str() == "-")
+        self.script_summary || self.all().any(|p| on_stdout(p))
     }
 
     /// `--format json` over scripts only: the script summary goes to stdout instead of the
@@ -97,10 +97,7 @@ impl Outputs {
     /// The reporters of the run whose context is `context` (its environment, CI and learned
     /// secrets); an error when two reports would go to stdout.
     pub fn reporters(&self, context: &RunContext) -> Result<Reporters, String> {
-        let on_stdout = self.all().filter(|p| p.as_os_str() == "-").count();
-        if on_stdout > 1 {
-            return Err("only one report can go to stdout (`-`); write the others to files".into());
-        }
+        one_on_stdout(self.all(), false)?;
         let mut reporters = Reporters::new();
         let (out, color): (Box<dyn Write + Send>, bool) = if self.stdout_taken() {
             (
@@ -145,6 +142,24 @@ impl Outputs {
     }
 }
 
+/// Whether a report path means stdout (`-`).
+pub fn on_stdout(path: &std::path::Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The one rule of which report goes to stdout: at most one, counting the command's own
+/// printing there (`printing`: `--format json` of a command that prints its report itself).
+pub fn one_on_stdout<'p>(
+    paths: impl IntoIterator<Item = &'p PathBuf>,
+    printing: bool,
+) -> Result<(), String> {
+    let asked = paths.into_iter().filter(|p| on_stdout(p)).count() + usize::from(printing);
+    if asked > 1 {
+        return Err("only one report can go to stdout (`-`); write the others to files".into());
+    }
+    Ok(())
+}
+
 /// The report files of a command that prints its own lines (`mcpr conformance`): JSON,
 /// JUnit and HTML (`-`: stdout, at most one), and the run's notes on stderr.
 pub fn report_files(
@@ -152,10 +167,7 @@ pub fn report_files(
     junit: &[PathBuf],
     html: Option<&PathBuf>,
 ) -> Result<Reporters, String> {
-    let all = json.iter().chain(junit).chain(html);
-    if all.filter(|p| p.as_os_str() == "-").count() > 1 {
-        return Err("only one report can go to stdout (`-`); write the others to files".into());
-    }
+    one_on_stdout(json.iter().chain(junit).chain(html), false)?;
     let mut reporters = Reporters::new();
     reporters.push(StderrNotes);
     for path in json {

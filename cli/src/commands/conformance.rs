@@ -49,9 +49,11 @@ pub fn run(args: ConformanceArgs) -> u8 {
         .iter()
         .chain(&junit)
         .chain(&args.html)
-        .any(|p| *p == stdout);
-    if taken && args.format == ConformanceFormat::Json {
-        return usage("only one report can go to stdout (`-`); write the others to files");
+        .any(|p| reporters::on_stdout(p));
+    let printing = args.format == ConformanceFormat::Json;
+    if let Err(e) = reporters::one_on_stdout(json.iter().chain(&junit).chain(&args.html), printing)
+    {
+        return usage(&e);
     }
     let mut reporters = match reporters::report_files(&json, &junit, args.html.as_ref()) {
         Ok(r) => r,
