@@ -59,21 +59,6 @@ thread_local! {
         const { std::cell::Cell::new(CLOSEST_THREAD_BUDGET) };
 }
 
-/// Takes `cost` (characters compared, as [`closest`] counts them) from this thread's budget
-/// of suggestions; `false`, taking nothing, when less than that is left: the caller then
-/// makes no suggestion. For searches other than [`closest`] (the statement a misspelt line
-/// meant), so a file of thousands of unknown lines is checked in time proportional to its
-/// size.
-pub fn take_suggestion_budget(cost: usize) -> bool {
-    SUGGESTION_BUDGET.with(|b| match b.get().checked_sub(cost) {
-        Some(left) => {
-            b.set(left);
-            true
-        }
-        None => false,
-    })
-}
-
 /// Gives the calls of [`closest`] on this thread their whole budget again.
 pub fn reset_suggestion_budget() {
     SUGGESTION_BUDGET.with(|b| b.set(CLOSEST_THREAD_BUDGET));

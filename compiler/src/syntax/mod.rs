@@ -161,6 +161,8 @@ struct Pieces {
     diags: Vec<Diagnostic>,
     /// With `defer_tests`: per test, in order, the lines of its body when it was left out.
     deferred: Vec<Option<Range<usize>>>,
+    /// Lines no statement matched, in order.
+    unknown: Vec<vocab::Unknown>,
 }
 
 /// Parses a file in pieces on `threads` threads (see [`parse_with`]); with `defer_tests`, the
@@ -200,6 +202,7 @@ fn parse_pieces(
         *values = p.yaml_nodes;
         into.diags.extend(p.diags);
         into.deferred.extend(p.deferred);
+        into.unknown.extend(p.unknown);
     };
     // The pieces in order, `per_thread` consecutive ones for each thread.
     let ranges: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
@@ -213,6 +216,7 @@ fn parse_pieces(
                     nodes: Vec::new(),
                     diags: Vec::new(),
                     deferred: Vec::new(),
+                    unknown: Vec::new(),
                 };
                 piece(range.clone(), &mut piece_of, &mut values);
                 piece_of
@@ -243,12 +247,17 @@ fn parse_pieces(
         nodes: Vec::with_capacity(pieces.iter().map(|p| p.nodes.len()).sum()),
         diags: Vec::with_capacity(pieces.iter().map(|p| p.diags.len()).sum()),
         deferred: Vec::with_capacity(pieces.iter().map(|p| p.deferred.len()).sum()),
+        unknown: Vec::new(),
     };
+    let mut unknown = Vec::new();
     for p in pieces {
         all.nodes.extend(p.nodes);
         all.diags.extend(p.diags);
         all.deferred.extend(p.deferred);
+        unknown.extend(p.unknown);
     }
+    // In file order, whatever the cut: the same suggestions for every `threads`.
+    vocab::Suggestions::new().settle(file, file_id, unknown, &mut all.diags);
     all
 }
 
@@ -315,6 +324,9 @@ struct Parser<'p, 'a, 's> {
     defer_tests: bool,
     /// Per test header, in file order, the lines of its body when it was left out.
     deferred: Vec<Option<Range<usize>>>,
+    /// Lines no statement matched, in order, their diagnostics to be made
+    /// ([`vocab::Suggestions::settle`]).
+    unknown: Vec<vocab::Unknown>,
 }
 
 impl<'p, 'a, 's> Parser<'p, 'a, 's> {
@@ -348,6 +360,7 @@ impl<'p, 'a, 's> Parser<'p, 'a, 's> {
             drop_from: None,
             defer_tests: false,
             deferred: Vec::new(),
+            unknown: Vec::new(),
         }
     }
 
@@ -373,6 +386,7 @@ mod tests {
         let mut p = Parser::new(file, 0, (&lines, 0), &tokens, &grammar);
         let nodes = p.document();
         diags.extend(p.diags);
+        vocab::Suggestions::new().settle(file, 0, p.unknown, &mut diags);
         let document = Document { nodes };
         check::structure(&document, 0, &mut diags);
         crate::diagnostics::sort(&mut diags);

@@ -89,6 +89,7 @@ pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: us
         nodes,
         mut diags,
         deferred,
+        ..
     } = super::parse_pieces(file, file_id, threads, yaml_nodes, true);
     let document = Document { nodes };
     check::names(&document, file_id, &mut diags);
@@ -120,6 +121,8 @@ pub fn parse_tests(
     mut each: impl FnMut(Node, Vec<Diagnostic>),
 ) {
     let mut tests = tests.into_iter().peekable();
+    // The unknown lines of every body, settled test by test in file order.
+    let mut suggestions = super::vocab::Suggestions::new();
     // In pieces of about PIECE_BYTES, as a whole file is parsed: the grammar is built once
     // per piece, and the tokens of a piece are dropped with it.
     while tests.peek().is_some() {
@@ -143,6 +146,7 @@ pub fn parse_tests(
                 debug_assert_eq!(p.pos, lines.len(), "a body ends where it was skipped");
                 yaml_nodes = p.yaml_nodes;
                 diags = p.diags;
+                suggestions.settle(file, file_id, std::mem::take(&mut p.unknown), &mut diags);
                 bytes += lines.last().map_or(0, |l| l.span.end as usize)
                     - lines.first().map_or(0, |l| l.span.start as usize);
             } else {

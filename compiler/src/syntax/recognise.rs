@@ -7,7 +7,7 @@ use super::tree::*;
 use super::{Context, Line, LineKind, Parser};
 use super::{statements, vocab};
 use crate::diagnostics::problem::{DurationProblem, TableProblem};
-use crate::diagnostics::{Diagnostic, Fix, Problem};
+use crate::diagnostics::{Diagnostic, Problem};
 use crate::source::Span;
 use chumsky::span::SimpleSpan;
 
@@ -157,27 +157,17 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     let q = self.text(sp).chars().next().unwrap_or('"');
                     self.report(Problem::UnclosedQuote { quote: q }, sp);
                 } else {
-                    let vocabulary = if ctx == Context::DataSource {
-                        statements::Vocabulary::DataPhrases
-                    } else {
-                        statements::Vocabulary::Statements
-                    };
-                    let suggestion = vocab::suggest(text, vocabulary);
-                    let problem = if ctx == Context::DataSource {
-                        Problem::UnknownDataPhrase { suggestion }
-                    } else {
-                        Problem::UnknownStatement {
-                            context: ctx.describe(),
-                            suggestion,
-                        }
-                    };
-                    let mut d = Diagnostic::new(problem, self.file_id, line.trimmed);
-                    if let Some((len, words)) = vocab::respell(text, vocabulary) {
-                        let at = line.trimmed.start as usize;
-                        let message = format!("write `{words}`");
-                        d = d.with_fix(Fix::replace(Span::new(at, at + len), words, message));
-                    }
-                    self.diags.push(d);
+                    // Its diagnostic, with a suggestion, is made when the file's unknown
+                    // lines are settled in file order (`vocab::Suggestions::settle`).
+                    self.unknown.push(vocab::Unknown {
+                        span: line.trimmed,
+                        vocabulary: if ctx == Context::DataSource {
+                            statements::Vocabulary::DataPhrases
+                        } else {
+                            statements::Vocabulary::Statements
+                        },
+                        context: ctx.describe(),
+                    });
                 }
                 simple(Stmt::Error, line)
             }

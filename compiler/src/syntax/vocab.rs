@@ -20,13 +20,20 @@ pub fn openings(
 /// The usage of the form whose opening keywords are closest to the start of
 /// `line`, if it is close enough to be a plausible typo.
 pub fn suggest(line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
-    let lower = line.to_lowercase();
-    // Keep only the keyword-like prefix: stop at the first quote.
-    let head = lower.split(['"', '\'']).next().unwrap_or("");
-    // No opening phrase is longer than a few words.
-    let words: Vec<&str> = head.split_whitespace().take(8).collect();
-    let near = nearest(&words, vocabulary);
-    near.letterwise.map(|(_, u)| u).or(near.by_words)
+    Suggestions::new().suggest(line, vocabulary)
+}
+
+/// A line that matches no statement (or data phrase), waiting for its diagnostic: the
+/// suggestion is searched when the file's unknown lines are settled in file order
+/// ([`Suggestions::settle`]), so it does not depend on how the file was cut for threads.
+#[derive(Debug, Clone, Copy)]
+pub struct Unknown {
+    /// The line, trimmed.
+    pub span: crate::source::Span,
+    /// Whose phrases to suggest.
+    pub vocabulary: Vocabulary,
+    /// Where the line stands ("a test", "the document level"), for the message.
+    pub context: &'static str,
 }
 
 /// What is near a line's first words: the nearest opening phrase letter by letter, and by
@@ -37,45 +44,113 @@ struct Near {
     by_words: Option<&'static str>,
 }
 
-/// Most first words whose [`Near`] a thread remembers: the same misspelt line a thousand
-/// times costs one search.
-const REMEMBERED: usize = 4096;
+/// The most work (characters of a line times characters of the vocabulary's phrases) the
+/// searches for one file's unknown lines do: past it a line gets no `Try:`, so a file of
+/// tens of thousands of different unknown lines is checked in time proportional to its
+/// size, its first lines still getting their suggestion.
+pub const SEARCH_BUDGET: usize = 10_000_000;
 
-thread_local! {
-    static NEAR: std::cell::RefCell<std::collections::HashMap<(Vocabulary, String), Near>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+/// The suggestions of one file's unknown lines: each different line's first words searched
+/// once (the same misspelt line a thousand times costs one search), the searches paid from
+/// [`SEARCH_BUDGET`] in file order.
+#[derive(Debug)]
+pub struct Suggestions {
+    near: std::collections::HashMap<(Vocabulary, String), Near>,
+    budget: usize,
 }
 
-/// [`Near`] of `words`, remembered; a search not remembered is paid from the thread's
-/// budget of suggestions ([`crate::names::take_suggestion_budget`]) and, past it, finds
-/// nothing: a file of tens of thousands of different unknown lines is checked in time
-/// proportional to its size, its first lines still getting their `Try:`.
-fn nearest(words: &[&str], vocabulary: Vocabulary) -> Near {
-    let key = (vocabulary, words.join(" "));
-    if let Some(near) = NEAR.with(|m| m.borrow().get(&key).copied()) {
-        return near;
+impl Default for Suggestions {
+    fn default() -> Self {
+        Suggestions::new()
     }
-    let chars: usize = words.iter().map(|w| w.len() + 1).sum();
-    if !crate::names::take_suggestion_budget(chars * vocabulary_chars(vocabulary)) {
-        return Near::default();
-    }
-    let letterwise = letterwise(words, vocabulary);
-    let near = Near {
-        letterwise,
-        // Only asked for when nothing is near letter by letter.
-        by_words: letterwise
-            .is_none()
-            .then(|| by_words(words, vocabulary))
-            .flatten(),
-    };
-    NEAR.with(|m| {
-        let mut m = m.borrow_mut();
-        if m.len() >= REMEMBERED {
-            m.clear();
+}
+
+impl Suggestions {
+    /// No search made yet, the whole budget left.
+    pub fn new() -> Suggestions {
+        Suggestions {
+            near: std::collections::HashMap::new(),
+            budget: SEARCH_BUDGET,
         }
-        m.insert(key, near);
-    });
-    near
+    }
+
+    /// The diagnostics of `unknown` lines of `file` (in file order), with their
+    /// suggestions and, for a plain respelling of the first words, a fix.
+    pub fn settle(
+        &mut self,
+        file: &crate::source::SourceFile,
+        file_id: usize,
+        unknown: impl IntoIterator<Item = Unknown>,
+        diags: &mut Vec<crate::diagnostics::Diagnostic>,
+    ) {
+        use crate::diagnostics::{Diagnostic, Fix, Problem};
+        for u in unknown {
+            let text = &file.text()[u.span.range()];
+            let suggestion = self.suggest(text, u.vocabulary);
+            let problem = match u.vocabulary {
+                Vocabulary::DataPhrases => Problem::UnknownDataPhrase { suggestion },
+                _ => Problem::UnknownStatement {
+                    context: u.context,
+                    suggestion,
+                },
+            };
+            let mut d = Diagnostic::new(problem, file_id, u.span);
+            if let Some((len, words)) = self.respell(text, u.vocabulary) {
+                let at = u.span.start as usize;
+                let message = format!("write `{words}`");
+                let span = crate::source::Span::new(at, at + len);
+                d = d.with_fix(Fix::replace(span, words, message));
+            }
+            diags.push(d);
+        }
+    }
+
+    /// [`suggest`], remembering and paying for the search.
+    pub fn suggest(&mut self, line: &str, vocabulary: Vocabulary) -> Option<&'static str> {
+        let lower = line.to_lowercase();
+        // Keep only the keyword-like prefix: stop at the first quote.
+        let head = lower.split(['"', '\'']).next().unwrap_or("");
+        // No opening phrase is longer than a few words.
+        let words: Vec<&str> = head.split_whitespace().take(8).collect();
+        let near = self.nearest(&words, vocabulary);
+        near.letterwise.map(|(_, u)| u).or(near.by_words)
+    }
+
+    /// [`respell`], remembering and paying for the search.
+    pub fn respell(&mut self, line: &str, vocabulary: Vocabulary) -> Option<(usize, String)> {
+        let head = line.split(['"', '\'']).next().unwrap_or("");
+        let lower = head.to_lowercase();
+        let words: Vec<&str> = lower.split_whitespace().take(8).collect();
+        let letterwise = self.nearest(&words, vocabulary).letterwise;
+        respelling(line, head, letterwise)
+    }
+
+    /// [`Near`] of `words`: remembered, or searched when the budget allows it.
+    fn nearest(&mut self, words: &[&str], vocabulary: Vocabulary) -> Near {
+        let key = (vocabulary, words.join(" "));
+        if let Some(near) = self.near.get(&key) {
+            return *near;
+        }
+        let chars: usize = words.iter().map(|w| w.len() + 1).sum();
+        let Some(left) = self
+            .budget
+            .checked_sub(chars.saturating_mul(vocabulary_chars(vocabulary)))
+        else {
+            return Near::default();
+        };
+        self.budget = left;
+        let letterwise = letterwise(words, vocabulary);
+        let near = Near {
+            letterwise,
+            // Only asked for when nothing is near letter by letter.
+            by_words: letterwise
+                .is_none()
+                .then(|| by_words(words, vocabulary))
+                .flatten(),
+        };
+        self.near.insert(key, near);
+        near
+    }
 }
 
 /// The characters of a vocabulary's opening phrases, all together: what one search compares
@@ -112,10 +187,17 @@ fn letterwise(words: &[&str], vocabulary: Vocabulary) -> Option<(&'static str, &
 /// words at the start of `line` and the words to write instead, spelt as the form's usage
 /// spells them (`Call tool`). `None` when the suggestion is not a plain respelling.
 pub fn respell(line: &str, vocabulary: Vocabulary) -> Option<(usize, String)> {
-    let head = line.split(['"', '\'']).next().unwrap_or("");
-    let lower = head.to_lowercase();
-    let words: Vec<&str> = lower.split_whitespace().take(8).collect();
-    let (phrase, usage) = nearest(&words, vocabulary).letterwise?;
+    Suggestions::new().respell(line, vocabulary)
+}
+
+/// [`respell`] of `line` (whose keyword-like prefix is `head`) given the nearest phrase
+/// letter by letter.
+fn respelling(
+    line: &str,
+    head: &str,
+    letterwise: Option<(&'static str, &'static str)>,
+) -> Option<(usize, String)> {
+    let (phrase, usage) = letterwise?;
     let n = phrase.split(' ').count();
     let right: Vec<&str> = usage.split_whitespace().take(n).collect();
     if right.len() < n || right.join(" ").to_lowercase() != phrase {
