@@ -16,6 +16,7 @@
 //!    budget tests, data sources with nothing to load, malformed result paths, references to
 //!    variables the test never declares, unknown utility functions.
 
+mod block;
 mod events;
 mod json;
 pub mod lean;

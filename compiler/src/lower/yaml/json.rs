@@ -253,7 +253,7 @@ impl Scanner<'_> {
 /// Whether YAML allows `c` in a document as text (and does not read it as a line break):
 /// U+0085, U+2028 and U+2029 are line breaks to some of its readers, the rest of the C1
 /// controls, U+FEFF and U+FFFE/U+FFFF are not allowed.
-fn printable(c: char) -> bool {
+pub(super) fn printable(c: char) -> bool {
     !matches!(
         c,
         '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'

@@ -189,13 +189,14 @@ fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadEr
             span: Span::at(at),
         }]);
     }
-    // JSON by a JSON scanner; the ordinary document, straight from the parser's events;
-    // the rest through serde.
+    // JSON by a JSON scanner, plain block YAML line by line; the ordinary document,
+    // straight from the parser's events; the rest through serde.
     let fast = if json {
-        super::json::read(text, nodes).or_else(|| super::events::read(text, nodes))
+        super::json::read(text, nodes)
     } else {
-        super::events::read(text, nodes)
-    };
+        super::block::read(text, nodes)
+    }
+    .or_else(|| super::events::read(text, nodes));
     match fast {
         Some(node) => Ok(node),
         None => read_through_serde(text, nodes),
@@ -638,7 +639,7 @@ pub(super) mod tests {
         assert!(fast * 10 > files * 8, "{fast} of {files}");
     }
 
-    fn json_value() -> impl Strategy<Value = Value> {
+    pub(in crate::lower::yaml) fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
