@@ -222,7 +222,7 @@ impl<'o> Dispatch<'o> {
             for i in std::mem::take(&mut self.just_started) {
                 on_event(&Event::TestStarted {
                     id: self.tests[i].id.clone(),
-                    name: self.tests[i].test.name.clone(),
+                    name: self.tests[i].name.clone(),
                 });
             }
             self.emit_finished(on_event);
@@ -254,7 +254,7 @@ impl<'o> Dispatch<'o> {
                             s.workers[w].busy = false;
                         }
                         r.id = self.tests[i].id.clone();
-                        r.data = self.tests[i].test.data.clone().map(Value::Object);
+                        r.data = self.tests[i].data().map(Value::Object);
                         if let Some((lane, at)) = self.launched[i] {
                             let timing = r.timing.get_or_insert_with(Timing::default);
                             timing.lane = lane;
@@ -373,8 +373,8 @@ impl<'o> Dispatch<'o> {
             };
             let t = &self.tests[i];
             let failure = Failure::new(RunCode::Interrupted, why);
-            let mut r = TestResult::not_run(&t.id, &t.test.name, Outcome::Interrupted, failure);
-            r.data = t.test.data.clone().map(Value::Object);
+            let mut r = TestResult::not_run(&t.id, &t.name, Outcome::Interrupted, failure);
+            r.data = t.data().map(Value::Object);
             self.started[i] = true;
             self.finish(i, r);
         }
@@ -396,7 +396,7 @@ impl<'o> Dispatch<'o> {
                 continue;
             }
             if let Some(mut r) = self.decided_without_session(i) {
-                r.data = self.tests[i].test.data.clone().map(Value::Object);
+                r.data = self.tests[i].data().map(Value::Object);
                 self.started[i] = true;
                 self.ready.remove(&k);
                 self.finish(i, r);
@@ -489,7 +489,7 @@ impl<'o> Dispatch<'o> {
     /// Hands test `i` to worker `w` (sessions are shared).
     fn hand_over(&mut self, i: usize, w: usize) {
         let input = self.input_for(i);
-        let (id, name) = (self.tests[i].id.clone(), self.tests[i].test.name.clone());
+        let (id, name) = (self.tests[i].id.clone(), self.tests[i].name.clone());
         let Some(s) = &mut self.shared else {
             return;
         };
@@ -582,8 +582,8 @@ impl<'o> Dispatch<'o> {
         } else {
             return None;
         };
-        let mut r = TestResult::not_run(&t.id, &t.test.name, status, failure);
-        r.quarantined = self.opts.quarantine.holds(&t.id, &t.test.name)
+        let mut r = TestResult::not_run(&t.id, &t.name, status, failure);
+        r.quarantined = self.opts.quarantine.holds(&t.id, &t.name)
             || (status == Outcome::Blocked && by_quarantine);
         Some(r)
     }
@@ -625,7 +625,7 @@ impl<'o> Dispatch<'o> {
     fn launch(&mut self, i: usize) {
         let input = self.input_for(i);
         let t = &self.tests[i];
-        let (id, name) = (t.id.clone(), t.test.name.clone());
+        let (id, name) = (t.id.clone(), t.name.clone());
         let alive = LiveGuard::enter(&self.live, &self.ended);
         let retries = (
             retries_of(&self.suite, &t.test, self.opts.retries),
@@ -678,7 +678,7 @@ impl<'o> Dispatch<'o> {
             let mut people = r.redacted(&self.redactor, &self.sensitive[i]);
             let planned = &self.tests[i];
             people.source = planned.test.steps.iter().find_map(|s| s.source.clone());
-            if planned.test.data.is_some() {
+            if planned.row.is_some() {
                 people.logical_name = Some(planned.logical.clone());
             }
             on_event(&Event::TestFinished(Box::new(people.clone())));
@@ -751,7 +751,7 @@ pub(super) fn spawn_test(
                 let mut attempts = Attempts::new(retries, interrupt);
                 let (r, client) = loop {
                     let (r, client) =
-                        exec::run_test_open(&suite, &tests[i].test, input.clone()).await;
+                        exec::run_test_open(&suite, &tests[i].runnable(), input.clone()).await;
                     if !attempts.again(&r) {
                         break (attempts.finish(r), client);
                     }

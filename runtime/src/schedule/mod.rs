@@ -470,7 +470,7 @@ pub async fn run_suite_closing(
     // A data row publishes its outputs under its logical test too.
     let logical = |i: usize| {
         let p = &planned[i];
-        p.test.data.is_some().then_some(p.logical.as_str())
+        p.row.is_some().then_some(p.logical.as_str())
     };
     let outputs = suite_outputs(
         shown

@@ -2,7 +2,9 @@
 //! checked, the report order (depth-first by the dependency graph, otherwise source order),
 //! the selection (`--test`, `--shard`), and what a test's dependencies hand it.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use mcpr_compiler::ir::{Skip, Suite, Test};
 use mcpr_compiler::names::slug;
@@ -11,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::{PlanError, RunOptions, Selection, plan_error};
 use crate::codes::RunCode;
-use crate::data::SuiteRows;
+use crate::data::{RowSet, SuiteRows};
 use crate::exec::{TestResult, test_id};
 
 /// A suite's run as planned: its tests, their order, who produces for whom, and which run.
@@ -62,7 +64,7 @@ impl Plan {
                     RunCode::UnknownServerOrRows,
                     format!(
                         "test {:?} names server {name:?}, which the suite does not declare",
-                        t.test.name
+                        t.name
                     ),
                 ));
             }
@@ -90,17 +92,85 @@ impl Plan {
     }
 }
 
-/// One runnable test after data rows are expanded.
+/// One runnable test after data rows are expanded. Every row of a data-driven test shares
+/// the test as written; the row's own copy (its name, id, `${row.…}` and `data`) is made
+/// only when it runs ([`Planned::runnable`]), so a hundred thousand rows cost their names
+/// and ids, not a hundred thousand copies of the test.
 #[derive(Debug, Clone)]
 pub(super) struct Planned {
-    /// The test (a data row's copy names the row and has `${row.…}`).
-    pub(super) test: Test,
+    /// The test as written (shared by the rows of a data-driven test).
+    pub(super) test: Arc<Test>,
+    /// The data row this planned test runs, for a data-driven test.
+    pub(super) row: Option<PlannedRow>,
+    /// Its name (`NAME [ROW]` for a row).
+    pub(super) name: String,
     /// Its id (`ID.ROW` for a row).
     pub(super) id: String,
     /// The logical test a row belongs to (its name otherwise).
     pub(super) logical: String,
-    /// The dependency names it lists.
-    pub(super) deps: Vec<String>,
+    /// The dependency names it lists (shared by the rows).
+    pub(super) deps: Arc<[String]>,
+}
+
+/// A data row of a planned test: which row of which set, and the row's id.
+#[derive(Debug, Clone)]
+pub(super) struct PlannedRow {
+    set: Arc<RowSet>,
+    index: usize,
+    id: String,
+}
+
+impl Planned {
+    /// A test without rows, planned as written.
+    fn whole(test: Arc<Test>) -> Planned {
+        let id = test_id(&test);
+        let logical = test
+            .logical_name
+            .clone()
+            .unwrap_or_else(|| test.name.clone());
+        let deps = test.depends_on.clone().unwrap_or_default().into();
+        Planned {
+            name: test.name.clone(),
+            test,
+            row: None,
+            id,
+            logical,
+            deps,
+        }
+    }
+
+    /// Where a row came from (`source`, `row` number, `id`, `fingerprint`); `None` for a
+    /// test without rows.
+    pub(super) fn data(&self) -> Option<Map<String, Value>> {
+        let row = self.row.as_ref()?;
+        let mut data = Map::new();
+        data.insert("source".into(), Value::String(row.set.source.clone()));
+        data.insert("row".into(), json!(row.index + 1));
+        data.insert("id".into(), Value::String(row.id.clone()));
+        data.insert(
+            "fingerprint".into(),
+            Value::String(row.set.fingerprint.clone()),
+        );
+        Some(data)
+    }
+
+    /// The test to run: as written, or a row's own copy that names the row, reads it as
+    /// `${row.…}` and records where it came from.
+    pub(super) fn runnable(&self) -> Cow<'_, Test> {
+        let Some(row) = &self.row else {
+            return Cow::Borrowed(&self.test);
+        };
+        let mut t = (*self.test).clone();
+        t.for_each = None;
+        t.name = self.name.clone();
+        t.id = Some(self.id.clone());
+        t.logical_name = Some(self.logical.clone());
+        let mut vars = t.variables.take().unwrap_or_default();
+        vars.insert("row".into(), Value::Object(row.set.rows[row.index].clone()));
+        t.variables = Some(vars);
+        t.data = self.data();
+        Cow::Owned(t)
+    }
 }
 
 /// Whole-name, case-insensitive glob match with `*` as the only wildcard.
@@ -136,19 +206,9 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 pub(super) fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, PlanError> {
     let mut out = Vec::new();
     for (index, test) in suite.tests.iter().enumerate() {
-        let id = test_id(test);
-        let logical = test
-            .logical_name
-            .clone()
-            .unwrap_or_else(|| test.name.clone());
-        let deps = test.depends_on.clone().unwrap_or_default();
+        let whole = Planned::whole(Arc::new(test.clone()));
         if test.for_each.is_none() {
-            out.push(Planned {
-                test: test.clone(),
-                id,
-                logical,
-                deps,
-            });
+            out.push(whole);
             continue;
         }
         let Some(set) = rows.by_test.get(index).cloned().flatten() else {
@@ -157,6 +217,7 @@ pub(super) fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, Pl
                 format!("test {:?}: its data rows were not loaded", test.name),
             ));
         };
+        out.reserve(set.rows.len());
         for (i, row) in set.rows.iter().enumerate() {
             let row_id = ["caseId", "id"]
                 .iter()
@@ -165,25 +226,15 @@ pub(super) fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, Pl
                     Some(v) => Some(crate::data::coerce::as_text(v)),
                 })
                 .unwrap_or_else(|| (i + 1).to_string());
-            let mut t = test.clone();
-            t.for_each = None;
-            t.name = format!("{} [{row_id}]", test.name);
-            t.id = Some(format!("{id}.{row_id}"));
-            t.logical_name = Some(logical.clone());
-            let mut vars = t.variables.take().unwrap_or_default();
-            vars.insert("row".into(), Value::Object(row.clone()));
-            t.variables = Some(vars);
-            let mut data = Map::new();
-            data.insert("source".into(), Value::String(set.source.clone()));
-            data.insert("row".into(), json!(i + 1));
-            data.insert("id".into(), Value::String(row_id.clone()));
-            data.insert("fingerprint".into(), Value::String(set.fingerprint.clone()));
-            t.data = Some(data);
             out.push(Planned {
-                id: format!("{id}.{row_id}"),
-                test: t,
-                logical: logical.clone(),
-                deps: deps.clone(),
+                name: format!("{} [{row_id}]", test.name),
+                id: format!("{}.{row_id}", whole.id),
+                row: Some(PlannedRow {
+                    set: Arc::clone(&set),
+                    index: i,
+                    id: row_id,
+                }),
+                ..whole.clone()
             });
         }
     }
@@ -236,7 +287,7 @@ pub(super) fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), P
                 RunCode::DuplicateId,
                 format!(
                     "tests {:?} and {:?} have the same id {:?}",
-                    tests[j].test.name, t.test.name, t.id
+                    tests[j].name, t.name, t.id
                 ),
             ));
         }
@@ -247,14 +298,14 @@ pub(super) fn plan(tests: &[Planned]) -> Result<(Vec<usize>, Vec<Vec<usize>>), P
     let index = Producers::of(tests);
     for (i, t) in tests.iter().enumerate() {
         let mut mine = Vec::new();
-        for dep in &t.deps {
+        for dep in t.deps.iter() {
             let found = index.of_dep(dep);
             if found.is_empty() {
                 return Err(plan_error(
                     RunCode::UnknownDependency,
                     format!(
                         "test {:?} depends on {dep:?}, which no test has as its id",
-                        t.test.name
+                        t.name
                     ),
                 ));
             }
@@ -346,7 +397,7 @@ fn first(
     };
     for &i in &order {
         let t = &tests[i];
-        let names = [t.test.name.as_str(), t.logical.as_str(), t.id.as_str()];
+        let names = [t.name.as_str(), t.logical.as_str(), t.id.as_str()];
         if Selection::has(&selection.first, &names) {
             place(i, &mut out, &mut placed);
         }
@@ -366,7 +417,7 @@ pub(super) fn select(tests: &[Planned], edges: &[Vec<usize>], opts: &RunOptions)
     let mut selected: Vec<bool> = tests
         .iter()
         .map(|t| {
-            let names = [t.test.name.as_str(), t.logical.as_str(), t.id.as_str()];
+            let names = [t.name.as_str(), t.logical.as_str(), t.id.as_str()];
             opts.filter
                 .as_ref()
                 .is_none_or(|p| names.iter().any(|n| glob_match(p, n)))
@@ -430,7 +481,7 @@ pub(super) fn deps_value(
     producers: &[usize],
 ) -> Map<String, Value> {
     let mut deps = Map::new();
-    for dep in &t.deps {
+    for dep in t.deps.iter() {
         let mut of_dep: Vec<usize> = producers
             .iter()
             .copied()
@@ -479,12 +530,7 @@ mod tests {
             "steps": [{"tool": {"name": "echo"}}]
         }))
         .unwrap();
-        Planned {
-            test,
-            id: id.into(),
-            logical: name.into(),
-            deps: deps.iter().map(|s| s.to_string()).collect(),
-        }
+        Planned::whole(Arc::new(test))
     }
 
     #[test]

@@ -27,10 +27,10 @@ use crate::exec::{self, Declarations, Outcome, SessionUse, TestInput, TestResult
 /// suite's target.
 pub(super) type SessionKey = Option<String>;
 
-/// Whether test `t` may run in a shared session: not a data row (each row is its own
-/// instance, with its own data) and not marked `isolated`.
+/// Whether test `t` may run in a shared session: any test not marked `isolated`, a data
+/// row as much as a test without rows.
 pub(super) fn shareable(t: &Planned) -> bool {
-    t.test.isolated != Some(true) && t.test.data.is_none()
+    t.test.isolated != Some(true)
 }
 
 /// One test handed to a worker.
@@ -125,7 +125,8 @@ async fn work(
 ) {
     let mut open: Option<Open> = None;
     while let Some(job) = jobs.recv().await {
-        let test = &tests[job.index].test;
+        let runnable = tests[job.index].runnable();
+        let test = &*runnable;
         let keep = match &job.shared {
             Some((key, _)) => open.as_ref().is_some_and(|o| o.key == *key),
             None => false,
