@@ -177,6 +177,16 @@ fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadEr
             kind: Kind::Null,
         });
     }
+    // JSON by a JSON scanner, plain block YAML line by line: both count the values as they
+    // go and give up at the budget, so a hostile suite costs them no more than the budget.
+    let fast = if json {
+        super::json::read(text, nodes)
+    } else {
+        super::block::read(text, nodes)
+    };
+    if let Some(node) = fast {
+        return Ok(node);
+    }
     // Counted on the raw events first: a hostile suite is refused before its tree is built.
     let may_pass = if json {
         crate::yaml::json_may_hold_more_than(text, nodes)
@@ -189,14 +199,8 @@ fn read_counted(text: &str, nodes: usize, json: bool) -> Result<Node, Vec<ReadEr
             span: Span::at(at),
         }]);
     }
-    // JSON by a JSON scanner, plain block YAML line by line; the ordinary document,
-    // straight from the parser's events; the rest through serde.
-    let fast = if json {
-        super::json::read(text, nodes)
-    } else {
-        super::block::read(text, nodes)
-    }
-    .or_else(|| super::events::read(text, nodes));
+    // The ordinary document, straight from the parser's events; the rest through serde.
+    let fast = super::events::read(text, nodes);
     match fast {
         Some(node) => Ok(node),
         None => read_through_serde(text, nodes),
