@@ -129,30 +129,9 @@ pub fn lower(l: &mut Lower<'_>, loader: &dyn super::Loader) -> Option<Suite> {
             return None;
         }
     };
-    let doc = tree.to_json();
-    let found = schema::check(&tree, &doc);
-    if !found.is_empty() {
-        for f in found {
-            l.report(f.problem, file, f.span);
-        }
-        return None;
-    }
-    let suite: Suite = match serde_json::from_value(doc) {
-        Ok(s) => s,
-        Err(e) => {
-            // The schema is at least as strict as the IR types, so this is a gap between the
-            // two; still say where.
-            let (context, span) = serde_failure(&tree);
-            l.report(
-                Problem::SchemaViolation {
-                    context,
-                    rule: format!("cannot be read as part of a suite: {e}"),
-                },
-                file,
-                span,
-            );
-            return None;
-        }
+    let suite = match a_test_at_a_time(&tree) {
+        Some(suite) => suite,
+        None => whole_document(l, &tree)?,
     };
     let mut suite = suite;
     semantics(l, &tree, &mut suite, loader);
@@ -167,6 +146,74 @@ pub fn lower(l: &mut Lower<'_>, loader: &dyn super::Loader) -> Option<Suite> {
         }
     }
     Some(suite)
+}
+
+/// The suite read from its tree a test at a time: the suite with its first test judged by
+/// the schema and read into the IR, then every other test judged on its own and read, so
+/// the JSON of the whole suite (larger than the tree) is never in memory. `None` when a
+/// part does not satisfy the schema or the IR types: [`whole_document`] then words it.
+fn a_test_at_a_time(tree: &Node) -> Option<Suite> {
+    let tree::Kind::Map(entries) = &tree.kind else {
+        return None;
+    };
+    let tests = entries.iter().find(|e| e.key == "tests")?;
+    let tree::Kind::Seq(tests) = &tests.value.kind else {
+        return None;
+    };
+    let mut shell = serde_json::Map::with_capacity(entries.len());
+    for e in entries {
+        let value = if e.key == "tests" {
+            serde_json::Value::Array(tests.first().map(Node::to_json).into_iter().collect())
+        } else {
+            e.value.to_json()
+        };
+        shell.insert(e.key.clone(), value);
+    }
+    let shell = serde_json::Value::Object(shell);
+    if !schema::is_valid(&shell) {
+        return None;
+    }
+    let mut suite: Suite = serde_json::from_value(shell).ok()?;
+    suite.tests.reserve(tests.len().saturating_sub(1));
+    for t in tests.iter().skip(1) {
+        let doc = t.to_json();
+        if !schema::test_is_valid(&doc) {
+            return None;
+        }
+        suite.tests.push(serde_json::from_value(doc).ok()?);
+    }
+    Some(suite)
+}
+
+/// The suite read from its whole document, every schema problem reported at its key or
+/// value; `None` when there is one.
+fn whole_document(l: &mut Lower<'_>, tree: &Node) -> Option<Suite> {
+    let file = l.entry;
+    let doc = tree.to_json();
+    let found = schema::check(tree, &doc);
+    if !found.is_empty() {
+        for f in found {
+            l.report(f.problem, file, f.span);
+        }
+        return None;
+    }
+    match serde_json::from_value(doc) {
+        Ok(suite) => Some(suite),
+        Err(e) => {
+            // The schema is at least as strict as the IR types, so this is a gap between the
+            // two; still say where.
+            let (context, span) = serde_failure(tree);
+            l.report(
+                Problem::SchemaViolation {
+                    context,
+                    rule: format!("cannot be read as part of a suite: {e}"),
+                },
+                file,
+                span,
+            );
+            None
+        }
+    }
 }
 
 /// Whether a `.yaml`/`.yml`/`.json` file found in a folder is a suite (and not, say, a CI
@@ -828,5 +875,53 @@ fn result_paths(l: &mut Lower<'_>, tree: &Node, i: usize, j: usize, step: &crate
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The suite read from the whole document, when it satisfies the schema and the types.
+    fn read_whole(tree: &Node) -> Option<Suite> {
+        let doc = tree.to_json();
+        schema::is_valid(&doc)
+            .then(|| serde_json::from_value(doc).ok())
+            .flatten()
+    }
+
+    #[test]
+    fn a_test_at_a_time_reads_what_the_whole_document_reads() {
+        let mut suites = 0;
+        for (name, text) in tree::tests::repository_texts() {
+            let Ok(tree) = tree::read_within(&text, 1 << 20) else {
+                continue;
+            };
+            let whole = read_whole(&tree);
+            suites += usize::from(whole.is_some());
+            assert_eq!(a_test_at_a_time(&tree), whole, "{name}");
+        }
+        assert!(suites > 20, "{suites} suites");
+        // A mistake in any test, or in the suite's own settings, leaves the suite to the
+        // whole document, which words it.
+        let test = |n: usize| {
+            format!("  - name: t{n}\n    steps:\n      - request:\n          method: ping\n")
+        };
+        let good: String = (0..4).map(test).collect();
+        for bad in [
+            format!("version: 1\ntests:\n{good}  - name: t9\n    stepz: []\n"),
+            format!("version: 1\ntests:\n  - name: t9\n    stepz: []\n{good}"),
+            format!("version: 1\nnmae: x\ntests:\n{good}"),
+            format!("version: 1\ntests:\n{}  - name: 5\n    steps: []\n", good),
+        ] {
+            let tree = tree::read_within(&bad, 1 << 20).unwrap();
+            assert_eq!(a_test_at_a_time(&tree), None, "{bad}");
+            assert_eq!(read_whole(&tree), None, "{bad}");
+        }
+        let fine = format!("version: 1\ntests:\n{good}");
+        let tree = tree::read_within(&fine, 1 << 20).unwrap();
+        let suite = a_test_at_a_time(&tree).expect("a valid suite");
+        assert_eq!(suite.tests.len(), 4);
+        assert_eq!(Some(suite), read_whole(&tree));
     }
 }
