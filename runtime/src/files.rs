@@ -82,6 +82,16 @@ pub enum Access {
 /// Writes `bytes` to `path` atomically (see the module documentation). The error names
 /// the file.
 pub fn write_atomic(path: &Path, bytes: &[u8], access: Access) -> Result<(), String> {
+    write_atomic_with(path, access, &mut |f| f.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, through a buffer: a large report is written as
+/// it is serialised, never held whole in memory.
+pub fn write_atomic_with(
+    path: &Path,
+    access: Access,
+    write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let tmp = temporary_beside(path);
     remove_stale_temporaries(path);
@@ -97,7 +107,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], access: Access) -> Result<(), Str
             Access::Shared | Access::Kept => 0o644,
             Access::Private => 0o600,
         };
-        let mut f = std::fs::OpenOptions::new()
+        let f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(mode)
@@ -106,7 +116,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8], access: Access) -> Result<(), Str
             // Exactly the old mode, whatever the umask says.
             f.set_permissions(std::fs::Permissions::from_mode(mode))?;
         }
-        f.write_all(bytes)?;
+        let mut buffered = std::io::BufWriter::new(f);
+        write(&mut buffered)?;
+        let f = buffered.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()
     })();
     if let Err(e) = written {

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Report, Reporter};
@@ -16,15 +16,33 @@ pub const SCHEMA_VERSION: u32 = 2;
 
 /// The report of one or more suites run by one command.
 pub fn report(runs: &[RunResult]) -> Value {
-    let (total, duration) = Summary::of_runs(runs);
-    let interrupted = runs.iter().any(|r| r.interrupted.is_some());
-    json!({
-        "schemaVersion": SCHEMA_VERSION,
-        "status": RunStatus::of(&total, interrupted).as_str(),
-        "durationMs": duration,
-        "summary": total,
-        "suites": runs,
-    })
+    serde_json::to_value(RunDocument::of(runs)).unwrap_or_default()
+}
+
+/// The run's document as it is serialised: the suites borrowed, so the report is written
+/// as it is serialised and a run of many tests never holds a second copy of their results.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunDocument<'r> {
+    schema_version: u32,
+    status: &'static str,
+    duration_ms: u64,
+    summary: Summary,
+    suites: &'r [RunResult],
+}
+
+impl RunDocument<'_> {
+    fn of(runs: &[RunResult]) -> RunDocument<'_> {
+        let (total, duration) = Summary::of_runs(runs);
+        let interrupted = runs.iter().any(|r| r.interrupted.is_some());
+        RunDocument {
+            schema_version: SCHEMA_VERSION,
+            status: RunStatus::of(&total, interrupted).as_str(),
+            duration_ms: duration,
+            summary: total,
+            suites: runs,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -70,11 +88,16 @@ impl JsonFile {
 
 impl Reporter for JsonFile {
     fn finish(&mut self, report: Report<'_>) -> Result<(), String> {
-        let doc = match report {
-            Report::Run(runs) => self::report(runs),
-            Report::Parity(suites) => json!({ "schemaVersion": 1, "suites": suites }),
-        };
-        let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
-        super::write_output(&self.path, &text)
+        match report {
+            Report::Run(runs) => super::write_output_with(&self.path, &mut |w| {
+                serde_json::to_writer_pretty(&mut *w, &RunDocument::of(runs))?;
+                w.write_all(b"\n")
+            }),
+            Report::Parity(suites) => {
+                let doc = json!({ "schemaVersion": 1, "suites": suites });
+                let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+                super::write_output(&self.path, &text)
+            }
+        }
     }
 }

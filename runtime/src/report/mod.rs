@@ -165,11 +165,19 @@ pub fn test_location(t: &TestResult) -> Option<&SourceLocation> {
 /// Writes a report to `path` (its missing folders created, as CI artifact paths such as
 /// `target/mcpr/junit.xml` need), or to stdout when the path is `-`.
 pub fn write_output(path: &std::path::Path, text: &str) -> Result<(), String> {
+    write_output_with(path, &mut |w| w.write_all(text.as_bytes()))
+}
+
+/// [`write_output`] of what `write` writes as it goes (a large report is never held whole).
+pub fn write_output_with(
+    path: &std::path::Path,
+    write: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     if path.as_os_str() == "-" {
         use std::io::Write;
-        let mut out = std::io::stdout().lock();
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
         // A closed stdout (`| head`) must not fail the run.
-        let _ = out.write_all(text.as_bytes());
+        let _ = write(&mut out);
         let _ = out.flush();
         return Ok(());
     }
@@ -177,7 +185,7 @@ pub fn write_output(path: &std::path::Path, text: &str) -> Result<(), String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create the folder {}: {e}", dir.display()))?;
     }
-    crate::files::write_atomic(path, text.as_bytes(), crate::files::Access::Shared)
+    crate::files::write_atomic_with(path, crate::files::Access::Shared, write)
 }
 
 /// The last `n` lines of a text.

@@ -7,7 +7,7 @@
 //! gone before the next test starts. An [`Interrupt`] ends every server at once and marks
 //! the tests that did not finish.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
 use super::closing::Closing;
-use super::plan::{Plan, Planned, deps_value, skip_reason};
+use super::plan::{Finished, Plan, Planned, deps_value, skip_reason};
 use super::retry::{Attempts, retries_of};
 use super::shared::{Job, SessionKey, Worker, shareable};
 use super::{Event, PlanError, RunOptions, plan_error};
@@ -56,9 +56,11 @@ pub(super) struct Dispatch<'o> {
     redactor: Redactor,
     /// Per test, the names of its sensitive exports.
     sensitive: Vec<Vec<String>>,
-    /// Results as they came (for dependencies), and as reported (redacted).
-    results: Vec<Option<TestResult>>,
-    shown: Vec<Option<TestResult>>,
+    /// Per finished test, what its consumers read; its whole result until it is reported,
+    /// and as reported (redacted, boxed: most slots wait empty for most of the run).
+    results: Vec<Option<Finished>>,
+    unreported: HashMap<usize, TestResult>,
+    shown: Vec<Option<Box<TestResult>>>,
     started: Vec<bool>,
     running: JoinSet<(usize, TestResult)>,
     /// The threads of started tests: each closes its session after handing over its result,
@@ -109,7 +111,7 @@ struct Shared {
     /// Numbers the sessions of the run.
     sessions: Arc<std::sync::atomic::AtomicU64>,
     /// Per server, what the handshake declares for every test that may share its session.
-    declare: std::collections::HashMap<SessionKey, Declarations>,
+    declare: HashMap<SessionKey, Declarations>,
 }
 
 /// Where a ready test can run now.
@@ -147,7 +149,7 @@ impl<'o> Dispatch<'o> {
             || suite.defaults.as_ref().and_then(|d| d.session)
                 == Some(mcpr_compiler::ir::SessionMode::Shared);
         let shared = share.then(|| {
-            let mut declare = std::collections::HashMap::<SessionKey, Declarations>::new();
+            let mut declare = HashMap::<SessionKey, Declarations>::new();
             for t in tests.iter().filter(|t| shareable(t)) {
                 let d = declare.entry(t.test.server.clone()).or_default();
                 *d = d.with(Declarations::of(&t.test));
@@ -190,6 +192,7 @@ impl<'o> Dispatch<'o> {
             default_target,
             sensitive,
             results: vec![None; n],
+            unreported: HashMap::new(),
             shown: vec![None; n],
             started: vec![false; n],
             running: JoinSet::new(),
@@ -325,7 +328,7 @@ impl<'o> Dispatch<'o> {
             .plan
             .order
             .iter()
-            .filter_map(|&i| self.shown[i].take().map(|r| (i, r)))
+            .filter_map(|&i| self.shown[i].take().map(|r| (i, *r)))
             .collect();
         let secret_outputs = self
             .plan
@@ -337,7 +340,7 @@ impl<'o> Dispatch<'o> {
                     .iter()
                     .filter_map(|k| Some((k.clone(), r.outputs.get(k)?.clone())))
                     .collect();
-                (!secret.is_empty()).then(|| (i, r.id.clone(), secret))
+                (!secret.is_empty()).then(|| (i, self.tests[i].id.clone(), secret))
             })
             .collect();
         Ok(Dispatched {
@@ -429,7 +432,8 @@ impl<'o> Dispatch<'o> {
 
     /// Keeps test `i`'s result and makes the consumers it was the last producer of ready.
     fn finish(&mut self, i: usize, r: TestResult) {
-        self.results[i] = Some(r);
+        self.results[i] = Some(Finished::of(&r));
+        self.unreported.insert(i, r);
         for c in std::mem::take(&mut self.consumers[i]) {
             self.waiting[c] -= 1;
             if self.waiting[c] == 0 && !self.started[c] && self.position[c] != usize::MAX {
@@ -667,7 +671,7 @@ impl<'o> Dispatch<'o> {
     fn emit_finished(&mut self, on_event: &mut (dyn FnMut(&Event) + Send)) {
         while self.emitted < self.plan.order.len() {
             let i = self.plan.order[self.emitted];
-            let Some(r) = &self.results[i] else {
+            let Some(r) = self.unreported.remove(&i) else {
                 break;
             };
             for k in &self.sensitive[i] {
@@ -682,7 +686,7 @@ impl<'o> Dispatch<'o> {
                 people.logical_name = Some(planned.logical.clone());
             }
             on_event(&Event::TestFinished(Box::new(people.clone())));
-            self.shown[i] = Some(people);
+            self.shown[i] = Some(Box::new(people));
             self.emitted += 1;
         }
     }

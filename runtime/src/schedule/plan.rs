@@ -471,12 +471,31 @@ pub(super) fn components(edges: &[Vec<usize>]) -> Vec<usize> {
         .collect()
 }
 
+/// What the run keeps of a finished test once it is reported: what its consumers, the
+/// tests it blocks and the run's outputs read. The whole result is kept only as reported.
+#[derive(Debug, Clone)]
+pub(super) struct Finished {
+    pub(super) status: crate::exec::Outcome,
+    pub(super) quarantined: bool,
+    pub(super) outputs: Map<String, Value>,
+}
+
+impl Finished {
+    pub(super) fn of(r: &TestResult) -> Finished {
+        Finished {
+            status: r.status,
+            quarantined: r.quarantined,
+            outputs: r.outputs.clone(),
+        }
+    }
+}
+
 /// `deps` variable of a test: for each dependency name, its producer's outputs, or for
 /// several producers (rows) each key as a list in row order. `producers` are the test's
 /// (its edges of the plan): only they are searched for each name.
 pub(super) fn deps_value(
     tests: &[Planned],
-    results: &[Option<TestResult>],
+    results: &[Option<Finished>],
     t: &Planned,
     producers: &[usize],
 ) -> Map<String, Value> {
@@ -488,7 +507,7 @@ pub(super) fn deps_value(
             .filter(|&p| produces(&tests[p], dep))
             .collect();
         of_dep.sort_unstable();
-        let found: Vec<&TestResult> = of_dep
+        let found: Vec<&Finished> = of_dep
             .into_iter()
             .filter_map(|p| results[p].as_ref())
             .collect();
