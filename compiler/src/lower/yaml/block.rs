@@ -371,26 +371,7 @@ impl Reader<'_> {
             }
             if b == b'\\' && quote == b'"' {
                 out.push_str(&self.text[run..i]);
-                let letter = *self.bytes.get(i + 1).filter(|_| i + 1 < end)?;
-                let (c, width) = match letter {
-                    b'"' => ('"', 2),
-                    b'\\' => ('\\', 2),
-                    b'/' => ('/', 2),
-                    b'b' => ('\u{8}', 2),
-                    b'f' => ('\u{c}', 2),
-                    b'n' => ('\n', 2),
-                    b'r' => ('\r', 2),
-                    b't' => ('\t', 2),
-                    b'u' => {
-                        let hex = self.text.get(i + 2..i + 6).filter(|_| i + 6 <= end)?;
-                        if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
-                            return None;
-                        }
-                        // A surrogate (half of a pair) is left to the parser.
-                        (char::from_u32(u32::from_str_radix(hex, 16).ok()?)?, 6)
-                    }
-                    _ => return None,
-                };
+                let (c, width) = super::json::escape(self.text, i, end)?;
                 out.push(c);
                 i += width;
                 run = i;

@@ -212,28 +212,9 @@ impl Scanner<'_> {
                 }
                 b'\\' => {
                     out.push_str(&self.text[run..self.at]);
-                    let letter = *self.bytes.get(self.at + 1)?;
-                    let escaped = match letter {
-                        b'"' => '"',
-                        b'\\' => '\\',
-                        b'/' => '/',
-                        b'b' => '\u{8}',
-                        b'f' => '\u{c}',
-                        b'n' => '\n',
-                        b'r' => '\r',
-                        b't' => '\t',
-                        b'u' => {
-                            let hex = self.text.get(self.at + 2..self.at + 6)?;
-                            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
-                                return None;
-                            }
-                            // A surrogate (half of a pair) is left to the YAML parser.
-                            char::from_u32(u32::from_str_radix(hex, 16).ok()?)?
-                        }
-                        _ => return None,
-                    };
+                    let (escaped, width) = escape(self.text, self.at, self.text.len())?;
                     out.push(escaped);
-                    self.at += if letter == b'u' { 6 } else { 2 };
+                    self.at += width;
                     run = self.at;
                 }
                 0..0x20 | 0x7f => return None,
@@ -248,6 +229,31 @@ impl Scanner<'_> {
             }
         }
     }
+}
+
+/// The character of the escape whose backslash is at `at` (ending by `end`) and its width
+/// in bytes: JSON's escapes only, which YAML reads the same; a `\u` surrogate (half of a
+/// pair) and every other escape answer `None`.
+pub(super) fn escape(text: &str, at: usize, end: usize) -> Option<(char, usize)> {
+    let letter = *text.as_bytes().get(at + 1).filter(|_| at + 1 < end)?;
+    Some(match letter {
+        b'"' => ('"', 2),
+        b'\\' => ('\\', 2),
+        b'/' => ('/', 2),
+        b'b' => ('\u{8}', 2),
+        b'f' => ('\u{c}', 2),
+        b'n' => ('\n', 2),
+        b'r' => ('\r', 2),
+        b't' => ('\t', 2),
+        b'u' => {
+            let hex = text.get(at + 2..at + 6).filter(|_| at + 6 <= end)?;
+            if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+                return None;
+            }
+            (char::from_u32(u32::from_str_radix(hex, 16).ok()?)?, 6)
+        }
+        _ => return None,
+    })
 }
 
 /// Whether YAML allows `c` in a document as text (and does not read it as a line break):
