@@ -417,7 +417,7 @@ fn judge(
                 _ => {
                     let why = t
                         .failure
-                        .as_ref()
+                        .as_deref()
                         .map(failure_text)
                         .unwrap_or_else(|| t.status.as_str().to_string());
                     let verdict = match flow.level {

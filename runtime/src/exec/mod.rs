@@ -231,7 +231,7 @@ pub async fn run_test_in(
     result.protocol_version = Some(client.session().protocol_version().to_string());
     if let Some(reason) = unmet_requirement(&client, test.requires.as_ref()) {
         result.status = Outcome::Skipped;
-        result.failure = Some(reason);
+        result.failure = Some(Box::new(reason));
         result.duration_ms = started.elapsed().as_millis() as u64;
         return (result, Some(client));
     }
@@ -270,7 +270,7 @@ pub async fn run_test_in(
     // What the server sent with or right after the last answer is read first: a second
     // answer to the last request is a warning of this test.
     tokio::task::yield_now().await;
-    result.warnings = warnings_of(&client, violations_before, result.failure.as_ref());
+    result.warnings = warnings_of(&client, violations_before, result.failure.as_deref());
     (result, Some(client))
 }
 
@@ -381,7 +381,7 @@ async fn connect(
         Ok(t) => t,
         Err(e) => {
             result.status = Outcome::Errored;
-            result.failure = Some(Failure::new(RunCode::TargetUnusable, e));
+            result.failure = Some(Box::new(Failure::new(RunCode::TargetUnusable, e)));
             return Err(());
         }
     };
@@ -396,7 +396,7 @@ async fn connect(
         }
         Err(e) => {
             result.status = Outcome::Errored;
-            result.failure = Some(Failure::from_error(&e));
+            result.failure = Some(Box::new(Failure::from_error(&e)));
             result.duration_ms = started.elapsed().as_millis() as u64;
             result.timing = Some(Timing {
                 spawn_us: started.elapsed().as_micros() as u64,

@@ -203,7 +203,7 @@ pub struct StepResult {
     pub source: Option<SourceLocation>,
     /// Why it did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure: Option<Failure>,
+    pub failure: Option<Box<Failure>>,
     /// What the request returned (a result, or a tool result with `isError`), recorded only
     /// when the run keeps transcripts (`--transcript`, parity runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -272,7 +272,7 @@ pub struct TestResult {
     pub outputs: Map<String, Value>,
     /// Why it did not pass (the first failing step's failure, or why it did not run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure: Option<Failure>,
+    pub failure: Option<Box<Failure>>,
     /// The negotiated protocol version, when a session was opened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
@@ -373,7 +373,7 @@ impl TestResult {
             steps: Vec::new(),
             not_run: Vec::new(),
             outputs: Map::new(),
-            failure: Some(failure),
+            failure: Some(Box::new(failure)),
             protocol_version: None,
             transcript: None,
             data: None,
@@ -395,7 +395,7 @@ impl TestResult {
         Attempt {
             status: self.status,
             duration_ms: self.duration_ms,
-            failure: self.failure.clone(),
+            failure: self.failure.as_deref().cloned(),
             session: self.session,
         }
     }

@@ -77,7 +77,7 @@ impl StepRunner {
             duration_ms,
             start_us: started.saturating_duration_since(self.started).as_micros() as u64,
             source: step.source.clone(),
-            failure,
+            failure: failure.map(Box::new),
             response,
             error,
             output: self.output.take(),

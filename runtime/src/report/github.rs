@@ -101,7 +101,7 @@ pub fn annotations(runs: &[RunResult]) -> String {
         };
         let failure = t
             .failure
-            .as_ref()
+            .as_deref()
             .filter(|_| t.status != Outcome::Flaky)
             .or_else(|| t.previous_attempts.first()?.failure.as_ref());
         let mut message = match failure {
@@ -239,7 +239,7 @@ pub fn job_summary(runs: &[RunResult]) -> String {
         ));
         let failure = t
             .failure
-            .as_ref()
+            .as_deref()
             .filter(|_| t.status != Outcome::Flaky)
             .or_else(|| t.previous_attempts.first()?.failure.as_ref());
         if let Some(f) = failure {

@@ -84,7 +84,7 @@ fn case(t: &TestResult, classname: &str) -> TestCase {
             None => format!("{}: {}", f.code, f.message),
         })
         .unwrap_or_default();
-    let detail = t.failure.as_ref().map(failure_text).unwrap_or_default();
+    let detail = t.failure.as_deref().map(failure_text).unwrap_or_default();
     let mut status = match t.status {
         Outcome::Passed | Outcome::Flaky => TestCaseStatus::success(),
         Outcome::Skipped => {

@@ -264,7 +264,7 @@ fn snapshots_not_kept(run: &mut RunResult, why: &str) {
         f.location = step.source.clone();
         f.step = Some(step.name.clone());
         t.status = Outcome::Failed;
-        t.failure = Some(f);
+        t.failure = Some(Box::new(f));
     }
     run.summary = RunResult::summarise(&run.tests);
     run.status = schedule::RunStatus::of(&run.summary, run.interrupted.is_some());

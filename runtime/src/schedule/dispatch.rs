@@ -30,7 +30,7 @@ use crate::redact::Redactor;
 /// What a dispatched suite hands back.
 pub(super) struct Dispatched {
     /// The reported (redacted) results in report order, with their plan indexes.
-    pub(super) shown: Vec<(usize, TestResult)>,
+    pub(super) shown: Vec<(usize, Box<TestResult>)>,
     /// Per reported test (same order), the real values of its `sensitive` exports: they go
     /// to the state file, never to a report.
     pub(super) secret_outputs: Vec<(usize, String, serde_json::Map<String, Value>)>,
@@ -328,7 +328,7 @@ impl<'o> Dispatch<'o> {
             .plan
             .order
             .iter()
-            .filter_map(|&i| self.shown[i].take().map(|r| (i, *r)))
+            .filter_map(|&i| self.shown[i].take().map(|r| (i, r)))
             .collect();
         let secret_outputs = self
             .plan

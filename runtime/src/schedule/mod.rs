@@ -488,7 +488,8 @@ pub async fn run_suite_closing(
         .into_iter()
         .map(|(k, _)| k)
         .collect();
-    let tests: Vec<TestResult> = shown.into_iter().map(|(_, r)| r).collect();
+    // Each boxed result is moved into place and its box freed as the list fills.
+    let tests: Vec<TestResult> = shown.into_iter().map(|(_, r)| *r).collect();
     let summary = RunResult::summarise(&tests);
     let result = RunResult {
         suite_name,

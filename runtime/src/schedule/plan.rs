@@ -139,10 +139,12 @@ impl Planned {
         }
     }
 
-    /// Where a row came from (`source`, `row` number, `id`, `fingerprint`); `None` for a
-    /// test without rows.
+    /// Where a row came from (`source`, `row` number, `id`, `fingerprint`); for a test
+    /// without rows, the `data` it was written with (if any).
     pub(super) fn data(&self) -> Option<Map<String, Value>> {
-        let row = self.row.as_ref()?;
+        let Some(row) = self.row.as_ref() else {
+            return self.test.data.clone();
+        };
         let mut data = Map::new();
         data.insert("source".into(), Value::String(row.set.source.clone()));
         data.insert("row".into(), json!(row.index + 1));

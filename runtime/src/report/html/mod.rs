@@ -56,7 +56,7 @@ pub fn data(runs: &[RunResult]) -> Value {
                     if let Some(l) = test_location(result) {
                         t["at"] = json!(format!("{}:{}:{}", l.file, l.line, l.column));
                     }
-                    if let Some(d) = result.failure.as_ref().and_then(failure_diff) {
+                    if let Some(d) = result.failure.as_deref().and_then(failure_diff) {
                         t["diff"] = json!(d);
                     }
                 }
