@@ -250,26 +250,27 @@ impl Reader<'_> {
         })
     }
 
+    /// A key starting at `at` (quoted, or plain as it reads in a flow collection when
+    /// `flow`): its text, style and span, and where its `:` is; `None` when no `:` follows.
+    fn key(&self, at: usize, end: usize, flow: bool) -> Option<(String, ScalarStyle, Span, usize)> {
+        if let b'"' | b'\'' = self.bytes[at] {
+            let (key, span, next) = self.quoted(at, end)?;
+            let colon = self.skip_spaces(next, end);
+            if colon == end || self.bytes[colon] != b':' {
+                return None;
+            }
+            return Some((key, style_of(self.bytes[at]), span, colon));
+        }
+        let (span, After::Colon(colon)) = self.plain(at, end, flow)? else {
+            return None;
+        };
+        let key = self.text[span.start as usize..span.end as usize].to_string();
+        Some((key, ScalarStyle::Plain, span, colon))
+    }
+
     /// A `key: value` entry of the mapping whose keys are at the key's column.
     fn entry(&mut self, at: usize, end: usize) -> Option<()> {
-        let (key, style, span, colon) = match self.bytes[at] {
-            b'"' | b'\'' => {
-                let (key, span, next) = self.quoted(at, end)?;
-                let colon = self.skip_spaces(next, end);
-                if colon == end || self.bytes[colon] != b':' {
-                    return None;
-                }
-                (key, style_of(self.bytes[at]), span, colon)
-            }
-            _ => {
-                let (span, after) = self.plain(at, end, false)?;
-                let After::Colon(colon) = after else {
-                    return None;
-                };
-                let key = self.text[span.start as usize..span.end as usize].to_string();
-                (key, ScalarStyle::Plain, span, colon)
-            }
-        };
+        let (key, style, span, colon) = self.key(at, end, false)?;
         if colon - at > self.max_key || colon + 1 < end && self.bytes[colon + 1] != b' ' {
             return None;
         }
@@ -446,22 +447,8 @@ impl Reader<'_> {
 
     /// A flow mapping's key and its `:`; the position after the `:`.
     fn flow_key(&mut self, at: usize, end: usize) -> Option<usize> {
-        let (key, style, span, next) = match self.bytes[at] {
-            b'"' | b'\'' => {
-                let (key, span, next) = self.quoted(at, end)?;
-                (key, style_of(self.bytes[at]), span, next)
-            }
-            _ => {
-                let (span, after) = self.plain(at, end, true)?;
-                let After::Colon(colon) = after else {
-                    return None;
-                };
-                let key = self.text[span.start as usize..span.end as usize].to_string();
-                (key, ScalarStyle::Plain, span, colon)
-            }
-        };
-        let colon = self.skip_spaces(next, end);
-        if colon == end || self.bytes[colon] != b':' || colon - at > self.max_key {
+        let (key, style, span, colon) = self.key(at, end, true)?;
+        if colon - at > self.max_key {
             return None;
         }
         // After a plain key the `:` needs a space; after a quoted one it may touch the value.
@@ -532,23 +519,15 @@ fn style_of(quote: u8) -> ScalarStyle {
 #[cfg(test)]
 mod tests {
     use super::super::events;
-    use super::super::tree::tests::{json_value, repository_texts, with_a_large_stack};
+    use super::super::tree::tests::{
+        json_value, nodes, read_as_events, repository_texts, with_a_large_stack,
+    };
     use super::*;
     use proptest::prelude::*;
 
-    fn nodes() -> usize {
-        crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES)
-    }
-
     /// The reader's tree, when it reads `text`, is the parser's, spans included.
     fn same_as_events(name: &str, text: &str) -> bool {
-        match read(text, nodes()) {
-            Some(tree) => {
-                assert_eq!(Some(tree), events::read(text, nodes()), "{name}:\n{text}");
-                true
-            }
-            None => false,
-        }
+        read_as_events(read, name, text)
     }
 
     #[test]

@@ -269,23 +269,15 @@ pub(super) fn printable(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::events;
-    use super::super::tree::tests::{json_text, repository_texts, with_a_large_stack};
+    use super::super::tree::tests::{
+        json_text, nodes, read_as_events, repository_texts, with_a_large_stack,
+    };
     use super::*;
     use proptest::prelude::*;
 
-    fn nodes() -> usize {
-        crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES)
-    }
-
     /// The scanner's tree, when it reads `text`, is the YAML parser's, spans included.
     fn same_as_events(name: &str, text: &str) -> bool {
-        match read(text, nodes()) {
-            Some(tree) => {
-                assert_eq!(Some(tree), events::read(text, nodes()), "{name}:\n{text}");
-                true
-            }
-            None => false,
-        }
+        read_as_events(read, name, text)
     }
 
     #[test]

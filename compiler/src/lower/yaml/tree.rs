@@ -531,6 +531,31 @@ pub(super) mod tests {
             .unwrap();
     }
 
+    /// The value budget of a file at the default size limit.
+    pub(in crate::lower::yaml) fn nodes() -> usize {
+        crate::yaml::file_node_budget(crate::size::DEFAULT_MAX_FILE_BYTES)
+    }
+
+    /// Whether a fast reader `read` reads `text`; when it does, its tree must be the one the
+    /// YAML parser's events build, spans included.
+    pub(in crate::lower::yaml) fn read_as_events(
+        read: fn(&str, usize) -> Option<Node>,
+        name: &str,
+        text: &str,
+    ) -> bool {
+        match read(text, nodes()) {
+            Some(tree) => {
+                assert_eq!(
+                    Some(tree),
+                    super::super::events::read(text, nodes()),
+                    "{name}:\n{text}"
+                );
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Every YAML and JSON text of the repository (below 2 MB), with its path.
     pub(in crate::lower::yaml) fn repository_texts() -> Vec<(String, String)> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
