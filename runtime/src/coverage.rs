@@ -20,11 +20,38 @@ pub struct Exercised {
     /// The named server the test ran against (`None`: the suite's default server).
     pub server: Option<String>,
     /// Tools called.
-    pub tools: BTreeSet<String>,
+    pub tools: Names,
     /// Resource URIs read.
-    pub resources: BTreeSet<String>,
+    pub resources: Names,
     /// Prompts got.
-    pub prompts: BTreeSet<String>,
+    pub prompts: Names,
+}
+
+/// The names a test exercised of one kind: a sorted list without repeats. A test uses a
+/// few, and every result keeps its own, so a list costs a fraction of a tree's node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names(Vec<String>);
+
+impl Names {
+    /// Whether `name` is among them.
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+    }
+
+    /// The names, sorted.
+    pub fn iter(&self) -> std::slice::Iter<'_, String> {
+        self.0.iter()
+    }
+}
+
+impl Extend<String> for Names {
+    fn extend<I: IntoIterator<Item = String>>(&mut self, names: I) {
+        for name in names {
+            if let Err(at) = self.0.binary_search(&name) {
+                self.0.insert(at, name);
+            }
+        }
+    }
 }
 
 impl Exercised {
@@ -290,6 +317,14 @@ pub fn template_matches(template: &str, uri: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn names_stay_sorted_without_repeats() {
+        let mut names = Names::default();
+        names.extend(["echo", "add", "echo", "zeta", "add"].map(String::from));
+        assert_eq!(names.iter().collect::<Vec<_>>(), ["add", "echo", "zeta"]);
+        assert!(names.contains("echo") && !names.contains("ech"));
+    }
 
     #[test]
     fn advertised_against_exercised() {

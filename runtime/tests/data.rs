@@ -46,7 +46,7 @@ async fn csv_with_bom_quotes_crlf_coercion_derive_and_where() {
         ])
     );
     assert_eq!(
-        set.source,
+        &*set.source,
         dir.path().join("customers.csv").display().to_string()
     );
     assert!(set.fingerprint.starts_with("sha256:") && set.fingerprint.len() == 71);

@@ -251,7 +251,7 @@ async fn postgresql_queries_over_the_network() {
         ])
     );
     assert_eq!(
-        set.source,
+        &*set.source,
         format!("postgresql://127.0.0.1:{}/postgres", pg.port)
     );
     // The URL form and the object form reach the same server; writes are refused.
@@ -400,7 +400,7 @@ async fn rest_sources_and_their_safety_checks() {
         rows(&set),
         json!([{"id": 1, "name": "a"}, {"id": 2, "name": "b"}])
     );
-    assert_eq!(set.source, format!("{base}/rows"));
+    assert_eq!(&*set.source, format!("{base}/rows"));
 
     // /hop/2 → /hop/1 → /hop/0 → /rows: three redirects are followed, four are not.
     let set = load_with(
@@ -524,7 +524,7 @@ async fn plugins_print_rows_within_their_limits() {
         rows(&set),
         json!([{"id": "p1", "n": 1}, {"id": "p2", "n": 2}])
     );
-    assert_eq!(set.source, "plugin sh");
+    assert_eq!(&*set.source, "plugin sh");
     // A relative program path starts in the suite's folder, wherever mcpr runs.
     let script = write(
         dir.path(),

@@ -125,21 +125,22 @@ impl DataOptions {
 /// The rows of one source after its pipeline.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowSet {
-    /// What the rows were read from: the file, the URL (without its query) or the provider.
-    pub source: String,
+    /// What the rows were read from: the file, the URL (without its query) or the provider
+    /// (shared with the results of the rows).
+    pub source: Arc<str>,
     /// The rows, in order.
     pub rows: Vec<Row>,
-    /// `sha256:` fingerprint of the rows' canonical JSON.
-    pub fingerprint: String,
+    /// `sha256:` fingerprint of the rows' canonical JSON (shared like `source`).
+    pub fingerprint: Arc<str>,
 }
 
 impl RowSet {
     fn new(source: String, rows: Vec<Row>) -> RowSet {
         let fingerprint = fingerprint::fingerprint(rows.iter());
         RowSet {
-            source,
+            source: source.into(),
             rows,
-            fingerprint,
+            fingerprint: fingerprint.into(),
         }
     }
 }

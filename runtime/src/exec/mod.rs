@@ -24,8 +24,8 @@ mod tasks;
 pub use crate::codes::Outcome;
 pub(crate) use listen::{Listen, open_at_start};
 pub use result::{
-    Attempt, Failure, NotRun, StepResult, StepStatus, TestResult, TestTranscript, Timing, Warning,
-    show_last_message, test_id,
+    Attempt, Failure, NotRun, StepResult, StepStatus, TestData, TestResult, TestTranscript, Timing,
+    Warning, show_last_message, test_id,
 };
 pub use target::{
     TestInput, apply_client_settings, client_behaviour, inherit_of, runtime_target, withheld_env,
@@ -287,7 +287,7 @@ fn blank_result(test: &ir::Test) -> TestResult {
         failure: None,
         protocol_version: None,
         transcript: None,
-        data: test.data.clone().map(Value::Object),
+        data: test.data.clone().map(|d| TestData::Json(Value::Object(d))),
         logical_name: None,
         source: None,
         timing: None,

@@ -5,11 +5,92 @@
 use mcpr_compiler::ir::{self, Phase, SourceLocation};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 use crate::codes::{Outcome, RunCode};
 use crate::error::{Error, LastMessage};
 use crate::redact::{MASK, Redactor};
 use crate::transcript::Direction;
+
+/// Where a test's data came from: `data` in the reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TestData {
+    /// A data row, reported as `{source, row, id, fingerprint}`. The rows of a set share its
+    /// source and fingerprint: a hundred thousand results hold one copy of each.
+    Row {
+        /// What the rows were read from.
+        source: Arc<str>,
+        /// The row's 1-based number.
+        row: usize,
+        /// The row's id (its `caseId`, else its `id`, else its number).
+        id: String,
+        /// The fingerprint of the row set.
+        fingerprint: Arc<str>,
+    },
+    /// Any other data as JSON: what a test was written with, or a report read back.
+    Json(Value),
+}
+
+impl TestData {
+    /// The data as the reports show it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            TestData::Row {
+                source,
+                row,
+                id,
+                fingerprint,
+            } => serde_json::json!({
+                "source": &**source,
+                "row": row,
+                "id": id,
+                "fingerprint": &**fingerprint,
+            }),
+            TestData::Json(v) => v.clone(),
+        }
+    }
+
+    /// Masks what the redactor masks; a row that keeps every text stays shared.
+    fn redact(&mut self, redactor: &Redactor) {
+        if let TestData::Json(v) = self {
+            return redactor.value(v);
+        }
+        let shown = self.to_value();
+        let mut masked = shown.clone();
+        redactor.value(&mut masked);
+        if masked != shown {
+            *self = TestData::Json(masked);
+        }
+    }
+}
+
+impl Serialize for TestData {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            TestData::Row {
+                source,
+                row,
+                id,
+                fingerprint,
+            } => {
+                let mut map = serializer.serialize_map(Some(4))?;
+                map.serialize_entry("source", &**source)?;
+                map.serialize_entry("row", row)?;
+                map.serialize_entry("id", id)?;
+                map.serialize_entry("fingerprint", &**fingerprint)?;
+                map.end()
+            }
+            TestData::Json(v) => v.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TestData {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Value::deserialize(deserializer).map(TestData::Json)
+    }
+}
 
 /// One attempt of a retried test before the attempt it is reported by.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -282,7 +363,7 @@ pub struct TestResult {
     pub transcript: Option<TestTranscript>,
     /// For a data row: `{source, row, id, fingerprint}` (the test's `data`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub data: Option<Value>,
+    pub data: Option<TestData>,
     /// For a data row: the name of the test the row belongs to (rows are grouped under it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logical_name: Option<String>,
@@ -477,7 +558,7 @@ impl TestResult {
             e.text = redactor.text(&e.text);
         }
         if let Some(d) = &mut r.data {
-            redactor.value(d);
+            d.redact(redactor);
         }
         for (k, v) in r.outputs.iter_mut() {
             if sensitive.contains(k) {
@@ -487,5 +568,49 @@ impl TestResult {
             }
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str) -> TestData {
+        TestData::Row {
+            source: "rows.csv".into(),
+            row: 7,
+            id: id.into(),
+            fingerprint: "sha256:ab12".into(),
+        }
+    }
+
+    #[test]
+    fn a_row_is_reported_as_its_four_members_in_order() {
+        let text = serde_json::to_string(&row("7")).unwrap();
+        assert_eq!(
+            text,
+            r#"{"source":"rows.csv","row":7,"id":"7","fingerprint":"sha256:ab12"}"#
+        );
+        assert_eq!(serde_json::to_value(row("7")).unwrap(), row("7").to_value());
+        // A report read back keeps the same JSON.
+        let back: TestData = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, TestData::Json(row("7").to_value()));
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+    }
+
+    #[test]
+    fn a_row_is_masked_like_its_json_and_stays_shared_when_nothing_is_masked() {
+        let mut redactor = Redactor::new();
+        redactor.add("hunter2-secret");
+        let mut plain = row("7");
+        plain.redact(&redactor);
+        assert_eq!(plain, row("7"), "nothing to mask: the row stays a row");
+
+        let mut secret = row("hunter2-secret");
+        let mut expected = row("hunter2-secret").to_value();
+        redactor.value(&mut expected);
+        secret.redact(&redactor);
+        assert_eq!(secret, TestData::Json(expected.clone()));
+        assert_ne!(expected["id"], "hunter2-secret");
     }
 }

@@ -257,7 +257,7 @@ impl<'o> Dispatch<'o> {
                             s.workers[w].busy = false;
                         }
                         r.id = self.tests[i].id.clone();
-                        r.data = self.tests[i].data().map(Value::Object);
+                        r.data = self.tests[i].result_data();
                         if let Some((lane, at)) = self.launched[i] {
                             let timing = r.timing.get_or_insert_with(Timing::default);
                             timing.lane = lane;
@@ -377,7 +377,7 @@ impl<'o> Dispatch<'o> {
             let t = &self.tests[i];
             let failure = Failure::new(RunCode::Interrupted, why);
             let mut r = TestResult::not_run(&t.id, &t.name, Outcome::Interrupted, failure);
-            r.data = t.data().map(Value::Object);
+            r.data = t.result_data();
             self.started[i] = true;
             self.finish(i, r);
         }
@@ -399,7 +399,7 @@ impl<'o> Dispatch<'o> {
                 continue;
             }
             if let Some(mut r) = self.decided_without_session(i) {
-                r.data = self.tests[i].data().map(Value::Object);
+                r.data = self.tests[i].result_data();
                 self.started[i] = true;
                 self.ready.remove(&k);
                 self.finish(i, r);

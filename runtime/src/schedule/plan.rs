@@ -9,12 +9,12 @@ use std::sync::Arc;
 use mcpr_compiler::ir::{Skip, Suite, Test};
 use mcpr_compiler::names::slug;
 use petgraph::graph::{DiGraph, NodeIndex};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{PlanError, RunOptions, Selection, plan_error};
 use crate::codes::RunCode;
 use crate::data::{RowSet, SuiteRows};
-use crate::exec::{TestResult, test_id};
+use crate::exec::{TestData, TestResult, test_id};
 
 /// A suite's run as planned: its tests, their order, who produces for whom, and which run.
 pub(super) struct Plan {
@@ -142,18 +142,27 @@ impl Planned {
     /// Where a row came from (`source`, `row` number, `id`, `fingerprint`); for a test
     /// without rows, the `data` it was written with (if any).
     pub(super) fn data(&self) -> Option<Map<String, Value>> {
+        match self.result_data()?.to_value() {
+            Value::Object(data) => Some(data),
+            _ => None,
+        }
+    }
+
+    /// [`Planned::data`] as the test's result keeps it: a row shares its row set's texts.
+    pub(super) fn result_data(&self) -> Option<TestData> {
         let Some(row) = self.row.as_ref() else {
-            return self.test.data.clone();
+            return self
+                .test
+                .data
+                .clone()
+                .map(|d| TestData::Json(Value::Object(d)));
         };
-        let mut data = Map::new();
-        data.insert("source".into(), Value::String(row.set.source.clone()));
-        data.insert("row".into(), json!(row.index + 1));
-        data.insert("id".into(), Value::String(row.id.clone()));
-        data.insert(
-            "fingerprint".into(),
-            Value::String(row.set.fingerprint.clone()),
-        );
-        Some(data)
+        Some(TestData::Row {
+            source: Arc::clone(&row.set.source),
+            row: row.index + 1,
+            id: row.id.clone(),
+            fingerprint: Arc::clone(&row.set.fingerprint),
+        })
     }
 
     /// The test to run: as written, or a row's own copy that names the row, reads it as
@@ -544,6 +553,7 @@ pub(super) fn skip_reason(test: &Test) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn t(name: &str, id: &str, deps: &[&str]) -> Planned {
         let test: Test = serde_json::from_value(json!({
