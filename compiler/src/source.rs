@@ -79,6 +79,22 @@ pub struct SourceFile {
     /// UTF-16 offset at which each line starts; empty when the text is ASCII, where a byte
     /// is one UTF-16 unit and the byte offsets serve (see [`SourceFile::utf16_starts`]).
     line_starts_utf16: Vec<u32>,
+    /// UTF-16 offset of every [`CHECKPOINT`]th byte (empty when the text is ASCII), so a
+    /// position on a long line (a suite written as one line of JSON) counts at most that
+    /// many bytes instead of the line up to it.
+    utf16_checkpoints: Vec<u32>,
+}
+
+/// Bytes between two entries of [`SourceFile`]'s UTF-16 checkpoints.
+const CHECKPOINT: usize = 4096;
+
+/// UTF-16 units of the characters that start in `bytes`: one per character, two from
+/// U+10000 (four UTF-8 bytes).
+fn utf16_units(bytes: &[u8]) -> u32 {
+    bytes
+        .iter()
+        .map(|&b| u32::from(b & 0xC0 != 0x80) + u32::from(b >= 0xF0))
+        .sum()
 }
 
 impl SourceFile {
@@ -96,30 +112,33 @@ impl SourceFile {
         // Kept for the file's life: a large file has hundreds of thousands of lines.
         line_starts.shrink_to_fit();
         let lines = line_starts.len();
-        let line_starts_utf16 = if text.is_ascii() {
-            Vec::new()
+        let (line_starts_utf16, utf16_checkpoints) = if text.is_ascii() {
+            (Vec::new(), Vec::new())
         } else {
-            // A character is one UTF-16 unit, two from U+10000 (four UTF-8 bytes).
-            let units = |from: usize, to: usize| -> u32 {
-                bytes[from..to]
-                    .iter()
-                    .map(|&b| u32::from(b & 0xC0 != 0x80) + u32::from(b >= 0xF0))
-                    .sum()
-            };
             let mut utf16 = 0u32;
-            let mut out = Vec::with_capacity(lines);
-            out.push(0u32);
+            let mut lines16 = Vec::with_capacity(lines);
+            lines16.push(0u32);
             for w in line_starts.windows(2) {
-                utf16 += units(w[0] as usize, w[1] as usize);
-                out.push(utf16);
+                utf16 += utf16_units(&bytes[w[0] as usize..w[1] as usize]);
+                lines16.push(utf16);
             }
-            out
+            let mut utf16 = 0u32;
+            let checkpoints = bytes
+                .chunks(CHECKPOINT)
+                .map(|chunk| {
+                    let at = utf16;
+                    utf16 += utf16_units(chunk);
+                    at
+                })
+                .collect();
+            (lines16, checkpoints)
         };
         SourceFile {
             path: path.into(),
             text,
             line_starts,
             line_starts_utf16,
+            utf16_checkpoints,
         }
     }
 
@@ -181,19 +200,23 @@ impl SourceFile {
     pub fn position(&self, byte: usize) -> Position {
         let byte = self.floor_char_boundary(byte.min(self.text.len()));
         let line = self.line_index(byte);
-        let start = self.line_starts[line] as usize;
-        let prefix = &self.text[start..byte];
-        // ASCII (most lines) counts one UTF-16 unit per byte.
-        let col16: u32 = if prefix.is_ascii() {
-            prefix.len() as u32
-        } else {
-            prefix.chars().map(|c| c.len_utf16() as u32).sum()
-        };
+        let offset = self.utf16_at(byte);
         Position {
             line: line as u32 + 1,
-            column: col16 + 1,
-            offset: self.utf16_starts()[line] + col16,
+            column: offset - self.utf16_starts()[line] + 1,
+            offset,
         }
+    }
+
+    /// UTF-16 offset of a byte offset on a character boundary: the byte offset itself in
+    /// ASCII text, else the nearest checkpoint before it and the characters after that.
+    fn utf16_at(&self, byte: usize) -> u32 {
+        if self.utf16_checkpoints.is_empty() {
+            return byte as u32;
+        }
+        // The end of a text whose length is a whole number of checkpoints has none of its own.
+        let k = (byte / CHECKPOINT).min(self.utf16_checkpoints.len() - 1);
+        self.utf16_checkpoints[k] + utf16_units(&self.text.as_bytes()[k * CHECKPOINT..byte])
     }
 
     /// UTF-16 offset of a byte offset.
@@ -280,6 +303,59 @@ mod tests {
         assert_eq!(ascii.utf16_starts(), [0, 4, 5, 8]);
         assert_eq!(ascii.position(9).offset, 9);
         assert_eq!(ascii.byte_of_line_column(3, 2), Some(6));
+    }
+
+    #[test]
+    fn positions_on_long_lines_agree_with_counting_every_character() {
+        // One long line (as a generated JSON suite is written) and a few short ones, with
+        // characters of one to four bytes across several checkpoints; the lengths put the
+        // end of the text on a checkpoint and off one.
+        for extra in [0usize, 1, 3] {
+            let mut text = String::from("é\n");
+            let mut n = 0;
+            while text.len() < 3 * CHECKPOINT {
+                text.push_str(["a", "ü", "日", "𝄞"][n % 4]);
+                n += 1;
+            }
+            text.push_str("\nend");
+            let pad = (CHECKPOINT - text.len() % CHECKPOINT) % CHECKPOINT;
+            text.push_str(&"x".repeat(pad + extra));
+            let f = SourceFile::new("t", text.as_str());
+            let (mut line, mut column, mut offset) = (1, 1, 0);
+            let mut expected = Vec::new();
+            for (i, ch) in text.char_indices() {
+                expected.push((
+                    i,
+                    Position {
+                        line,
+                        column,
+                        offset,
+                    },
+                ));
+                let w = ch.len_utf16() as u32;
+                offset += w;
+                if ch == '\n' {
+                    (line, column) = (line + 1, 1);
+                } else {
+                    column += w;
+                }
+            }
+            expected.push((
+                text.len(),
+                Position {
+                    line,
+                    column,
+                    offset,
+                },
+            ));
+            for (byte, want) in expected {
+                assert_eq!(f.position(byte), want, "byte {byte}, {extra} extra");
+                assert_eq!(f.byte_of_utf16(want.offset), byte);
+            }
+            // Inside a character: its start.
+            let u = text.find('ü').unwrap();
+            assert_eq!(f.position(u + 1), f.position(u));
+        }
     }
 
     #[test]
