@@ -93,7 +93,7 @@ impl Plan {
 }
 
 /// One runnable test after data rows are expanded. Every row of a data-driven test shares
-/// the test as written; the row's own copy (its name, id, `${row.…}` and `data`) is made
+/// the test as written; the row's own copy (its name, id and `${row.…}`) is made
 /// only when it runs ([`Planned::runnable`]), so a hundred thousand rows cost their names
 /// and ids, not a hundred thousand copies of the test.
 #[derive(Debug, Clone)]
@@ -139,16 +139,8 @@ impl Planned {
         }
     }
 
-    /// Where a row came from (`source`, `row` number, `id`, `fingerprint`); for a test
-    /// without rows, the `data` it was written with (if any).
-    pub(super) fn data(&self) -> Option<Map<String, Value>> {
-        match self.result_data()?.to_value() {
-            Value::Object(data) => Some(data),
-            _ => None,
-        }
-    }
-
-    /// [`Planned::data`] as the test's result keeps it: a row shares its row set's texts.
+    /// The `data` of the test's result: where a row came from (`source`, `row` number, `id`,
+    /// `fingerprint`, the row set's texts shared), else the data it was written with.
     pub(super) fn result_data(&self) -> Option<TestData> {
         let Some(row) = self.row.as_ref() else {
             return self
@@ -165,8 +157,8 @@ impl Planned {
         })
     }
 
-    /// The test to run: as written, or a row's own copy that names the row, reads it as
-    /// `${row.…}` and records where it came from.
+    /// The test to run: as written, or a row's own copy that names the row and reads it as
+    /// `${row.…}` (its result gets where the row came from: [`Planned::result_data`]).
     pub(super) fn runnable(&self) -> Cow<'_, Test> {
         let Some(row) = &self.row else {
             return Cow::Borrowed(&self.test);
@@ -179,7 +171,7 @@ impl Planned {
         let mut vars = t.variables.take().unwrap_or_default();
         vars.insert("row".into(), Value::Object(row.set.rows[row.index].clone()));
         t.variables = Some(vars);
-        t.data = self.data();
+        t.data = None;
         Cow::Owned(t)
     }
 }
