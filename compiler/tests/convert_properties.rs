@@ -57,14 +57,14 @@ fn suite(tool: String, args: Map<String, Value>, expected: Value, test: String) 
         ..ToolStep::new(tool.clone())
     }));
     step.name = Some(format!("Call tool \u{201c}{tool}\u{201d}"));
-    step.assert = Some(Assert {
+    step.assert = Some(Box::new(Assert {
         json: Some(JsonAssertions::List(vec![Assertion {
             path: Some("$.structuredContent".into()),
             equals: Some(expected),
             ..Default::default()
         }])),
         ..Default::default()
-    });
+    }));
     Suite::new(
         Target::stdio("server", vec![]),
         vec![Test::new(test, vec![step])],

@@ -261,7 +261,7 @@ fn full_step(kind: StepKind) -> Step {
         kind,
         phase: Some(Phase::Cleanup),
         always: Some(true),
-        assert: Some(full_assert()),
+        assert: Some(Box::new(full_assert())),
         capture: Some(OrderedMap::from_iter([("v", "$.v".to_owned())])),
         export: Some(OrderedMap::from_iter([("e", full_export())])),
         timeout_ms: Some(1),

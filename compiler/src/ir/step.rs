@@ -24,7 +24,7 @@ pub struct Step {
     /// Run the step even after an earlier step failed.
     pub always: Option<bool>,
     /// Expectations on the outcome.
-    pub assert: Option<Assert>,
+    pub assert: Option<Box<Assert>>,
     /// Values saved into test variables: variable name → result path.
     pub capture: Option<OrderedMap<String>>,
     /// Values published as test outputs: output name → export rule.
@@ -358,7 +358,7 @@ impl TryFrom<StepRepr> for Step {
             kind,
             phase: repr.phase,
             always: repr.always,
-            assert: repr.assert,
+            assert: repr.assert.map(Box::new),
             capture: repr.capture,
             export: repr.export,
             timeout_ms: repr.timeout_ms,
@@ -415,7 +415,7 @@ impl Serialize for Step {
             set: None,
             phase: self.phase.as_ref(),
             always: self.always,
-            assert: self.assert.as_ref(),
+            assert: self.assert.as_deref(),
             capture: self.capture.as_ref(),
             export: self.export.as_ref(),
             timeout_ms: self.timeout_ms,

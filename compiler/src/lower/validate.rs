@@ -5,7 +5,8 @@
 //! `mcpr check` accepts too. Problems are located at the line of the step they concern.
 
 use super::Lower;
-use super::yaml::{lean, schema, tree};
+use super::yaml::lean::{self, Lean};
+use super::yaml::{schema, tree};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
 use crate::ir::{JsonAssertions, Step, Suite, Test, WhereCondition};
@@ -238,7 +239,9 @@ pub fn judged(l: &mut Lower<'_>, suite: &mut Suite, judged: Judged) {
     l.diags.extend(judged.diags);
     report_patterns(l, suite);
     report_closed_values(l, suite);
-    if !judged.invalid && shell_is_valid(suite) {
+    // The suite's first test is never judged alone: it is kept whole and judged here.
+    let first_valid = |suite: &mut Suite| suite.tests.first_mut().is_none_or(test_is_valid);
+    if !judged.invalid && shell_is_valid(suite) && first_valid(suite) {
         return;
     }
     let hollow = judged.hollow;
@@ -256,46 +259,93 @@ fn step_index(path: &[String]) -> usize {
 }
 
 /// Whether the suite satisfies the schema, judged without its whole document in memory:
-/// the suite with its first test only, then every other test on its own. The JSON of a
-/// large suite's tests is many times the size of its text; one test's is small.
+/// the suite's shell with its first test's ([`shell_is_valid`]), then every test a step at
+/// a time ([`test_is_valid`]). The JSON of a large suite's tests is many times the size of
+/// its text; one step's is small.
 fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
-    if !shell_is_valid(suite) {
-        return false;
-    }
-    let from = suite.tests.len().min(1);
-    suite.tests[from..].iter_mut().all(test_is_valid)
+    shell_is_valid(suite) && suite.tests.iter_mut().all(test_is_valid)
 }
 
-/// Whether one test satisfies the schema's test definition, judged on its lean document
-/// without the positions and flow frames the compiler gives each step and assertion: they
-/// are made from the file map and the flow declarations, never from a value the author
-/// wrote, and `convert` leaves them out ([`crate::fmt::strip_locations`]). They are moved out
-/// and back, not copied. (The suite's first test is judged with them, in its shell.)
+/// Whether one test satisfies the schema's test definition, judged a step at a time: the
+/// test with its first step only, then each further step against the `step` definition
+/// (a test's `steps` asks nothing of its members together). Each is judged on its lean
+/// document without the positions and flow frames the compiler gives each step and
+/// assertion: they are made from the file map and the flow declarations, never from a
+/// value the author wrote, and `convert` leaves them out
+/// ([`crate::fmt::strip_locations`]). (The suite's first test is judged with them, in
+/// its shell.)
 fn test_is_valid(test: &mut Test) -> bool {
-    let mut sources = Vec::new();
-    let mut flows = Vec::with_capacity(test.steps.len());
-    for step in &mut test.steps {
-        step.each_source(|s| sources.push(s.take()));
-        flows.push(std::mem::take(&mut step.flow));
-    }
-    let valid = lean::to_lean(&*test).is_ok_and(|doc| schema::lean_test_is_valid(&doc));
-    let mut sources = sources.into_iter();
-    for (step, flow) in test.steps.iter_mut().zip(flows) {
-        step.each_source(|s| *s = sources.next().flatten());
-        step.flow = flow;
-    }
+    let mut steps = std::mem::take(&mut test.steps);
+    let valid = test_shell(test, steps.first_mut(), false)
+        .is_some_and(|doc| schema::lean_test_is_valid(&doc))
+        && steps
+            .iter_mut()
+            .skip(1)
+            .all(|s| lean_step(s, false).is_some_and(|doc| schema::lean_step_is_valid(&doc)));
+    test.steps = steps;
     valid
 }
 
-/// Whether the suite with its first test only satisfies the schema.
+/// Whether the suite satisfies the schema with its first test's shell as its only test
+/// (positions kept): what [`test_is_valid`] does not judge of a suite. Nothing is copied:
+/// the tests are set aside while the rest of the suite is read.
 fn shell_is_valid(suite: &mut Suite) -> bool {
-    // The tests are set aside and the first one copied, not split off: moving thousands of
-    // tests out and back costs more than judging the shell.
     let all = std::mem::take(&mut suite.tests);
-    suite.tests.extend(all.first().cloned());
-    let valid = lean::to_lean(&*suite).is_ok_and(|doc| schema::lean_is_valid(&doc));
+    let doc = lean::to_lean(&*suite);
     suite.tests = all;
-    valid
+    let Ok(mut doc) = doc else {
+        return false;
+    };
+    if let Some(first) = suite.tests.first_mut() {
+        let mut steps = std::mem::take(&mut first.steps);
+        let shell = test_shell(first, steps.first_mut(), true);
+        first.steps = steps;
+        let Some(shell) = shell else {
+            return false;
+        };
+        set_member(&mut doc, "tests", Lean::Array(vec![shell]));
+    }
+    schema::lean_is_valid(&doc)
+}
+
+/// The lean document of `test` (its steps set aside by the caller) with `first` as its
+/// only step.
+fn test_shell(test: &Test, first: Option<&mut Step>, positions: bool) -> Option<Lean> {
+    let mut doc = lean::to_lean(test).ok()?;
+    if let Some(step) = first {
+        set_member(
+            &mut doc,
+            "steps",
+            Lean::Array(vec![lean_step(step, positions)?]),
+        );
+    }
+    Some(doc)
+}
+
+/// The lean document of one step, without its positions and flow frames unless
+/// `positions` (they are moved out and back, not copied).
+fn lean_step(step: &mut Step, positions: bool) -> Option<Lean> {
+    if positions {
+        return lean::to_lean(&*step).ok();
+    }
+    let mut sources = Vec::new();
+    step.each_source(|s| sources.push(s.take()));
+    let flow = std::mem::take(&mut step.flow);
+    let doc = lean::to_lean(&*step).ok();
+    let mut sources = sources.into_iter();
+    step.each_source(|s| *s = sources.next().flatten());
+    step.flow = flow;
+    doc
+}
+
+/// Sets member `name` of a lean object to `value`.
+fn set_member(doc: &mut Lean, name: &'static str, value: Lean) {
+    if let Lean::Object(members) = doc {
+        match members.iter_mut().find(|(k, _)| k == name) {
+            Some((_, v)) => *v = value,
+            None => members.push((name.into(), value)),
+        }
+    }
 }
 
 /// Where in the user's files a path of the suite document is written: the line of the step
@@ -400,5 +450,35 @@ mod tests {
             !test_is_valid(&mut test),
             "retries above the maximum of 100"
         );
+    }
+
+    /// A test is judged a step at a time; a step past the first that the schema refuses
+    /// refuses the test, as the whole suite document's judgement does.
+    #[test]
+    fn a_late_step_the_schema_refuses_refuses_its_test_and_the_suite() {
+        let tests = lowered(SUITE);
+        let last = tests[1].steps.len() - 1;
+        assert!(last >= 1, "the test has steps past its first");
+        for (which, at) in [(0, 0), (1, 0), (1, last)] {
+            let mut suite = Suite::new(crate::ir::Target::stdio("node", vec![]), tests.clone());
+            suite.tests[which].steps[at].timeout_ms = Some(0);
+            let whole = serde_json::to_value(&suite).expect("a document");
+            assert!(!schema::is_valid(&whole), "a timeout of 0 breaks minimum 1");
+            let before = suite.clone();
+            assert!(
+                !test_is_valid(&mut suite.tests[which]),
+                "test {which}, step {at}"
+            );
+            assert!(
+                !valid_a_test_at_a_time(&mut suite),
+                "test {which}, step {at}"
+            );
+            assert_eq!(suite, before, "the suite is left as it was");
+            suite.tests[which].steps[at].timeout_ms = Some(1000);
+            assert!(
+                valid_a_test_at_a_time(&mut suite),
+                "test {which}, step {at}"
+            );
+        }
     }
 }

@@ -24,14 +24,14 @@ pub fn text(target: &AdhocOptions, seed: u64, f: &Finding) -> Result<String, Str
     let mut step = Step::new(StepKind::Tool(tool));
     step.name = Some(format!("Call tool \u{201c}{}\u{201d}", f.tool));
     step.timeout_ms = Some(super::deadline_ms(target));
-    step.assert = Some(Assert {
+    step.assert = Some(Box::new(Assert {
         status: Some(if f.minimal_valid {
             Status::Success
         } else {
             Status::Error
         }),
         ..Assert::default()
-    });
+    }));
     let name = format!(
         "{} answers the input of fuzz case {} (seed {seed})",
         f.tool, f.case

@@ -189,7 +189,7 @@ fn step(call: &Call) -> Result<Step, String> {
     };
     let mut s = Step::new(kind);
     s.name = Some(name);
-    s.assert = Some(expect(&call.method, answer));
+    s.assert = Some(Box::new(expect(&call.method, answer)));
     Ok(s)
 }
 

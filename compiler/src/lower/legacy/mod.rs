@@ -254,9 +254,9 @@ impl Legacy<'_> {
         step.name = Some(line.text.clone());
         step.source = Some(self.location(line.span));
         step.timeout_ms = prefixes.timeout.map(|(ms, _)| ms);
-        step.assert = assert;
+        step.assert = assert.map(Box::new);
         if prefixes.expect_error.is_some() {
-            step.assert.get_or_insert_with(Assert::default).status = Some(Status::Error);
+            step.assert.get_or_insert_with(Box::default).status = Some(Status::Error);
         }
         if spec.sends {
             self.last_sender = Some(command);

@@ -91,7 +91,7 @@ pub(super) fn collect_deps_refs(l: &Lower<'_>, b: &mut TestBuilder, node: &Node,
 }
 
 pub(super) fn assert(step: &mut Step) -> &mut Assert {
-    step.assert.get_or_insert_with(Assert::default)
+    step.assert.get_or_insert_with(Box::default)
 }
 
 pub(super) fn assertion(path: String) -> Assertion {
@@ -441,7 +441,7 @@ fn attach_fault(l: &mut Lower<'_>, step: &mut Step, fault: &FaultPhrase, file: u
 }
 
 pub(super) fn push_json(step: &mut Step, a: Assertion) {
-    let assert = step.assert.get_or_insert_with(Assert::default);
+    let assert = step.assert.get_or_insert_with(Box::default);
     match &mut assert.json {
         Some(JsonAssertions::List(list)) => list.push(a),
         Some(JsonAssertions::One(one)) => {
