@@ -214,6 +214,48 @@ fn invalid_files_report_exactly_their_expectations() {
     assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
 }
 
+/// `check` judges each test as it is read and drops its steps; it reports what a whole
+/// compile reports, for every suite of the corpus, valid or not, and for the corpus's
+/// suites with their tests repeated (so a test past the first is judged the same).
+#[test]
+fn check_reports_what_a_whole_compile_reports() {
+    let mut compared = 0;
+    for f in files("valid").iter().chain(&files("invalid")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let options = common::check_options(&text);
+        let mut texts = vec![text.clone()];
+        // The same tests again after the first ones: a YAML block sequence at the top.
+        if let Some(at) = text.find("\ntests:\n") {
+            let tests = &text[at + "\ntests:\n".len()..];
+            // The items end at the first line at the left margin that is not an item.
+            let mut end = 0;
+            for line in tests.split_inclusive('\n') {
+                if !line.starts_with([' ', '-', '#', '\n']) {
+                    break;
+                }
+                end += line.len();
+            }
+            let (items, rest) = tests.split_at(end);
+            let doubled = format!("{}{items}{items}{rest}", &text[..at + "\ntests:\n".len()]);
+            texts.push(doubled);
+        }
+        for text in texts {
+            let mut map = SourceMap::new();
+            let id = map.add(SourceFile::new(shown(f), text.clone()));
+            let whole = lower::compile(&mut map, id, &MemoryLoader::new(), &options);
+            let checked = mcpr_compiler::check(&mut map, id, &MemoryLoader::new(), &options);
+            assert_eq!(
+                positions(&map, &checked),
+                positions(&map, &whole.diagnostics),
+                "{}\n{text}",
+                shown(f)
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 40, "{compared} suites compared");
+}
+
 /// Every IR the `.mcpr` lowering corpus expects is itself a valid JSON suite: read back
 /// through the YAML/JSON lowering it is the same IR (this is how `mcpr run` reads
 /// `mcpr compile --emit ir` output).

@@ -47,12 +47,18 @@ pub struct OutsideSet {
 /// Every value of `suite` that a closed set above governs and that is not in it. A value
 /// holding a template (`${…}`) is left to the run.
 pub fn closed_values(suite: &Suite) -> Vec<OutsideSet> {
+    let mut out = suite_values(suite);
+    for (i, t) in suite.tests.iter().enumerate() {
+        test_values(t, i, &mut out);
+    }
+    out
+}
+
+/// [`closed_values`] of the suite's own settings, its tests left out.
+pub fn suite_values(suite: &Suite) -> Vec<OutsideSet> {
     let mut out = Vec::new();
     if let Some(c) = &suite.client {
         behavior(c, &mut vec!["client".into()], &mut out);
-    }
-    for (i, t) in suite.tests.iter().enumerate() {
-        test_values(t, i, &mut out);
     }
     out
 }

@@ -183,7 +183,7 @@ fn compile_keeping(
     let mut compiled = match Format::of(map.get(entry).path()) {
         Format::Mcpr if keep_tree => compile_mcpr(map, entry, loader, options),
         Format::Mcpr => check_mcpr(map, entry, loader, options),
-        Format::Yaml => compile_yaml(map, entry, loader, options),
+        Format::Yaml => compile_yaml(map, entry, loader, options, keep_tree),
         Format::Legacy => {
             let (suite, diagnostics) = legacy::compile(map, entry);
             finish(suite, diagnostics, None)
@@ -209,8 +209,15 @@ fn size_check(source: &SourceFile, file: usize, limit: usize) -> Option<Diagnost
     Some(Diagnostic::new(problem, file, Span::new(line_start, at)))
 }
 
-/// Compiles a YAML or JSON suite (which imports nothing).
-fn compile_yaml(map: &SourceMap, entry: usize, loader: &dyn Loader, options: &Options) -> Compiled {
+/// Compiles a YAML or JSON suite (which imports nothing); without `whole`, for its
+/// diagnostics only (its tests' steps are dropped once judged).
+fn compile_yaml(
+    map: &SourceMap,
+    entry: usize,
+    loader: &dyn Loader,
+    options: &Options,
+    whole: bool,
+) -> Compiled {
     let mut l = Lower {
         map,
         entry,
@@ -220,7 +227,7 @@ fn compile_yaml(map: &SourceMap, entry: usize, loader: &dyn Loader, options: &Op
         import_failed: false,
         functions: &NO_FUNCTIONS,
     };
-    let suite = yaml::lower(&mut l, loader);
+    let suite = yaml::lower(&mut l, loader, whole);
     finish(suite, l.diags, None)
 }
 

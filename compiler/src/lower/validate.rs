@@ -25,14 +25,14 @@ pub fn patterns(suite: &Suite) -> Vec<(Vec<String>, String)> {
 }
 
 /// The regular expressions of the test at index `i`, as [`patterns`] lists them.
-fn test_patterns(t: &Test, i: usize, out: &mut Vec<(Vec<String>, String)>) {
+pub(super) fn test_patterns(t: &Test, i: usize, out: &mut Vec<(Vec<String>, String)>) {
     for (j, s) in t.steps.iter().enumerate() {
         step_patterns(s, i, j, out);
     }
 }
 
 /// The regular expressions of the suite's data sources, as [`patterns`] lists them.
-fn source_patterns(suite: &Suite, out: &mut Vec<(Vec<String>, String)>) {
+pub(super) fn source_patterns(suite: &Suite, out: &mut Vec<(Vec<String>, String)>) {
     if let Some(sources) = &suite.data_sources {
         for (name, ds) in sources.iter() {
             for (column, c) in ds.filter.iter().flat_map(|f| f.iter()) {

@@ -76,9 +76,12 @@ fn span_of(text: &str, span: &serde_saphyr::granit_parser::Span) -> Option<Span>
     (end <= text.len()).then(|| Span::new(start, end))
 }
 
-/// A collection being read, with the key waiting for its value when it is a mapping.
+/// A collection being read, with the key waiting for its value when it is a mapping. Its
+/// items or entries wait in the builder's pending lists from `start` until it closes.
 struct Open {
+    /// Its span and kind; its list stays empty until it closes.
     node: Node,
+    start: usize,
     key: Option<(String, Span)>,
     /// The keys of a mapping past [`SCAN_KEYS`] entries, so a repeat is found by a lookup.
     keys: HashSet<String>,
@@ -88,9 +91,10 @@ struct Open {
 const SCAN_KEYS: usize = 16;
 
 impl Open {
-    /// Whether `key` is already a key of this mapping (it is remembered when it is not).
-    fn repeats(&mut self, key: &str) -> bool {
-        let entries = self.node.entries();
+    /// Whether `key` is already a key of this mapping, whose entries so far are those of
+    /// `pending` from its start (it is remembered when it is not).
+    fn repeats(&mut self, pending: &[Entry], key: &str) -> bool {
+        let entries = pending.get(self.start..).unwrap_or_default();
         if entries.len() < SCAN_KEYS {
             return entries.iter().any(|e| e.key == key);
         }
@@ -113,6 +117,11 @@ pub(super) fn max_events(nodes: usize) -> usize {
 /// types or words exactly (a repeated key, a key that is not text, a budget passed).
 pub(super) struct Builder {
     stack: Vec<Open>,
+    /// The items and entries of the open collections, innermost last. A collection's list
+    /// is made when it closes, at its exact length: lists grown an item at a time would
+    /// leave about a third of a large tree's memory unused.
+    items: Vec<Node>,
+    entries: Vec<Entry>,
     done: Option<Node>,
     nodes: usize,
     budget: usize,
@@ -127,6 +136,8 @@ impl Builder {
         let budget = serde_saphyr::budget::Budget::default();
         Builder {
             stack: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
             done: None,
             nodes: 0,
             budget: nodes,
@@ -178,7 +189,7 @@ impl Builder {
                 _ => value.to_string(),
             };
             let open = self.stack.last_mut()?;
-            if open.repeats(&key) {
+            if open.repeats(&self.entries, &key) {
                 return None;
             }
             open.key = Some((key, span));
@@ -200,13 +211,14 @@ impl Builder {
         if self.stack.len() >= self.max_depth {
             return None;
         }
-        let kind = if map {
-            Kind::Map(Vec::new())
+        let (kind, start) = if map {
+            (Kind::Map(Vec::new()), self.entries.len())
         } else {
-            Kind::Seq(Vec::new())
+            (Kind::Seq(Vec::new()), self.items.len())
         };
         self.stack.push(Open {
             node: Node { span, kind },
+            start,
             key: None,
             keys: HashSet::new(),
         });
@@ -214,9 +226,14 @@ impl Builder {
     }
 
     pub(super) fn close(&mut self) -> Option<()> {
-        let open = self.stack.pop()?;
+        let mut open = self.stack.pop()?;
         if open.key.is_some() {
             return None;
+        }
+        match &mut open.node.kind {
+            Kind::Map(list) => *list = self.entries.drain(open.start..).collect(),
+            Kind::Seq(list) => *list = self.items.drain(open.start..).collect(),
+            _ => {}
         }
         self.place(open.node)
     }
@@ -224,16 +241,23 @@ impl Builder {
     /// Puts a finished value where it belongs: the pending key's value, the next item, or
     /// the document.
     fn place(&mut self, node: Node) -> Option<()> {
-        match self.stack.last_mut() {
+        let Builder {
+            stack,
+            items,
+            entries,
+            done,
+            ..
+        } = self;
+        match stack.last_mut() {
             None => {
-                if self.done.is_some() {
+                if done.is_some() {
                     return None;
                 }
-                self.done = Some(node);
+                *done = Some(node);
             }
-            Some(open) => match &mut open.node.kind {
-                Kind::Seq(items) => items.push(node),
-                Kind::Map(entries) => {
+            Some(open) => match &open.node.kind {
+                Kind::Seq(_) => items.push(node),
+                Kind::Map(_) => {
                     let (key, key_span) = open.key.take()?;
                     entries.push(Entry {
                         key,
