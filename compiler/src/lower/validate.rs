@@ -259,36 +259,43 @@ fn step_index(path: &[String]) -> usize {
 }
 
 /// Whether the suite satisfies the schema, judged without its whole document in memory:
-/// the suite's shell with its first test's ([`shell_is_valid`]), then every test a step at
-/// a time ([`test_is_valid`]). The JSON of a large suite's tests is many times the size of
-/// its text; one step's is small.
+/// the suite's shell with its first test's ([`shell_is_valid`]), then every test in parts
+/// of its steps ([`test_is_valid`]). The JSON of a large suite's tests is many times the
+/// size of its text; one part's is small.
 fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
     shell_is_valid(suite) && suite.tests.iter_mut().all(test_is_valid)
 }
 
-/// Whether one test satisfies the schema's test definition, judged a step at a time: the
-/// test with its first step only, then each further step against the `step` definition
-/// (a test's `steps` asks nothing of its members together). Each is judged on its lean
-/// document without the positions and flow frames the compiler gives each step and
-/// assertion: they are made from the file map and the flow declarations, never from a
-/// value the author wrote, and `convert` leaves them out
-/// ([`crate::fmt::strip_locations`]). (The suite's first test is judged with them, in
+/// Whether one test satisfies the schema's test definition, judged [`STEPS_AT_ONCE`] steps
+/// at a time: the test with each part of its steps in turn (a test's `steps` asks nothing
+/// of its members together), so a test of a million steps never has its whole document
+/// in memory. Each part is judged on its lean document without the positions and flow
+/// frames the compiler gives each step and assertion: they are made from the file map and
+/// the flow declarations, never from a value the author wrote, and `convert` leaves them
+/// out ([`crate::fmt::strip_locations`]). (The suite's first test is judged with them, in
 /// its shell.)
 fn test_is_valid(test: &mut Test) -> bool {
     let mut steps = std::mem::take(&mut test.steps);
-    let valid = test_shell(test, steps.first_mut(), false)
-        .is_some_and(|doc| schema::lean_test_is_valid(&doc))
-        && steps
-            .iter_mut()
-            .skip(1)
-            .all(|s| lean_step(s, false).is_some_and(|doc| schema::lean_step_is_valid(&doc)));
+    let judge = |test: &Test, part: &mut [Step]| {
+        test_doc(test, part, false).is_some_and(|doc| schema::lean_test_is_valid(&doc))
+    };
+    let valid = if steps.is_empty() {
+        judge(test, &mut [])
+    } else {
+        steps
+            .chunks_mut(STEPS_AT_ONCE)
+            .all(|part| judge(test, part))
+    };
     test.steps = steps;
     valid
 }
 
-/// Whether the suite satisfies the schema with its first test's shell as its only test
-/// (positions kept): what [`test_is_valid`] does not judge of a suite. Nothing is copied:
-/// the tests are set aside while the rest of the suite is read.
+/// How many steps of a test one document holds when the test is judged.
+const STEPS_AT_ONCE: usize = 256;
+
+/// Whether the suite satisfies the schema with its first test, with its first step only,
+/// as its only test (positions kept): what [`test_is_valid`] does not judge of a suite.
+/// Nothing is copied: the tests are set aside while the rest of the suite is read.
 fn shell_is_valid(suite: &mut Suite) -> bool {
     let all = std::mem::take(&mut suite.tests);
     let doc = lean::to_lean(&*suite);
@@ -298,7 +305,8 @@ fn shell_is_valid(suite: &mut Suite) -> bool {
     };
     if let Some(first) = suite.tests.first_mut() {
         let mut steps = std::mem::take(&mut first.steps);
-        let shell = test_shell(first, steps.first_mut(), true);
+        let one = steps.len().min(1);
+        let shell = test_doc(first, &mut steps[..one], true);
         first.steps = steps;
         let Some(shell) = shell else {
             return false;
@@ -308,17 +316,15 @@ fn shell_is_valid(suite: &mut Suite) -> bool {
     schema::lean_is_valid(&doc)
 }
 
-/// The lean document of `test` (its steps set aside by the caller) with `first` as its
-/// only step.
-fn test_shell(test: &Test, first: Option<&mut Step>, positions: bool) -> Option<Lean> {
+/// The lean document of `test` (its steps set aside by the caller) with `steps` as its
+/// steps.
+fn test_doc(test: &Test, steps: &mut [Step], positions: bool) -> Option<Lean> {
     let mut doc = lean::to_lean(test).ok()?;
-    if let Some(step) = first {
-        set_member(
-            &mut doc,
-            "steps",
-            Lean::Array(vec![lean_step(step, positions)?]),
-        );
-    }
+    let steps = steps
+        .iter_mut()
+        .map(|s| lean_step(s, positions))
+        .collect::<Option<Vec<_>>>()?;
+    set_member(&mut doc, "steps", Lean::Array(steps));
     Some(doc)
 }
 
@@ -452,14 +458,28 @@ mod tests {
         );
     }
 
-    /// A test is judged a step at a time; a step past the first that the schema refuses
+    /// A test is judged in parts of its steps; a step in any part that the schema refuses
     /// refuses the test, as the whole suite document's judgement does.
     #[test]
     fn a_late_step_the_schema_refuses_refuses_its_test_and_the_suite() {
-        let tests = lowered(SUITE);
+        let mut tests = lowered(SUITE);
+        // A third test longer than one part.
+        let mut long = tests[1].clone();
+        long.name = "long".into();
+        let step = long.steps[0].clone();
+        long.steps.resize(STEPS_AT_ONCE * 2 + 3, step);
+        tests.push(long);
         let last = tests[1].steps.len() - 1;
         assert!(last >= 1, "the test has steps past its first");
-        for (which, at) in [(0, 0), (1, 0), (1, last)] {
+        let cases = [
+            (0, 0),
+            (1, 0),
+            (1, last),
+            (2, STEPS_AT_ONCE - 1),
+            (2, STEPS_AT_ONCE),
+            (2, STEPS_AT_ONCE * 2 + 2),
+        ];
+        for (which, at) in cases {
             let mut suite = Suite::new(crate::ir::Target::stdio("node", vec![]), tests.clone());
             suite.tests[which].steps[at].timeout_ms = Some(0);
             let whole = serde_json::to_value(&suite).expect("a document");

@@ -94,16 +94,10 @@ pub fn is_valid(doc: &Value) -> bool {
 
 /// The schema of one test (a member of `tests`): the suite schema's `test` definition.
 fn test_schema() -> Value {
-    definition_schema("test")
-}
-
-/// The schema of one of the suite schema's definitions (`test`, `step`), with every
-/// definition it may refer to.
-fn definition_schema(name: &str) -> Value {
     let whole = schema();
     serde_json::json!({
         "$schema": whole["$schema"],
-        "$ref": format!("#/$defs/{name}"),
+        "$ref": "#/$defs/test",
         "$defs": whole["$defs"],
     })
 }
@@ -133,15 +127,6 @@ pub fn lean_test_is_valid(test: &Lean) -> bool {
     VALIDATOR
         .get_or_init(|| lean_validator(&test_schema()))
         .is_valid(test)
-}
-
-/// Whether one step (a member of a test's `steps`) satisfies the schema's `step`
-/// definition, so a long test can be judged a step at a time.
-pub fn lean_step_is_valid(step: &Lean) -> bool {
-    static VALIDATOR: OnceLock<Validator<LeanJson>> = OnceLock::new();
-    VALIDATOR
-        .get_or_init(|| lean_validator(&definition_schema("step")))
-        .is_valid(step)
 }
 
 fn lean_validator(schema: &Value) -> Validator<LeanJson> {
