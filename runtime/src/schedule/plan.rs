@@ -35,7 +35,7 @@ impl Plan {
     /// (a duplicate id, a cycle, an unknown dependency, a bad shard, an undeclared server,
     /// no server at all) is a [`PlanError`].
     pub(super) fn make(
-        suite: &Suite,
+        suite: &Arc<Suite>,
         rows: &SuiteRows,
         opts: &RunOptions,
     ) -> Result<Plan, PlanError> {
@@ -99,7 +99,7 @@ impl Plan {
 #[derive(Debug, Clone)]
 pub(super) struct Planned {
     /// The test as written (shared by the rows of a data-driven test).
-    pub(super) test: Arc<Test>,
+    pub(super) test: Written,
     /// The data row this planned test runs, for a data-driven test.
     pub(super) row: Option<PlannedRow>,
     /// Its name (`NAME [ROW]` for a row).
@@ -112,6 +112,22 @@ pub(super) struct Planned {
     pub(super) deps: Arc<[String]>,
 }
 
+/// A test as written, read from its suite: the suite is shared, not the test copied (a
+/// suite of 100,000 tests would otherwise be held twice during its run).
+#[derive(Debug, Clone)]
+pub(super) struct Written {
+    suite: Arc<Suite>,
+    index: usize,
+}
+
+impl std::ops::Deref for Written {
+    type Target = Test;
+
+    fn deref(&self) -> &Test {
+        &self.suite.tests[self.index]
+    }
+}
+
 /// A data row of a planned test: which row of which set, and the row's id.
 #[derive(Debug, Clone)]
 pub(super) struct PlannedRow {
@@ -122,7 +138,7 @@ pub(super) struct PlannedRow {
 
 impl Planned {
     /// A test without rows, planned as written.
-    fn whole(test: Arc<Test>) -> Planned {
+    fn whole(test: Written) -> Planned {
         let id = test_id(&test);
         let logical = test
             .logical_name
@@ -206,10 +222,13 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
 /// One planned test per test, and per data row of a data-driven test: id `ID.ROW` and name
 /// `NAME [ROW]`, where ROW is the row's `caseId`, else its `id`, else its 1-based number;
 /// `${row.…}` reads the row, and `data` records where it came from.
-pub(super) fn expand(suite: &Suite, rows: &SuiteRows) -> Result<Vec<Planned>, PlanError> {
+pub(super) fn expand(suite: &Arc<Suite>, rows: &SuiteRows) -> Result<Vec<Planned>, PlanError> {
     let mut out = Vec::new();
     for (index, test) in suite.tests.iter().enumerate() {
-        let whole = Planned::whole(Arc::new(test.clone()));
+        let whole = Planned::whole(Written {
+            suite: Arc::clone(suite),
+            index,
+        });
         if test.for_each.is_none() {
             out.push(whole);
             continue;
@@ -553,7 +572,11 @@ mod tests {
             "steps": [{"tool": {"name": "echo"}}]
         }))
         .unwrap();
-        Planned::whole(Arc::new(test))
+        let suite = Suite::new(mcpr_compiler::ir::Target::stdio("s", vec![]), vec![test]);
+        Planned::whole(Written {
+            suite: Arc::new(suite),
+            index: 0,
+        })
     }
 
     #[test]
