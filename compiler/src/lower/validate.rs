@@ -276,8 +276,21 @@ fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
 /// its shell.)
 fn test_is_valid(test: &mut Test) -> bool {
     let mut steps = std::mem::take(&mut test.steps);
-    let judge = |test: &Test, part: &mut [Step]| {
-        test_doc(test, part, false).is_some_and(|doc| schema::lean_test_is_valid(&doc))
+    // Positions and frames moved out of a part's steps while it is judged, then put back.
+    let mut sources = Vec::new();
+    let mut flows = Vec::new();
+    let mut judge = |test: &Test, part: &mut [Step]| {
+        for step in part.iter_mut() {
+            step.each_source(|s| sources.push(s.take()));
+            flows.push(std::mem::take(&mut step.flow));
+        }
+        let valid = test_doc(test, part).is_some_and(|doc| schema::lean_test_is_valid(&doc));
+        let (mut taken, mut frames) = (sources.drain(..), flows.drain(..));
+        for step in part.iter_mut() {
+            step.each_source(|s| *s = taken.next().flatten());
+            step.flow = frames.next().unwrap_or_default();
+        }
+        valid
     };
     let valid = if steps.is_empty() {
         judge(test, &mut [])
@@ -304,9 +317,9 @@ fn shell_is_valid(suite: &mut Suite) -> bool {
         return false;
     };
     if let Some(first) = suite.tests.first_mut() {
-        let mut steps = std::mem::take(&mut first.steps);
+        let steps = std::mem::take(&mut first.steps);
         let one = steps.len().min(1);
-        let shell = test_doc(first, &mut steps[..one], true);
+        let shell = test_doc(first, &steps[..one]);
         first.steps = steps;
         let Some(shell) = shell else {
             return false;
@@ -318,30 +331,14 @@ fn shell_is_valid(suite: &mut Suite) -> bool {
 
 /// The lean document of `test` (its steps set aside by the caller) with `steps` as its
 /// steps.
-fn test_doc(test: &Test, steps: &mut [Step], positions: bool) -> Option<Lean> {
+fn test_doc(test: &Test, steps: &[Step]) -> Option<Lean> {
     let mut doc = lean::to_lean(test).ok()?;
     let steps = steps
-        .iter_mut()
-        .map(|s| lean_step(s, positions))
+        .iter()
+        .map(|s| lean::to_lean(s).ok())
         .collect::<Option<Vec<_>>>()?;
     set_member(&mut doc, "steps", Lean::Array(steps));
     Some(doc)
-}
-
-/// The lean document of one step, without its positions and flow frames unless
-/// `positions` (they are moved out and back, not copied).
-fn lean_step(step: &mut Step, positions: bool) -> Option<Lean> {
-    if positions {
-        return lean::to_lean(&*step).ok();
-    }
-    let mut sources = Vec::new();
-    step.each_source(|s| sources.push(s.take()));
-    let flow = std::mem::take(&mut step.flow);
-    let doc = lean::to_lean(&*step).ok();
-    let mut sources = sources.into_iter();
-    step.each_source(|s| *s = sources.next().flatten());
-    step.flow = flow;
-    doc
 }
 
 /// Sets member `name` of a lean object to `value`.
