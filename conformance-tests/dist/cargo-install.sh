@@ -33,3 +33,5 @@ CARGO_TARGET_DIR="$work/target" cargo install mcpr --version "=$version" --locke
   --config "source.packaged.directory=\"$work/vendor\""
 "$work/root/bin/mcpr" --version
 [ "$("$work/root/bin/mcpr" --version)" = "mcpr $version" ]
+# The build and the vendored sources take gigabytes; the installed binary is what a user keeps.
+rm -rf "${work:?}/target" "${work:?}/vendor"
