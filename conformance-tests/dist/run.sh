@@ -92,7 +92,9 @@ step "the binary needs glibc 2.17 at most"
 glibc=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n 1)
 [ "$(printf '%s\n2.17\n' "$glibc" | sort -V | tail -n 1)" = "2.17" ] || fail "needs GLIBC_$glibc"
 echo "highest glibc symbol version: GLIBC_$glibc"
-if ldd "$bin" | grep -v -E 'linux-vdso|libc\.so|libm\.so|libpthread|libdl|librt|libgcc_s|ld-linux' | grep -q '=>'; then
+# Each listing is read whole before it is searched: `grep -q` stops reading at its first
+# match, and a writer still writing then dies of SIGPIPE, which pipefail makes a failure.
+if grep -v -E 'linux-vdso|libc\.so|libm\.so|libpthread|libdl|librt|libgcc_s|ld-linux' <<<"$(ldd "$bin")" | grep -q '=>'; then
   fail "the binary links more than the C library: $(ldd "$bin")"
 fi
 
@@ -107,7 +109,7 @@ wheel_ms=$(( $(ms) - start ))
 [ "$("$work/venv/bin/python" -m mcpr --version)" = "mcpr $version" ] || fail "python -m mcpr"
 found=$("$work/venv/bin/python" -c 'import mcpr; print(mcpr.find_mcpr_bin())')
 [ "$found" = "$work/venv/bin/mcpr" ] || fail "find_mcpr_bin() said $found"
-python3 -m zipfile -l "$wheel" | grep -q 'entry_points.txt\|METADATA' || fail "the wheel has no metadata"
+grep -q 'entry_points.txt\|METADATA' <<<"$(python3 -m zipfile -l "$wheel")" || fail "the wheel has no metadata"
 
 step "npm: the launcher alone says what is missing"
 mkdir "$work/npm-alone" && cd "$work/npm-alone"
@@ -125,13 +127,13 @@ mkdir "$work/npm" && cd "$work/npm"
 npm init -y >/dev/null
 for t in "$dist/mcpr-$version.tgz" "$dist/mcpr-linux-x64-gnu-$version.tgz"; do
   [ -f "$t" ] || fail "no $(basename "$t")"
-  if tar -xOzf "$t" package/package.json | grep -q '"\(pre\|post\)\?install"'; then
+  if grep -q '"\(pre\|post\)\?install"' <<<"$(tar -xOzf "$t" package/package.json)"; then
     fail "$(basename "$t") has an install script"
   fi
 done
 npm install --no-audit --no-fund --silent "$dist/mcpr-linux-x64-gnu-$version.tgz" "$dist/mcpr-$version.tgz"
 [ "$(npx --no-install mcpr --version)" = "mcpr $version" ] || fail "npx mcpr --version"
-npx --no-install mcpr tools -- python3 "$server" | grep -q '"name": "add"' || fail "npx mcpr tools"
+grep -q '"name": "add"' <<<"$(npx --no-install mcpr tools -- python3 "$server")" || fail "npx mcpr tools"
 set +e
 npx --no-install mcpr call add '{"a": "x", "b": 1}' -- python3 "$server" >/dev/null
 code=$?
