@@ -5,7 +5,7 @@
 //! `mcpr check` accepts too. Problems are located at the line of the step they concern.
 
 use super::Lower;
-use super::yaml::lean::{self, Lean};
+use super::yaml::lean::Lean;
 use super::yaml::{schema, tree};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
@@ -279,12 +279,16 @@ fn test_is_valid(test: &mut Test) -> bool {
     // Positions and frames moved out of a part's steps while it is judged, then put back.
     let mut sources = Vec::new();
     let mut flows = Vec::new();
+    // The thread's document, cleared and filled again for each part of each test.
+    let mut doc = SCRATCH.take();
     let mut judge = |test: &Test, part: &mut [Step]| {
         for step in part.iter_mut() {
             step.each_source(|s| sources.push(s.take()));
             flows.push(std::mem::take(&mut step.flow));
         }
-        let valid = test_doc(test, part).is_some_and(|doc| schema::lean_test_is_valid(&doc));
+        doc.clear();
+        let valid = test_doc(&mut doc, test, part)
+            .is_some_and(|node| schema::lean_test_is_valid(doc.node(node)));
         let (mut taken, mut frames) = (sources.drain(..), flows.drain(..));
         for step in part.iter_mut() {
             step.each_source(|s| *s = taken.next().flatten());
@@ -300,55 +304,63 @@ fn test_is_valid(test: &mut Test) -> bool {
             .all(|part| judge(test, part))
     };
     test.steps = steps;
+    // A document grown past a part of ordinary steps is not kept for the next test.
+    if doc.footprint() <= SCRATCH_KEPT {
+        SCRATCH.set(doc);
+    }
     valid
 }
 
 /// How many steps of a test one document holds when the test is judged.
 const STEPS_AT_ONCE: usize = 256;
 
+thread_local! {
+    /// The document [`test_is_valid`] judges each part in: its buffers, grown to the size of
+    /// a part, serve the thread's next test instead of growing again from nothing (a fresh
+    /// document per test spent more on growing its lists than a value per allocation did).
+    static SCRATCH: std::cell::Cell<Lean> = std::cell::Cell::new(Lean::default());
+}
+
+/// The most a kept [`SCRATCH`] document holds, in bytes: a part of 256 ordinary steps needs
+/// a few hundred KiB; one of large values is let go.
+const SCRATCH_KEPT: usize = 4 << 20;
+
 /// Whether the suite satisfies the schema with its first test, with its first step only,
 /// as its only test (positions kept): what [`test_is_valid`] does not judge of a suite.
 /// Nothing is copied: the tests are set aside while the rest of the suite is read.
 fn shell_is_valid(suite: &mut Suite) -> bool {
+    let mut doc = Lean::default();
     let all = std::mem::take(&mut suite.tests);
-    let doc = lean::to_lean(&*suite);
+    let node = doc.add(&*suite);
     suite.tests = all;
-    let Ok(mut doc) = doc else {
+    let Ok(node) = node else {
         return false;
     };
     if let Some(first) = suite.tests.first_mut() {
         let steps = std::mem::take(&mut first.steps);
         let one = steps.len().min(1);
-        let shell = test_doc(first, &steps[..one]);
+        let shell = test_doc(&mut doc, first, &steps[..one]);
         first.steps = steps;
         let Some(shell) = shell else {
             return false;
         };
-        set_member(&mut doc, "tests", Lean::Array(vec![shell]));
+        let tests = doc.add_array(&[shell]);
+        doc.set_member(node, "tests", tests);
     }
-    schema::lean_is_valid(&doc)
+    schema::lean_is_valid(doc.node(node))
 }
 
-/// The lean document of `test` (its steps set aside by the caller) with `steps` as its
-/// steps.
-fn test_doc(test: &Test, steps: &[Step]) -> Option<Lean> {
-    let mut doc = lean::to_lean(test).ok()?;
+/// Adds to `doc` the lean document of `test` (its steps set aside by the caller) with
+/// `steps` as its steps; returns its node.
+fn test_doc(doc: &mut Lean, test: &Test, steps: &[Step]) -> Option<usize> {
+    let node = doc.add(test).ok()?;
     let steps = steps
         .iter()
-        .map(|s| lean::to_lean(s).ok())
+        .map(|s| doc.add(s).ok())
         .collect::<Option<Vec<_>>>()?;
-    set_member(&mut doc, "steps", Lean::Array(steps));
-    Some(doc)
-}
-
-/// Sets member `name` of a lean object to `value`.
-fn set_member(doc: &mut Lean, name: &'static str, value: Lean) {
-    if let Lean::Object(members) = doc {
-        match members.iter_mut().find(|(k, _)| k == name) {
-            Some((_, v)) => *v = value,
-            None => members.push((name.into(), value)),
-        }
-    }
+    let list = doc.add_array(&steps);
+    doc.set_member(node, "steps", list);
+    Some(node)
 }
 
 /// Where in the user's files a path of the suite document is written: the line of the step

@@ -2,10 +2,13 @@
 //! without building a `serde_json::Value`.
 //!
 //! `check` judges every lowered `.mcpr` test against the suite schema. Made as a `Value`, a
-//! test's document costs a `String` for every member name and a hashed map for every object;
-//! most of a test's members are struct fields whose names are `'static`, and its objects
-//! have a handful of members, found faster by a scan than by a hash. [`Lean`] keeps static
-//! names borrowed and members in a list, and the validator reads it through jsonschema's
+//! test's document costs a `String` for every member name, a hashed map for every object and
+//! an allocation for every value, and as much again to free them. A [`Lean`] document keeps
+//! its values in a few flat lists instead: the values, the items of its lists, the members of
+//! its objects (static names borrowed, as struct fields give them) and one text buffer.
+//! Building one allocates only when a list grows, and dropping it frees four buffers; a
+//! document is cleared and filled again for the next part of a test. A value is a
+//! [`LeanRef`] (the document and an index), which the validator reads through jsonschema's
 //! custom-representation traits ([`LeanJson`]); the schema and its semantics stay the ones
 //! every other document is judged by. Errors are never worded from it: a test that fails is
 //! judged again as a `Value` to word its problems.
@@ -17,46 +20,179 @@ use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 use std::fmt;
 
-/// One value of a lean document.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum Lean {
-    /// `null`.
-    #[default]
-    Null,
-    /// `true` / `false`.
-    Bool(bool),
-    /// A number.
-    Number(Number),
-    /// Text.
-    String(String),
-    /// A list.
-    Array(Vec<Lean>),
-    /// An object, its members in order.
-    Object(Vec<(Cow<'static, str>, Lean)>),
+/// A lean document: values that refer to each other by index in its lists. Node indices
+/// come from [`Lean::add`] and [`Lean::add_array`].
+#[derive(Debug, Default, Clone)]
+pub struct Lean {
+    slots: Vec<Slot>,
+    /// The items of every list, each list's together.
+    items: Vec<usize>,
+    /// The members of every object, each object's together and in order.
+    members: Vec<(Name, usize)>,
+    /// The text of every string and of every member name that is not static.
+    text: String,
+    /// The items and members of the lists and objects being serialised, innermost last.
+    pending_items: Vec<usize>,
+    pending_members: Vec<(Name, usize)>,
 }
 
-/// The lean document of `value`, as `serde_json::to_value` would make it.
-pub fn to_lean<T: Serialize + ?Sized>(value: &T) -> Result<Lean, Error> {
-    value.serialize(Serializer)
+/// One value of a document.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Null,
+    Bool(bool),
+    Number(Num),
+    /// `text[start..start + len]`.
+    String(usize, usize),
+    /// `items[start..start + len]`.
+    Array(usize, usize),
+    /// `members[start..start + len]`.
+    Object(usize, usize),
+}
+
+/// A number as `serde_json::Number` holds it.
+#[derive(Debug, Clone, Copy)]
+enum Num {
+    Pos(u64),
+    Neg(i64),
+    Float(f64),
+}
+
+impl Num {
+    fn of(n: &Number) -> Num {
+        match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Num::Pos(u),
+            (_, Some(i), _) => Num::Neg(i),
+            (_, _, f) => Num::Float(f.unwrap_or(0.0)),
+        }
+    }
+    fn number(self) -> Number {
+        match self {
+            Num::Pos(u) => u.into(),
+            Num::Neg(i) => i.into(),
+            // Only finite floats are kept (`float` makes the others null).
+            Num::Float(f) => Number::from_f64(f).unwrap_or_else(|| 0.into()),
+        }
+    }
+}
+
+/// A member's name: a struct field's, or text of the document.
+#[derive(Debug, Clone, Copy)]
+enum Name {
+    Static(&'static str),
+    Text(usize, usize),
 }
 
 impl Lean {
-    /// The same document as a `serde_json::Value`.
-    pub fn to_value(&self) -> Value {
-        match self {
-            Lean::Null => Value::Null,
-            Lean::Bool(b) => Value::Bool(*b),
-            Lean::Number(n) => Value::Number(n.clone()),
-            Lean::String(s) => Value::String(s.clone()),
-            Lean::Array(items) => Value::Array(items.iter().map(Lean::to_value).collect()),
-            Lean::Object(members) => {
-                let mut m = Map::with_capacity(members.len());
-                for (k, v) in members {
-                    m.insert(k.to_string(), v.to_value());
+    /// Empties the document, keeping its buffers for the next one.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.items.clear();
+        self.members.clear();
+        self.text.clear();
+        self.pending_items.clear();
+        self.pending_members.clear();
+    }
+
+    /// The bytes the document's buffers hold (their capacity).
+    pub fn footprint(&self) -> usize {
+        use std::mem::size_of;
+        self.slots.capacity() * size_of::<Slot>()
+            + (self.items.capacity() + self.pending_items.capacity()) * size_of::<usize>()
+            + (self.members.capacity() + self.pending_members.capacity())
+                * size_of::<(Name, usize)>()
+            + self.text.capacity()
+    }
+
+    /// Adds `value`'s document, as `serde_json::to_value` would make it; returns its node.
+    pub fn add<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<usize, Error> {
+        let mark = (self.pending_items.len(), self.pending_members.len());
+        let added = value.serialize(Serializer { doc: self });
+        if added.is_err() {
+            self.pending_items.truncate(mark.0);
+            self.pending_members.truncate(mark.1);
+        }
+        added
+    }
+
+    /// Adds a list of nodes already in the document; returns its node.
+    pub fn add_array(&mut self, items: &[usize]) -> usize {
+        let start = self.items.len();
+        self.items.extend_from_slice(items);
+        self.push(Slot::Array(start, items.len()))
+    }
+
+    /// Sets member `name` of the object at `object` to the node `value` (added at the end
+    /// when the object has no such member). Does nothing to a node that is not an object.
+    pub fn set_member(&mut self, object: usize, name: &'static str, value: usize) {
+        let Some(&Slot::Object(start, len)) = self.slots.get(object) else {
+            return;
+        };
+        if let Some(at) = (start..start + len).find(|&m| self.name(self.members[m].0) == name) {
+            self.members[at].1 = value;
+            return;
+        }
+        // The object's members move to the end, with the new one after them.
+        let moved = self.members.len();
+        self.members.extend_from_within(start..start + len);
+        self.members.push((Name::Static(name), value));
+        self.slots[object] = Slot::Object(moved, len + 1);
+    }
+
+    /// The value at `node`, for the validator.
+    pub fn node(&self, node: usize) -> LeanRef<'_> {
+        LeanRef {
+            doc: self,
+            at: node,
+        }
+    }
+
+    /// The value at `node` as a `serde_json::Value`.
+    pub fn to_value(&self, node: usize) -> Value {
+        match self.slots[node] {
+            Slot::Null => Value::Null,
+            Slot::Bool(b) => Value::Bool(b),
+            Slot::Number(n) => Value::Number(n.number()),
+            Slot::String(start, len) => Value::String(self.text[start..start + len].to_owned()),
+            Slot::Array(start, len) => Value::Array(
+                self.items[start..start + len]
+                    .iter()
+                    .map(|&i| self.to_value(i))
+                    .collect(),
+            ),
+            Slot::Object(start, len) => {
+                let mut m = Map::with_capacity(len);
+                for &(name, value) in &self.members[start..start + len] {
+                    m.insert(self.name(name).to_owned(), self.to_value(value));
                 }
                 Value::Object(m)
             }
         }
+    }
+
+    fn push(&mut self, slot: Slot) -> usize {
+        self.slots.push(slot);
+        self.slots.len() - 1
+    }
+
+    fn push_str(&mut self, s: &str) -> usize {
+        let start = self.text.len();
+        self.text.push_str(s);
+        self.push(Slot::String(start, s.len()))
+    }
+
+    fn name(&self, name: Name) -> &str {
+        match name {
+            Name::Static(s) => s,
+            Name::Text(start, len) => &self.text[start..start + len],
+        }
+    }
+
+    /// `{name: value}`: how serde_json writes an enum variant with data.
+    fn variant(&mut self, name: &'static str, value: usize) -> usize {
+        let start = self.members.len();
+        self.members.push((Name::Static(name), value));
+        self.push(Slot::Object(start, 1))
     }
 }
 
@@ -80,108 +216,108 @@ impl ser::Error for Error {
 
 // ---- serialisation (the shapes serde_json::to_value gives) ----
 
-struct Serializer;
-
-fn float(f: f64) -> Lean {
-    Number::from_f64(f).map_or(Lean::Null, Lean::Number)
+/// Serialises one value into a document; its result is the value's node.
+struct Serializer<'d> {
+    doc: &'d mut Lean,
 }
 
-fn variant(name: &'static str, value: Lean) -> Lean {
-    Lean::Object(vec![(Cow::Borrowed(name), value)])
-}
-
-impl ser::Serializer for Serializer {
-    type Ok = Lean;
+impl<'d> ser::Serializer for Serializer<'d> {
+    type Ok = usize;
     type Error = Error;
-    type SerializeSeq = Items;
-    type SerializeTuple = Items;
-    type SerializeTupleStruct = Items;
-    type SerializeTupleVariant = Items;
-    type SerializeMap = Members;
-    type SerializeStruct = Members;
-    type SerializeStructVariant = Members;
+    type SerializeSeq = Items<'d>;
+    type SerializeTuple = Items<'d>;
+    type SerializeTupleStruct = Items<'d>;
+    type SerializeTupleVariant = Items<'d>;
+    type SerializeMap = Members<'d>;
+    type SerializeStruct = Members<'d>;
+    type SerializeStructVariant = Members<'d>;
 
-    fn serialize_bool(self, v: bool) -> Result<Lean, Error> {
-        Ok(Lean::Bool(v))
+    fn serialize_bool(self, v: bool) -> Result<usize, Error> {
+        Ok(self.doc.push(Slot::Bool(v)))
     }
-    fn serialize_i8(self, v: i8) -> Result<Lean, Error> {
+    fn serialize_i8(self, v: i8) -> Result<usize, Error> {
         self.serialize_i64(v.into())
     }
-    fn serialize_i16(self, v: i16) -> Result<Lean, Error> {
+    fn serialize_i16(self, v: i16) -> Result<usize, Error> {
         self.serialize_i64(v.into())
     }
-    fn serialize_i32(self, v: i32) -> Result<Lean, Error> {
+    fn serialize_i32(self, v: i32) -> Result<usize, Error> {
         self.serialize_i64(v.into())
     }
-    fn serialize_i64(self, v: i64) -> Result<Lean, Error> {
-        Ok(Lean::Number(v.into()))
+    fn serialize_i64(self, v: i64) -> Result<usize, Error> {
+        Ok(self.doc.push(Slot::Number(Num::of(&v.into()))))
     }
-    fn serialize_i128(self, v: i128) -> Result<Lean, Error> {
-        match (i64::try_from(v), u64::try_from(v)) {
-            (Ok(n), _) => Ok(Lean::Number(n.into())),
-            (_, Ok(n)) => Ok(Lean::Number(n.into())),
-            _ => Err(ser::Error::custom("number out of range")),
-        }
+    fn serialize_i128(self, v: i128) -> Result<usize, Error> {
+        let n: Number = match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(n), _) => n.into(),
+            (_, Ok(n)) => n.into(),
+            _ => return Err(ser::Error::custom("number out of range")),
+        };
+        Ok(self.doc.push(Slot::Number(Num::of(&n))))
     }
-    fn serialize_u8(self, v: u8) -> Result<Lean, Error> {
+    fn serialize_u8(self, v: u8) -> Result<usize, Error> {
         self.serialize_u64(v.into())
     }
-    fn serialize_u16(self, v: u16) -> Result<Lean, Error> {
+    fn serialize_u16(self, v: u16) -> Result<usize, Error> {
         self.serialize_u64(v.into())
     }
-    fn serialize_u32(self, v: u32) -> Result<Lean, Error> {
+    fn serialize_u32(self, v: u32) -> Result<usize, Error> {
         self.serialize_u64(v.into())
     }
-    fn serialize_u64(self, v: u64) -> Result<Lean, Error> {
-        Ok(Lean::Number(v.into()))
+    fn serialize_u64(self, v: u64) -> Result<usize, Error> {
+        Ok(self.doc.push(Slot::Number(Num::Pos(v))))
     }
-    fn serialize_u128(self, v: u128) -> Result<Lean, Error> {
+    fn serialize_u128(self, v: u128) -> Result<usize, Error> {
         u64::try_from(v)
-            .map(|n| Lean::Number(n.into()))
+            .map(|n| self.doc.push(Slot::Number(Num::Pos(n))))
             .map_err(|_| ser::Error::custom("number out of range"))
     }
-    fn serialize_f32(self, v: f32) -> Result<Lean, Error> {
-        Ok(float(v.into()))
+    fn serialize_f32(self, v: f32) -> Result<usize, Error> {
+        self.serialize_f64(v.into())
     }
-    fn serialize_f64(self, v: f64) -> Result<Lean, Error> {
-        Ok(float(v))
+    fn serialize_f64(self, v: f64) -> Result<usize, Error> {
+        // serde_json makes a float that is not finite null.
+        let slot = Number::from_f64(v).map_or(Slot::Null, |n| Slot::Number(Num::of(&n)));
+        Ok(self.doc.push(slot))
     }
-    fn serialize_char(self, v: char) -> Result<Lean, Error> {
-        Ok(Lean::String(v.to_string()))
+    fn serialize_char(self, v: char) -> Result<usize, Error> {
+        Ok(self.doc.push_str(v.encode_utf8(&mut [0; 4])))
     }
-    fn serialize_str(self, v: &str) -> Result<Lean, Error> {
-        Ok(Lean::String(v.to_string()))
+    fn serialize_str(self, v: &str) -> Result<usize, Error> {
+        Ok(self.doc.push_str(v))
     }
-    fn serialize_bytes(self, v: &[u8]) -> Result<Lean, Error> {
-        Ok(Lean::Array(
-            v.iter().map(|b| Lean::Number((*b).into())).collect(),
-        ))
+    fn serialize_bytes(self, v: &[u8]) -> Result<usize, Error> {
+        let mut items = Items::new(self.doc, None);
+        for b in v {
+            ser::SerializeSeq::serialize_element(&mut items, b)?;
+        }
+        Ok(items.finish())
     }
-    fn serialize_none(self) -> Result<Lean, Error> {
-        Ok(Lean::Null)
+    fn serialize_none(self) -> Result<usize, Error> {
+        Ok(self.doc.push(Slot::Null))
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Lean, Error> {
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<usize, Error> {
         value.serialize(self)
     }
-    fn serialize_unit(self) -> Result<Lean, Error> {
-        Ok(Lean::Null)
+    fn serialize_unit(self) -> Result<usize, Error> {
+        Ok(self.doc.push(Slot::Null))
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<Lean, Error> {
-        Ok(Lean::Null)
+    fn serialize_unit_struct(self, _: &'static str) -> Result<usize, Error> {
+        Ok(self.doc.push(Slot::Null))
     }
     fn serialize_unit_variant(
         self,
         _: &'static str,
         _: u32,
         variant: &'static str,
-    ) -> Result<Lean, Error> {
-        Ok(Lean::String(variant.to_string()))
+    ) -> Result<usize, Error> {
+        Ok(self.doc.push_str(variant))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<Lean, Error> {
+    ) -> Result<usize, Error> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -190,19 +326,19 @@ impl ser::Serializer for Serializer {
         _: u32,
         name: &'static str,
         value: &T,
-    ) -> Result<Lean, Error> {
-        Ok(variant(name, value.serialize(Serializer)?))
+    ) -> Result<usize, Error> {
+        let inner = value.serialize(Serializer {
+            doc: &mut *self.doc,
+        })?;
+        Ok(self.doc.variant(name, inner))
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Items, Error> {
-        Ok(Items {
-            items: Vec::with_capacity(len.unwrap_or(0)),
-            variant: None,
-        })
+    fn serialize_seq(self, _: Option<usize>) -> Result<Items<'d>, Error> {
+        Ok(Items::new(self.doc, None))
     }
-    fn serialize_tuple(self, len: usize) -> Result<Items, Error> {
+    fn serialize_tuple(self, len: usize) -> Result<Items<'d>, Error> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Items, Error> {
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Items<'d>, Error> {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_variant(
@@ -210,21 +346,14 @@ impl ser::Serializer for Serializer {
         _: &'static str,
         _: u32,
         name: &'static str,
-        len: usize,
-    ) -> Result<Items, Error> {
-        Ok(Items {
-            items: Vec::with_capacity(len),
-            variant: Some(name),
-        })
+        _: usize,
+    ) -> Result<Items<'d>, Error> {
+        Ok(Items::new(self.doc, Some(name)))
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Members, Error> {
-        Ok(Members {
-            members: Vec::with_capacity(len.unwrap_or(0)),
-            key: None,
-            variant: None,
-        })
+    fn serialize_map(self, _: Option<usize>) -> Result<Members<'d>, Error> {
+        Ok(Members::new(self.doc, None))
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Members, Error> {
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Members<'d>, Error> {
         self.serialize_map(Some(len))
     }
     fn serialize_struct_variant(
@@ -232,30 +361,45 @@ impl ser::Serializer for Serializer {
         _: &'static str,
         _: u32,
         name: &'static str,
-        len: usize,
-    ) -> Result<Members, Error> {
-        Ok(Members {
-            members: Vec::with_capacity(len),
-            key: None,
-            variant: Some(name),
-        })
+        _: usize,
+    ) -> Result<Members<'d>, Error> {
+        Ok(Members::new(self.doc, Some(name)))
     }
 }
 
-struct Items {
-    items: Vec<Lean>,
+/// A list being serialised: its items wait in the document's pending list from `mark` on.
+struct Items<'d> {
+    doc: &'d mut Lean,
+    mark: usize,
     variant: Option<&'static str>,
 }
 
-impl Items {
+impl<'d> Items<'d> {
+    fn new(doc: &'d mut Lean, variant: Option<&'static str>) -> Self {
+        let mark = doc.pending_items.len();
+        Items { doc, mark, variant }
+    }
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.items.push(value.serialize(Serializer)?);
+        let item = value.serialize(Serializer {
+            doc: &mut *self.doc,
+        })?;
+        self.doc.pending_items.push(item);
         Ok(())
     }
-    fn finish(self) -> Lean {
-        let list = Lean::Array(self.items);
+    fn finish(self) -> usize {
+        let Lean {
+            items,
+            pending_items,
+            ..
+        } = &mut *self.doc;
+        let start = items.len();
+        items.extend_from_slice(&pending_items[self.mark..]);
+        pending_items.truncate(self.mark);
+        let list = self
+            .doc
+            .push(Slot::Array(start, self.doc.items.len() - start));
         match self.variant {
-            Some(name) => variant(name, list),
+            Some(name) => self.doc.variant(name, list),
             None => list,
         }
     }
@@ -264,13 +408,13 @@ impl Items {
 /// The four serde traits of a list, each pushing its element.
 macro_rules! items {
     ($($trait:ident :: $method:ident),*) => {$(
-        impl ser::$trait for Items {
-            type Ok = Lean;
+        impl ser::$trait for Items<'_> {
+            type Ok = usize;
             type Error = Error;
             fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
                 self.push(value)
             }
-            fn end(self) -> Result<Lean, Error> {
+            fn end(self) -> Result<usize, Error> {
                 Ok(self.finish())
             }
         }
@@ -284,39 +428,78 @@ items!(
     SerializeTupleVariant::serialize_field
 );
 
-struct Members {
-    members: Vec<(Cow<'static, str>, Lean)>,
-    key: Option<String>,
+/// An object being serialised: its members wait in the document's pending list from `mark`
+/// on.
+struct Members<'d> {
+    doc: &'d mut Lean,
+    mark: usize,
+    key: Option<Name>,
     variant: Option<&'static str>,
 }
 
-impl Members {
-    /// A member; a repeated name replaces the earlier value, as in a JSON object.
-    fn put(&mut self, name: Cow<'static, str>, value: Lean) {
-        match self.members.iter_mut().find(|(k, _)| *k == name) {
-            Some(slot) => slot.1 = value,
-            None => self.members.push((name, value)),
+impl<'d> Members<'d> {
+    fn new(doc: &'d mut Lean, variant: Option<&'static str>) -> Self {
+        let mark = doc.pending_members.len();
+        Members {
+            doc,
+            mark,
+            key: None,
+            variant,
         }
     }
-    fn finish(self) -> Lean {
-        let object = Lean::Object(self.members);
+    /// A map's member; a repeated name replaces the earlier value, as in a JSON object.
+    fn put(&mut self, name: Name, value: usize) {
+        let doc = &mut *self.doc;
+        let text = doc.name(name);
+        let earlier = doc.pending_members[self.mark..]
+            .iter()
+            .position(|&(k, _)| doc.name(k) == text);
+        match earlier {
+            Some(at) => doc.pending_members[self.mark + at].1 = value,
+            None => doc.pending_members.push((name, value)),
+        }
+    }
+    fn finish(self) -> usize {
+        let Lean {
+            members,
+            pending_members,
+            ..
+        } = &mut *self.doc;
+        let start = members.len();
+        members.extend_from_slice(&pending_members[self.mark..]);
+        pending_members.truncate(self.mark);
+        let len = self.doc.members.len() - start;
+        let object = self.doc.push(Slot::Object(start, len));
         match self.variant {
-            Some(name) => variant(name, object),
+            Some(name) => self.doc.variant(name, object),
             None => object,
         }
     }
 }
 
-impl ser::SerializeMap for Members {
-    type Ok = Lean;
+impl ser::SerializeMap for Members<'_> {
+    type Ok = usize;
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
-        self.key = Some(match key.serialize(Serializer)? {
-            Lean::String(s) => s,
-            Lean::Number(n) => n.to_string(),
-            Lean::Bool(b) => b.to_string(),
+        let doc = &mut *self.doc;
+        let node = key.serialize(Serializer { doc: &mut *doc })?;
+        // The key's text stays in the document; its node goes.
+        let name = match doc.slots[node] {
+            Slot::String(start, len) => Name::Text(start, len),
+            Slot::Number(n) => {
+                let start = doc.text.len();
+                doc.text.push_str(&n.number().to_string());
+                Name::Text(start, doc.text.len() - start)
+            }
+            Slot::Bool(b) => {
+                let start = doc.text.len();
+                doc.text.push_str(if b { "true" } else { "false" });
+                Name::Text(start, doc.text.len() - start)
+            }
             _ => return Err(ser::Error::custom("key must be a string")),
-        });
+        };
+        doc.slots.truncate(node);
+        self.key = Some(name);
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -324,17 +507,19 @@ impl ser::SerializeMap for Members {
             .key
             .take()
             .ok_or_else(|| <Error as ser::Error>::custom("value without a key"))?;
-        let value = value.serialize(Serializer)?;
-        self.put(Cow::Owned(key), value);
+        let value = value.serialize(Serializer {
+            doc: &mut *self.doc,
+        })?;
+        self.put(key, value);
         Ok(())
     }
-    fn end(self) -> Result<Lean, Error> {
+    fn end(self) -> Result<usize, Error> {
         Ok(self.finish())
     }
 }
 
-impl ser::SerializeStruct for Members {
-    type Ok = Lean;
+impl ser::SerializeStruct for Members<'_> {
+    type Ok = usize;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
@@ -342,17 +527,19 @@ impl ser::SerializeStruct for Members {
         value: &T,
     ) -> Result<(), Error> {
         // A struct's field names are distinct: no need to look for an earlier one.
-        let value = value.serialize(Serializer)?;
-        self.members.push((Cow::Borrowed(key), value));
+        let value = value.serialize(Serializer {
+            doc: &mut *self.doc,
+        })?;
+        self.doc.pending_members.push((Name::Static(key), value));
         Ok(())
     }
-    fn end(self) -> Result<Lean, Error> {
+    fn end(self) -> Result<usize, Error> {
         Ok(self.finish())
     }
 }
 
-impl ser::SerializeStructVariant for Members {
-    type Ok = Lean;
+impl ser::SerializeStructVariant for Members<'_> {
+    type Ok = usize;
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
@@ -361,7 +548,7 @@ impl ser::SerializeStructVariant for Members {
     ) -> Result<(), Error> {
         ser::SerializeStruct::serialize_field(self, key, value)
     }
-    fn end(self) -> Result<Lean, Error> {
+    fn end(self) -> Result<usize, Error> {
         Ok(self.finish())
     }
 }
@@ -372,160 +559,234 @@ impl ser::SerializeStructVariant for Members {
 pub struct LeanJson;
 
 impl Json for LeanJson {
-    type Node<'a> = &'a Lean;
+    type Node<'a> = LeanRef<'a>;
     type PreparedKey = String;
     type StringBuffer = Lean;
 
     // A lookup scans the members: a pass over them is cheaper than a few lookups.
     const KEYS_PER_LOOKUP: usize = 4;
+    // A document is a tree: no value is inside itself.
+    const ACYCLIC: bool = true;
 
     fn prepare_key(key: &str) -> String {
         key.to_owned()
     }
 
-    fn with_string_node<T>(buffer: &mut Lean, string: &str, f: impl FnOnce(&Lean) -> T) -> T {
-        *buffer = Lean::String(string.to_owned());
-        f(buffer)
+    fn with_string_node<T>(buffer: &mut Lean, string: &str, f: impl FnOnce(LeanRef<'_>) -> T) -> T {
+        buffer.clear();
+        let node = buffer.push_str(string);
+        f(buffer.node(node))
+    }
+}
+
+/// A value of a lean document.
+#[derive(Clone, Copy)]
+pub struct LeanRef<'a> {
+    doc: &'a Lean,
+    at: usize,
+}
+
+impl<'a> LeanRef<'a> {
+    fn slot(&self) -> Slot {
+        self.doc.slots[self.at]
+    }
+    fn str(&self) -> Option<&'a str> {
+        match self.slot() {
+            Slot::String(start, len) => Some(&self.doc.text[start..start + len]),
+            _ => None,
+        }
     }
 }
 
 /// A number of a lean document.
-pub struct LeanNumber<'a>(&'a Number);
+pub struct LeanNumber(Num);
 
-impl JsonNumber for LeanNumber<'_> {
+impl JsonNumber for LeanNumber {
     fn as_u64(&self) -> Option<u64> {
-        self.0.as_u64()
-    }
-    fn as_i64(&self) -> Option<i64> {
-        self.0.as_i64()
-    }
-    fn as_f64(&self) -> Option<f64> {
-        self.0.as_f64()
-    }
-    fn as_str(&self) -> Cow<'_, str> {
-        Cow::Owned(self.0.to_string())
-    }
-    fn to_number(&self) -> Cow<'_, Number> {
-        Cow::Borrowed(self.0)
-    }
-}
-
-type Member = (Cow<'static, str>, Lean);
-
-fn member(m: &Member) -> (&str, &Lean) {
-    (m.0.as_ref(), &m.1)
-}
-
-impl<'a> Node<'a, LeanJson> for &'a Lean {
-    type Object = &'a [Member];
-    type Array = &'a [Lean];
-    type Number = LeanNumber<'a>;
-
-    fn as_object(&self) -> Option<&'a [Member]> {
-        match self {
-            Lean::Object(members) => Some(members),
+        match self.0 {
+            Num::Pos(u) => Some(u),
             _ => None,
         }
     }
-    fn as_array(&self) -> Option<&'a [Lean]> {
-        match self {
-            Lean::Array(items) => Some(items),
+    fn as_i64(&self) -> Option<i64> {
+        match self.0 {
+            Num::Pos(u) => i64::try_from(u).ok(),
+            Num::Neg(i) => Some(i),
+            Num::Float(_) => None,
+        }
+    }
+    fn as_f64(&self) -> Option<f64> {
+        Some(match self.0 {
+            Num::Pos(u) => u as f64,
+            Num::Neg(i) => i as f64,
+            Num::Float(f) => f,
+        })
+    }
+    fn as_str(&self) -> Cow<'_, str> {
+        Cow::Owned(self.0.number().to_string())
+    }
+    fn to_number(&self) -> Cow<'_, Number> {
+        Cow::Owned(self.0.number())
+    }
+}
+
+impl<'a> Node<'a, LeanJson> for LeanRef<'a> {
+    type Object = LeanObject<'a>;
+    type Array = LeanArray<'a>;
+    type Number = LeanNumber;
+
+    fn as_object(&self) -> Option<LeanObject<'a>> {
+        match self.slot() {
+            Slot::Object(start, len) => Some(LeanObject {
+                doc: self.doc,
+                members: &self.doc.members[start..start + len],
+            }),
+            _ => None,
+        }
+    }
+    fn as_array(&self) -> Option<LeanArray<'a>> {
+        match self.slot() {
+            Slot::Array(start, len) => Some(LeanArray {
+                doc: self.doc,
+                items: &self.doc.items[start..start + len],
+            }),
             _ => None,
         }
     }
     fn as_string(&self) -> Option<Cow<'a, str>> {
-        match self {
-            Lean::String(s) => Some(Cow::Borrowed(s)),
-            _ => None,
-        }
+        self.str().map(Cow::Borrowed)
     }
-    fn as_number(&self) -> Option<LeanNumber<'a>> {
-        match self {
-            Lean::Number(n) => Some(LeanNumber(n)),
+    fn as_number(&self) -> Option<LeanNumber> {
+        match self.slot() {
+            Slot::Number(n) => Some(LeanNumber(n)),
             _ => None,
         }
     }
     fn as_boolean(&self) -> Option<bool> {
-        match self {
-            Lean::Bool(b) => Some(*b),
+        match self.slot() {
+            Slot::Bool(b) => Some(b),
             _ => None,
         }
     }
     fn is_null(&self) -> bool {
-        matches!(self, Lean::Null)
+        matches!(self.slot(), Slot::Null)
     }
     fn json_type(&self) -> JsonType {
-        match self {
-            Lean::Null => JsonType::Null,
-            Lean::Bool(_) => JsonType::Boolean,
-            Lean::Number(_) => JsonType::Number,
-            Lean::String(_) => JsonType::String,
-            Lean::Array(_) => JsonType::Array,
-            Lean::Object(_) => JsonType::Object,
+        match self.slot() {
+            Slot::Null => JsonType::Null,
+            Slot::Bool(_) => JsonType::Boolean,
+            Slot::Number(_) => JsonType::Number,
+            Slot::String(..) => JsonType::String,
+            Slot::Array(..) => JsonType::Array,
+            Slot::Object(..) => JsonType::Object,
         }
     }
     // `const` and `enum` compare text, booleans and null directly; the rest as values.
     fn equals_value(&self, expected: &Value) -> bool {
-        match (self, expected) {
-            (Lean::String(a), Value::String(b)) => a == b,
-            (Lean::Bool(a), Value::Bool(b)) => a == b,
-            (Lean::Null, Value::Null) => true,
-            (Lean::String(_) | Lean::Bool(_) | Lean::Null, _) => false,
-            _ => cmp::equal(&Node::to_value(self), expected),
+        match (self.slot(), expected) {
+            (Slot::String(..), Value::String(b)) => self.str() == Some(b.as_str()),
+            (Slot::Bool(a), Value::Bool(b)) => a == *b,
+            (Slot::Null, Value::Null) => true,
+            (Slot::String(..) | Slot::Bool(_) | Slot::Null, _) => false,
+            _ => cmp::equal(&self.doc.to_value(self.at), expected),
         }
     }
     fn to_value(&self) -> Cow<'a, Value> {
-        Cow::Owned(Lean::to_value(self))
+        Cow::Owned(self.doc.to_value(self.at))
     }
     fn identity(&self) -> Option<NodeIdentity> {
-        Some(NodeIdentity::new(std::ptr::from_ref::<Lean>(self) as usize))
+        let at = u32::try_from(self.at).ok()?;
+        Some(NodeIdentity::tagged(
+            std::ptr::from_ref::<Lean>(self.doc) as usize,
+            at,
+        ))
     }
 }
 
-impl<'a> Object<'a, LeanJson> for &'a [Member] {
-    type Node = &'a Lean;
+/// An object of a lean document.
+pub struct LeanObject<'a> {
+    doc: &'a Lean,
+    members: &'a [(Name, usize)],
+}
+
+/// The members of a [`LeanObject`], in order.
+pub struct LeanMembers<'a> {
+    doc: &'a Lean,
+    members: std::slice::Iter<'a, (Name, usize)>,
+}
+
+impl<'a> Iterator for LeanMembers<'a> {
+    type Item = (&'a str, LeanRef<'a>);
+    fn next(&mut self) -> Option<Self::Item> {
+        let &(name, at) = self.members.next()?;
+        Some((self.doc.name(name), self.doc.node(at)))
+    }
+}
+
+impl<'a> Object<'a, LeanJson> for LeanObject<'a> {
+    type Node = LeanRef<'a>;
     type MemberName = &'a str;
-    type MembersIter =
-        std::iter::Map<std::slice::Iter<'a, Member>, fn(&'a Member) -> (&'a str, &'a Lean)>;
+    type MembersIter = LeanMembers<'a>;
 
     fn len(&self) -> usize {
-        <[Member]>::len(self)
+        self.members.len()
     }
-    fn get(&self, key: &String) -> Option<&'a Lean> {
-        self.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    fn get(&self, key: &String) -> Option<LeanRef<'a>> {
+        self.members
+            .iter()
+            .find(|&&(name, _)| self.doc.name(name) == key)
+            .map(|&(_, at)| self.doc.node(at))
     }
-    fn members(&self) -> Self::MembersIter {
-        self.iter()
-            .map(member as fn(&'a Member) -> (&'a str, &'a Lean))
+    fn members(&self) -> LeanMembers<'a> {
+        LeanMembers {
+            doc: self.doc,
+            members: self.members.iter(),
+        }
     }
 }
 
-impl<'a> Array<'a, LeanJson> for &'a [Lean] {
-    type Node = &'a Lean;
-    type ElementsIter = std::slice::Iter<'a, Lean>;
+/// A list of a lean document.
+pub struct LeanArray<'a> {
+    doc: &'a Lean,
+    items: &'a [usize],
+}
+
+/// The items of a [`LeanArray`], in order.
+pub struct LeanItems<'a> {
+    doc: &'a Lean,
+    items: std::slice::Iter<'a, usize>,
+}
+
+impl<'a> Iterator for LeanItems<'a> {
+    type Item = LeanRef<'a>;
+    fn next(&mut self) -> Option<LeanRef<'a>> {
+        self.items.next().map(|&at| self.doc.node(at))
+    }
+}
+
+impl<'a> Array<'a, LeanJson> for LeanArray<'a> {
+    type Node = LeanRef<'a>;
+    type ElementsIter = LeanItems<'a>;
 
     fn len(&self) -> usize {
-        <[Lean]>::len(self)
+        self.items.len()
     }
-    fn elements(&self) -> std::slice::Iter<'a, Lean> {
-        self.iter()
+    fn elements(&self) -> LeanItems<'a> {
+        LeanItems {
+            doc: self.doc,
+            items: self.items.iter(),
+        }
     }
     // `uniqueItems` on lists of text (the common case) compares the text itself.
     fn is_unique(&self) -> bool {
-        let texts: Option<Vec<&str>> = self
-            .iter()
-            .map(|i| match i {
-                Lean::String(s) => Some(s.as_str()),
-                _ => None,
-            })
-            .collect();
+        let texts: Option<Vec<&str>> = self.elements().map(|i| i.str()).collect();
         match texts {
             Some(mut texts) => {
                 texts.sort_unstable();
                 texts.windows(2).all(|w| w[0] != w[1])
             }
             None => {
-                let values: Vec<Value> = self.iter().map(Lean::to_value).collect();
+                let values: Vec<Value> = self.items.iter().map(|&i| self.doc.to_value(i)).collect();
                 jsonschema::json::unique::is_unique(
                     &values.iter().map(Cow::Borrowed).collect::<Vec<_>>(),
                 )
@@ -611,14 +872,121 @@ mod tests {
     fn a_lean_document_is_the_document_serde_json_makes() {
         for (name, doc) in expected_suites() {
             let suite: Suite = serde_json::from_value(doc.clone()).unwrap();
-            let lean = to_lean(&suite).unwrap();
+            let mut lean = Lean::default();
+            let node = lean.add(&suite).unwrap();
             assert_eq!(
-                lean.to_value(),
+                lean.to_value(node),
                 serde_json::to_value(&suite).unwrap(),
                 "{name}"
             );
-            assert_eq!(to_lean(&doc).unwrap().to_value(), doc, "{name}");
+            // A document holds several values; each reads back as itself.
+            let again = lean.add(&doc).unwrap();
+            assert_eq!(lean.to_value(again), doc, "{name}");
+            assert_eq!(lean.to_value(node), doc, "{name}");
         }
+    }
+
+    /// Every shape serde can hand a serialiser, beside what serde_json makes of it.
+    #[test]
+    fn every_serde_shape_reads_back_as_serde_json_makes_it() {
+        use serde::ser::SerializeMap;
+        use std::collections::BTreeMap;
+
+        #[derive(serde::Serialize)]
+        enum Shape {
+            Unit,
+            Newtype(i8),
+            Tuple(u16, String),
+            Struct { a: Option<f32>, b: char },
+        }
+        #[derive(serde::Serialize)]
+        struct Unit;
+        #[derive(serde::Serialize)]
+        struct Pair(i32, bool);
+        /// A map that names "a" twice (the second value wins, at the first place) and
+        /// writes bytes.
+        struct Odd;
+        impl Serialize for Odd {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("a", &1)?;
+                m.serialize_entry("b", &Bytes)?;
+                m.serialize_entry("a", &[2, 3])?;
+                m.end()
+            }
+        }
+        struct Bytes;
+        impl Serialize for Bytes {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(b"hi")
+            }
+        }
+        let numbers: BTreeMap<i64, u128> = [(-3, 7), (12, u128::from(u64::MAX))].into();
+        let flags: BTreeMap<bool, &str> = [(false, "no"), (true, "yes")].into();
+        let value = (
+            vec![
+                Shape::Unit,
+                Shape::Newtype(-8),
+                Shape::Tuple(9, "t".into()),
+                Shape::Struct {
+                    a: Some(1.5),
+                    b: 'é',
+                },
+                Shape::Struct { a: None, b: 'x' },
+            ],
+            (Unit, Pair(-1, true), Odd),
+            (numbers, flags, [f64::NAN, f64::INFINITY, -0.25, 1e300]),
+            (i128::from(i64::MIN), u64::MAX, (), Some(()), "", "ünï"),
+        );
+        let want = serde_json::to_value(&value).unwrap();
+        let mut lean = Lean::default();
+        // A value already in the document stays as it was when others are added.
+        let first = lean.add(&value).unwrap();
+        let second = lean.add(&value).unwrap();
+        assert_eq!(lean.to_value(first), want);
+        assert_eq!(lean.to_value(second), want);
+        assert_eq!(
+            want[1][2],
+            serde_json::json!({"a": [2, 3], "b": [104, 105]})
+        );
+
+        // A key that is not text or a number is refused, as serde_json refuses it.
+        let bad: BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into();
+        assert!(serde_json::to_value(&bad).is_err());
+        assert!(lean.add(&bad).is_err());
+        assert!(lean.add(&i128::MAX).is_err());
+        // The document is whole after a refusal.
+        assert_eq!(lean.to_value(first), want);
+        let again = lean.add(&value).unwrap();
+        assert_eq!(lean.to_value(again), want);
+    }
+
+    /// A member set on an object replaces the one it has, or is added after its others.
+    #[test]
+    fn a_member_set_replaces_or_comes_last() {
+        let mut lean = Lean::default();
+        let object = lean
+            .add(&serde_json::json!({"a": 1, "steps": [], "z": 2}))
+            .unwrap();
+        let x = lean.add("x").unwrap();
+        let list = lean.add_array(&[x, x]);
+        lean.set_member(object, "steps", list);
+        assert_eq!(
+            lean.to_value(object),
+            serde_json::json!({"a": 1, "steps": ["x", "x"], "z": 2})
+        );
+        let more = lean.add(&true).unwrap();
+        lean.set_member(object, "more", more);
+        assert_eq!(
+            lean.to_value(object),
+            serde_json::json!({"a": 1, "steps": ["x", "x"], "z": 2, "more": true})
+        );
+        // Not an object: nothing changes.
+        lean.set_member(x, "more", more);
+        assert_eq!(lean.to_value(x), serde_json::json!("x"));
+        lean.clear();
+        let y = lean.add(&[1, 2]).unwrap();
+        assert_eq!(lean.to_value(y), serde_json::json!([1, 2]));
     }
 
     /// The schema judges each corpus test, and every mutation of it, alike as a lean document
@@ -631,9 +999,10 @@ mod tests {
             for test in tests.iter().take(3) {
                 for candidate in std::iter::once(test.clone()).chain(mutations(test)) {
                     let want = schema::test_is_valid(&candidate);
-                    let lean = to_lean(&candidate).unwrap();
+                    let mut lean = Lean::default();
+                    let node = lean.add(&candidate).unwrap();
                     assert_eq!(
-                        schema::lean_test_is_valid(&lean),
+                        schema::lean_test_is_valid(lean.node(node)),
                         want,
                         "{name}: {candidate}"
                     );
@@ -646,9 +1015,10 @@ mod tests {
                 .chain(mutations(&shell))
                 .take(400)
             {
-                let lean = to_lean(&candidate).unwrap();
+                let mut lean = Lean::default();
+                let node = lean.add(&candidate).unwrap();
                 assert_eq!(
-                    schema::lean_is_valid(&lean),
+                    schema::lean_is_valid(lean.node(node)),
                     schema::is_valid(&candidate),
                     "{name}: {candidate}"
                 );

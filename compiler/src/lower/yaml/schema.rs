@@ -6,7 +6,7 @@
 //! discriminating member — `transport`, a step kind — fits), so one mistake gives one
 //! diagnostic about that mistake rather than a report on every alternative.
 
-use super::lean::{Lean, LeanJson};
+use super::lean::{LeanJson, LeanRef};
 use super::tree::{Kind, Node};
 use crate::diagnostics::Problem;
 use crate::ir::SCHEMA_TEXT;
@@ -114,7 +114,7 @@ pub fn test_is_valid(test: &Value) -> bool {
 }
 
 /// [`is_valid`] of a lean document ([`super::lean`]).
-pub fn lean_is_valid(doc: &Lean) -> bool {
+pub fn lean_is_valid(doc: LeanRef<'_>) -> bool {
     static VALIDATOR: OnceLock<Validator<LeanJson>> = OnceLock::new();
     VALIDATOR
         .get_or_init(|| lean_validator(schema()))
@@ -122,7 +122,7 @@ pub fn lean_is_valid(doc: &Lean) -> bool {
 }
 
 /// [`test_is_valid`] of a lean document ([`super::lean`]).
-pub fn lean_test_is_valid(test: &Lean) -> bool {
+pub fn lean_test_is_valid(test: LeanRef<'_>) -> bool {
     static VALIDATOR: OnceLock<Validator<LeanJson>> = OnceLock::new();
     VALIDATOR
         .get_or_init(|| lean_validator(&test_schema()))
