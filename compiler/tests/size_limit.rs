@@ -114,3 +114,23 @@ fn the_limit_is_sixteen_mebibytes_unless_set() {
     };
     assert!(codes(&compile("a.mcpr", text, &options)).is_empty());
 }
+
+/// A long test's step list is made at its size before its body is lowered: a list grown by
+/// doubling holds up to twice its steps, and its last doubling holds two lists at once (a
+/// test of 750,000 `Send "ping"` lines peaked there, a third higher).
+#[test]
+fn a_long_test_holds_its_steps_without_room_to_spare() {
+    let mut text = String::from("Server: node server.js\n\nTest: \"long\"\n");
+    for i in 0..3000 {
+        text.push_str("  Send \"ping\"\n");
+        if i % 3 == 0 {
+            text.push_str("  Expect it succeeds\n");
+        }
+    }
+    text.push_str("  Cleanup:\n    Send \"ping\"\n");
+    let compiled = compile("long.mcpr", text, &Options::default());
+    assert!(codes(&compiled).is_empty(), "{:?}", codes(&compiled));
+    let steps = &compiled.suite.expect("a suite").tests[0].steps;
+    assert_eq!(steps.len(), 3001);
+    assert_eq!(steps.capacity(), steps.len());
+}
