@@ -367,6 +367,15 @@ impl<'d> ser::Serializer for Serializer<'d> {
     }
 }
 
+/// Moves the entries of a list or object being closed (`pending[mark..]`) to the end of
+/// `list`; returns where they start there and how many they are.
+fn settle<T: Copy>(list: &mut Vec<T>, pending: &mut Vec<T>, mark: usize) -> (usize, usize) {
+    let start = list.len();
+    list.extend_from_slice(&pending[mark..]);
+    pending.truncate(mark);
+    (start, list.len() - start)
+}
+
 /// A list being serialised: its items wait in the document's pending list from `mark` on.
 struct Items<'d> {
     doc: &'d mut Lean,
@@ -387,17 +396,9 @@ impl<'d> Items<'d> {
         Ok(())
     }
     fn finish(self) -> usize {
-        let Lean {
-            items,
-            pending_items,
-            ..
-        } = &mut *self.doc;
-        let start = items.len();
-        items.extend_from_slice(&pending_items[self.mark..]);
-        pending_items.truncate(self.mark);
-        let list = self
-            .doc
-            .push(Slot::Array(start, self.doc.items.len() - start));
+        let doc = &mut *self.doc;
+        let (start, len) = settle(&mut doc.items, &mut doc.pending_items, self.mark);
+        let list = self.doc.push(Slot::Array(start, len));
         match self.variant {
             Some(name) => self.doc.variant(name, list),
             None => list,
@@ -447,28 +448,44 @@ impl<'d> Members<'d> {
             variant,
         }
     }
-    /// A map's member; a repeated name replaces the earlier value, as in a JSON object.
-    fn put(&mut self, name: Name, value: usize) {
+    /// A map's members with each repeated name kept once, at its first place and with its
+    /// last value, as in a JSON object. Its names are compared once each way when there are
+    /// a few, else sorted once, so a map of many members costs no scan per member (only a
+    /// hand-written `Serialize` repeats a name: every map of the IR has distinct keys).
+    fn settle_names(&mut self) {
         let doc = &mut *self.doc;
-        let text = doc.name(name);
-        let earlier = doc.pending_members[self.mark..]
-            .iter()
-            .position(|&(k, _)| doc.name(k) == text);
-        match earlier {
-            Some(at) => doc.pending_members[self.mark + at].1 = value,
-            None => doc.pending_members.push((name, value)),
+        let entries = &doc.pending_members[self.mark..];
+        let name = |i: usize| doc.name(entries[i].0);
+        let n = entries.len();
+        if n <= 8 && (1..n).all(|i| (0..i).all(|j| name(i) != name(j))) {
+            return;
         }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
+        let mut keep = vec![true; n];
+        let mut last_values = Vec::new();
+        for group in order.chunk_by(|&a, &b| name(a) == name(b)) {
+            if let [first, .., last] = group {
+                last_values.push((*first, entries[*last].1));
+                group[1..].iter().for_each(|&i| keep[i] = false);
+            }
+        }
+        if last_values.is_empty() {
+            return;
+        }
+        for (first, value) in last_values {
+            doc.pending_members[self.mark + first].1 = value;
+        }
+        let (mark, mut at) = (self.mark, 0);
+        doc.pending_members.retain(|_| {
+            let kept = at < mark || keep[at - mark];
+            at += 1;
+            kept
+        });
     }
     fn finish(self) -> usize {
-        let Lean {
-            members,
-            pending_members,
-            ..
-        } = &mut *self.doc;
-        let start = members.len();
-        members.extend_from_slice(&pending_members[self.mark..]);
-        pending_members.truncate(self.mark);
-        let len = self.doc.members.len() - start;
+        let doc = &mut *self.doc;
+        let (start, len) = settle(&mut doc.members, &mut doc.pending_members, self.mark);
         let object = self.doc.push(Slot::Object(start, len));
         match self.variant {
             Some(name) => self.doc.variant(name, object),
@@ -510,10 +527,11 @@ impl ser::SerializeMap for Members<'_> {
         let value = value.serialize(Serializer {
             doc: &mut *self.doc,
         })?;
-        self.put(key, value);
+        self.doc.pending_members.push((key, value));
         Ok(())
     }
-    fn end(self) -> Result<usize, Error> {
+    fn end(mut self) -> Result<usize, Error> {
+        self.settle_names();
         Ok(self.finish())
     }
 }
@@ -921,6 +939,18 @@ mod tests {
                 s.serialize_bytes(b"hi")
             }
         }
+        /// A map of thirty members under twelve names, most named more than once.
+        struct Many;
+        impl Serialize for Many {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(None)?;
+                for i in 0..30 {
+                    m.serialize_entry(&format!("k{}", (i * 7) % 12), &i)?;
+                }
+                m.end()
+            }
+        }
+        let wide: BTreeMap<String, usize> = (0..100).map(|i| (format!("w{i}"), i)).collect();
         let numbers: BTreeMap<i64, u128> = [(-3, 7), (12, u128::from(u64::MAX))].into();
         let flags: BTreeMap<bool, &str> = [(false, "no"), (true, "yes")].into();
         let value = (
@@ -937,6 +967,7 @@ mod tests {
             (Unit, Pair(-1, true), Odd),
             (numbers, flags, [f64::NAN, f64::INFINITY, -0.25, 1e300]),
             (i128::from(i64::MIN), u64::MAX, (), Some(()), "", "ünï"),
+            (Many, wide),
         );
         let want = serde_json::to_value(&value).unwrap();
         let mut lean = Lean::default();
@@ -949,6 +980,8 @@ mod tests {
             want[1][2],
             serde_json::json!({"a": [2, 3], "b": [104, 105]})
         );
+        assert_eq!(want[4][0].as_object().map(|m| m.len()), Some(12));
+        assert_eq!(want[4][0]["k0"], 24);
 
         // A key that is not text or a number is refused, as serde_json refuses it.
         let bad: BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into();
