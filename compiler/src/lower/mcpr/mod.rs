@@ -672,43 +672,87 @@ impl Lower<'_> {
         }
     }
 
-    /// The span of `key:` inside a node's YAML block (the node's line when not found).
-    pub fn key_span(&self, file: usize, node: &Node, key: &str) -> Span {
+    /// The `key:` lines of a node's YAML block, to find the spans of its keys.
+    pub fn key_lines<'t>(&'t self, file: usize, node: &Node) -> KeyLines<'t> {
+        KeyLines::new(self.map.get(file).text(), node)
+    }
+}
+
+/// The lines of a node's YAML block that can hold one of its own keys: those at the least
+/// indentation seen so far, comments and blank lines aside. A lookup starts where the one
+/// before it matched, so looking up a block's keys in their order reads the block once (a
+/// block of 50,000 variables was read once per variable: 28 s).
+pub struct KeyLines<'t> {
+    text: &'t str,
+    /// Where the block starts in the file, and the node's own span.
+    base: usize,
+    fallback: Span,
+    /// Each candidate line: where its text starts in the block and its indentation.
+    lines: Vec<(usize, usize)>,
+    next: usize,
+}
+
+impl<'t> KeyLines<'t> {
+    fn new(file: &'t str, node: &Node) -> Self {
         let Some(y) = &node.yaml else {
-            return node.span;
+            return KeyLines {
+                text: "",
+                base: 0,
+                fallback: node.span,
+                lines: Vec::new(),
+                next: 0,
+            };
         };
-        let text = &self.map.get(file).text()[y.span.range()];
-        let mut offset = 0;
-        let mut indent = usize::MAX;
+        let text = &file[y.span.range()];
+        let mut lines = Vec::new();
+        let (mut offset, mut indent) = (0, usize::MAX);
         for line in text.split_inclusive('\n') {
             let trimmed = line.trim_start_matches(' ');
             let lead = line.len() - trimmed.len();
             if !trimmed.trim().is_empty() && !trimmed.starts_with('#') {
                 indent = indent.min(lead);
                 if lead == indent {
-                    let k = trimmed
-                        .strip_prefix(key)
-                        .or_else(|| {
-                            trimmed
-                                .strip_prefix('"')
-                                .and_then(|t| t.strip_prefix(key))
-                                .and_then(|t| t.strip_prefix('"'))
-                        })
-                        .or_else(|| {
-                            trimmed
-                                .strip_prefix('\'')
-                                .and_then(|t| t.strip_prefix(key))
-                                .and_then(|t| t.strip_prefix('\''))
-                        });
-                    if k.is_some_and(|r| r.starts_with(':')) {
-                        let start = y.span.start as usize + offset + lead;
-                        let len = trimmed.find(':').unwrap_or(key.len());
-                        return Span::new(start, start + len);
-                    }
+                    lines.push((offset, lead));
                 }
             }
             offset += line.len();
         }
-        node.span
+        KeyLines {
+            text,
+            base: y.span.start as usize,
+            fallback: node.span,
+            lines,
+            next: 0,
+        }
+    }
+
+    /// The span of `key:` (bare or quoted), or the node's when no line writes it.
+    pub fn find(&mut self, key: &str) -> Span {
+        let n = self.lines.len();
+        for i in (self.next..n).chain(0..self.next) {
+            let (offset, lead) = self.lines[i];
+            let trimmed = self.text[offset..]
+                .split_inclusive('\n')
+                .next()
+                .unwrap_or("");
+            let trimmed = &trimmed[lead..];
+            let quoted = |q: char| {
+                trimmed
+                    .strip_prefix(q)
+                    .and_then(|t| t.strip_prefix(key))
+                    .and_then(|t| t.strip_prefix(q))
+            };
+            let rest = trimmed
+                .strip_prefix(key)
+                .or_else(|| quoted('"'))
+                .or_else(|| quoted('\''));
+            if rest.is_some_and(|r| r.starts_with(':')) {
+                self.next = i + 1;
+                let start = self.base + offset + lead;
+                let len = trimmed.find(':').unwrap_or(key.len());
+                return Span::new(start, start + len);
+            }
+        }
+        self.fallback
     }
 }

@@ -330,8 +330,11 @@ pub(super) fn apply_options(
     node: &Node,
 ) {
     let file = l.entry;
-    for (key, value) in block {
-        let at = l.key_span(file, node, key);
+    let spans: Vec<Span> = {
+        let mut keys = l.key_lines(file, node);
+        block.keys().map(|k| keys.find(k)).collect()
+    };
+    for ((key, value), at) in block.iter().zip(spans) {
         let result: Result<(), String> = match target {
             Target::Stdio(t) => match key.as_str() {
                 "cwd" => scalar_text(value)

@@ -186,9 +186,9 @@ fn properties(
             Stmt::DataRow => t.data = block_map(node),
             Stmt::Variables => {
                 if let Some(block) = block_map(node) {
+                    let mut keys = l.key_lines(file, node);
                     for (k, v) in block {
-                        p.declared_vars
-                            .push((k.clone(), l.key_span(file, node, &k)));
+                        p.declared_vars.push((k.clone(), keys.find(&k)));
                         variables.insert(k, v);
                     }
                 }
