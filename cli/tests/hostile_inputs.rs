@@ -144,14 +144,19 @@ fn a_fourteen_megabyte_yaml_block_is_never_lexed_as_statements() {
     assert_eq!(code, Some(0), "{out}");
 }
 
+/// `head`, then `line(i)` for each `i` below `n`, then `tail`.
+fn repeated(head: &str, n: usize, line: impl Fn(usize) -> String, tail: &str) -> String {
+    let mut text = String::from(head);
+    text.extend((0..n).map(line));
+    text.push_str(tail);
+    text
+}
+
 #[test]
 fn thousands_of_legacy_add_root_lines_lower_in_linear_space() {
     // ~84 KB: once 3.9 GB, when each line's step carried every root so far.
-    let mut text = String::new();
-    for i in 0..4000 {
-        text.push_str(&format!("add_root file:///r/{i}\n"));
-    }
-    text.push_str("call_tool roots\n");
+    let add_root = |i| format!("add_root file:///r/{i}\n");
+    let text = repeated("", 4000, add_root, "call_tool roots\n");
     let dir = common::scratch(&[("roots.mcp", &text)]);
     let (out, code) = check_within_ceilings(dir.path(), "roots.mcp");
     assert_eq!(code, Some(0), "{out}");
@@ -215,11 +220,8 @@ fn an_mcpr_call_with_sixty_thousand_arguments_checks_quickly() {
     // The arguments are one object of the document the schema judges the test by: each
     // member looked for among the ones before it was 1.8 billion comparisons (8.6 s in a
     // release build).
-    let mut text =
-        String::from("Server: node server.js\n\nTest: \"wide\"\n  Call tool \"t\" with:\n");
-    for i in 0..60_000 {
-        text.push_str(&format!("    k{i}: {i}\n"));
-    }
+    let head = "Server: node server.js\n\nTest: \"wide\"\n  Call tool \"t\" with:\n";
+    let text = repeated(head, 60_000, |i| format!("    k{i}: {i}\n"), "");
     let dir = common::scratch(&[("wide.mcpr", &text)]);
     let (out, code) = check_within_ceilings(dir.path(), "wide.mcpr");
     assert_eq!(code, Some(0), "{out}");
@@ -228,11 +230,13 @@ fn an_mcpr_call_with_sixty_thousand_arguments_checks_quickly() {
 #[test]
 fn a_test_with_fifty_thousand_variables_checks_quickly() {
     // Each variable's key was looked for from the top of the block: 28 s in a release build.
-    let mut text = String::from("Server: node server.js\n\nTest: \"wide\"\n  Variables:\n");
-    for i in 0..50_000 {
-        text.push_str(&format!("    v{i}: {i}\n"));
-    }
-    text.push_str("  Send \"ping\"\n");
+    let head = "Server: node server.js\n\nTest: \"wide\"\n  Variables:\n";
+    let text = repeated(
+        head,
+        50_000,
+        |i| format!("    v{i}: {i}\n"),
+        "  Send \"ping\"\n",
+    );
     let dir = common::scratch(&[("vars.mcpr", &text)]);
     let (out, code) = check_within_ceilings(dir.path(), "vars.mcpr");
     assert_eq!(code, Some(0), "{out}");
