@@ -51,8 +51,8 @@ pub fn compile(pattern: &str) -> Result<Pattern, PatternError> {
 /// [`REMEMBERED`] patterns): a suite repeats its patterns, in every test and again when it
 /// is lowered, and compiling one costs more than the rest of its statement.
 pub fn check_template(pattern: &str) -> Result<(), PatternError> {
+    use foldhash::{HashMap, HashMapExt};
     use std::cell::RefCell;
-    use std::collections::HashMap;
     thread_local! {
         static CHECKED: RefCell<HashMap<String, Result<(), PatternError>>> =
             RefCell::new(HashMap::new());

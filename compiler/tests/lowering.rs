@@ -178,7 +178,7 @@ fn memory_loader_imports_across_folders() {
     let step = &suite.tests[0].steps[1];
     let source = step.source.as_ref().unwrap();
     assert_eq!(
-        (source.file.as_str(), source.line, source.column),
+        (&*source.file, source.line, source.column),
         ("suite/lib/flows.mcpr", 3, 3)
     );
     assert_eq!(step.flow[0].call_site.line, 5);

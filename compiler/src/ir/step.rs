@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 use super::assert::Assert;
 use super::map::OrderedMap;
@@ -258,8 +259,9 @@ every_variant!(Aggregate: Single, List, Map);
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SourceLocation {
-    /// Path of the file as the user named it (relative to where mcpr was started).
-    pub file: String,
+    /// Path of the file as the user named it (relative to where mcpr was started); shared by
+    /// the locations of one file's steps rather than copied into each.
+    pub file: Arc<str>,
     /// Line number, starting at 1.
     pub line: u32,
     /// Column number in characters, starting at 1.
@@ -268,7 +270,7 @@ pub struct SourceLocation {
 
 impl SourceLocation {
     /// A location in `file` at `line` and `column` (both 1-based).
-    pub fn new(file: impl Into<String>, line: u32, column: u32) -> Self {
+    pub fn new(file: impl Into<Arc<str>>, line: u32, column: u32) -> Self {
         Self {
             file: file.into(),
             line,

@@ -7,9 +7,10 @@ use crate::diagnostics::Problem;
 use crate::ir::{Skip, Test};
 use crate::names::{closest, slug};
 use crate::source::Span;
+use foldhash::{HashMap, HashMapExt};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A test as lowered from any surface format, with the places the dependency checks point at.
 pub struct BuiltTest {

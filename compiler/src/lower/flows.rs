@@ -14,8 +14,9 @@ use crate::ir::FlowFrame;
 use crate::names::closest;
 use crate::syntax::{Document, Node, Stmt, Text};
 use crate::values;
+use foldhash::{HashMap, HashMapExt};
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 /// One declared flow.

@@ -118,6 +118,26 @@ pub struct Lower<'a> {
     import_failed: bool,
     /// The custom-function modules of the entry file and the names they declare.
     functions: &'a FunctionModules,
+    /// The paths of the map's files as step locations share them.
+    paths: Paths,
+}
+
+/// The path of each file of a map as the locations of its steps share it: made once per file
+/// for each [`Lower`] (one per thread, so no two threads count references of one path).
+#[derive(Debug, Default)]
+struct Paths(std::cell::RefCell<Vec<Option<std::sync::Arc<str>>>>);
+
+impl Paths {
+    /// The shared path of file `id` of `map`.
+    fn of(&self, map: &SourceMap, id: usize) -> std::sync::Arc<str> {
+        let mut paths = self.0.borrow_mut();
+        if paths.len() <= id {
+            paths.resize(id + 1, None);
+        }
+        paths[id]
+            .get_or_insert_with(|| std::sync::Arc::from(map.get(id).path()))
+            .clone()
+    }
 }
 
 /// What a file that declares no function modules has of them.
@@ -226,6 +246,7 @@ fn compile_yaml(
         surface: Surface::Yaml,
         import_failed: false,
         functions: &NO_FUNCTIONS,
+        paths: Paths::default(),
     };
     let suite = yaml::lower(&mut l, loader, whole);
     finish(suite, l.diags, None)
@@ -349,6 +370,7 @@ fn lowering<'m>(
         diags,
         surface: Surface::Mcpr,
         functions: &NO_FUNCTIONS,
+        paths: Paths::default(),
     }
 }
 

@@ -47,23 +47,27 @@ pub(super) fn source_patterns(suite: &Suite, out: &mut Vec<(Vec<String>, String)
     }
 }
 
-/// The regular expressions of step `j` of test `i`. Most steps have none: their paths are
-/// only spelt out for a pattern found.
+/// The regular expressions of step `j` of test `i`, each with its whole path.
 fn step_patterns(s: &Step, i: usize, j: usize, out: &mut Vec<(Vec<String>, String)>) {
-    let Some(a) = &s.assert else { return };
-    let with = |more: &[&str]| {
-        let mut p = vec![
+    each_step_pattern(s, &mut |rest, pattern| {
+        let mut path = vec![
             "tests".to_string(),
             i.to_string(),
             "steps".into(),
             j.to_string(),
             "assert".into(),
         ];
-        p.extend(more.iter().map(|m| m.to_string()));
-        p
-    };
+        path.extend(rest.iter().map(|r| r.to_string()));
+        out.push((path, pattern.to_string()));
+    });
+}
+
+/// Each regular expression of a step's assertions, with its path under `assert` (`json`, 0,
+/// `matches`). Most steps have none; a path is only spelt out for a pattern found.
+fn each_step_pattern(s: &Step, emit: &mut dyn FnMut(&[&str], &str)) {
+    let Some(a) = &s.assert else { return };
     if let Some(m) = a.error.as_ref().and_then(|e| e.matches.as_ref()) {
-        out.push((with(&["error", "matches"]), m.clone()));
+        emit(&["error", "matches"], m);
     }
     let (list, one) = match &a.json {
         Some(JsonAssertions::List(l)) => (l.as_slice(), false),
@@ -77,15 +81,15 @@ fn step_patterns(s: &Step, i: usize, j: usize, out: &mut Vec<(Vec<String>, Strin
         let k = k.to_string();
         let base: &[&str] = if one { &["json"] } else { &["json", &k] };
         if let Some(m) = &x.matches {
-            out.push((with(&[base, &["matches"]].concat()), m.clone()));
+            emit(&[base, &["matches"]].concat(), m);
         }
         if let Some(sc) = &x.schema {
             let mut found = Vec::new();
             schema_patterns(sc, &mut Vec::new(), &mut found);
             for (rest, pattern) in found {
-                let mut full = with(&[base, &["schema"]].concat());
-                full.extend(rest);
-                out.push((full, pattern));
+                let mut full = [base, &["schema"]].concat();
+                full.extend(rest.iter().map(String::as_str));
+                emit(&full, &pattern);
             }
         }
     }
@@ -214,8 +218,6 @@ pub fn test_alone(l: &Lower<'_>, test: &mut Test) -> Option<Vec<Diagnostic>> {
     if !test_is_valid(test) {
         return None;
     }
-    let mut found = Vec::new();
-    test_patterns(test, 0, &mut found);
     let mut diags = Vec::new();
     let mut outside = Vec::new();
     crate::ir::sets::test_values(test, 0, &mut outside);
@@ -223,12 +225,14 @@ pub fn test_alone(l: &Lower<'_>, test: &mut Test) -> Option<Vec<Diagnostic>> {
         let (file, span) = place_step(l, test.steps.get(step_index(&v.path)));
         diags.push(Diagnostic::new(super::yaml::outside_set(v), file, span));
     }
-    for (path, pattern) in found {
-        if let Err(e) = crate::regexp::check_template(&pattern) {
-            let (file, span) = place_step(l, test.steps.get(step_index(&path)));
-            let problem = Problem::BadPattern { reason: e.reason };
-            diags.push(Diagnostic::new(problem, file, span));
-        }
+    for step in &test.steps {
+        each_step_pattern(step, &mut |_, pattern| {
+            if let Err(e) = crate::regexp::check_template(pattern) {
+                let (file, span) = place_step(l, Some(step));
+                let problem = Problem::BadPattern { reason: e.reason };
+                diags.push(Diagnostic::new(problem, file, span));
+            }
+        });
     }
     Some(diags)
 }
@@ -276,9 +280,11 @@ fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
 /// its shell.)
 fn test_is_valid(test: &mut Test) -> bool {
     let mut steps = std::mem::take(&mut test.steps);
-    // Positions and frames moved out of a part's steps while it is judged, then put back.
-    let mut sources = Vec::new();
-    let mut flows = Vec::new();
+    // Positions and frames moved out of a part's steps while it is judged, then put back:
+    // a frame per step, a position per step and per assertion (two for most steps).
+    let part = steps.len().clamp(1, STEPS_AT_ONCE);
+    let mut sources = Vec::with_capacity(2 * part);
+    let mut flows = Vec::with_capacity(part);
     // The thread's document, cleared and filled again for each part of each test.
     let mut doc = SCRATCH.take();
     let mut judge = |test: &Test, part: &mut [Step]| {
@@ -384,7 +390,7 @@ fn place_step(l: &Lower<'_>, step: Option<&Step>) -> (usize, Span) {
             .map
             .files()
             .iter()
-            .position(|f| f.path() == src.file)
+            .position(|f| f.path() == &*src.file)
             .filter(|&id| (src.line as usize) <= l.map.get(id).line_count());
         if let Some(id) = found {
             let f = l.map.get(id);

@@ -5,7 +5,7 @@
 use super::tree::*;
 use crate::diagnostics::{Diagnostic, Problem};
 use crate::ir::sets::ELICITATION_ACTIONS;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// Runs every structural check on a document.
 pub fn structure(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {

@@ -125,7 +125,10 @@ pub fn annotations(runs: &[RunResult]) -> String {
         };
         let mut annotation = Annotation::new(level, message);
         if let Some(loc) = test_location(t) {
-            annotation = annotation.file(&loc.file).line(loc.line).column(loc.column);
+            annotation = annotation
+                .file(&*loc.file)
+                .line(loc.line)
+                .column(loc.column);
         }
         out.push_str(&format!("{}\n", annotation.title(title)));
     }

@@ -122,7 +122,7 @@ fn case(t: &TestResult, classname: &str) -> TestCase {
     }
     case.set_time(Duration::from_millis(t.duration_ms));
     if let Some(l) = test_location(t) {
-        case.extra.insert("file".into(), l.file.as_str().into());
+        case.extra.insert("file".into(), (&*l.file).into());
         case.extra.insert("line".into(), l.line.to_string().into());
     }
     let log = step_log(t);

@@ -91,6 +91,7 @@ pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>
         roots_step: false,
         last_sender: None,
         dollar: false,
+        path: std::sync::Arc::from(file.path()),
     };
     for e in &lexed.errors {
         let (problem, span) = match e {
@@ -216,6 +217,8 @@ struct Legacy<'a> {
     last_sender: Option<Command>,
     /// Whether some template needs the `$` variable (a literal `${` in the script).
     dollar: bool,
+    /// The script's path, shared by the locations of its steps.
+    path: std::sync::Arc<str>,
 }
 
 impl Legacy<'_> {
@@ -235,9 +238,8 @@ impl Legacy<'_> {
     }
 
     fn location(&self, span: Span) -> SourceLocation {
-        let file = self.map.get(self.entry);
-        let p = file.position(span.start as usize);
-        SourceLocation::new(file.path(), p.line, p.column)
+        let p = self.map.get(self.entry).position(span.start as usize);
+        SourceLocation::new(self.path.clone(), p.line, p.column)
     }
 
     /// The step of one script line, or `None` after reporting why there is none.

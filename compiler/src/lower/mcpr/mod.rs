@@ -471,6 +471,7 @@ fn lower_tests(
             surface,
             import_failed,
             functions,
+            paths: Default::default(),
         };
         std::thread::scope(|scope| {
             let mut chunks = chunks.into_iter();
@@ -640,9 +641,8 @@ pub fn node_refs<'m>(map: &'m crate::SourceMap, node: &Node, file: usize) -> Vec
 impl Lower<'_> {
     /// The location of a byte offset, for a step's `source`.
     pub fn location(&self, file: usize, span: Span) -> SourceLocation {
-        let f = self.map.get(file);
-        let p = f.position(span.start as usize);
-        SourceLocation::new(f.path(), p.line, p.column)
+        let p = self.map.get(file).position(span.start as usize);
+        SourceLocation::new(self.paths.of(self.map, file), p.line, p.column)
     }
 
     /// Normalises and checks an author's path; reports MCPLANG415 when it is malformed.
