@@ -112,49 +112,38 @@ fn slot_of(word: &[u8]) -> usize {
     (h as usize) % SLOTS
 }
 
-/// A rule in both instantiations, before grouping.
-type Entry<'a, 's> = (Rule<'a, 's>, P<'a, 's, Stmt, Fast>);
-
-/// The rules of one first word: the word, all fast rules as one choice, and
-/// the rich rules for diagnosis.
-type Group<'a, 's> = (&'static str, P<'a, 's, Stmt, Fast>, Vec<Rule<'a, 's>>);
+/// The rules of one first word: the word, and all its fast rules as one choice.
+type Group<'a, 's> = (&'static str, P<'a, 's, Stmt, Fast>);
 
 /// All rules, grouped by the lower-cased first word of the statement.
 pub struct Grammar<'a, 's> {
     /// Open-addressing index: slot → position in `groups` + 1 (0 = empty).
     slots: [u8; SLOTS],
     groups: Vec<Group<'a, 's>>,
+    /// The text the rules read.
+    src: &'s str,
+    /// Per group, the rules with rich errors that diagnose a line none of the fast rules
+    /// accepted: built on the first such line, as most files have none.
+    rich: std::cell::OnceCell<Vec<Vec<Rule<'a, 's>>>>,
 }
 
 impl<'a, 's: 'a> Grammar<'a, 's> {
-    /// Builds every rule of the statement table for a file whose text is `src`.
+    /// Builds the fast rules of the statement table for a file whose text is `src`. Within a
+    /// group the rules keep the table's order: every rule ends by requiring the end of the
+    /// line, so the order changes speed only (and which usage a tie between two equally long
+    /// usages reports).
     pub fn new(src: &'s str) -> Self {
-        let mut by_word: HashMap<&'static str, Vec<Entry<'a, 's>>> = HashMap::new();
-        // Each rule is built twice: without error details for the fast path
-        // and with rich errors to diagnose a line that failed. Within a group
-        // the rules keep the table's order: every rule ends by requiring the
-        // end of the line, so the order changes speed only (and which usage
-        // a tie between two equally long usages reports).
+        let mut by_word: HashMap<&'static str, Vec<P<'a, 's, Stmt, Fast>>> = HashMap::new();
         for statement in STATEMENTS {
             let fast = statement.form.rule::<Fast>(src);
-            let rich = statement.form.rule::<Ex<'a, 's>>(src);
             for w in statement.first_words {
-                let rule = Rule {
-                    usage: statement.usage,
-                    openings: statement.openings,
-                    parser: rich.clone(),
-                };
-                by_word.entry(w).or_default().push((rule, fast.clone()));
+                by_word.entry(w).or_default().push(fast.clone());
             }
         }
-        let groups = by_word
+        let mut groups = by_word
             .into_iter()
-            .map(|(w, entries)| {
-                let (rules, fast): (Vec<_>, Vec<_>) = entries.into_iter().unzip();
-                (w, choice(fast).boxed(), rules)
-            })
+            .map(|(w, fast)| (w, choice(fast).boxed()))
             .collect::<Vec<_>>();
-        let mut groups = groups;
         groups.sort_by_key(|g| g.0);
         let mut slots = [0u8; SLOTS];
         for (i, g) in groups.iter().enumerate() {
@@ -164,15 +153,42 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
             }
             slots[at] = u8::try_from(i + 1).expect("fewer than 255 first words");
         }
-        Grammar { slots, groups }
+        Grammar {
+            slots,
+            groups,
+            src,
+            rich: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The rules with rich errors of group `i`, in the table's order (see [`Grammar::rich`]).
+    fn rich_rules(&self, i: usize) -> &[Rule<'a, 's>] {
+        let all = self.rich.get_or_init(|| {
+            let mut all: Vec<Vec<Rule<'a, 's>>> = self.groups.iter().map(|_| Vec::new()).collect();
+            for statement in STATEMENTS {
+                let rich = statement.form.rule::<Ex<'a, 's>>(self.src);
+                for w in statement.first_words {
+                    if let Ok(g) = self.groups.binary_search_by_key(w, |g| g.0) {
+                        all[g].push(Rule {
+                            usage: statement.usage,
+                            openings: statement.openings,
+                            parser: rich.clone(),
+                        });
+                    }
+                }
+            }
+            all
+        });
+        all.get(i).map_or(&[], Vec::as_slice)
     }
 
     /// Parses one line's tokens. `line_end` is the byte offset of the end of
     /// the line (for errors at the end of input).
     pub fn parse(&self, tokens: &'a [(Tok<'s>, SimpleSpan)], line_end: usize) -> LineResult {
-        let Some((all, rules)) = self.group(tokens) else {
+        let Some(group) = self.group(tokens) else {
             return LineResult::Unknown;
         };
+        let all = &self.groups[group].1;
         let eoi = SimpleSpan::from(line_end..line_end);
         let input = tokens.split_token_span(eoi);
         if let Some(stmt) = all.parse(input).into_output() {
@@ -186,7 +202,7 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         let words = opening_words(tokens);
         type Key = (usize, bool, Closeness, std::cmp::Reverse<usize>);
         let mut best: Option<(Key, &'static str, Rich<'a, Tok<'s>>)> = None;
-        for rule in rules {
+        for rule in self.rich_rules(group) {
             let errs = rule
                 .parser
                 .parse(tokens.split_token_span(eoi))
@@ -221,12 +237,9 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         }
     }
 
-    /// The rules for the line's first word (compared without case and
+    /// The group of the line's first word (compared without case and
     /// without allocating).
-    fn group(
-        &self,
-        tokens: &[(Tok<'s>, SimpleSpan)],
-    ) -> Option<(&P<'a, 's, Stmt, Fast>, &[Rule<'a, 's>])> {
+    fn group(&self, tokens: &[(Tok<'s>, SimpleSpan)]) -> Option<usize> {
         let Some((Tok::Word(w), _)) = tokens.first() else {
             return None;
         };
@@ -238,9 +251,9 @@ impl<'a, 's: 'a> Grammar<'a, 's> {
         let key: &[u8] = key;
         let mut at = slot_of(key);
         loop {
-            let g = &self.groups[usize::from(self.slots[at]).checked_sub(1)?];
-            if g.0.as_bytes() == key {
-                return Some((&g.1, &g.2));
+            let i = usize::from(self.slots[at]).checked_sub(1)?;
+            if self.groups[i].0.as_bytes() == key {
+                return Some(i);
             }
             at = (at + 1) % SLOTS;
         }
