@@ -1,6 +1,7 @@
 //! A `.mcpr` file's lowered suite is checked against the suite schema a test at a time (the
 //! whole document of a large suite is many times its text); a problem in any test is still
-//! found and placed at the line that wrote it.
+//! found and placed at the line that wrote it, by `compile` and by `check` alike (which lets
+//! go of each test it judged alone and valid, and names the others by their own indexes).
 
 use mcpr_compiler::SourceMap;
 use mcpr_compiler::diagnostics::render;
@@ -15,6 +16,14 @@ fn shown(text: &str) -> (bool, String) {
         compiled.suite.is_some(),
         render::short(&compiled.diagnostics, &map),
     )
+}
+
+/// The diagnostics `check` finds in `text`, shown.
+fn checked(text: &str) -> String {
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new("later.mcpr", text.to_string()));
+    let diagnostics = lower::diagnostics(&mut map, id, &MemoryLoader::new(), &Options::default());
+    render::short(&diagnostics, &map)
 }
 
 fn suite(bad_test: usize) -> String {
@@ -49,5 +58,6 @@ fn a_schema_problem_is_found_in_the_first_test_and_in_a_later_one() {
             out.contains(&format!("tests[{bad}].steps[0].timeoutMs")),
             "{out}"
         );
+        assert_eq!(checked(&text), out, "check of test {bad}");
     }
 }

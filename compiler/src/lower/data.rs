@@ -93,18 +93,13 @@ fn column_shorthand(mut v: Value) -> Value {
 }
 
 /// Warns about the data sources of the entry file no test takes its rows from: they are not
-/// loaded, by `mcpr run` or `mcpr check --data`.
+/// loaded, by `mcpr run` or `mcpr check --data`. `sources` are those the tests iterate.
 pub fn report_unused<'t>(
     l: &mut Lower<'_>,
     doc: &Document,
-    tests: impl Iterator<Item = &'t crate::ir::Test>,
+    sources: impl Iterator<Item = &'t str>,
 ) {
-    let used: Vec<&str> = tests
-        .filter_map(|t| match &t.for_each {
-            Some(ForEach::Source(s)) => Some(s.source.as_str()),
-            _ => None,
-        })
-        .collect();
+    let used: Vec<&str> = sources.collect();
     for node in &doc.nodes {
         if let Stmt::DataSourceHeader { name } = &node.stmt
             && !used.contains(&name.value.as_str())

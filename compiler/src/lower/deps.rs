@@ -14,8 +14,8 @@ use std::collections::VecDeque;
 
 /// A test as lowered from any surface format, with the places the dependency checks point at.
 pub struct BuiltTest {
-    /// The IR test.
-    pub test: Test,
+    /// The IR test, or what is kept of it once `check` has judged it alone.
+    pub test: Lowered,
     /// Whether the id was written (`Id:`, `id:`), rather than made from the name.
     pub explicit_id: bool,
     /// Span of the id (or of the name when the id is its slug).
@@ -28,12 +28,117 @@ pub struct BuiltTest {
     pub exports: Vec<(String, Span)>,
 }
 
+/// A lowered test: whole, or reduced to what the checks of the whole suite read of it.
+pub enum Lowered {
+    /// The IR test (boxed: a reduced test is a fraction of its size).
+    Whole(Box<Test>),
+    /// A test `check` has judged alone ([`super::validate::test_alone`]) and let go: a suite
+    /// of 200,000 small tests held each whole, steps dropped, at 424 bytes and more.
+    Reduced(Reduced),
+}
+
+/// What the suite-level checks read of a test: its name and id (duplicates, dependencies,
+/// budgets), whether it is skipped and whether and from which data source it iterates.
+pub struct Reduced {
+    /// The test's name.
+    pub name: String,
+    /// Its id when it has one.
+    pub id: Option<String>,
+    /// Its `skip` setting.
+    pub skip: Option<Skip>,
+    /// Whether it runs once per data row.
+    pub iterates: bool,
+    /// The data source its rows come from (`For each row from …`).
+    pub source: Option<String>,
+}
+
+impl Lowered {
+    /// The whole IR test.
+    pub fn whole(test: Test) -> Self {
+        Lowered::Whole(Box::new(test))
+    }
+}
+
 impl BuiltTest {
     /// The id the test is known by: its id, else the slug of its name.
     pub fn id(&self) -> String {
-        match &self.test.id {
+        let id = match &self.test {
+            Lowered::Whole(t) => &t.id,
+            Lowered::Reduced(r) => &r.id,
+        };
+        match id {
             Some(id) => id.clone(),
-            None => slug(&self.test.name),
+            None => slug(self.name()),
+        }
+    }
+
+    /// The test's name.
+    pub fn name(&self) -> &str {
+        match &self.test {
+            Lowered::Whole(t) => &t.name,
+            Lowered::Reduced(r) => &r.name,
+        }
+    }
+
+    /// The test's `skip` setting.
+    pub fn skip(&self) -> Option<&Skip> {
+        match &self.test {
+            Lowered::Whole(t) => t.skip.as_ref(),
+            Lowered::Reduced(r) => r.skip.as_ref(),
+        }
+    }
+
+    /// Whether the test runs once per data row.
+    pub fn iterates(&self) -> bool {
+        match &self.test {
+            Lowered::Whole(t) => t.for_each.is_some(),
+            Lowered::Reduced(r) => r.iterates,
+        }
+    }
+
+    /// The data source the test's rows come from.
+    pub fn source(&self) -> Option<&str> {
+        match &self.test {
+            Lowered::Whole(t) => match &t.for_each {
+                Some(crate::ir::ForEach::Source(s)) => Some(&s.source),
+                _ => None,
+            },
+            Lowered::Reduced(r) => r.source.as_deref(),
+        }
+    }
+
+    /// The whole IR test, for a test judged alone already.
+    pub fn test_mut(&mut self) -> Option<&mut Test> {
+        match &mut self.test {
+            Lowered::Whole(t) => Some(t),
+            Lowered::Reduced(_) => None,
+        }
+    }
+
+    /// Lets the IR test go, keeping what the suite-level checks read of it.
+    pub fn reduce(&mut self) {
+        let Lowered::Whole(t) = &mut self.test else {
+            return;
+        };
+        let test = std::mem::replace(&mut **t, Test::new(String::new(), Vec::new()));
+        let source = match &test.for_each {
+            Some(crate::ir::ForEach::Source(s)) => Some(s.source.clone()),
+            _ => None,
+        };
+        self.test = Lowered::Reduced(Reduced {
+            iterates: test.for_each.is_some(),
+            source,
+            name: test.name,
+            id: test.id,
+            skip: test.skip,
+        });
+    }
+
+    /// The whole IR test, `None` when it was reduced.
+    pub fn into_test(self) -> Option<Test> {
+        match self.test {
+            Lowered::Whole(t) => Some(*t),
+            Lowered::Reduced(_) => None,
         }
     }
 }
@@ -70,8 +175,7 @@ fn ids(l: &mut Lower<'_>, tests: &[BuiltTest]) -> HashMap<String, usize> {
     for (i, t) in tests.iter().enumerate() {
         let id = t.id();
         if let Some(&first) = by_id.get(&id) {
-            if !t.explicit_id && !tests[first].explicit_id && tests[first].test.name == t.test.name
-            {
+            if !t.explicit_id && !tests[first].explicit_id && tests[first].name() == t.name() {
                 // Two tests of the same name: MCPLANG201 already says so.
                 continue;
             }
@@ -110,7 +214,7 @@ fn dependency_graph(
                 .get_or_insert_with(|| {
                     let mut m = HashMap::new();
                     for (i, t) in tests.iter().enumerate() {
-                        m.entry(slug(&t.test.name)).or_insert(i);
+                        m.entry(slug(t.name())).or_insert(i);
                     }
                     m
                 })
@@ -129,10 +233,8 @@ fn dependency_graph(
                 Some(j) => {
                     graph.add_edge(nodes[i], nodes[j], ());
                     edge_at.entry((i, j)).or_insert(*span);
-                    if matches!(
-                        tests[j].test.skip,
-                        Some(Skip::Flag(true)) | Some(Skip::Reason(_))
-                    ) && tests[i].test.skip.is_none()
+                    if matches!(tests[j].skip(), Some(Skip::Flag(true) | Skip::Reason(_)))
+                        && tests[i].skip().is_none()
                     {
                         l.report(
                             Problem::DependsOnSkipped {
@@ -222,7 +324,7 @@ fn undeclared_deps_refs(l: &mut Lower<'_>, tests: &[BuiltTest]) {
                 l.report(
                     Problem::DepsNotDeclared {
                         id,
-                        test: t.test.name.clone(),
+                        test: t.name().to_string(),
                         surface: l.surface,
                     },
                     *f,

@@ -178,7 +178,8 @@ pub fn compile(
 
 /// The diagnostics [`compile`] finds, in less memory: no syntax tree and no whole IR are
 /// kept; each test's part of the tree is dropped as soon as the test is lowered, and each
-/// test is validated at once and its steps dropped (what `check` needs).
+/// test is validated at once and reduced to what the suite-level checks read of it (what
+/// `check` needs).
 pub fn diagnostics(
     map: &mut SourceMap,
     entry: usize,

@@ -139,7 +139,7 @@ pub fn lowered(l: &mut Lower<'_>, suite: &mut Suite) {
     if valid_a_test_at_a_time(suite) {
         return;
     }
-    located_problems(l, suite, &|_: &[String]| true);
+    located_problems(l, suite, None);
 }
 
 /// Reports each value outside its closed set (`ir::sets`), as YAML suites report it.
@@ -174,11 +174,42 @@ pub(super) fn pattern_problem(pattern: &str) -> Option<Problem> {
     })
 }
 
-/// Reports the schema problems of the whole suite document whose path `wanted` accepts,
-/// worded as YAML suites word them.
-fn located_problems(l: &mut Lower<'_>, suite: &Suite, wanted: &dyn Fn(&[String]) -> bool) {
-    let Ok(doc) = serde_json::to_value(suite) else {
+/// Reports the schema problems of the whole suite document, worded as YAML suites word them.
+/// With `hollow`, the suite lacks the tests judged alone already (`true` at their indexes
+/// among all the tests): each stands in the document as an empty object, so that the others
+/// keep their indexes in the paths the problems name, and its problems are not reported.
+fn located_problems(l: &mut Lower<'_>, suite: &Suite, hollow: Option<&[bool]>) {
+    let Ok(mut doc) = serde_json::to_value(suite) else {
         return;
+    };
+    // Index among all the tests → index in `suite.tests`, for the tests the suite holds.
+    let mut held: Vec<Option<usize>> = Vec::new();
+    if let Some(hollow) = hollow
+        && let Some(Value::Array(tests)) = doc.get_mut("tests")
+    {
+        let mut kept = std::mem::take(tests).into_iter();
+        let mut next = 0;
+        for &h in hollow {
+            if h {
+                held.push(None);
+                tests.push(Value::Object(Map::new()));
+            } else {
+                held.push(Some(next));
+                next += 1;
+                tests.extend(kept.next());
+            }
+        }
+    }
+    let place_at = |path: &[String]| -> Option<Vec<String>> {
+        let mut path = path.to_vec();
+        if hollow.is_some()
+            && let [t, i, ..] = path.as_mut_slice()
+            && t == "tests"
+        {
+            let at = i.parse::<usize>().ok().and_then(|i| held.get(i).copied());
+            *i = at??.to_string();
+        }
+        Some(path)
     };
     if schema::is_valid(&doc) {
         return;
@@ -191,9 +222,10 @@ fn located_problems(l: &mut Lower<'_>, suite: &Suite, wanted: &dyn Fn(&[String])
         return;
     };
     for (path, problem) in schema::problems_by_path(&tree, &doc) {
-        if !wanted(&path) {
+        // A hollow test's problems were reported when it was judged alone.
+        let Some(path) = place_at(&path) else {
             continue;
-        }
+        };
         let (file, span) = place(l, suite, &path);
         l.report(problem, file, span);
     }
@@ -205,7 +237,7 @@ fn located_problems(l: &mut Lower<'_>, suite: &Suite, wanted: &dyn Fn(&[String])
 pub struct Judged {
     /// The problems of the judged tests' regular expressions.
     pub diags: Vec<Diagnostic>,
-    /// Per test, whether it was judged alone and its steps dropped ("hollow").
+    /// Per test, whether it was judged alone and let go ("hollow": the suite lacks it).
     pub hollow: Vec<bool>,
     /// Some test did not satisfy the schema on its own (it was kept whole).
     pub invalid: bool,
@@ -237,8 +269,8 @@ pub fn test_alone(l: &Lower<'_>, test: &mut Test) -> Option<Vec<Diagnostic>> {
     Some(diags)
 }
 
-/// [`lowered`] of a suite some of whose tests were judged by [`test_alone`] and left
-/// hollow: the same diagnostics, the hollow tests' from `judged`.
+/// [`lowered`] of a suite some of whose tests were judged by [`test_alone`] and left out
+/// ("hollow"): the same diagnostics, the hollow tests' from `judged`.
 pub fn judged(l: &mut Lower<'_>, suite: &mut Suite, judged: Judged) {
     l.diags.extend(judged.diags);
     report_patterns(l, suite);
@@ -248,11 +280,7 @@ pub fn judged(l: &mut Lower<'_>, suite: &mut Suite, judged: Judged) {
     if !judged.invalid && shell_is_valid(suite) && first_valid(suite) {
         return;
     }
-    let hollow = judged.hollow;
-    located_problems(l, suite, &|path: &[String]| match path {
-        [t, i, ..] if t == "tests" => !i.parse().is_ok_and(|i: usize| hollow.get(i) == Some(&true)),
-        _ => true,
-    });
+    located_problems(l, suite, Some(&judged.hollow));
 }
 
 /// The step index of a path `tests`, i, `steps`, j, ….

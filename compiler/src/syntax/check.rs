@@ -9,22 +9,32 @@ use foldhash::{HashMap, HashMapExt};
 
 /// Runs every structural check on a document.
 pub fn structure(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
-    names(doc, file_id, diags);
+    names(doc.nodes.iter().filter_map(declared), file_id, diags);
     for node in &doc.nodes {
         block(node, file_id, diags);
     }
 }
 
-/// Test, flow and data source names declared twice.
-pub(super) fn names(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
-    let mut seen: HashMap<(&'static str, &str), &Text> = HashMap::with_capacity(doc.nodes.len());
-    for node in &doc.nodes {
-        let (kind, name) = match &node.stmt {
-            Stmt::TestHeader { name } => ("test", name),
-            Stmt::FlowHeader { name } => ("flow", name),
-            Stmt::DataSourceHeader { name } => ("data source", name),
-            _ => continue,
-        };
+/// The kind and name of a test, flow or data source header.
+pub(super) fn declared(node: &Node) -> Option<(&'static str, &Text)> {
+    match &node.stmt {
+        Stmt::TestHeader { name } => Some(("test", name)),
+        Stmt::FlowHeader { name } => Some(("flow", name)),
+        Stmt::DataSourceHeader { name } => Some(("data source", name)),
+        _ => None,
+    }
+}
+
+/// Test, flow and data source names declared twice, among `declared` (kind and name, in
+/// file order).
+pub(super) fn names<'d>(
+    declared: impl Iterator<Item = (&'static str, &'d Text)>,
+    file_id: usize,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut seen: HashMap<(&'static str, &str), &Text> =
+        HashMap::with_capacity(declared.size_hint().1.unwrap_or(0));
+    for (kind, name) in declared {
         if let Some(first) = seen.get(&(kind, name.value.as_str())) {
             diags.push(
                 Diagnostic::new(

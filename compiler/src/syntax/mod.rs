@@ -22,7 +22,7 @@ use crate::diagnostics::Diagnostic;
 use crate::source::{SourceFile, Span};
 use chumsky::span::SimpleSpan;
 use grammar::Grammar;
-pub use outline::{Outline, YamlBudget, outline, parse_tests};
+pub use outline::{Outline, OutlinedTest, YamlBudget, outline, parse_tests};
 use std::ops::Range;
 use token::Tok;
 pub use tree::*;
@@ -159,8 +159,8 @@ pub fn parse_within(
 struct Pieces {
     nodes: Vec<Node>,
     diags: Vec<Diagnostic>,
-    /// With `defer_tests`: per test, in order, the lines of its body when it was left out.
-    deferred: Vec<Option<Range<usize>>>,
+    /// With `defer_tests`: the tests, in file order, kept apart from `nodes`.
+    tests: Vec<OutlinedTest>,
     /// Lines no statement matched, in order.
     unknown: Vec<vocab::Unknown>,
 }
@@ -201,7 +201,7 @@ fn parse_pieces(
         into.nodes.extend(p.document());
         *values = p.yaml_nodes;
         into.diags.extend(p.diags);
-        into.deferred.extend(p.deferred);
+        into.tests.extend(p.tests);
         into.unknown.extend(p.unknown);
     };
     // The pieces in order, `per_thread` consecutive ones for each thread.
@@ -215,7 +215,7 @@ fn parse_pieces(
                 let mut piece_of = Pieces {
                     nodes: Vec::new(),
                     diags: Vec::new(),
-                    deferred: Vec::new(),
+                    tests: Vec::new(),
                     unknown: Vec::new(),
                 };
                 piece(range.clone(), &mut piece_of, &mut values);
@@ -246,14 +246,14 @@ fn parse_pieces(
     let mut all = Pieces {
         nodes: Vec::with_capacity(pieces.iter().map(|p| p.nodes.len()).sum()),
         diags: Vec::with_capacity(pieces.iter().map(|p| p.diags.len()).sum()),
-        deferred: Vec::with_capacity(pieces.iter().map(|p| p.deferred.len()).sum()),
+        tests: Vec::with_capacity(pieces.iter().map(|p| p.tests.len()).sum()),
         unknown: Vec::new(),
     };
     let mut unknown = Vec::new();
     for p in pieces {
         all.nodes.extend(p.nodes);
         all.diags.extend(p.diags);
-        all.deferred.extend(p.deferred);
+        all.tests.extend(p.tests);
         unknown.extend(p.unknown);
     }
     // In file order, whatever the cut: the same suggestions for every `threads`.
@@ -320,10 +320,12 @@ struct Parser<'p, 'a, 's> {
     /// Blocks that start at or after this byte keep no value (the file's YAML passed its
     /// budget there: [`Outline::cut_at_budget`]).
     drop_from: Option<usize>,
-    /// Leave the bodies of tests out, their lines noted in `deferred` ([`outline`]).
+    /// Leave the bodies of tests out and the tests apart in `tests` ([`outline`]).
     defer_tests: bool,
-    /// Per test header, in file order, the lines of its body when it was left out.
-    deferred: Vec<Option<Range<usize>>>,
+    /// The lines of the body of the test header just read, when it was left out.
+    deferred: Option<Range<usize>>,
+    /// With `defer_tests`, the tests, in file order.
+    tests: Vec<OutlinedTest>,
     /// Lines no statement matched, in order, their diagnostics to be made
     /// ([`vocab::Suggestions::settle`]).
     unknown: Vec<vocab::Unknown>,
@@ -359,7 +361,8 @@ impl<'p, 'a, 's> Parser<'p, 'a, 's> {
             shared_budget: None,
             drop_from: None,
             defer_tests: false,
-            deferred: Vec::new(),
+            deferred: None,
+            tests: Vec::new(),
             unknown: Vec::new(),
         }
     }

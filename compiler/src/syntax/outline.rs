@@ -12,7 +12,7 @@
 //! it passed is found in file order ([`Outline::cut_at_budget`]), and its tests are parsed
 //! again with no value kept from there on.
 
-use super::tree::{Document, Node, Stmt};
+use super::tree::{Document, Node, Stmt, Text};
 use super::{Context, Parser, Pieces, check, scan};
 use crate::diagnostics::Diagnostic;
 use crate::source::{SourceFile, Span};
@@ -23,16 +23,95 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 /// A file without the bodies of its tests.
 #[derive(Debug)]
 pub struct Outline {
-    /// The document; a test header has no children when its body was left out.
+    /// The document without its tests: settings, flows, data sources and the rest.
     pub document: Document,
+    /// The tests, in file order.
+    pub tests: Vec<OutlinedTest>,
     /// The problems found so far, sorted: those of every line's layout, and those of the
     /// statements and blocks outside the bodies left out.
     pub diagnostics: Vec<Diagnostic>,
-    /// Per test header of `document`, in order: the lines of its body when it was left out
-    /// (`None`: the body is parsed already, see [`Parser::skip_body`]).
-    pub bodies: Vec<Option<Range<usize>>>,
     /// The file's YAML values so far (the blocks outside the bodies left out).
     pub budget: YamlBudget,
+}
+
+/// A test of an [`Outline`]: its header line and where its body is, or (rarely) the test
+/// parsed whole.
+#[derive(Debug, Clone)]
+pub enum OutlinedTest {
+    /// A header whose body was left out (its node has no block, no table, no children): a
+    /// few dozen bytes where a node takes hundreds, for files of 100,000s of tests.
+    LeftOut {
+        /// The test's name.
+        name: Text,
+        /// The header line (trimmed).
+        span: Span,
+        /// Its leading spaces.
+        indent: u32,
+        /// The lines of the body.
+        body: Range<u32>,
+    },
+    /// A test whose body was parsed with the outline: it is followed by a column-0 line that
+    /// opens with `|` (see [`Parser::skip_body`]).
+    Parsed(Box<Node>),
+}
+
+impl OutlinedTest {
+    /// The test of header `node`, whose body `lines` was left out.
+    pub(super) fn left_out(node: Node, lines: Range<usize>) -> Self {
+        let Stmt::TestHeader { name } = node.stmt else {
+            return OutlinedTest::Parsed(Box::new(node));
+        };
+        let line = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        OutlinedTest::LeftOut {
+            name,
+            span: node.span,
+            indent: node.indent,
+            body: line(lines.start)..line(lines.end),
+        }
+    }
+
+    /// Where the test starts in the file.
+    pub fn span(&self) -> Span {
+        match self {
+            OutlinedTest::LeftOut { span, .. } => *span,
+            OutlinedTest::Parsed(node) => node.span,
+        }
+    }
+
+    /// The test's name.
+    pub fn name(&self) -> Option<&Text> {
+        match self {
+            OutlinedTest::LeftOut { name, .. } => Some(name),
+            OutlinedTest::Parsed(node) => match &node.stmt {
+                Stmt::TestHeader { name } => Some(name),
+                _ => None,
+            },
+        }
+    }
+
+    /// The header's node, without its body when it was left out, and the lines of the body
+    /// to parse (`None`: parsed already).
+    fn into_node(self) -> (Node, Option<Range<usize>>) {
+        match self {
+            OutlinedTest::LeftOut {
+                name,
+                span,
+                indent,
+                body,
+            } => {
+                let node = Node {
+                    stmt: Stmt::TestHeader { name },
+                    span,
+                    indent,
+                    yaml: None,
+                    table: None,
+                    children: Vec::new(),
+                };
+                (node, Some(body.start as usize..body.end as usize))
+            }
+            OutlinedTest::Parsed(node) => (*node, None),
+        }
+    }
 }
 
 impl Outline {
@@ -42,15 +121,14 @@ impl Outline {
     /// and of every later one, in the outline and in the bodies still to be parsed.
     pub fn cut_at_budget(&mut self, file: &SourceFile, file_id: usize) {
         let budget = YamlBudget::new(self.budget.limit);
-        let mut bodies = self.bodies.iter().cloned();
+        let mut tests = self.tests.iter().peekable();
         // Each run of neighbouring tests is parsed as `check` parses them (and dropped).
-        let mut run = Vec::new();
         for node in &self.document.nodes {
-            if matches!(node.stmt, Stmt::TestHeader { .. }) {
-                run.push((node.clone(), bodies.next().flatten()));
-                continue;
+            let mut run = Vec::new();
+            while let Some(t) = tests.next_if(|t| t.span().start < node.span.start) {
+                run.push(t.clone());
             }
-            parse_tests(file, file_id, std::mem::take(&mut run), &budget, |_, _| {});
+            parse_tests(file, file_id, run, &budget, |_, _| {});
             if !budget.passed() {
                 budget.add(node);
             }
@@ -58,7 +136,9 @@ impl Outline {
                 break;
             }
         }
-        parse_tests(file, file_id, run, &budget, |_, _| {});
+        if !budget.passed() {
+            parse_tests(file, file_id, tests.cloned(), &budget, |_, _| {});
+        }
         let Some(&at) = budget.crossed.get() else {
             return;
         };
@@ -73,6 +153,11 @@ impl Outline {
             }
         }
         drop_from(&mut self.document.nodes, at.start as usize);
+        for test in &mut self.tests {
+            if let OutlinedTest::Parsed(node) = test {
+                drop_from(std::slice::from_mut(&mut **node), at.start as usize);
+            }
+        }
         let limit = budget.limit;
         let passed = super::blocks::too_many_values(file.text(), file_id, at, limit);
         self.diagnostics.push(passed);
@@ -88,24 +173,29 @@ pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: us
     let Pieces {
         nodes,
         mut diags,
-        deferred,
+        tests,
         ..
     } = super::parse_pieces(file, file_id, threads, yaml_nodes, true);
     let document = Document { nodes };
-    check::names(&document, file_id, &mut diags);
+    // Names are compared within their kind: the tests' among themselves.
+    check::names(
+        document.nodes.iter().filter_map(check::declared),
+        file_id,
+        &mut diags,
+    );
+    let names = tests.iter().filter_map(|t| Some(("test", t.name()?)));
+    check::names(names, file_id, &mut diags);
     let budget = YamlBudget::new(yaml_nodes);
     for node in &document.nodes {
         // A test is checked and counted with its body ([`parse_tests`]).
-        if !matches!(node.stmt, Stmt::TestHeader { .. }) {
-            check::block(node, file_id, &mut diags);
-            budget.add(node);
-        }
+        check::block(node, file_id, &mut diags);
+        budget.add(node);
     }
     crate::diagnostics::sort(&mut diags);
     Outline {
         document,
+        tests,
         diagnostics: diags,
-        bodies: deferred,
         budget,
     }
 }
@@ -116,11 +206,11 @@ pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: us
 pub fn parse_tests(
     file: &SourceFile,
     file_id: usize,
-    tests: impl IntoIterator<Item = (Node, Option<Range<usize>>)>,
+    tests: impl IntoIterator<Item = OutlinedTest>,
     budget: &YamlBudget,
     mut each: impl FnMut(Node, Vec<Diagnostic>),
 ) {
-    let mut tests = tests.into_iter().peekable();
+    let mut tests = tests.into_iter().map(OutlinedTest::into_node).peekable();
     // The unknown lines of every body, settled test by test in file order.
     let mut suggestions = super::vocab::Suggestions::new();
     // In pieces of about PIECE_BYTES, as a whole file is parsed: the grammar is built once

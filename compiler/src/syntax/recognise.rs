@@ -2,6 +2,7 @@
 //! stands, and walking the bodies of tests, flows and data sources.
 
 use super::grammar::{self, LineResult};
+use super::outline::OutlinedTest;
 use super::token::Tok;
 use super::tree::*;
 use super::{Context, Line, LineKind, Parser};
@@ -39,7 +40,17 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 }
                 LineKind::Text => {
                     let node = self.statement(&line, Context::Document);
-                    nodes.push(node);
+                    // An outline keeps its tests apart, in a few bytes when the body was
+                    // left out.
+                    if self.defer_tests && matches!(node.stmt, Stmt::TestHeader { .. }) {
+                        let test = match self.deferred.take() {
+                            Some(body) => OutlinedTest::left_out(node, body),
+                            None => OutlinedTest::Parsed(Box::new(node)),
+                        };
+                        self.tests.push(test);
+                    } else {
+                        nodes.push(node);
+                    }
                 }
             }
         }
@@ -68,11 +79,8 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
             match node.stmt {
                 Stmt::TestHeader { .. } if self.defer_tests => match self.skip_body() {
-                    Some(lines) => self.deferred.push(Some(lines)),
-                    None => {
-                        node.children = self.body(Context::Test);
-                        self.deferred.push(None);
-                    }
+                    Some(lines) => self.deferred = Some(lines),
+                    None => node.children = self.body(Context::Test),
                 },
                 Stmt::TestHeader { .. } => node.children = self.body(Context::Test),
                 Stmt::FlowHeader { .. } => node.children = self.body(Context::Flow),

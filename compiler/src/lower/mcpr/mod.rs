@@ -20,12 +20,11 @@ use crate::names::closest;
 use crate::source::SourceFile;
 use crate::source::Span;
 use crate::syntax::{
-    Compare, Document, ListKind, Node, Outline, Stmt, Text, ValueType, YamlBudget,
+    Compare, Document, ListKind, Node, Outline, OutlinedTest, Stmt, Text, ValueType, YamlBudget,
 };
 use crate::values::{self, normalise_path};
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Range;
 
 mod attach;
 mod body;
@@ -110,8 +109,9 @@ pub fn lower(
 
 /// [`lower`] for `check` of an [`Outline`]: each test's body is parsed as the test is lowered
 /// ([`crate::syntax::parse_tests`]), and the test is judged on its own at once
-/// ([`super::validate::test_alone`]) and left without its steps, its block dropped: the tree of
-/// the whole file and the whole IR are never held. `None` when the file's YAML passes its
+/// ([`super::validate::test_alone`]) and reduced to what the suite-level checks read of it
+/// ([`deps::Reduced`]), its block dropped: the tree of the whole file and the whole IR are
+/// never held, and the suite returned holds only the tests not judged alone. `None` when the file's YAML passes its
 /// budget: it must be cut where it passes first ([`Outline::cut_at_budget`]).
 pub fn lower_outline(
     l: &mut Lower<'_>,
@@ -121,19 +121,17 @@ pub fn lower_outline(
     judged: &mut Judged,
 ) -> Option<Option<Suite>> {
     let Outline {
-        mut document,
-        bodies,
+        document,
+        tests,
         budget,
         ..
     } = outline;
     if budget.passed() {
         return None;
     }
-    let (_, headers) = take_tests(&mut document);
     let tests = Tests::Outlined {
         file: l.map.get(l.entry),
-        headers,
-        bodies,
+        tests,
         budget: &budget,
     };
     let suite = lower_blocks(l, &document, tests, (None, Some(judged)), imported, threads);
@@ -144,12 +142,10 @@ pub fn lower_outline(
 enum Tests<'f> {
     /// Parsed whole.
     Parsed(Vec<Node>),
-    /// Headers whose bodies are parsed as they are lowered (see [`lower_outline`]).
+    /// Tests whose bodies are parsed as they are lowered (see [`lower_outline`]).
     Outlined {
         file: &'f SourceFile,
-        headers: Vec<Node>,
-        /// Per header, the lines of its body when it is still to be parsed.
-        bodies: Vec<Option<Range<usize>>>,
+        tests: Vec<OutlinedTest>,
         budget: &'f YamlBudget,
     },
 }
@@ -158,16 +154,20 @@ impl Tests<'_> {
     fn len(&self) -> usize {
         match self {
             Tests::Parsed(nodes) => nodes.len(),
-            Tests::Outlined { headers, .. } => headers.len(),
+            Tests::Outlined { tests, .. } => tests.len(),
         }
     }
 
-    /// The header of the first test.
-    fn first(&self) -> Option<&Node> {
-        match self {
-            Tests::Parsed(nodes) => nodes.first(),
-            Tests::Outlined { headers, .. } => headers.first(),
-        }
+    /// Where the name of the first test is written.
+    fn first_name(&self) -> Option<Span> {
+        let name = match self {
+            Tests::Parsed(nodes) => match &nodes.first()?.stmt {
+                Stmt::TestHeader { name } => name,
+                _ => return None,
+            },
+            Tests::Outlined { tests, .. } => tests.first()?.name()?,
+        };
+        Some(name.span)
     }
 
     /// Cuts the tests into runs of at most `per` neighbours.
@@ -186,16 +186,13 @@ impl Tests<'_> {
             Tests::Parsed(nodes) => cut(nodes, per).into_iter().map(Tests::Parsed).collect(),
             Tests::Outlined {
                 file,
-                headers,
-                bodies,
+                tests,
                 budget,
-            } => cut(headers, per)
+            } => cut(tests, per)
                 .into_iter()
-                .zip(cut(bodies, per))
-                .map(|(headers, bodies)| Tests::Outlined {
+                .map(|tests| Tests::Outlined {
                     file,
-                    headers,
-                    bodies,
+                    tests,
                     budget,
                 })
                 .collect(),
@@ -208,16 +205,9 @@ impl Tests<'_> {
             Tests::Parsed(nodes) => nodes.into_iter().for_each(|n| f(n, Vec::new())),
             Tests::Outlined {
                 file,
-                headers,
-                bodies,
+                tests,
                 budget,
-            } => crate::syntax::parse_tests(
-                file,
-                file_id,
-                headers.into_iter().zip(bodies),
-                budget,
-                f,
-            ),
+            } => crate::syntax::parse_tests(file, file_id, tests, budget, f),
         }
     }
 }
@@ -314,10 +304,7 @@ fn lower_blocks(
     let flows = Flows::collect(l, doc, imported);
     let sources = data::sources(l, doc);
 
-    let first_name = blocks.first().and_then(|node| match &node.stmt {
-        Stmt::TestHeader { name } => Some(name.span),
-        _ => None,
-    });
+    let first_name = blocks.first_name();
     let mut tests = lower_tests(l, &settings, &flows, &sources, blocks, kept, threads);
     let has_flows = doc
         .nodes
@@ -325,16 +312,15 @@ fn lower_blocks(
         .any(|n| matches!(n.stmt, Stmt::FlowHeader { .. }));
     if !tests.is_empty() {
         flows.report_unused(l);
-        data::report_unused(l, doc, tests.iter().map(|t| &t.test));
+        data::report_unused(l, doc, tests.iter().filter_map(BuiltTest::source));
     }
     deps::check(l, &mut tests);
     for (name, span) in &settings.budget_names {
         let known = tests.iter().any(|t| {
-            t.test.name == *name
-                || (t.test.for_each.is_some() && name.starts_with(&format!("{} [", t.test.name)))
+            t.name() == *name || (t.iterates() && name.starts_with(&format!("{} [", t.name())))
         });
         if !known {
-            let suggestion = closest(name, tests.iter().map(|t| t.test.name.as_str()));
+            let suggestion = closest(name, tests.iter().map(BuiltTest::name));
             l.report(
                 Problem::UnknownBudgetTest {
                     name: name.clone(),
@@ -360,7 +346,9 @@ fn lower_blocks(
         }
         return None;
     }
-    let tests: Vec<Test> = tests.into_iter().map(|t| t.test).collect();
+    // The tests `check` judged alone are left out: the suite-level judgement reads none of
+    // them ([`super::validate::judged`]).
+    let tests: Vec<Test> = tests.into_iter().filter_map(BuiltTest::into_test).collect();
     let mut suite = match settings.target.take() {
         // The server comes from `mcpr run --server/--url/--profile` (a named server declared
         // after the line is no default either).
@@ -432,14 +420,14 @@ fn lower_tests(
                 drop(node);
             }
             if let Some(mut t) = lowered {
-                let alone = (judge && !(first && built.is_empty()))
-                    .then(|| super::validate::test_alone(l, &mut t.test));
+                let alone = (judge && !(first && built.is_empty())).then(|| {
+                    t.test_mut()
+                        .and_then(|test| super::validate::test_alone(l, test))
+                });
                 match alone {
                     Some(Some(diags)) => {
                         judged.diags.extend(diags);
-                        t.test.steps = Vec::new();
-                        t.test.variables = None;
-                        t.test.data = None;
+                        t.reduce();
                         judged.hollow.push(true);
                     }
                     Some(None) => {

@@ -122,7 +122,7 @@ pub(super) fn test(
     t.variables = (!b.variables.is_empty()).then_some(b.variables);
     t.steps = b.steps;
     BuiltTest {
-        test: t,
+        test: deps::Lowered::whole(t),
         explicit_id: explicit,
         id_span,
         depends,

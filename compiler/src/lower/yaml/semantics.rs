@@ -2,7 +2,7 @@
 //! [`super`]), located through the suite's tree: a test's own checks as each test is read,
 //! then those that need every test.
 
-use super::super::deps::{self, BuiltTest};
+use super::super::deps::{self, BuiltTest, Lowered};
 use super::super::{BUILT_IN_FUNCTIONS, Loader, Lower, validate};
 use super::schema::locate;
 use super::tree::{self, Node};
@@ -187,7 +187,7 @@ impl Semantics {
             .into_iter()
             .zip(self.facts)
             .map(|(test, f)| BuiltTest {
-                test,
+                test: Lowered::whole(test),
                 explicit_id: f.explicit_id,
                 id_span: f.id_span,
                 depends: f.depends,
@@ -196,7 +196,7 @@ impl Semantics {
             })
             .collect();
         deps::check(l, &mut built);
-        suite.tests = built.into_iter().map(|b| b.test).collect();
+        suite.tests = built.into_iter().filter_map(BuiltTest::into_test).collect();
 
         unused_sources(l, tree, suite, &self.sources);
         unknown_budget_tests(l, tree, suite);
