@@ -21,12 +21,15 @@ pub struct BuiltTest {
     /// Span of the id (or of the name when the id is its slug).
     pub id_span: Span,
     /// Each dependency with its span.
-    pub depends: Vec<(String, Span)>,
+    pub depends: Box<[(String, Span)]>,
     /// `${deps.…}` references: inner text, file, span.
-    pub deps_refs: Vec<(String, usize, Span)>,
+    pub deps_refs: Box<[(String, usize, Span)]>,
     /// Exports written in the entry file: name, span.
-    pub exports: Vec<(String, Span)>,
+    pub exports: Box<[(String, Span)]>,
 }
+
+// A file of small tests holds one per test while its suite-level checks run.
+const _: () = assert!(size_of::<BuiltTest>() <= 128);
 
 /// A lowered test: whole, or reduced to what the checks of the whole suite read of it.
 pub enum Lowered {
@@ -38,18 +41,19 @@ pub enum Lowered {
 }
 
 /// What the suite-level checks read of a test: its name and id (duplicates, dependencies,
-/// budgets), whether it is skipped and whether and from which data source it iterates.
+/// budgets), whether it is skipped and whether and from which data source it iterates. Kept
+/// small: a file of small tests holds one per test.
 pub struct Reduced {
     /// The test's name.
-    pub name: String,
+    pub name: Box<str>,
     /// Its id when it has one.
-    pub id: Option<String>,
-    /// Its `skip` setting.
-    pub skip: Option<Skip>,
+    pub id: Option<Box<str>>,
+    /// Its `skip` setting: absent, or whether it skips the test.
+    pub skip: Option<bool>,
     /// Whether it runs once per data row.
     pub iterates: bool,
     /// The data source its rows come from (`For each row from …`).
-    pub source: Option<String>,
+    pub source: Option<Box<str>>,
 }
 
 impl Lowered {
@@ -63,11 +67,11 @@ impl BuiltTest {
     /// The id the test is known by: its id, else the slug of its name.
     pub fn id(&self) -> String {
         let id = match &self.test {
-            Lowered::Whole(t) => &t.id,
-            Lowered::Reduced(r) => &r.id,
+            Lowered::Whole(t) => t.id.as_deref(),
+            Lowered::Reduced(r) => r.id.as_deref(),
         };
         match id {
-            Some(id) => id.clone(),
+            Some(id) => id.to_string(),
             None => slug(self.name()),
         }
     }
@@ -80,11 +84,12 @@ impl BuiltTest {
         }
     }
 
-    /// The test's `skip` setting.
-    pub fn skip(&self) -> Option<&Skip> {
+    /// The test's `skip` setting: absent, or whether it skips the test (`skip: false` does
+    /// not).
+    pub fn skip(&self) -> Option<bool> {
         match &self.test {
-            Lowered::Whole(t) => t.skip.as_ref(),
-            Lowered::Reduced(r) => r.skip.as_ref(),
+            Lowered::Whole(t) => t.skip.as_ref().map(skips),
+            Lowered::Reduced(r) => r.skip,
         }
     }
 
@@ -127,10 +132,10 @@ impl BuiltTest {
         };
         self.test = Lowered::Reduced(Reduced {
             iterates: test.for_each.is_some(),
-            source,
-            name: test.name,
-            id: test.id,
-            skip: test.skip,
+            source: source.map(String::into_boxed_str),
+            name: test.name.into_boxed_str(),
+            id: test.id.map(String::into_boxed_str),
+            skip: test.skip.as_ref().map(skips),
         });
     }
 
@@ -143,6 +148,11 @@ impl BuiltTest {
     }
 }
 
+/// Whether a `skip` setting skips its test.
+fn skips(skip: &Skip) -> bool {
+    matches!(skip, Skip::Flag(true) | Skip::Reason(_))
+}
+
 /// The ids of `by_id` (id → index of its test) in the order of their tests.
 fn ids_in_order(by_id: &HashMap<String, usize>) -> Vec<String> {
     let mut ids: Vec<(&str, usize)> = by_id.iter().map(|(id, i)| (id.as_str(), *i)).collect();
@@ -153,8 +163,12 @@ fn ids_in_order(by_id: &HashMap<String, usize>) -> Vec<String> {
 /// Runs every dependency check over the tests of the entry file.
 pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
     let by_id = ids(l, tests);
-    let graph = dependency_graph(l, tests, &by_id);
-    report_cycles(l, tests, &graph);
+    // Without a dependency there is no graph to walk (a graph of a large suite's tests, and
+    // its components, are larger than the tests kept).
+    if tests.iter().any(|t| !t.depends.is_empty()) {
+        let graph = dependency_graph(l, tests, &by_id);
+        report_cycles(l, tests, &graph);
+    }
     undeclared_deps_refs(l, tests);
     if l.options.pedantic {
         unused_exports(l, tests);
@@ -233,9 +247,7 @@ fn dependency_graph(
                 Some(j) => {
                     graph.add_edge(nodes[i], nodes[j], ());
                     edge_at.entry((i, j)).or_insert(*span);
-                    if matches!(tests[j].skip(), Some(Skip::Flag(true) | Skip::Reason(_)))
-                        && tests[i].skip().is_none()
-                    {
+                    if tests[j].skip() == Some(true) && tests[i].skip().is_none() {
                         l.report(
                             Problem::DependsOnSkipped {
                                 id: dep.clone(),

@@ -159,8 +159,9 @@ pub fn parse_within(
 struct Pieces {
     nodes: Vec<Node>,
     diags: Vec<Diagnostic>,
-    /// With `defer_tests`: the tests, in file order, kept apart from `nodes`.
-    tests: Vec<OutlinedTest>,
+    /// With `defer_tests`: the tests, in file order, kept apart from `nodes`, in runs (one
+    /// per piece that has tests).
+    tests: Vec<Vec<OutlinedTest>>,
     /// Lines no statement matched, in order.
     unknown: Vec<vocab::Unknown>,
 }
@@ -201,7 +202,9 @@ fn parse_pieces(
         into.nodes.extend(p.document());
         *values = p.yaml_nodes;
         into.diags.extend(p.diags);
-        into.tests.extend(p.tests);
+        if !p.tests.is_empty() {
+            into.tests.push(p.tests);
+        }
         into.unknown.extend(p.unknown);
     };
     // The pieces in order, `per_thread` consecutive ones for each thread.

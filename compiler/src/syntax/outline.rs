@@ -25,8 +25,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 pub struct Outline {
     /// The document without its tests: settings, flows, data sources and the rest.
     pub document: Document,
-    /// The tests, in file order.
-    pub tests: Vec<OutlinedTest>,
+    /// The tests, in file order, in runs (those of one piece of the file each): a run's list
+    /// is let go once its tests are lowered.
+    pub tests: Vec<Vec<OutlinedTest>>,
     /// The problems found so far, sorted: those of every line's layout, and those of the
     /// statements and blocks outside the bodies left out.
     pub diagnostics: Vec<Diagnostic>,
@@ -121,7 +122,7 @@ impl Outline {
     /// and of every later one, in the outline and in the bodies still to be parsed.
     pub fn cut_at_budget(&mut self, file: &SourceFile, file_id: usize) {
         let budget = YamlBudget::new(self.budget.limit);
-        let mut tests = self.tests.iter().peekable();
+        let mut tests = self.tests.iter().flatten().peekable();
         // Each run of neighbouring tests is parsed as `check` parses them (and dropped).
         for node in &self.document.nodes {
             let mut run = Vec::new();
@@ -153,7 +154,7 @@ impl Outline {
             }
         }
         drop_from(&mut self.document.nodes, at.start as usize);
-        for test in &mut self.tests {
+        for test in self.tests.iter_mut().flatten() {
             if let OutlinedTest::Parsed(node) = test {
                 drop_from(std::slice::from_mut(&mut **node), at.start as usize);
             }
@@ -183,7 +184,10 @@ pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: us
         file_id,
         &mut diags,
     );
-    let names = tests.iter().filter_map(|t| Some(("test", t.name()?)));
+    let names = tests
+        .iter()
+        .flatten()
+        .filter_map(|t| Some(("test", t.name()?)));
     check::names(names, file_id, &mut diags);
     let budget = YamlBudget::new(yaml_nodes);
     for node in &document.nodes {

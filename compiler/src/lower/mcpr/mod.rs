@@ -122,7 +122,7 @@ pub fn lower_outline(
 ) -> Option<Option<Suite>> {
     let Outline {
         document,
-        tests,
+        tests: runs,
         budget,
         ..
     } = outline;
@@ -131,7 +131,7 @@ pub fn lower_outline(
     }
     let tests = Tests::Outlined {
         file: l.map.get(l.entry),
-        tests,
+        runs,
         budget: &budget,
     };
     let suite = lower_blocks(l, &document, tests, (None, Some(judged)), imported, threads);
@@ -142,10 +142,11 @@ pub fn lower_outline(
 enum Tests<'f> {
     /// Parsed whole.
     Parsed(Vec<Node>),
-    /// Tests whose bodies are parsed as they are lowered (see [`lower_outline`]).
+    /// Tests whose bodies are parsed as they are lowered (see [`lower_outline`]), in runs
+    /// ([`Outline::tests`]).
     Outlined {
         file: &'f SourceFile,
-        tests: Vec<OutlinedTest>,
+        runs: Vec<Vec<OutlinedTest>>,
         budget: &'f YamlBudget,
     },
 }
@@ -154,7 +155,7 @@ impl Tests<'_> {
     fn len(&self) -> usize {
         match self {
             Tests::Parsed(nodes) => nodes.len(),
-            Tests::Outlined { tests, .. } => tests.len(),
+            Tests::Outlined { runs, .. } => runs.iter().map(Vec::len).sum(),
         }
     }
 
@@ -165,7 +166,7 @@ impl Tests<'_> {
                 Stmt::TestHeader { name } => name,
                 _ => return None,
             },
-            Tests::Outlined { tests, .. } => tests.first()?.name()?,
+            Tests::Outlined { runs, .. } => runs.first()?.first()?.name()?,
         };
         Some(name.span)
     }
@@ -184,18 +185,26 @@ impl Tests<'_> {
         }
         match self {
             Tests::Parsed(nodes) => cut(nodes, per).into_iter().map(Tests::Parsed).collect(),
-            Tests::Outlined {
-                file,
-                tests,
-                budget,
-            } => cut(tests, per)
-                .into_iter()
-                .map(|tests| Tests::Outlined {
-                    file,
-                    tests,
-                    budget,
-                })
-                .collect(),
+            // Whole runs, so no list is copied.
+            Tests::Outlined { file, runs, budget } => {
+                let mut parts = Vec::new();
+                let (mut part, mut tests) = (Vec::new(), 0);
+                for run in runs {
+                    tests += run.len();
+                    part.push(run);
+                    if tests >= per {
+                        parts.push(std::mem::take(&mut part));
+                        tests = 0;
+                    }
+                }
+                if !part.is_empty() || parts.is_empty() {
+                    parts.push(part);
+                }
+                parts
+                    .into_iter()
+                    .map(|runs| Tests::Outlined { file, runs, budget })
+                    .collect()
+            }
         }
     }
 
@@ -203,11 +212,10 @@ impl Tests<'_> {
     fn each(self, file_id: usize, mut f: impl FnMut(Node, Vec<Diagnostic>)) {
         match self {
             Tests::Parsed(nodes) => nodes.into_iter().for_each(|n| f(n, Vec::new())),
-            Tests::Outlined {
-                file,
-                tests,
-                budget,
-            } => crate::syntax::parse_tests(file, file_id, tests, budget, f),
+            // Each run's list is let go as soon as its tests are parsed.
+            Tests::Outlined { file, runs, budget } => {
+                crate::syntax::parse_tests(file, file_id, runs.into_iter().flatten(), budget, f)
+            }
         }
     }
 }

@@ -125,9 +125,9 @@ pub(super) fn test(
         test: deps::Lowered::whole(t),
         explicit_id: explicit,
         id_span,
-        depends,
-        deps_refs: b.deps_refs,
-        exports: b.exports,
+        depends: depends.into(),
+        deps_refs: b.deps_refs.into(),
+        exports: b.exports.into(),
     }
 }
 

@@ -190,9 +190,9 @@ impl Semantics {
                 test: Lowered::whole(test),
                 explicit_id: f.explicit_id,
                 id_span: f.id_span,
-                depends: f.depends,
-                deps_refs: f.deps_refs,
-                exports: f.exports,
+                depends: f.depends.into(),
+                deps_refs: f.deps_refs.into(),
+                exports: f.exports.into(),
             })
             .collect();
         deps::check(l, &mut built);
