@@ -200,6 +200,48 @@ fn large_suites() {
     );
 }
 
+/// Peak RSS of `check` on suites of about 10 MB of small statements (one thread, a fresh
+/// process each), per MB: many short tests, one test of many lines, and one test of many
+/// steps with blocks, expectations and variables.
+fn small_statements() {
+    let dir = std::env::temp_dir().join(format!("mcpr-bench-small-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    let head = "MCP Test 1\nSuite: \"Small statements\"\nServer: node server.js\n\n";
+    let many: String = (0..200_000)
+        .map(|i| format!("Test: \"t{i}\"\n  Send \"ping\"\n  Send \"ping\"\n\n"))
+        .collect();
+    let one = format!("Test: \"Pings\"\n{}", "  Send \"ping\"\n".repeat(750_000));
+    let mut mixed = String::from(
+        "Test: \"Mixed\"\n  Variables:\n    tenant: acme\n  Send \"ping\"\n  Expect \"x\" equals \"${tenant}\"\n",
+    );
+    for i in 0..55_000 {
+        let v = i % 7;
+        mixed.push_str(&format!(
+            "  Call tool \"add\" with:\n    a: {i}\n    b: 2\n  Expect \"structuredContent.sum\" equals {}\n  Save \"structuredContent.sum\" as \"s{v}\"\n  Call tool \"echo\" with values text=\"${{s{v}}}\"\n  Expect \"result\" matches \"^p.*$\"\n",
+            i + 2
+        ));
+    }
+    let mut worst: f64 = 0.0;
+    for (name, body) in [
+        ("200,000 tests of two lines", many),
+        ("one test of 750,000 lines", one),
+        ("one test of 55,000 calls with blocks", mixed),
+    ] {
+        let path = dir.join("small.mcpr");
+        let text = format!("{head}{body}");
+        std::fs::write(&path, &text).expect("the bench file");
+        let size = text.len() as f64 / 1_000_000.0;
+        let rss = child_peak_mib(&path, 1);
+        println!(
+            "  {name}, {size:.1} MB: peak RSS {rss:.1} MiB = {:.2} MiB per MB",
+            rss / size
+        );
+        worst = worst.max(rss / size);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("suites of small statements: at most {worst:.2} MiB per MB, one thread (goal <= 10)");
+}
+
 /// The same suite as `.mcpr`, YAML and IR JSON (just under the 1 MiB limit of YAML and JSON
 /// suites): MB/s of `check` and its peak RSS per MB of input, each in a fresh process.
 fn three_formats() {
@@ -257,6 +299,7 @@ fn main() {
     }
     three_formats();
     large_suites();
+    small_statements();
     let mut per_line = Vec::new();
     for n in [10_000usize, 25_000, 50_000] {
         let text = generate(n);

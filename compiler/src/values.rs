@@ -186,6 +186,16 @@ pub fn names(reference: &str, name: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
+/// Every name `reference` reads in the sense of [`names`]: each of its prefixes followed by
+/// a member, an index or nothing (`a`, `a.b`, `a.b[0]` of `a.b[0]`), so that the names read
+/// by many references can be looked up rather than compared with each.
+pub fn named(reference: &str) -> impl Iterator<Item = &str> {
+    reference
+        .match_indices(['.', '['])
+        .map(|(at, _)| &reference[..at])
+        .chain(std::iter::once(reference))
+}
+
 /// Calls `f` with every reference found in the strings of a value (keys excluded).
 pub fn each_ref<'v>(value: &'v Value, f: &mut dyn FnMut(&'v str)) {
     match value {

@@ -405,11 +405,34 @@ fn check_finds_what_a_full_compilation_finds() {
     let mut files = Vec::new();
     mcpr_files(&corpus(), &mut files);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // Every body in parts as well, of one statement and more, its steps let go one by one
+    // and more: as `check` lowers a test of many thousand lines.
+    let long = [
+        (1, mcpr_compiler::syntax::LongBodies::default()),
+        (3, mcpr_compiler::syntax::LongBodies::default()),
+        (
+            1,
+            mcpr_compiler::syntax::LongBodies {
+                from_lines: 1,
+                part: 1,
+                let_go: 1,
+            },
+        ),
+        (
+            2,
+            mcpr_compiler::syntax::LongBodies {
+                from_lines: 2,
+                part: 3,
+                let_go: 2,
+            },
+        ),
+    ];
     for path in files {
-        for threads in [1, 3] {
+        for (threads, long_bodies) in long {
             let (mut map, id) = load(&path);
             let mut options = common::check_options(map.get(id).text());
             options.threads = threads;
+            options.long_bodies = long_bodies;
             let lean = check(&mut map, id, &common::DirLoader(root.clone()), &options);
             let (mut map, id) = load(&path);
             let full = mcpr_compiler::lower::compile(
@@ -422,7 +445,7 @@ fn check_finds_what_a_full_compilation_finds() {
             assert_eq!(
                 format!("{lean:#?}"),
                 format!("{full:#?}"),
-                "{} on {threads} thread(s)",
+                "{} on {threads} thread(s), {long_bodies:?}",
                 shown(&path)
             );
         }
@@ -503,6 +526,133 @@ fn check_of_a_large_file_finds_what_a_full_compilation_finds() {
             assert!(
                 format!("{lean:#?}") == format!("{full:#?}"),
                 "{what} on {threads} thread(s)"
+            );
+        }
+    }
+}
+
+/// `check` lowers a long test's body in parts and lets go of the steps it has judged (what
+/// the checks on variables need of them is kept): a body of many thousand lines whose saves,
+/// reads, `Variables:`, sections, flows, iterations and mistakes lie in different parts, with
+/// the default parts and with parts of a few statements, finds what a full compilation
+/// finds; so does a body with a step the schema refuses (lowered again whole to word it).
+#[test]
+fn long_test_bodies_check_as_a_full_compilation() {
+    use mcpr_compiler::syntax::LongBodies;
+    let unit = |i: usize| {
+        format!(
+            r#"  Call tool "add" with:
+    a: {i}
+    b: 2
+  Expect "structuredContent.sum" equals {sum}
+  Save "structuredContent.sum" as "s{v}"
+  Call tool "echo" with values text="${{s{v}}} ${{later}} ${{tenant}}"
+  Expect "result" matches "^p.*$"
+  Send "ping"
+  Use flow "twice"
+  Expect "result" equals "${{s{w}}}"
+"#,
+            sum = i + 2,
+            v = i % 5,
+            w = (i + 1) % 5,
+        )
+    };
+    let head = "MCP Test 1\nSuite: \"Long\"\nServer: node server.js\n\nFlow: \"twice\"\n  Send \"ping\"\n  Save \"result\" as \"echoed\"\n  Send \"ping\"\n\n";
+    let mut clean = String::from("Test: \"Long\"\n  Setup:\n  Send \"ping\"\n  Steps:\n");
+    for i in 0..1_700 {
+        clean.push_str(&unit(i));
+    }
+    clean.push_str("  Save \"result\" as \"later\"\n  Cleanup:\n  Send \"ping\"\n  Variables:\n    tenant: acme\n    unread: x\n");
+    // Mistakes spread over the body: a second iteration, an expectation with nothing to
+    // attach to, an unknown variable, a bad pattern, an answer that cannot be, a save never
+    // read, a line that is no statement.
+    let mut mistakes = clean.replace("Test: \"Long\"", "Test: \"Long with mistakes\"");
+    for (at, line) in [
+        (
+            7_000,
+            "  For each row:\n    | a |\n    | 1 |\n  For each row:\n    | b |\n    | 2 |\n",
+        ),
+        (9_000, "  Steps:\n  Expect \"result\" equals 1\n"),
+        (
+            11_000,
+            "  Call tool \"echo\" with values text=\"${unknwn}\"\n",
+        ),
+        (
+            13_000,
+            "  Send \"ping\"\n  Expect \"result\" matches \"(\"\n",
+        ),
+        (
+            15_000,
+            "  When the server asks for input, respond \"maybe\"\n",
+        ),
+        (
+            17_000,
+            "  Send \"ping\"\n  Save \"result\" as \"never_read\"\n",
+        ),
+        (19_000, "  Sned \"ping\"\n"),
+    ] {
+        let cut = mistakes[..mistakes.len().min(at * 20)]
+            .rfind("\n  Call tool")
+            .unwrap()
+            + 1;
+        mistakes.insert_str(cut, line);
+    }
+    // A value the schema refuses, in the first part.
+    // A step the schema refuses (and no error before it), halfway.
+    let mut refused = clean.replace("equals \"${s", "equals \"{s");
+    let half = refused[..refused.len() / 2].rfind("\n  Call tool").unwrap() + 1;
+    refused.insert_str(half, "  Run step with:\n    tool:\n      name: \"\"\n");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cases = [
+        ("reads", &clean),
+        ("mistakes", &mistakes),
+        ("refused", &refused),
+    ];
+    // The suite's first test is judged with the suite: first, and after another.
+    let before = ["", "Test: \"Before\"\n  Send \"ping\"\n\n"];
+    for ((what, body), before) in cases.into_iter().flat_map(|c| before.map(|b| (c, b))) {
+        let text = format!("{head}{before}{body}\nTest: \"After\"\n  Send \"ping\"\n");
+        assert!(
+            text.lines().count() > LongBodies::default().from_lines,
+            "{what}"
+        );
+        let run = |long: Option<LongBodies>| {
+            let mut map = SourceMap::new();
+            let id = map.add(SourceFile::new("long.mcpr", text.clone()));
+            let loader = common::DirLoader(root.clone());
+            let mut options = mcpr_compiler::lower::Options::default();
+            match long {
+                Some(long) => {
+                    options.long_bodies = long;
+                    check(&mut map, id, &loader, &options)
+                }
+                None => mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics,
+            }
+        };
+        let full = run(None);
+        let codes: BTreeSet<String> = full.iter().map(|d| d.code.to_string()).collect();
+        match what {
+            // Reads of names saved later on (MCPLANG419), in the first units only.
+            "reads" => assert_eq!(codes.len(), 1, "{what}: {codes:?}"),
+            "mistakes" => assert!(codes.len() >= 6, "{what}: {codes:?}"),
+            _ => assert!(full.iter().any(|d| d.is_error()), "{what}: {codes:?}"),
+        }
+        for long in [
+            LongBodies::default(),
+            LongBodies {
+                from_lines: 1,
+                part: 3,
+                let_go: 2,
+            },
+            LongBodies {
+                from_lines: 100,
+                part: 50,
+                let_go: 7,
+            },
+        ] {
+            assert!(
+                format!("{:#?}", run(Some(long))) == format!("{full:#?}"),
+                "{what} with {long:?}"
             );
         }
     }

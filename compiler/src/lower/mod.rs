@@ -37,6 +37,9 @@ pub struct Options {
     /// The largest file a compilation reads, in bytes: the main file of any format and each
     /// imported file (MCPLANG607, MCPLANG305). `None` is [`DEFAULT_MAX_FILE_BYTES`].
     pub max_file_bytes: Option<usize>,
+    /// Which test bodies `check` lowers in parts, letting go of the steps judged (the
+    /// default suits every file; tests make every body long to compare the two ways).
+    pub long_bodies: syntax::LongBodies,
 }
 
 // The default lives with the other size rules, where the parser reads it too.

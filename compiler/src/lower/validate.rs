@@ -269,6 +269,14 @@ pub fn test_alone(l: &Lower<'_>, test: &mut Test) -> Option<Vec<Diagnostic>> {
     Some(diags)
 }
 
+/// [`test_alone`] of steps a long test let go of before its end (see `mcpr::long`), judged
+/// as the steps of a test named `name` with no other member.
+pub fn steps_alone(l: &Lower<'_>, name: &str, steps: Vec<Step>) -> Option<Vec<Diagnostic>> {
+    let mut test = Test::new(name, steps);
+    test.id = Some(crate::names::slug(name));
+    test_alone(l, &mut test)
+}
+
 /// [`lowered`] of a suite some of whose tests were judged by [`test_alone`] and left out
 /// ("hollow"): the same diagnostics, the hollow tests' from `judged`.
 pub fn judged(l: &mut Lower<'_>, suite: &mut Suite, judged: Judged) {
@@ -306,7 +314,7 @@ fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
 /// the flow declarations, never from a value the author wrote, and `convert` leaves them
 /// out ([`crate::fmt::strip_locations`]). (The suite's first test is judged with them, in
 /// its shell.)
-fn test_is_valid(test: &mut Test) -> bool {
+pub(super) fn test_is_valid(test: &mut Test) -> bool {
     let mut steps = std::mem::take(&mut test.steps);
     // Positions and frames moved out of a part's steps while it is judged, then put back:
     // a frame per step, a position per step and per assertion (two for most steps).

@@ -56,11 +56,23 @@ pub(super) fn names<'d>(
 /// The checks of one top-level node and what it holds: the body of a test or flow, and the
 /// answers to input requests anywhere in it.
 pub(super) fn block(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
-    match &node.stmt {
-        Stmt::TestHeader { name } => body(node, Some(name), file_id, diags),
-        Stmt::FlowHeader { .. } => body(node, None, file_id, diags),
-        _ => {}
+    let name = match &node.stmt {
+        Stmt::TestHeader { name } => Some(name),
+        Stmt::FlowHeader { .. } => None,
+        _ => {
+            answers(node, file_id, diags);
+            return;
+        }
+    };
+    let mut body = BodyCheck::new(name.is_some());
+    for child in &node.children {
+        body.statement(child, file_id, diags);
     }
+    body.end(node.span, name, file_id, diags);
+}
+
+/// The answers to input requests in `node` and what it holds.
+pub(super) fn answers(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
     for node in node.walk() {
         if let Stmt::RespondToElicitation { action, with } = &node.stmt {
             let a = action.value.to_ascii_lowercase();
@@ -84,16 +96,37 @@ pub(super) fn block(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Checks one test (`test` is its name) or flow body.
-fn body(block: &Node, test: Option<&Text>, file_id: usize, diags: &mut Vec<Diagnostic>) {
-    let mut has_action = false;
-    let mut current: Option<&'static str> = Some("the start of the flow");
-    if test.is_some() {
-        current = None;
+/// The checks of one test or flow body, fed its statements in order (a long test's body
+/// arrives in parts: [`super::parse_tests`]): an action in every test, expectations with a
+/// step to attach to, one data iteration, and the answers to input requests.
+pub(super) struct BodyCheck {
+    test: bool,
+    has_action: bool,
+    /// What expectations attach to now (`None`: nothing).
+    current: Option<&'static str>,
+    /// What left nothing to attach to.
+    cleared_by: &'static str,
+    iteration_seen: bool,
+    /// A broken line, which may have been the action.
+    has_error: bool,
+}
+
+impl BodyCheck {
+    /// The check of a test's body (`test`) or a flow's.
+    pub(super) fn new(test: bool) -> Self {
+        BodyCheck {
+            test,
+            has_action: false,
+            current: (!test).then_some("the start of the flow"),
+            cleared_by: "the start of the test",
+            iteration_seen: false,
+            has_error: false,
+        }
     }
-    let mut cleared_by: &'static str = "the start of the test";
-    let mut iteration_seen = false;
-    for node in &block.children {
+
+    /// Checks the body's next statement.
+    pub(super) fn statement(&mut self, node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
+        answers(node, file_id, diags);
         match node.decl_kind() {
             DeclKind::Action => {
                 let scripted = matches!(
@@ -101,46 +134,48 @@ fn body(block: &Node, test: Option<&Text>, file_id: usize, diags: &mut Vec<Diagn
                     Stmt::RespondToElicitation { .. } | Stmt::RespondToSampling { .. }
                 );
                 if !scripted {
-                    has_action = true;
+                    self.has_action = true;
                 }
-                current = Some("step");
+                self.current = Some("step");
             }
             DeclKind::Iteration => {
-                has_action = true;
-                if iteration_seen {
+                self.has_action = true;
+                if self.iteration_seen {
                     diags.push(Diagnostic::new(
                         Problem::SecondIteration,
                         file_id,
                         node.span,
                     ));
                 }
-                iteration_seen = true;
+                self.iteration_seen = true;
             }
             // A broken line may have been the action: what follows it is not reported
             // as standing before one.
             DeclKind::Error => {
-                has_action = true;
-                current = Some("step");
+                self.has_action = true;
+                self.current = Some("step");
             }
             DeclKind::Section => {
-                current = None;
-                cleared_by = "a section marker";
+                self.current = None;
+                self.cleared_by = "a section marker";
             }
             DeclKind::Utility => {
-                current = None;
-                cleared_by = "`Set … using` (it produces a variable, not a result)";
+                self.current = None;
+                self.cleared_by = "`Set … using` (it produces a variable, not a result)";
             }
             DeclKind::Expectation | DeclKind::Modifier => {
-                if test.is_some() && !has_action {
+                if self.test && !self.has_action {
                     let word = node_first_word(node);
                     diags.push(Diagnostic::new(
                         Problem::ExpectationBeforeAction { word },
                         file_id,
                         node.span,
                     ));
-                } else if current.is_none() {
+                } else if self.current.is_none() {
                     diags.push(Diagnostic::new(
-                        Problem::NothingToAttach { after: cleared_by },
+                        Problem::NothingToAttach {
+                            after: self.cleared_by,
+                        },
                         file_id,
                         node.span,
                     ));
@@ -148,20 +183,30 @@ fn body(block: &Node, test: Option<&Text>, file_id: usize, diags: &mut Vec<Diagn
             }
             _ => {}
         }
+        self.has_error |= matches!(node.stmt, Stmt::Error);
     }
-    // A broken line may have been the action; one problem is reported once.
-    let has_error = block.children.iter().any(|c| matches!(c.stmt, Stmt::Error));
-    if let Some(name) = test
-        && !has_action
-        && !has_error
-    {
-        diags.push(Diagnostic::new(
-            Problem::TestWithoutAction {
-                name: name.value.clone(),
-            },
-            file_id,
-            block.span,
-        ));
+
+    /// After the last statement of the body of the block at `span` (`test`: the test's name).
+    pub(super) fn end(
+        self,
+        span: crate::source::Span,
+        test: Option<&Text>,
+        file_id: usize,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        // A broken line may have been the action; one problem is reported once.
+        if let Some(name) = test
+            && !self.has_action
+            && !self.has_error
+        {
+            diags.push(Diagnostic::new(
+                Problem::TestWithoutAction {
+                    name: name.value.clone(),
+                },
+                file_id,
+                span,
+            ));
+        }
     }
 }
 

@@ -22,7 +22,7 @@ use crate::diagnostics::Diagnostic;
 use crate::source::{SourceFile, Span};
 use chumsky::span::SimpleSpan;
 use grammar::Grammar;
-pub use outline::{Outline, OutlinedTest, YamlBudget, outline, parse_tests};
+pub use outline::{Body, LongBodies, Outline, OutlinedTest, YamlBudget, outline, parse_tests};
 use std::ops::Range;
 use token::Tok;
 pub use tree::*;
@@ -368,6 +368,15 @@ impl<'p, 'a, 's> Parser<'p, 'a, 's> {
             tests: Vec::new(),
             unknown: Vec::new(),
         }
+    }
+
+    /// Counts the YAML values of the blocks it parses against the file's `budget` as well,
+    /// `yaml_nodes` of them held by the blocks parsed before it.
+    fn shared(&mut self, budget: &'p YamlBudget, yaml_nodes: usize) {
+        self.yaml_budget = budget.limit;
+        self.yaml_nodes = yaml_nodes;
+        self.shared_budget = Some(budget);
+        self.drop_from = budget.drop_from;
     }
 
     /// Lexes a statement line, keeping its tokens for as long as the grammar may read them.

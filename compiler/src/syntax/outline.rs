@@ -129,7 +129,14 @@ impl Outline {
             while let Some(t) = tests.next_if(|t| t.span().start < node.span.start) {
                 run.push(t.clone());
             }
-            parse_tests(file, file_id, run, &budget, |_, _| {});
+            parse_tests(
+                file,
+                file_id,
+                run,
+                &budget,
+                LongBodies::default(),
+                |_, _| false,
+            );
             if !budget.passed() {
                 budget.add(node);
             }
@@ -138,7 +145,14 @@ impl Outline {
             }
         }
         if !budget.passed() {
-            parse_tests(file, file_id, tests.cloned(), &budget, |_, _| {});
+            parse_tests(
+                file,
+                file_id,
+                tests.cloned(),
+                &budget,
+                LongBodies::default(),
+                |_, _| false,
+            );
         }
         let Some(&at) = budget.crossed.get() else {
             return;
@@ -204,15 +218,56 @@ pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: us
     }
 }
 
+/// What [`parse_tests`] hands on, test by test in file order.
+#[derive(Debug)]
+pub enum Body {
+    /// A test with its whole body.
+    Whole(Node),
+    /// The header of a long test (without children): its body follows in parts, so that
+    /// neither its tree nor its tokens are ever held whole.
+    Start(Node),
+    /// The next statements of the long test's body.
+    Part(Vec<Node>),
+    /// The long test's body is over.
+    End,
+}
+
+/// Which test bodies [`parse_tests`] hands on in parts: those of at least `from_lines`
+/// lines, `part` statements at a time (and how the lowering lets go of their steps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LongBodies {
+    /// The fewest lines of a body handed on in parts.
+    pub from_lines: usize,
+    /// Statements per part.
+    pub part: usize,
+    /// The fewest steps lowered from the parts that are judged and let go at once (each
+    /// group is judged as one document).
+    pub let_go: usize,
+}
+
+impl Default for LongBodies {
+    fn default() -> Self {
+        LongBodies {
+            from_lines: 16 * 1024,
+            part: 4 * 1024,
+            let_go: 1024,
+        }
+    }
+}
+
 /// Parses the bodies an [`outline`] left out, in order: `each` gets every test header of
 /// `tests` with its body, and the problems found in them (as [`super::parse_within`] finds
-/// them), before the next body is parsed. Stops once the file's YAML has passed `budget`.
+/// them), before the next body is parsed; a long body ([`LongBodies`]) in parts, each
+/// parsed with a grammar and tokens of its own. After the [`Body::End`] of a long test,
+/// `each` may answer `true` to have the test again, [`Body::Whole`]. Stops once the file's
+/// YAML has passed `budget`.
 pub fn parse_tests(
     file: &SourceFile,
     file_id: usize,
     tests: impl IntoIterator<Item = OutlinedTest>,
     budget: &YamlBudget,
-    mut each: impl FnMut(Node, Vec<Diagnostic>),
+    long: LongBodies,
+    mut each: impl FnMut(Body, Vec<Diagnostic>) -> bool,
 ) {
     let mut tests = tests.into_iter().map(OutlinedTest::into_node).peekable();
     // The unknown lines of every body, settled test by test in file order.
@@ -231,18 +286,33 @@ pub fn parse_tests(
             let mut diags = Vec::new();
             if let Some(range) = body.filter(|r| !r.is_empty()) {
                 let lines = scan::lines(file, range.clone());
-                let mut p = Parser::new(file, file_id, (&lines, range.start), &tokens, &grammar);
-                p.yaml_budget = budget.limit;
-                p.yaml_nodes = yaml_nodes;
-                p.shared_budget = Some(budget);
-                p.drop_from = budget.drop_from;
+                let lines = (&lines[..], range.start);
+                bytes += text_bytes(lines.0);
+                let mut again = false;
+                if lines.0.len() >= long.from_lines {
+                    let before = yaml_nodes;
+                    let parts = (long.part, &mut yaml_nodes, &mut suggestions);
+                    again = in_parts(file, file_id, lines, node.clone(), budget, parts, &mut each);
+                    if budget.passed() {
+                        return;
+                    }
+                    if !again {
+                        continue;
+                    }
+                    yaml_nodes = before;
+                }
+                // Parsed again, against a budget of its own: its values were counted.
+                let own = again.then(|| YamlBudget {
+                    drop_from: budget.drop_from,
+                    ..YamlBudget::new(budget.limit)
+                });
+                let mut p = Parser::new(file, file_id, lines, &tokens, &grammar);
+                p.shared(own.as_ref().unwrap_or(budget), yaml_nodes);
                 node.children = p.body(Context::Test);
-                debug_assert_eq!(p.pos, lines.len(), "a body ends where it was skipped");
+                debug_assert_eq!(p.pos, lines.0.len(), "a body ends where it was skipped");
                 yaml_nodes = p.yaml_nodes;
                 diags = p.diags;
                 suggestions.settle(file, file_id, std::mem::take(&mut p.unknown), &mut diags);
-                bytes += lines.last().map_or(0, |l| l.span.end as usize)
-                    - lines.first().map_or(0, |l| l.span.start as usize);
             } else {
                 // Parsed with the outline, and not counted there.
                 budget.add(&node);
@@ -251,16 +321,63 @@ pub fn parse_tests(
                 return;
             }
             check::block(&node, file_id, &mut diags);
-            each(node, diags);
+            each(Body::Whole(node), diags);
         }
     }
+}
+
+/// The bytes from the first of `lines` to the end of the last.
+fn text_bytes(lines: &[super::Line]) -> usize {
+    lines.last().map_or(0, |l| l.span.end as usize)
+        - lines.first().map_or(0, |l| l.span.start as usize)
+}
+
+/// Hands on the long body `lines` of test `header` in parts of `part` statements (see
+/// [`parse_tests`]); whether `each` wants the test again, whole.
+fn in_parts(
+    file: &SourceFile,
+    file_id: usize,
+    (lines, base): (&[super::Line], usize),
+    header: Node,
+    budget: &YamlBudget,
+    (part, yaml_nodes, suggestions): (usize, &mut usize, &mut super::vocab::Suggestions),
+    each: &mut impl FnMut(Body, Vec<Diagnostic>) -> bool,
+) -> bool {
+    let Stmt::TestHeader { name } = &header.stmt else {
+        return false;
+    };
+    let (name, span) = (name.clone(), header.span);
+    let mut body = check::BodyCheck::new(true);
+    each(Body::Start(header), Vec::new());
+    let mut at = 0;
+    while at < lines.len() {
+        let tokens = bumpalo::Bump::new();
+        let grammar = super::Grammar::new(file.text());
+        let mut p = Parser::new(file, file_id, (&lines[at..], base + at), &tokens, &grammar);
+        p.shared(budget, *yaml_nodes);
+        let nodes = p.body_part(Context::Test, part.max(1));
+        at += p.pos;
+        *yaml_nodes = p.yaml_nodes;
+        let mut diags = p.diags;
+        suggestions.settle(file, file_id, std::mem::take(&mut p.unknown), &mut diags);
+        if budget.passed() {
+            return false;
+        }
+        for node in &nodes {
+            body.statement(node, file_id, &mut diags);
+        }
+        each(Body::Part(nodes), diags);
+    }
+    let mut diags = Vec::new();
+    body.end(span, Some(&name), file_id, &mut diags);
+    each(Body::End, diags)
 }
 
 /// The values of a file's YAML blocks, counted as they are parsed (on several threads), against
 /// the file's budget of [`crate::yaml::file_node_budget`].
 #[derive(Debug)]
 pub struct YamlBudget {
-    limit: usize,
+    pub(super) limit: usize,
     used: AtomicUsize,
     /// A block held more than the whole budget alone.
     over: AtomicBool,
@@ -268,7 +385,7 @@ pub struct YamlBudget {
     /// it, when the blocks are counted in file order).
     crossed: OnceLock<Span>,
     /// Blocks from this byte on keep no value and are not counted ([`Outline::cut_at_budget`]).
-    drop_from: Option<usize>,
+    pub(super) drop_from: Option<usize>,
 }
 
 impl YamlBudget {

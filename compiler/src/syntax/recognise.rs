@@ -372,15 +372,22 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 
     /// Body of a test or flow: every following line that is blank or indented.
     pub(super) fn body(&mut self, ctx: Context) -> Vec<Node> {
+        self.body_part(ctx, usize::MAX)
+    }
+
+    /// The next `most` statements (and comments) of a body at most; the rest of the body is
+    /// read from where the part ends ([`Parser::pos`]), by this parser or another.
+    pub(super) fn body_part(&mut self, ctx: Context, most: usize) -> Vec<Node> {
         // At most one node per line up to the next column-0 line: sized once, where
         // growing would move every node of the body several times.
         let lines = self.lines[self.pos..]
             .iter()
             .take_while(|l| l.kind == LineKind::Blank || l.indent > 0)
             .filter(|l| l.kind != LineKind::Blank)
+            .take(most)
             .count();
         let mut nodes = Vec::with_capacity(lines);
-        while self.pos < self.lines.len() {
+        while self.pos < self.lines.len() && nodes.len() < most {
             let line = self.lines[self.pos].clone();
             match line.kind {
                 LineKind::Blank => self.pos += 1,

@@ -495,8 +495,11 @@ fn set_using(
     s.source = Some(l.location(file, node.span));
     s.flow = scope.frames.clone();
     if scope.frames.is_empty() && file == l.entry {
-        b.saves
-            .push((variable.value.clone(), variable.span, b.steps.len()));
+        b.saves.push((
+            variable.value.clone(),
+            variable.span,
+            b.flushed + b.steps.len(),
+        ));
     }
     b.steps.push(s);
     b.current = None;
@@ -517,7 +520,7 @@ fn run_step_block(l: &mut Lower<'_>, b: &mut TestBuilder, node: &Node, scope: &S
                     && file == l.entry
                 {
                     b.saves
-                        .push((set.variable.clone(), node.span, b.steps.len()));
+                        .push((set.variable.clone(), node.span, b.flushed + b.steps.len()));
                 }
                 b.current = Some(b.steps.len());
                 b.steps.push(s);

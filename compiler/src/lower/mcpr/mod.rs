@@ -20,7 +20,8 @@ use crate::names::closest;
 use crate::source::SourceFile;
 use crate::source::Span;
 use crate::syntax::{
-    Compare, Document, ListKind, Node, Outline, OutlinedTest, Stmt, Text, ValueType, YamlBudget,
+    Body, Compare, Document, ListKind, LongBodies, Node, Outline, OutlinedTest, Stmt, Text,
+    ValueType, YamlBudget,
 };
 use crate::values::{self, normalise_path};
 use serde_json::{Map, Value, json};
@@ -28,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod attach;
 mod body;
+mod long;
 mod oauth;
 mod settings;
 mod test;
@@ -208,13 +210,23 @@ impl Tests<'_> {
         }
     }
 
-    /// Hands each block, whole, to `f` in order with the problems its parsing found.
-    fn each(self, file_id: usize, mut f: impl FnMut(Node, Vec<Diagnostic>)) {
+    /// Hands each block to `f` in order with the problems its parsing found: whole, or a
+    /// long test's in parts ([`crate::syntax::parse_tests`], which also says what `f`
+    /// answers).
+    fn each(
+        self,
+        file_id: usize,
+        long: LongBodies,
+        mut f: impl FnMut(Body, Vec<Diagnostic>) -> bool,
+    ) {
         match self {
-            Tests::Parsed(nodes) => nodes.into_iter().for_each(|n| f(n, Vec::new())),
+            Tests::Parsed(nodes) => nodes.into_iter().for_each(|n| {
+                f(Body::Whole(n), Vec::new());
+            }),
             // Each run's list is let go as soon as its tests are parsed.
             Tests::Outlined { file, runs, budget } => {
-                crate::syntax::parse_tests(file, file_id, runs.into_iter().flatten(), budget, f)
+                let tests = runs.into_iter().flatten();
+                crate::syntax::parse_tests(file, file_id, tests, budget, long, f)
             }
         }
     }
@@ -414,20 +426,44 @@ fn lower_tests(
         let mut built: Vec<BuiltTest> = Vec::with_capacity(part.len());
         let mut back = Vec::new();
         let mut judged = Judged::default();
-        part.each(l.entry, |node, parsing| {
+        let context = (settings, flows, sources);
+        let mut long: Option<long::LongTest<'_>> = None;
+        part.each(l.entry, l.options.long_bodies, |body, parsing| {
             l.diags.extend(parsing);
-            let lowered = match &node.stmt {
-                Stmt::TestHeader { name } => Some(test(l, settings, flows, sources, &node, name)),
-                _ => None,
+            let lowered = match body {
+                Body::Whole(node) => {
+                    let lowered = match &node.stmt {
+                        Stmt::TestHeader { name } => {
+                            Some(test(l, settings, flows, sources, &node, name))
+                        }
+                        _ => None,
+                    };
+                    // The block is not needed to judge its test (a large one holds a copy of
+                    // the values the test's steps and their JSON hold).
+                    if keep {
+                        back.push(node);
+                    }
+                    lowered.map(|t| (t, Vec::new()))
+                }
+                Body::Start(header) => {
+                    long = long::LongTest::start(l, &header);
+                    None
+                }
+                Body::Part(nodes) => {
+                    if let Some(test) = &mut long {
+                        test.part(l, context, &nodes);
+                    }
+                    None
+                }
+                // Lowered again whole when it does not satisfy the schema.
+                Body::End => match long.take().map(|test| test.end(l)) {
+                    Some(Some(lowered)) => Some(lowered),
+                    Some(None) => return true,
+                    None => None,
+                },
             };
-            // The block is not needed to judge its test (a large one holds a copy of the
-            // values the test's steps and their JSON hold).
-            if keep {
-                back.push(node);
-            } else {
-                drop(node);
-            }
-            if let Some(mut t) = lowered {
+            if let Some((mut t, let_go)) = lowered {
+                judged.diags.extend(let_go);
                 let alone = (judge && !(first && built.is_empty())).then(|| {
                     t.test_mut()
                         .and_then(|test| super::validate::test_alone(l, test))
@@ -446,6 +482,7 @@ fn lower_tests(
                 }
                 built.push(t);
             }
+            false
         });
         (built, back, judged, Vec::new())
     };
