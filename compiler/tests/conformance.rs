@@ -657,3 +657,94 @@ fn long_test_bodies_check_as_a_full_compilation() {
         }
     }
 }
+
+/// A flow of more statements than a test may take in is never expanded, so `check` keeps
+/// only what the checks of flows read of it (calls, saves, blocks, `${…}`) and counts the
+/// rest: with its mistakes, calls in and out of it, a cycle through it, a test that uses it
+/// and one that uses a flow of just under the limit, it finds what a full compilation finds.
+#[test]
+fn long_flows_check_as_a_full_compilation() {
+    use mcpr_compiler::syntax::LongBodies;
+    let limit = mcpr_compiler::lower::MAX_FLOW_STATEMENTS;
+    let body = |statements: usize, extra: &str| {
+        let mut body = String::new();
+        let mut n = 0;
+        while n < statements {
+            body.push_str(match n % 10 {
+                0 => "  Send \"ping\"\n",
+                1 => "  Expect \"result\" equals 1\n",
+                2 => "  # a comment\n  Save \"result\" as \"x\"\n",
+                3 => "  Call tool \"echo\" with values text=\"${x}\"\n",
+                4 => "  Call tool \"add\" with:\n    a: 1\n    b: 2\n",
+                5 => "  Expect \"structuredContent.sum\" equals \"${nope}\"\n",
+                _ => "  Call tool \"t\"\n",
+            });
+            n += 1;
+        }
+        body.push_str(extra);
+        body
+    };
+    let mut text = String::from("MCP Test 1\nSuite: \"Flows\"\nServer: node server.js\n\n");
+    // Past the limit, with mistakes halfway and at the end, calling a flow that calls it back.
+    let mut huge = body(
+        limit / 2,
+        "  Sned \"ping\"\n  Steps:\n  Expect \"result\" equals 2\n  Use flow \"small\"\n  Use flow \"back\"\n",
+    );
+    huge.push_str(&body(
+        limit / 2 + 10,
+        "  When the server asks for input, respond \"maybe\"\n",
+    ));
+    text.push_str(&format!("Flow: \"huge\"\n{huge}\n"));
+    text.push_str("Flow: \"back\"\n  Send \"ping\"\n  Use flow \"huge\"\n\n");
+    text.push_str(&format!("Flow: \"unused\"\n{}\n", body(limit + 1, "")));
+    text.push_str(&format!(
+        "Flow: \"big\"\n{}\n",
+        body(limit + 1, "  Use flow \"small\"\n")
+    ));
+    text.push_str(&format!("Flow: \"just under\"\n{}\n", body(limit - 2, "")));
+    text.push_str("Flow: \"small\"\n  Send \"ping\"\n  Save \"result\" as \"y\"\n\n");
+    text.push_str("Test: \"Uses huge\"\n  Use flow \"huge\"\n\nTest: \"Uses under\"\n  Use flow \"just under\"\n\nTest: \"Uses big\"\n  Use flow \"big\"\n");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let run = |long: Option<LongBodies>| {
+        let mut map = SourceMap::new();
+        let id = map.add(SourceFile::new("flows.mcpr", text.clone()));
+        let loader = common::DirLoader(root.clone());
+        let mut options = mcpr_compiler::lower::Options::default();
+        match long {
+            Some(long) => {
+                options.long_bodies = long;
+                check(&mut map, id, &loader, &options)
+            }
+            None => mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics,
+        }
+    };
+    let full = run(None);
+    let codes: BTreeSet<String> = full.iter().map(|d| d.code.to_string()).collect();
+    for code in [
+        "MCPLANG204",
+        "MCPLANG213",
+        "MCPLANG402",
+        "MCPLANG419",
+        "MCPLANG426",
+    ] {
+        assert!(codes.contains(code), "{code} in {codes:?}");
+    }
+    for long in [
+        LongBodies::default(),
+        LongBodies {
+            from_lines: 1000,
+            part: 64,
+            let_go: 8,
+        },
+        LongBodies {
+            from_lines: 1,
+            part: 1,
+            let_go: 1,
+        },
+    ] {
+        assert!(
+            format!("{:#?}", run(Some(long))) == format!("{full:#?}"),
+            "{long:?}"
+        );
+    }
+}

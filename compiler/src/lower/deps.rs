@@ -10,6 +10,7 @@ use crate::source::Span;
 use foldhash::{HashMap, HashMapExt};
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// A test as lowered from any surface format, with the places the dependency checks point at.
@@ -20,16 +21,32 @@ pub struct BuiltTest {
     pub explicit_id: bool,
     /// Span of the id (or of the name when the id is its slug).
     pub id_span: Span,
+    /// How it is linked to other tests, when it is (most tests are not).
+    pub links: Option<Box<Links>>,
+}
+
+/// How a test is linked to others: what it depends on, reads of them and gives them.
+#[derive(Debug, Default)]
+pub struct Links {
     /// Each dependency with its span.
-    pub depends: Box<[(String, Span)]>,
+    pub depends: Vec<(String, Span)>,
     /// `${deps.…}` references: inner text, file, span.
-    pub deps_refs: Box<[(String, usize, Span)]>,
+    pub deps_refs: Vec<(String, usize, Span)>,
     /// Exports written in the entry file: name, span.
-    pub exports: Box<[(String, Span)]>,
+    pub exports: Vec<(String, Span)>,
+}
+
+impl Links {
+    /// The links, `None` when there are none.
+    pub fn of(links: Links) -> Option<Box<Links>> {
+        let none =
+            links.depends.is_empty() && links.deps_refs.is_empty() && links.exports.is_empty();
+        (!none).then(|| Box::new(links))
+    }
 }
 
 // A file of small tests holds one per test while its suite-level checks run.
-const _: () = assert!(size_of::<BuiltTest>() <= 128);
+const _: () = assert!(size_of::<BuiltTest>() <= 80);
 
 /// A lowered test: whole, or reduced to what the checks of the whole suite read of it.
 pub enum Lowered {
@@ -65,15 +82,30 @@ impl Lowered {
 
 impl BuiltTest {
     /// The id the test is known by: its id, else the slug of its name.
-    pub fn id(&self) -> String {
+    pub fn id(&self) -> Cow<'_, str> {
         let id = match &self.test {
             Lowered::Whole(t) => t.id.as_deref(),
             Lowered::Reduced(r) => r.id.as_deref(),
         };
         match id {
-            Some(id) => id.to_string(),
-            None => slug(self.name()),
+            Some(id) => Cow::Borrowed(id),
+            None => Cow::Owned(slug(self.name())),
         }
+    }
+
+    /// Each dependency with its span.
+    pub fn depends(&self) -> &[(String, Span)] {
+        self.links.as_ref().map_or(&[], |l| &l.depends)
+    }
+
+    /// `${deps.…}` references: inner text, file, span.
+    pub fn deps_refs(&self) -> &[(String, usize, Span)] {
+        self.links.as_ref().map_or(&[], |l| &l.deps_refs)
+    }
+
+    /// Exports written in the entry file: name, span.
+    pub fn exports(&self) -> &[(String, Span)] {
+        self.links.as_ref().map_or(&[], |l| &l.exports)
     }
 
     /// The test's name.
@@ -154,18 +186,18 @@ fn skips(skip: &Skip) -> bool {
 }
 
 /// The ids of `by_id` (id → index of its test) in the order of their tests.
-fn ids_in_order(by_id: &HashMap<String, usize>) -> Vec<String> {
-    let mut ids: Vec<(&str, usize)> = by_id.iter().map(|(id, i)| (id.as_str(), *i)).collect();
+fn ids_in_order(by_id: &HashMap<Cow<'_, str>, usize>) -> Vec<String> {
+    let mut ids: Vec<(&str, usize)> = by_id.iter().map(|(id, i)| (&**id, *i)).collect();
     ids.sort_by_key(|(_, i)| *i);
     ids.into_iter().map(|(id, _)| id.to_string()).collect()
 }
 
 /// Runs every dependency check over the tests of the entry file.
-pub fn check(l: &mut Lower<'_>, tests: &mut [BuiltTest]) {
+pub fn check(l: &mut Lower<'_>, tests: &[BuiltTest]) {
     let by_id = ids(l, tests);
     // Without a dependency there is no graph to walk (a graph of a large suite's tests, and
     // its components, are larger than the tests kept).
-    if tests.iter().any(|t| !t.depends.is_empty()) {
+    if tests.iter().any(|t| !t.depends().is_empty()) {
         let graph = dependency_graph(l, tests, &by_id);
         report_cycles(l, tests, &graph);
     }
@@ -184,8 +216,8 @@ struct Dependencies {
 }
 
 /// Each id and the first test that has it; a second test with the same id is reported.
-fn ids(l: &mut Lower<'_>, tests: &[BuiltTest]) -> HashMap<String, usize> {
-    let mut by_id: HashMap<String, usize> = HashMap::with_capacity(tests.len());
+fn ids<'t>(l: &mut Lower<'_>, tests: &'t [BuiltTest]) -> HashMap<Cow<'t, str>, usize> {
+    let mut by_id: HashMap<Cow<'t, str>, usize> = HashMap::with_capacity(tests.len());
     for (i, t) in tests.iter().enumerate() {
         let id = t.id();
         if let Some(&first) = by_id.get(&id) {
@@ -195,7 +227,7 @@ fn ids(l: &mut Lower<'_>, tests: &[BuiltTest]) -> HashMap<String, usize> {
             }
             let d = crate::diagnostics::Diagnostic::new(
                 Problem::DuplicateTestId {
-                    id: id.clone(),
+                    id: id.to_string(),
                     explicit: t.explicit_id,
                     surface: l.surface,
                 },
@@ -216,7 +248,7 @@ fn ids(l: &mut Lower<'_>, tests: &[BuiltTest]) -> HashMap<String, usize> {
 fn dependency_graph(
     l: &mut Lower<'_>,
     tests: &[BuiltTest],
-    by_id: &HashMap<String, usize>,
+    by_id: &HashMap<Cow<'_, str>, usize>,
 ) -> Dependencies {
     let file = l.entry;
     // A dependency may also name a data-driven test by the slug of its name (only worked
@@ -242,7 +274,7 @@ fn dependency_graph(
     // Sorted once, when some dependency is unknown.
     let mut ordered: Option<Vec<String>> = None;
     for (i, t) in tests.iter().enumerate() {
-        for (dep, span) in &t.depends {
+        for (dep, span) in t.depends() {
             match resolve(dep) {
                 Some(j) => {
                     graph.add_edge(nodes[i], nodes[j], ());
@@ -305,7 +337,7 @@ fn report_cycles(l: &mut Lower<'_>, tests: &[BuiltTest], deps: &Dependencies) {
         }
         let start = members[0];
         let path = cycle_from(graph, nodes, start, &members);
-        let chain: Vec<String> = path.iter().map(|&i| tests[i].id()).collect();
+        let chain: Vec<String> = path.iter().map(|&i| tests[i].id().into_owned()).collect();
         let next = path.get(1).copied().unwrap_or(start);
         let span = edge_at
             .get(&(start, next))
@@ -325,8 +357,8 @@ fn report_cycles(l: &mut Lower<'_>, tests: &[BuiltTest], deps: &Dependencies) {
 /// `${deps.ID.…}` must name a dependency of the test.
 fn undeclared_deps_refs(l: &mut Lower<'_>, tests: &[BuiltTest]) {
     for t in tests.iter() {
-        let deps: Vec<&str> = t.depends.iter().map(|(d, _)| d.as_str()).collect();
-        for (inner, f, span) in &t.deps_refs {
+        let deps: Vec<&str> = t.depends().iter().map(|(d, _)| d.as_str()).collect();
+        for (inner, f, span) in t.deps_refs() {
             let rest = &inner["deps.".len()..];
             let ok = deps
                 .iter()
@@ -349,20 +381,21 @@ fn undeclared_deps_refs(l: &mut Lower<'_>, tests: &[BuiltTest]) {
 
 /// Exports no test reads through `${deps.ID.NAME}` (pedantic).
 fn unused_exports(l: &mut Lower<'_>, tests: &[BuiltTest]) {
+    // What every reference reads: itself and each of its prefixes before a `.`.
+    let mut read: foldhash::HashSet<&str> = foldhash::HashSet::default();
+    for (r, _, _) in tests.iter().flat_map(BuiltTest::deps_refs) {
+        read.extend(r.match_indices('.').map(|(at, _)| &r[..at]));
+        read.insert(r);
+    }
     for t in tests.iter() {
         let id = t.id();
-        for (name, span) in &t.exports {
+        for (name, span) in t.exports() {
             let wanted = format!("deps.{id}.{name}");
-            let read = tests.iter().any(|o| {
-                o.deps_refs
-                    .iter()
-                    .any(|(r, _, _)| r == &wanted || r.starts_with(&format!("{wanted}.")))
-            });
-            if !read {
+            if !read.contains(wanted.as_str()) {
                 l.report(
                     Problem::UnusedExport {
                         name: name.clone(),
-                        test: id.clone(),
+                        test: id.to_string(),
                     },
                     l.entry,
                     *span,

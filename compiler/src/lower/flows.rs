@@ -12,6 +12,7 @@ use super::mcpr::{NAMESPACES, TestBuilder, block_ref, node_refs};
 use crate::diagnostics::{FlowExcess, Problem};
 use crate::ir::FlowFrame;
 use crate::names::closest;
+use crate::source::Span;
 use crate::syntax::{Document, Node, Stmt, Text};
 use crate::values;
 use foldhash::{HashMap, HashMapExt};
@@ -40,6 +41,9 @@ pub struct Flow<'d> {
     size: usize,
     /// How many flows a call nests, itself included (saturating; see [`MAX_FLOW_DEPTH`]).
     depth: usize,
+    /// Statements of its body `check` did not keep (a flow too long ever to be expanded:
+    /// [`crate::syntax::Outline::flow_statements_left_out`]); they count in its size.
+    left_out: usize,
 }
 
 /// The most flows one call may nest, itself included: a test calls a flow that calls a flow …
@@ -146,7 +150,7 @@ impl<'d> Flows<'d> {
     /// Collects the flows of the entry file and of the imported files; checks recursion.
     pub fn collect(
         l: &mut Lower<'_>,
-        entry: &'d Document,
+        (entry, left_out): (&'d Document, &[(Span, usize)]),
         imported: &[(usize, &'d Document)],
     ) -> Self {
         let mut flows = Flows {
@@ -214,6 +218,10 @@ impl<'d> Flows<'d> {
                     recursive: AtomicBool::new(false),
                     size: 0,
                     depth: 0,
+                    left_out: left_out
+                        .iter()
+                        .find(|(at, _)| file == l.entry && *at == node.span)
+                        .map_or(0, |(_, n)| *n),
                 });
             }
         }
@@ -283,7 +291,7 @@ impl<'d> Flows<'d> {
                     );
                     continue;
                 }
-                let (mut size, mut depth) = (0usize, 1usize);
+                let (mut size, mut depth) = (self.list[at].left_out, 1usize);
                 for child in &self.list[at].node.children {
                     size = size.saturating_add(match &child.stmt {
                         Stmt::Comment

@@ -9,6 +9,7 @@
 mod data;
 mod deps;
 mod flows;
+pub use flows::MAX_FLOW_STATEMENTS;
 pub mod functions;
 pub mod imports;
 pub mod legacy;
@@ -295,7 +296,8 @@ fn check_mcpr(
 ) -> Compiled {
     let threads = options.threads_for(map.get(entry).text().len());
     let budget = crate::yaml::file_node_budget(options.file_limit());
-    let mut outline = syntax::outline(map.get(entry), entry, threads, budget);
+    let long = (options.long_bodies, MAX_FLOW_STATEMENTS);
+    let mut outline = syntax::outline(map.get(entry), entry, threads, budget, long);
     let (imported, import_diags) = read_imports(map, entry, loader, options, &outline.document);
     let modules = read_functions(map, entry, loader, &outline.document);
     let docs: Vec<(usize, &syntax::Document)> =
@@ -318,7 +320,7 @@ fn check_mcpr(
             // Once cut, the file's YAML no longer passes its budget.
             None if cut => return finish(None, l.diags, None),
             None => {
-                outline = syntax::outline(map.get(entry), entry, threads, budget);
+                outline = syntax::outline(map.get(entry), entry, threads, budget, long);
                 outline.cut_at_budget(map.get(entry), entry);
                 cut = true;
             }

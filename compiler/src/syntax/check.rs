@@ -73,26 +73,28 @@ pub(super) fn block(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
 
 /// The answers to input requests in `node` and what it holds.
 pub(super) fn answers(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
-    for node in node.walk() {
-        if let Stmt::RespondToElicitation { action, with } = &node.stmt {
-            let a = action.value.to_ascii_lowercase();
-            if !ELICITATION_ACTIONS.contains(&a.as_str()) {
-                diags.push(Diagnostic::new(
-                    Problem::MalformedStatement {
-                        usage: "When the server asks for input, respond \"accept\" with:",
-                        expected: "expected \"accept\", \"decline\" or \"cancel\"".into(),
-                    },
-                    file_id,
-                    action.span,
-                ));
-            } else if *with && a != "accept" {
-                diags.push(Diagnostic::new(
-                    Problem::BlockNotAllowed { action: a },
-                    file_id,
-                    node.span,
-                ));
-            }
-        }
+    for child in &node.children {
+        answers(child, file_id, diags);
+    }
+    let Stmt::RespondToElicitation { action, with } = &node.stmt else {
+        return;
+    };
+    let a = action.value.to_ascii_lowercase();
+    if !ELICITATION_ACTIONS.contains(&a.as_str()) {
+        diags.push(Diagnostic::new(
+            Problem::MalformedStatement {
+                usage: "When the server asks for input, respond \"accept\" with:",
+                expected: "expected \"accept\", \"decline\" or \"cancel\"".into(),
+            },
+            file_id,
+            action.span,
+        ));
+    } else if *with && a != "accept" {
+        diags.push(Diagnostic::new(
+            Problem::BlockNotAllowed { action: a },
+            file_id,
+            node.span,
+        ));
     }
 }
 

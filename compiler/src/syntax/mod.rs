@@ -142,7 +142,7 @@ pub fn parse_within(
 ) -> Parsed {
     let Pieces {
         nodes, mut diags, ..
-    } = parse_pieces(file, file_id, threads, yaml_nodes, false);
+    } = parse_pieces(file, file_id, threads, yaml_nodes, None);
     let mut document = Document { nodes };
     if let Some(d) = blocks::yaml_budget(&mut document, file.text(), file_id, yaml_nodes) {
         diags.push(d);
@@ -164,6 +164,8 @@ struct Pieces {
     tests: Vec<Vec<OutlinedTest>>,
     /// Lines no statement matched, in order.
     unknown: Vec<vocab::Unknown>,
+    /// See [`Parser::flows_left_out`].
+    flows_left_out: Vec<(Span, usize)>,
 }
 
 /// Parses a file in pieces on `threads` threads (see [`parse_with`]); with `defer_tests`, the
@@ -173,7 +175,7 @@ fn parse_pieces(
     file_id: usize,
     threads: usize,
     yaml_nodes: usize,
-    defer_tests: bool,
+    defer_tests: Option<(LongBodies, usize)>,
 ) -> Pieces {
     let threads = threads.max(1);
     // Each thread parses its share in pieces of about PIECE_BYTES, one after the other: the
@@ -198,8 +200,10 @@ fn parse_pieces(
         let mut p = Parser::new(file, file_id, (&lines, range.start), &tokens, &grammar);
         p.yaml_budget = yaml_nodes;
         p.yaml_nodes = *values;
-        p.defer_tests = defer_tests;
+        p.defer_tests = defer_tests.is_some();
+        p.long_flows = defer_tests;
         into.nodes.extend(p.document());
+        into.flows_left_out.append(&mut p.flows_left_out);
         *values = p.yaml_nodes;
         into.diags.extend(p.diags);
         if !p.tests.is_empty() {
@@ -220,6 +224,7 @@ fn parse_pieces(
                     diags: Vec::new(),
                     tests: Vec::new(),
                     unknown: Vec::new(),
+                    flows_left_out: Vec::new(),
                 };
                 piece(range.clone(), &mut piece_of, &mut values);
                 piece_of
@@ -251,12 +256,14 @@ fn parse_pieces(
         diags: Vec::with_capacity(pieces.iter().map(|p| p.diags.len()).sum()),
         tests: Vec::with_capacity(pieces.iter().map(|p| p.tests.len()).sum()),
         unknown: Vec::new(),
+        flows_left_out: Vec::new(),
     };
     let mut unknown = Vec::new();
     for p in pieces {
         all.nodes.extend(p.nodes);
         all.diags.extend(p.diags);
         all.tests.extend(p.tests);
+        all.flows_left_out.extend(p.flows_left_out);
         unknown.extend(p.unknown);
     }
     // In file order, whatever the cut: the same suggestions for every `threads`.
@@ -329,6 +336,12 @@ struct Parser<'p, 'a, 's> {
     deferred: Option<Range<usize>>,
     /// With `defer_tests`, the tests, in file order.
     tests: Vec<OutlinedTest>,
+    /// With `defer_tests`: which flow bodies are long, and the most statements a flow may
+    /// have and still be expanded into a test ([`Parser::long_flow`]).
+    long_flows: Option<(LongBodies, usize)>,
+    /// The flows whose bodies keep only what the checks of flows read, with the number of
+    /// statements each left out ([`Outline::flow_statements_left_out`]).
+    flows_left_out: Vec<(Span, usize)>,
     /// Lines no statement matched, in order, their diagnostics to be made
     /// ([`vocab::Suggestions::settle`]).
     unknown: Vec<vocab::Unknown>,
@@ -366,6 +379,8 @@ impl<'p, 'a, 's> Parser<'p, 'a, 's> {
             defer_tests: false,
             deferred: None,
             tests: Vec::new(),
+            long_flows: None,
+            flows_left_out: Vec::new(),
             unknown: Vec::new(),
         }
     }

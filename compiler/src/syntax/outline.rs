@@ -33,6 +33,10 @@ pub struct Outline {
     pub diagnostics: Vec<Diagnostic>,
     /// The file's YAML values so far (the blocks outside the bodies left out).
     pub budget: YamlBudget,
+    /// The flows too long ever to be expanded into a test, each by its header's span with
+    /// the number of statements its body left out ([`Parser::long_flow`]): they count in
+    /// its size only.
+    pub flow_statements_left_out: Vec<(Span, usize)>,
 }
 
 /// A test of an [`Outline`]: its header line and where its body is, or (rarely) the test
@@ -184,13 +188,23 @@ impl Outline {
 
 /// Parses `file` without the bodies of its tests, in pieces on `threads` threads as
 /// [`super::parse_within`] does; the YAML of the whole file may hold `yaml_nodes` values.
-pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: usize) -> Outline {
+/// A long flow body ([`LongBodies`]) is parsed in parts, and when it has more than
+/// `flow_limit` statements (so that no test may take it in) it keeps only what the checks
+/// of flows read ([`Parser::long_flow`]).
+pub fn outline(
+    file: &SourceFile,
+    file_id: usize,
+    threads: usize,
+    yaml_nodes: usize,
+    (long, flow_limit): (LongBodies, usize),
+) -> Outline {
     let Pieces {
         nodes,
         mut diags,
         tests,
+        flows_left_out,
         ..
-    } = super::parse_pieces(file, file_id, threads, yaml_nodes, true);
+    } = super::parse_pieces(file, file_id, threads, yaml_nodes, Some((long, flow_limit)));
     let document = Document { nodes };
     // Names are compared within their kind: the tests' among themselves.
     check::names(
@@ -205,8 +219,11 @@ pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: us
     check::names(names, file_id, &mut diags);
     let budget = YamlBudget::new(yaml_nodes);
     for node in &document.nodes {
-        // A test is checked and counted with its body ([`parse_tests`]).
-        check::block(node, file_id, &mut diags);
+        // A test is checked and counted with its body ([`parse_tests`]), a flow that left
+        // statements out as it was parsed.
+        if !flows_left_out.iter().any(|(at, _)| *at == node.span) {
+            check::block(node, file_id, &mut diags);
+        }
         budget.add(node);
     }
     crate::diagnostics::sort(&mut diags);
@@ -215,6 +232,77 @@ pub fn outline(file: &SourceFile, file_id: usize, threads: usize, yaml_nodes: us
         tests,
         diagnostics: diags,
         budget,
+        flow_statements_left_out: flows_left_out,
+    }
+}
+
+impl Parser<'_, '_, '_> {
+    /// The long body of flow `header` ([`LongBodies`]), parsed in parts, each with a grammar
+    /// and tokens of its own. A flow of more than `limit` statements can never be expanded
+    /// into a test (MCPLANG426), so from there on its body keeps only the statements the
+    /// checks of flows read — its inputs and outputs, calls, saves, `Run step` blocks, any
+    /// statement with a block or a table or a `${…}` — and counts the others
+    /// ([`Outline::flow_statements_left_out`]); its structural checks are made as it is
+    /// parsed. A shorter flow keeps its whole body.
+    pub(super) fn long_flow(&mut self, header: &mut Node, long: LongBodies, limit: usize) {
+        let end = self.pos + self.body_lines();
+        let counts = |n: &Node| {
+            !matches!(
+                n.stmt,
+                Stmt::Comment | Stmt::Error | Stmt::Inputs { .. } | Stmt::Outputs { .. }
+            )
+        };
+        let read = |n: &Node| {
+            matches!(
+                n.stmt,
+                Stmt::Inputs { .. }
+                    | Stmt::Outputs { .. }
+                    | Stmt::UseFlow { .. }
+                    | Stmt::Save { .. }
+                    | Stmt::SetUsing { .. }
+                    | Stmt::RunStep
+            ) || n.yaml.is_some()
+                || n.table.is_some()
+                || crate::values::has_open(&self.src[n.span.range()])
+        };
+        let mut check = check::BodyCheck::new(false);
+        let mut checked = Vec::new();
+        let (mut kept, mut statements, mut left_out) = (Vec::new(), 0usize, None);
+        while self.pos < end {
+            let tokens = bumpalo::Bump::new();
+            let grammar = super::Grammar::new(self.src);
+            let lines = (&self.lines[self.pos..end], self.base + self.pos);
+            let mut p = Parser::new(self.file, self.file_id, lines, &tokens, &grammar);
+            p.yaml_budget = self.yaml_budget;
+            p.yaml_nodes = self.yaml_nodes;
+            p.shared_budget = self.shared_budget;
+            p.drop_from = self.drop_from;
+            let nodes = p.body_part(Context::Flow, long.part.max(1));
+            debug_assert!(p.pos > 0, "a part of a body takes a line at least");
+            self.pos += p.pos.max(1);
+            self.yaml_nodes = p.yaml_nodes;
+            self.diags.append(&mut p.diags);
+            self.unknown.append(&mut p.unknown);
+            for node in nodes {
+                check.statement(&node, self.file_id, &mut checked);
+                statements += usize::from(counts(&node));
+                if left_out.is_none() && statements > limit {
+                    let dropped = kept.iter().filter(|n| counts(n) && !read(n)).count();
+                    kept.retain(|n| read(n));
+                    left_out = Some(dropped);
+                }
+                match &mut left_out {
+                    Some(n) if !read(&node) => *n += usize::from(counts(&node)),
+                    _ => kept.push(node),
+                }
+            }
+        }
+        header.children = kept;
+        if let Some(n) = left_out {
+            check.end(header.span, None, self.file_id, &mut checked);
+            self.diags.append(&mut checked);
+            self.flows_left_out.push((header.span, n));
+        }
     }
 }
 
@@ -344,7 +432,7 @@ fn in_parts(
     each: &mut impl FnMut(Body, Vec<Diagnostic>) -> bool,
 ) -> bool {
     let Stmt::TestHeader { name } = &header.stmt else {
-        return false;
+        return true;
     };
     let (name, span) = (name.clone(), header.span);
     let mut body = check::BodyCheck::new(true);
@@ -356,7 +444,8 @@ fn in_parts(
         let mut p = Parser::new(file, file_id, (&lines[at..], base + at), &tokens, &grammar);
         p.shared(budget, *yaml_nodes);
         let nodes = p.body_part(Context::Test, part.max(1));
-        at += p.pos;
+        debug_assert!(p.pos > 0, "a part of a body takes a line at least");
+        at += p.pos.max(1);
         *yaml_nodes = p.yaml_nodes;
         let mut diags = p.diags;
         suggestions.settle(file, file_id, std::mem::take(&mut p.unknown), &mut diags);

@@ -83,7 +83,12 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     None => node.children = self.body(Context::Test),
                 },
                 Stmt::TestHeader { .. } => node.children = self.body(Context::Test),
-                Stmt::FlowHeader { .. } => node.children = self.body(Context::Flow),
+                Stmt::FlowHeader { .. } => match self.long_flows {
+                    Some((long, limit)) if self.body_lines() >= long.from_lines => {
+                        self.long_flow(&mut node, long, limit)
+                    }
+                    _ => node.children = self.body(Context::Flow),
+                },
                 Stmt::DataSourceHeader { .. } => self.data_source_body(&mut node),
                 _ => {}
             }
@@ -403,6 +408,14 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
         }
         nodes
+    }
+
+    /// How many lines the body from here takes (blank or indented).
+    pub(super) fn body_lines(&self) -> usize {
+        self.lines[self.pos..]
+            .iter()
+            .take_while(|l| l.kind == LineKind::Blank || l.indent > 0)
+            .count()
     }
 
     /// Moves past the lines [`Parser::body`] would take, without parsing them, and returns

@@ -58,7 +58,7 @@ impl<'m> LongTest<'m> {
         for (at, step) in steps.iter().enumerate() {
             facts.add(b.flushed + at, step, true);
         }
-        self.facts.append(facts.into_owned());
+        self.facts.append(facts);
         b.flushed += done;
         match super::super::validate::steps_alone(l, &self.lowering.name.value, steps) {
             Some(diags) => self.judged.extend(diags),

@@ -104,7 +104,14 @@ pub fn lower(
     let (at, blocks) = take_tests(doc);
     let mut kept = Vec::new();
     let blocks = Tests::Parsed(blocks);
-    let suite = lower_blocks(l, doc, blocks, (Some(&mut kept), None), imported, threads);
+    let suite = lower_blocks(
+        l,
+        (doc, &[]),
+        blocks,
+        (Some(&mut kept), None),
+        imported,
+        threads,
+    );
     put_back(doc, &at, kept);
     suite
 }
@@ -126,6 +133,7 @@ pub fn lower_outline(
         document,
         tests: runs,
         budget,
+        flow_statements_left_out: left_out,
         ..
     } = outline;
     if budget.passed() {
@@ -136,7 +144,8 @@ pub fn lower_outline(
         runs,
         budget: &budget,
     };
-    let suite = lower_blocks(l, &document, tests, (None, Some(judged)), imported, threads);
+    let doc = (&document, &left_out[..]);
+    let suite = lower_blocks(l, doc, tests, (None, Some(judged)), imported, threads);
     (!budget.passed()).then_some(suite)
 }
 
@@ -277,10 +286,11 @@ fn put_back(doc: &mut Document, at: &[usize], tests: Vec<Node>) {
 }
 
 /// [`lower`] of a document whose test blocks are `blocks` (in order); the blocks are handed
-/// to `kept` once lowered, else dropped.
+/// to `kept` once lowered, else dropped. With the document come the statements its flows
+/// left out ([`Outline::flow_statements_left_out`]).
 fn lower_blocks(
     l: &mut Lower<'_>,
-    doc: &Document,
+    (doc, left_out): (&Document, &[(Span, usize)]),
     blocks: Tests<'_>,
     kept: (Option<&mut Vec<Node>>, Option<&mut Judged>),
     imported: &[(usize, &Document)],
@@ -321,11 +331,11 @@ fn lower_blocks(
         }
     }
 
-    let flows = Flows::collect(l, doc, imported);
+    let flows = Flows::collect(l, (doc, left_out), imported);
     let sources = data::sources(l, doc);
 
     let first_name = blocks.first_name();
-    let mut tests = lower_tests(l, &settings, &flows, &sources, blocks, kept, threads);
+    let tests = lower_tests(l, &settings, &flows, &sources, blocks, kept, threads);
     let has_flows = doc
         .nodes
         .iter()
@@ -334,7 +344,7 @@ fn lower_blocks(
         flows.report_unused(l);
         data::report_unused(l, doc, tests.iter().filter_map(BuiltTest::source));
     }
-    deps::check(l, &mut tests);
+    deps::check(l, &tests);
     for (name, span) in &settings.budget_names {
         let known = tests.iter().any(|t| {
             t.name() == *name || (t.iterates() && name.starts_with(&format!("{} [", t.name())))

@@ -182,9 +182,11 @@ impl<'m> TestLowering<'m> {
             test: deps::Lowered::whole(t),
             explicit_id: explicit,
             id_span,
-            depends: depends.into(),
-            deps_refs: b.deps_refs.into(),
-            exports: b.exports.into(),
+            links: deps::Links::of(deps::Links {
+                depends,
+                deps_refs: b.deps_refs,
+                exports: b.exports,
+            }),
         }
     }
 }
@@ -195,10 +197,11 @@ impl<'m> TestLowering<'m> {
 pub(super) struct StepFacts<'s> {
     /// The references the steps read, each with its step's index.
     read: Vec<(usize, Cow<'s, str>)>,
-    /// The names the steps give a value: captures, sets, native variables.
-    given: BTreeSet<Cow<'s, str>>,
-    /// The names steps of flows capture.
-    from_flows: BTreeSet<Cow<'s, str>>,
+    /// The names the steps give a value: captures, sets, native variables (a name may
+    /// appear more than once).
+    given: Vec<Cow<'s, str>>,
+    /// The names steps of flows capture (a name may appear more than once).
+    from_flows: Vec<Cow<'s, str>>,
 }
 
 impl<'s> StepFacts<'s> {
@@ -209,39 +212,31 @@ impl<'s> StepFacts<'s> {
         }
         for key in step.capture.iter().flat_map(|c| c.keys()) {
             if !step.flow.is_empty() {
-                self.from_flows.insert(Cow::Borrowed(key));
+                self.from_flows.push(Cow::Borrowed(key));
             }
-            self.given.insert(Cow::Borrowed(key));
+            self.given.push(Cow::Borrowed(key));
         }
         match &step.kind {
-            StepKind::Set(s) => {
-                self.given.insert(Cow::Borrowed(&s.variable));
-            }
+            StepKind::Set(s) => self.given.push(Cow::Borrowed(&s.variable)),
             // `Run step with:` native actions that set a variable (`prompt`, `save-text`).
-            StepKind::Native(n) => {
-                if let Some(v) = n.variable() {
-                    self.given.insert(Cow::Borrowed(v));
-                }
-            }
+            StepKind::Native(n) => self.given.extend(n.variable().map(Cow::Borrowed)),
             _ => {}
         }
     }
 
-    /// The same facts, owning their names.
-    pub(super) fn into_owned(self) -> StepFacts<'static> {
-        let own = |c: Cow<'s, str>| Cow::Owned(c.into_owned());
-        StepFacts {
-            read: self.read.into_iter().map(|(i, r)| (i, own(r))).collect(),
-            given: self.given.into_iter().map(own).collect(),
-            from_flows: self.from_flows.into_iter().map(own).collect(),
+    /// Adds what `other` holds, owning its names; each name given is kept once.
+    pub(super) fn append(&mut self, other: StepFacts<'_>) {
+        let own = |c: Cow<'_, str>| Cow::Owned(c.into_owned());
+        self.read
+            .extend(other.read.into_iter().map(|(i, r)| (i, own(r))));
+        for (mine, theirs) in [
+            (&mut self.given, other.given),
+            (&mut self.from_flows, other.from_flows),
+        ] {
+            mine.extend(theirs.into_iter().map(own));
+            mine.sort_unstable();
+            mine.dedup();
         }
-    }
-
-    /// Adds what `other` holds.
-    pub(super) fn append(&mut self, other: StepFacts<'s>) {
-        self.read.extend(other.read);
-        self.given.extend(other.given);
-        self.from_flows.extend(other.from_flows);
     }
 }
 
@@ -249,9 +244,8 @@ impl<'s> StepFacts<'s> {
 /// checked at the end ([`References::check`]).
 #[derive(Default)]
 struct References<'m> {
-    /// Names a `Save` or `Set … using` line of the test gives a value.
-    saved: BTreeSet<String>,
-    /// The first such line of each name, with its statement's index.
+    /// The names a `Save` or `Set … using` line of the test gives a value, each with the
+    /// first such line and its statement's index.
     first_saved: BTreeMap<String, (usize, Span)>,
     /// The first `Run step with:` block that captures or sets each name.
     first_run_step: BTreeMap<String, (usize, Span)>,
@@ -264,12 +258,11 @@ impl<'m> References<'m> {
     /// Gathers statement `at`.
     fn statement(&mut self, l: &Lower<'m>, at: usize, node: &Node) {
         match &node.stmt {
-            Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. } => {
-                self.saved.insert(variable.value.clone());
-                if !self.first_saved.contains_key(&variable.value) {
-                    self.first_saved
-                        .insert(variable.value.clone(), (at, variable.span));
-                }
+            Stmt::Save { variable, .. } | Stmt::SetUsing { variable, .. }
+                if !self.first_saved.contains_key(&variable.value) =>
+            {
+                self.first_saved
+                    .insert(variable.value.clone(), (at, variable.span));
             }
             // A `Run step with:` block saves what its `capture` and `set.variable` name.
             Stmt::RunStep => {
@@ -316,7 +309,7 @@ impl<'m> References<'m> {
             known.insert("row");
         }
         let declared: HashSet<&str> = declared_vars.iter().map(|(n, _)| n.as_str()).collect();
-        known.extend(self.saved.iter().map(String::as_str));
+        known.extend(self.first_saved.keys().map(String::as_str));
         known.extend(facts.given.iter().map(|n| &**n));
         // A name saved only by a line of the test itself has no value before that line;
         // names a flow saves are left to the flow's own order.
@@ -522,9 +515,13 @@ fn check_unread(
         values::each_ref(v, &mut |r| reads.push((usize::MAX, r)));
     }
     for &(at, r) in &reads {
-        read.extend(values::named(r));
-        let last = last.entry(values::head(r)).or_insert(at);
-        *last = (*last).max(at);
+        if !declared_vars.is_empty() {
+            read.extend(values::named(r));
+        }
+        if !b.saves.is_empty() {
+            let last = last.entry(values::head(r)).or_insert(at);
+            *last = (*last).max(at);
+        }
     }
     for (name, span) in declared_vars {
         // Dotted names are the inputs of expanded flow calls (`flow0.a`, as the printer

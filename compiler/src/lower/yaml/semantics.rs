@@ -183,19 +183,21 @@ impl Semantics {
             unknown_server_or_source(l, tree, i, t, name_span, &self.servers, &self.sources);
         }
         // The tests are moved out of the suite for the dependency check, and back.
-        let mut built: Vec<BuiltTest> = std::mem::take(&mut suite.tests)
+        let built: Vec<BuiltTest> = std::mem::take(&mut suite.tests)
             .into_iter()
             .zip(self.facts)
             .map(|(test, f)| BuiltTest {
                 test: Lowered::whole(test),
                 explicit_id: f.explicit_id,
                 id_span: f.id_span,
-                depends: f.depends.into(),
-                deps_refs: f.deps_refs.into(),
-                exports: f.exports.into(),
+                links: deps::Links::of(deps::Links {
+                    depends: f.depends,
+                    deps_refs: f.deps_refs,
+                    exports: f.exports,
+                }),
             })
             .collect();
-        deps::check(l, &mut built);
+        deps::check(l, &built);
         suite.tests = built.into_iter().filter_map(BuiltTest::into_test).collect();
 
         unused_sources(l, tree, suite, &self.sources);
