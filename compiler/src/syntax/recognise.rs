@@ -24,18 +24,27 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 
     /// The whole document: top-level lines and blocks.
     pub(super) fn document(&mut self) -> Vec<Node> {
-        // At most one node per column-0 line (the rest belong to blocks).
-        let top = self.lines[self.pos..]
-            .iter()
-            .filter(|l| l.indent == 0 && l.kind != LineKind::Blank)
-            .count();
+        // An outline keeps no comment but one that would be its first node (the first
+        // node of a document is where a file without tests is reported): nothing `check`
+        // does reads them, and a file of comments would otherwise hold a node for each.
+        let kept = |l: &Line| match l.kind {
+            LineKind::Blank => false,
+            LineKind::Comment => !self.defer_tests && l.indent == 0,
+            LineKind::Text => l.indent == 0,
+        };
+        // At most one node per column-0 line (the rest belong to blocks), and an outline's
+        // first comment.
+        let top = self.lines[self.pos..].iter().filter(|l| kept(l)).count();
+        let top = top + usize::from(self.defer_tests);
         let mut nodes = Vec::with_capacity(top);
         while self.pos < self.lines.len() {
             let line = self.lines[self.pos].clone();
             match line.kind {
                 LineKind::Blank => self.pos += 1,
                 LineKind::Comment => {
-                    nodes.push(simple(Stmt::Comment, &line));
+                    if !self.defer_tests || nodes.is_empty() {
+                        nodes.push(simple(Stmt::Comment, &line));
+                    }
                     self.pos += 1;
                 }
                 LineKind::Text => {

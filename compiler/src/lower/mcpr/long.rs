@@ -10,6 +10,8 @@ use super::*;
 
 /// A long test being lowered part by part.
 pub(super) struct LongTest<'m> {
+    /// The test's name.
+    name: Text,
     lowering: TestLowering<'m>,
     /// How many diagnostics the lowering held when the test started: those after it are
     /// the test's, taken back when it is lowered again whole.
@@ -25,12 +27,13 @@ pub(super) struct LongTest<'m> {
 
 impl<'m> LongTest<'m> {
     /// The test of `header` (a `Test:` line without its body).
-    pub(super) fn start(l: &Lower<'m>, header: &Node) -> Option<Self> {
-        let Stmt::TestHeader { name } = &header.stmt else {
+    pub(super) fn start(l: &Lower<'m>, header: Node) -> Option<Self> {
+        let Stmt::TestHeader { name } = header.stmt else {
             return None;
         };
         Some(LongTest {
-            lowering: TestLowering::new(name.clone(), 0),
+            lowering: TestLowering::new(&name, 0),
+            name,
             mark: l.diags.len(),
             facts: StepFacts::default(),
             judged: Vec::new(),
@@ -60,7 +63,7 @@ impl<'m> LongTest<'m> {
         }
         self.facts.append(facts);
         b.flushed += done;
-        match super::super::validate::steps_alone(l, &self.lowering.name.value, steps) {
+        match super::super::validate::steps_alone(l, &self.name.value, steps) {
             Some(diags) => self.judged.extend(diags),
             None => self.invalid = true,
         }
@@ -70,7 +73,7 @@ impl<'m> LongTest<'m> {
     /// `None` when some step does not satisfy the schema: the test's diagnostics are taken
     /// back, and it must be lowered again whole.
     pub(super) fn end(self, l: &mut Lower<'m>) -> Option<(BuiltTest, Vec<Diagnostic>)> {
-        let mut built = self.lowering.end(l, self.facts);
+        let mut built = self.lowering.end(l, &self.name, self.facts);
         let valid = built
             .test_mut()
             .is_some_and(super::super::validate::test_is_valid);

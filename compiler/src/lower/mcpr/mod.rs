@@ -456,7 +456,7 @@ fn lower_tests(
                     lowered.map(|t| (t, Vec::new()))
                 }
                 Body::Start(header) => {
-                    long = long::LongTest::start(l, &header);
+                    long = long::LongTest::start(l, header);
                     None
                 }
                 Body::Part(nodes) => {

@@ -68,16 +68,15 @@ pub(super) fn test(
     header: &Node,
     name: &Text,
 ) -> BuiltTest {
-    let mut t = TestLowering::new(name.clone(), steps_room(&header.children));
+    let mut t = TestLowering::new(name, steps_room(&header.children));
     t.statements(l, (settings, flows, sources), &header.children);
-    t.end(l, StepFacts::default())
+    t.end(l, name, StepFacts::default())
 }
 
 /// A test being lowered: its body's statements are read in order, all at once ([`test`])
 /// or part by part ([`super::long::LongTest`]); references are resolved at the end, since a
 /// `Variables:` line may follow the steps that read them.
 pub(super) struct TestLowering<'m> {
-    pub(super) name: Text,
     t: Test,
     pub(super) b: TestBuilder,
     props: Properties,
@@ -88,10 +87,9 @@ pub(super) struct TestLowering<'m> {
 
 impl<'m> TestLowering<'m> {
     /// A test named `name`, with room for `steps`.
-    pub(super) fn new(name: Text, steps: usize) -> Self {
+    pub(super) fn new(name: &Text, steps: usize) -> Self {
         TestLowering {
             t: Test::new(name.value.clone(), Vec::new()),
-            name,
             b: TestBuilder {
                 steps: Vec::with_capacity(steps),
                 flushed: 0,
@@ -144,11 +142,15 @@ impl<'m> TestLowering<'m> {
         self.read += nodes.len();
     }
 
-    /// The lowered test, the checks on its variables made; `flushed`: what its steps let go
-    /// before the end ([`TestBuilder::flushed`]) read and gave.
-    pub(super) fn end(self, l: &mut Lower<'m>, flushed: StepFacts<'static>) -> BuiltTest {
+    /// The lowered test (named `name`), the checks on its variables made; `flushed`: what
+    /// its steps let go before the end ([`TestBuilder::flushed`]) read and gave.
+    pub(super) fn end(
+        self,
+        l: &mut Lower<'m>,
+        name: &Text,
+        flushed: StepFacts<'static>,
+    ) -> BuiltTest {
         let TestLowering {
-            name,
             mut t,
             b,
             props,
