@@ -602,7 +602,6 @@ fn long_test_bodies_check_as_a_full_compilation() {
     let mut refused = clean.replace("equals \"${s", "equals \"{s");
     let half = refused[..refused.len() / 2].rfind("\n  Call tool").unwrap() + 1;
     refused.insert_str(half, "  Run step with:\n    tool:\n      name: \"\"\n");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let cases = [
         ("reads", &clean),
         ("mistakes", &mistakes),
@@ -616,19 +615,7 @@ fn long_test_bodies_check_as_a_full_compilation() {
             text.lines().count() > LongBodies::default().from_lines,
             "{what}"
         );
-        let run = |long: Option<LongBodies>| {
-            let mut map = SourceMap::new();
-            let id = map.add(SourceFile::new("long.mcpr", text.clone()));
-            let loader = common::DirLoader(root.clone());
-            let mut options = mcpr_compiler::lower::Options::default();
-            match long {
-                Some(long) => {
-                    options.long_bodies = long;
-                    check(&mut map, id, &loader, &options)
-                }
-                None => mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics,
-            }
-        };
+        let run = |long| check_or_compile("long.mcpr", &text, long);
         let full = run(None);
         let codes: BTreeSet<String> = full.iter().map(|d| d.code.to_string()).collect();
         match what {
@@ -704,20 +691,7 @@ fn long_flows_check_as_a_full_compilation() {
     text.push_str(&format!("Flow: \"just under\"\n{}\n", body(limit - 2, "")));
     text.push_str("Flow: \"small\"\n  Send \"ping\"\n  Save \"result\" as \"y\"\n\n");
     text.push_str("Test: \"Uses huge\"\n  Use flow \"huge\"\n\nTest: \"Uses under\"\n  Use flow \"just under\"\n\nTest: \"Uses big\"\n  Use flow \"big\"\n");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let run = |long: Option<LongBodies>| {
-        let mut map = SourceMap::new();
-        let id = map.add(SourceFile::new("flows.mcpr", text.clone()));
-        let loader = common::DirLoader(root.clone());
-        let mut options = mcpr_compiler::lower::Options::default();
-        match long {
-            Some(long) => {
-                options.long_bodies = long;
-                check(&mut map, id, &loader, &options)
-            }
-            None => mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics,
-        }
-    };
+    let run = |long| check_or_compile("flows.mcpr", &text, long);
     let full = run(None);
     let codes: BTreeSet<String> = full.iter().map(|d| d.code.to_string()).collect();
     for code in [
@@ -746,5 +720,25 @@ fn long_flows_check_as_a_full_compilation() {
             format!("{:#?}", run(Some(long))) == format!("{full:#?}"),
             "{long:?}"
         );
+    }
+}
+
+/// The diagnostics of `text` as a file `name` of the repository: `check`'s, its long bodies
+/// handed on as `long` says, or (`None`) a full compilation's.
+fn check_or_compile(
+    name: &str,
+    text: &str,
+    long: Option<mcpr_compiler::syntax::LongBodies>,
+) -> Vec<Diagnostic> {
+    let mut map = SourceMap::new();
+    let id = map.add(SourceFile::new(name, text.to_string()));
+    let loader = common::DirLoader(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let mut options = mcpr_compiler::lower::Options::default();
+    match long {
+        Some(long) => {
+            options.long_bodies = long;
+            check(&mut map, id, &loader, &options)
+        }
+        None => mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics,
     }
 }
