@@ -245,7 +245,7 @@ impl Parser<'_, '_, '_> {
     /// ([`Outline::flow_statements_left_out`]); its structural checks are made as it is
     /// parsed. A shorter flow keeps its whole body.
     pub(super) fn long_flow(&mut self, header: &mut Node, long: LongBodies, limit: usize) {
-        let end = self.pos + self.body_lines();
+        let (src, file_id) = (self.src, self.file_id);
         let counts = |n: &Node| {
             !matches!(
                 n.stmt,
@@ -263,28 +263,17 @@ impl Parser<'_, '_, '_> {
                     | Stmt::RunStep
             ) || n.yaml.is_some()
                 || n.table.is_some()
-                || crate::values::has_open(&self.src[n.span.range()])
+                || crate::values::has_open(&src[n.span.range()])
         };
         let mut check = check::BodyCheck::new(false);
         let mut checked = Vec::new();
         let (mut kept, mut statements, mut left_out) = (Vec::new(), 0usize, None);
-        while self.pos < end {
-            let tokens = bumpalo::Bump::new();
-            let grammar = super::Grammar::new(self.src);
-            let lines = (&self.lines[self.pos..end], self.base + self.pos);
-            let mut p = Parser::new(self.file, self.file_id, lines, &tokens, &grammar);
-            p.yaml_budget = self.yaml_budget;
-            p.yaml_nodes = self.yaml_nodes;
-            p.shared_budget = self.shared_budget;
-            p.drop_from = self.drop_from;
-            let nodes = p.body_part(Context::Flow, long.part.max(1));
-            debug_assert!(p.pos > 0, "a part of a body takes a line at least");
-            self.pos += p.pos.max(1);
-            self.yaml_nodes = p.yaml_nodes;
-            self.diags.append(&mut p.diags);
-            self.unknown.append(&mut p.unknown);
+        let (mut diags, mut unknown) = (Vec::new(), Vec::new());
+        self.body_in_parts(Context::Flow, long.part, |nodes, mut d, mut u| {
+            diags.append(&mut d);
+            unknown.append(&mut u);
             for node in nodes {
-                check.statement(&node, self.file_id, &mut checked);
+                check.statement(&node, file_id, &mut checked);
                 statements += usize::from(counts(&node));
                 if left_out.is_none() && statements > limit {
                     let dropped = kept.iter().filter(|n| counts(n) && !read(n)).count();
@@ -296,12 +285,44 @@ impl Parser<'_, '_, '_> {
                     _ => kept.push(node),
                 }
             }
-        }
+            true
+        });
+        self.diags.append(&mut diags);
+        self.unknown.append(&mut unknown);
         header.children = kept;
         if let Some(n) = left_out {
-            check.end(header.span, None, self.file_id, &mut checked);
+            check.end(header.span, None, file_id, &mut checked);
             self.diags.append(&mut checked);
             self.flows_left_out.push((header.span, n));
+        }
+    }
+    /// Parses the body from here in parts of at most `part` statements, each by a parser
+    /// of its own (its own grammar and tokens, so that no part's are held past it) that
+    /// counts YAML values as this one does. `each` gets each part's statements, the problems
+    /// found in them and the lines no statement matched, and answers whether to go on.
+    fn body_in_parts(
+        &mut self,
+        ctx: Context,
+        part: usize,
+        mut each: impl FnMut(Vec<Node>, Vec<Diagnostic>, Vec<super::vocab::Unknown>) -> bool,
+    ) {
+        let end = self.pos + self.body_lines();
+        while self.pos < end {
+            let tokens = bumpalo::Bump::new();
+            let grammar = super::Grammar::new(self.src);
+            let lines = (&self.lines[self.pos..end], self.base + self.pos);
+            let mut p = Parser::new(self.file, self.file_id, lines, &tokens, &grammar);
+            p.yaml_budget = self.yaml_budget;
+            p.yaml_nodes = self.yaml_nodes;
+            p.shared_budget = self.shared_budget;
+            p.drop_from = self.drop_from;
+            let nodes = p.body_part(ctx, part.max(1));
+            debug_assert!(p.pos > 0, "a part of a body takes a line at least");
+            self.pos += p.pos.max(1);
+            self.yaml_nodes = p.yaml_nodes;
+            if !each(nodes, p.diags, p.unknown) {
+                return;
+            }
         }
     }
 }
@@ -379,8 +400,11 @@ pub fn parse_tests(
                 let mut again = false;
                 if lines.0.len() >= long.from_lines {
                     let before = yaml_nodes;
-                    let parts = (long.part, &mut yaml_nodes, &mut suggestions);
-                    again = in_parts(file, file_id, lines, node.clone(), budget, parts, &mut each);
+                    let mut p = Parser::new(file, file_id, lines, &tokens, &grammar);
+                    p.shared(budget, yaml_nodes);
+                    let parts = (long.part, &mut suggestions);
+                    again = in_parts(&mut p, node.clone(), budget, parts, &mut each);
+                    yaml_nodes = p.yaml_nodes;
                     if budget.passed() {
                         return;
                     }
@@ -420,42 +444,36 @@ fn text_bytes(lines: &[super::Line]) -> usize {
         - lines.first().map_or(0, |l| l.span.start as usize)
 }
 
-/// Hands on the long body `lines` of test `header` in parts of `part` statements (see
-/// [`parse_tests`]); whether `each` wants the test again, whole.
+/// Hands on the long body of test `header`, where parser `p` stands, in parts of `part`
+/// statements (see [`parse_tests`]); whether `each` wants the test again, whole.
 fn in_parts(
-    file: &SourceFile,
-    file_id: usize,
-    (lines, base): (&[super::Line], usize),
+    p: &mut Parser<'_, '_, '_>,
     header: Node,
     budget: &YamlBudget,
-    (part, yaml_nodes, suggestions): (usize, &mut usize, &mut super::vocab::Suggestions),
+    (part, suggestions): (usize, &mut super::vocab::Suggestions),
     each: &mut impl FnMut(Body, Vec<Diagnostic>) -> bool,
 ) -> bool {
     let Stmt::TestHeader { name } = &header.stmt else {
         return true;
     };
-    let (name, span) = (name.clone(), header.span);
+    let (name, span, file, file_id) = (name.clone(), header.span, p.file, p.file_id);
     let mut body = check::BodyCheck::new(true);
     each(Body::Start(header), Vec::new());
-    let mut at = 0;
-    while at < lines.len() {
-        let tokens = bumpalo::Bump::new();
-        let grammar = super::Grammar::new(file.text());
-        let mut p = Parser::new(file, file_id, (&lines[at..], base + at), &tokens, &grammar);
-        p.shared(budget, *yaml_nodes);
-        let nodes = p.body_part(Context::Test, part.max(1));
-        debug_assert!(p.pos > 0, "a part of a body takes a line at least");
-        at += p.pos.max(1);
-        *yaml_nodes = p.yaml_nodes;
-        let mut diags = p.diags;
-        suggestions.settle(file, file_id, std::mem::take(&mut p.unknown), &mut diags);
-        if budget.passed() {
+    let mut passed = false;
+    p.body_in_parts(Context::Test, part, |nodes, mut diags, unknown| {
+        suggestions.settle(file, file_id, unknown, &mut diags);
+        passed = budget.passed();
+        if passed {
             return false;
         }
         for node in &nodes {
             body.statement(node, file_id, &mut diags);
         }
         each(Body::Part(nodes), diags);
+        true
+    });
+    if passed {
+        return false;
     }
     let mut diags = Vec::new();
     body.end(span, Some(&name), file_id, &mut diags);
