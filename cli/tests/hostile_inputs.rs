@@ -304,6 +304,63 @@ fn thousands_of_tests_using_a_large_flow_stay_within_the_suite_budget() {
 }
 
 #[test]
+fn floods_of_mistakes_are_counted_without_being_held() {
+    // Once 0.4 to 1.1 GB for 6 to 12 MB (release build): every diagnostic was worded (about
+    // 1.4 KB each) though only the first hundred of a file are shown, a test of broken lines
+    // was parsed twice and held whole, and a node was kept for each broken line. Now the
+    // first hundred are worded and the others kept as keys, to be counted.
+    let n = 300_000;
+    let server = "Server: node server.js\n\n";
+    let long = repeated(
+        &format!("{server}Test: \"t\"\n"),
+        n,
+        |_| "  Sned \"ping\"\n".into(),
+        "",
+    );
+    let tests = repeated(
+        server,
+        n,
+        |i| format!("Test: \"t{i}\"\n  Sned \"ping\"\n"),
+        "",
+    );
+    let column_0 = repeated(server, n, |_| "Sned \"ping\" now\n".into(), "");
+    let phrases = repeated(
+        &format!("{server}Data source: \"d\"\n  From CSV \"a.csv\"\n"),
+        n,
+        |_| "  Keep rows where a equals 1\n".into(),
+        "\nTest: \"t\"\n  For each row in \"d\":\n  Send \"ping\"\n",
+    );
+    let files = [
+        ("long.mcpr", long.as_str()),
+        ("tests.mcpr", tests.as_str()),
+        ("column0.mcpr", column_0.as_str()),
+        ("phrases.mcpr", phrases.as_str()),
+    ];
+    let dir = common::scratch(&files);
+    for (file, _) in files {
+        let (out, code) = check_within(dir.path(), file, LARGE_TIME_CEILING);
+        assert_eq!(code, Some(2), "{file}");
+        assert!(out.len() < 200_000, "{file}: {} bytes of report", out.len());
+        // `… and N more in FILE (N errors; …)`, and every one in the summary.
+        let more = out
+            .lines()
+            .find_map(|l| l.strip_prefix("\u{2026} and "))
+            .and_then(|l| l.split(' ').next()?.parse::<usize>().ok());
+        assert!(more.is_some_and(|m| m >= n - 100), "{file}: {more:?}");
+        let summary = out
+            .lines()
+            .rev()
+            .find(|l| !l.is_empty())
+            .unwrap_or_default();
+        let errors = summary
+            .split(' ')
+            .next()
+            .and_then(|e| e.parse::<usize>().ok());
+        assert_eq!(errors, more.map(|m| m + 100), "{file}: {summary}");
+    }
+}
+
+#[test]
 fn a_hundred_kilobytes_of_tests_of_one_name_check_quickly_with_a_capped_report() {
     // Once 15 s, and a report of megabytes.
     let mut text = String::from("Server: node server.js\n\n");

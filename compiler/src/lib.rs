@@ -22,7 +22,6 @@ pub mod syntax;
 pub mod values;
 pub mod yaml;
 
-use diagnostics::Diagnostic;
 use source::SourceFile;
 
 /// A set of source files, indexed by the `file` field of diagnostics.
@@ -57,12 +56,13 @@ impl SourceMap {
 /// Checks one suite file of `map` in the format its extension names (`.yaml`, `.yml`,
 /// `.json`: a YAML/JSON suite; anything else: `.mcpr`): parses it, reads the imports of a
 /// `.mcpr` file through `loader` (adding them to `map`), lowers it to the Suite IR and returns
-/// every diagnostic, sorted.
+/// every diagnostic, sorted: with [`lower::Options::keep_diagnostics`], the first of each
+/// file worded and the rest as keys to count.
 pub fn check(
     map: &mut SourceMap,
     file_id: usize,
     loader: &dyn lower::Loader,
     options: &lower::Options,
-) -> Vec<Diagnostic> {
+) -> diagnostics::Found {
     lower::diagnostics(map, file_id, loader, options)
 }

@@ -56,7 +56,7 @@ fn run_check(path: &Path) -> (SourceMap, usize, Vec<Diagnostic>) {
     let (mut map, id) = load(path);
     let options = common::check_options(map.get(id).text());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let diags = check(&mut map, id, &common::DirLoader(root), &options);
+    let diags = check(&mut map, id, &common::DirLoader(root), &options).worded;
     (map, id, diags)
 }
 
@@ -433,7 +433,7 @@ fn check_finds_what_a_full_compilation_finds() {
             let mut options = common::check_options(map.get(id).text());
             options.threads = threads;
             options.long_bodies = long_bodies;
-            let lean = check(&mut map, id, &common::DirLoader(root.clone()), &options);
+            let lean = check(&mut map, id, &common::DirLoader(root.clone()), &options).worded;
             let (mut map, id) = load(&path);
             let full = mcpr_compiler::lower::compile(
                 &mut map,
@@ -516,7 +516,7 @@ fn check_of_a_large_file_finds_what_a_full_compilation_finds() {
                 if full {
                     mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics
                 } else {
-                    check(&mut map, id, &loader, &options)
+                    check(&mut map, id, &loader, &options).worded
                 }
             };
             let (lean, full) = (run(false), run(true));
@@ -527,8 +527,50 @@ fn check_of_a_large_file_finds_what_a_full_compilation_finds() {
                 format!("{lean:#?}") == format!("{full:#?}"),
                 "{what} on {threads} thread(s)"
             );
+            // Held to a few worded diagnostics per file, `check` words the first of each
+            // file and counts the others, as if it had held them all.
+            let mut map = SourceMap::new();
+            let shown_path = "conformance-tests/compiler/valid/large.mcpr";
+            let id = map.add(SourceFile::new(shown_path, text.clone()));
+            let bounded = mcpr_compiler::lower::Options {
+                keep_diagnostics: 7,
+                ..options
+            };
+            let found = check(&mut map, id, &common::DirLoader(root.clone()), &bounded);
+            let (first, rest) = first_of_each_file(&full, 7);
+            assert!(rest > 100, "{what}: {rest} past the limit");
+            assert!(
+                format!("{:#?}", found.worded) == format!("{first:#?}"),
+                "{what} on {threads} thread(s), 7 kept"
+            );
+            assert_eq!(found.unshown.len(), rest, "{what} on {threads} thread(s)");
+            let errors = full.iter().filter(|d| d.is_error()).count();
+            let worded_errors = found.worded.iter().filter(|d| d.is_error()).count();
+            let unshown_errors = found.unshown.iter().filter(|u| u.error).count();
+            assert_eq!(worded_errors + unshown_errors, errors, "{what}");
         }
     }
+}
+
+/// The first `keep` of each file of the sorted `all`, and how many others there are.
+fn first_of_each_file(all: &[Diagnostic], keep: usize) -> (Vec<Diagnostic>, usize) {
+    let mut first = Vec::new();
+    let mut rest = 0;
+    let mut file = None;
+    let mut count = 0;
+    for d in all {
+        if file != Some(d.file) {
+            file = Some(d.file);
+            count = 0;
+        }
+        count += 1;
+        if count <= keep {
+            first.push(d.clone());
+        } else {
+            rest += 1;
+        }
+    }
+    (first, rest)
 }
 
 /// `check` lowers a long test's body in parts and lets go of the steps it has judged (what
@@ -737,7 +779,7 @@ fn check_or_compile(
     match long {
         Some(long) => {
             options.long_bodies = long;
-            check(&mut map, id, &loader, &options)
+            check(&mut map, id, &loader, &options).worded
         }
         None => mcpr_compiler::lower::compile(&mut map, id, &loader, &options).diagnostics,
     }

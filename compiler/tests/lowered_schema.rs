@@ -23,7 +23,7 @@ fn checked(text: &str) -> String {
     let mut map = SourceMap::new();
     let id = map.add(SourceFile::new("later.mcpr", text.to_string()));
     let diagnostics = lower::diagnostics(&mut map, id, &MemoryLoader::new(), &Options::default());
-    render::short(&diagnostics, &map)
+    render::short(&diagnostics.worded, &map)
 }
 
 fn suite(bad_test: usize) -> String {

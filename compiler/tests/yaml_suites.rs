@@ -245,7 +245,7 @@ fn check_reports_what_a_whole_compile_reports() {
             let whole = lower::compile(&mut map, id, &MemoryLoader::new(), &options);
             let checked = mcpr_compiler::check(&mut map, id, &MemoryLoader::new(), &options);
             assert_eq!(
-                positions(&map, &checked),
+                positions(&map, &checked.worded),
                 positions(&map, &whole.diagnostics),
                 "{}\n{text}",
                 shown(f)

@@ -3,12 +3,14 @@
 //! renderer per output format.
 
 pub mod codes;
+pub mod collected;
 pub mod fix;
 pub mod problem;
 pub mod render;
 mod wording;
 
 pub use codes::{Code, Severity};
+pub use collected::{Collected, Found, Sink, Unshown};
 pub use fix::{Applicability, Edit, Fix};
 pub use problem::{FlowExcess, Problem, Surface};
 pub use wording::Wording;

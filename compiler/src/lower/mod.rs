@@ -22,7 +22,7 @@ pub use imports::{LoadError, Loader, MemoryLoader};
 pub use mcpr::BUILT_IN_FUNCTIONS;
 
 use crate::SourceMap;
-use crate::diagnostics::{Diagnostic, Problem, Surface};
+use crate::diagnostics::{Collected, Diagnostic, Found, Problem, Surface, Unshown};
 use crate::ir::Suite;
 use crate::source::{SourceFile, Span};
 use crate::syntax;
@@ -41,6 +41,9 @@ pub struct Options {
     /// Which test bodies `check` lowers in parts, letting go of the steps judged (the
     /// default suits every file; tests make every body long to compare the two ways).
     pub long_bodies: syntax::LongBodies,
+    /// How many diagnostics of each file `check` keeps worded; the others are kept as
+    /// keys, to be counted (`mcpr check --max-diagnostics`). 0 keeps all (the default).
+    pub keep_diagnostics: usize,
 }
 
 // The default lives with the other size rules, where the parser reads it too.
@@ -94,8 +97,11 @@ impl Format {
 pub struct Compiled {
     /// The suite, when the file has no errors and has tests (a flow library has none).
     pub suite: Option<Suite>,
-    /// Every diagnostic (syntax and semantics, of the entry and its imports), sorted.
+    /// Every diagnostic (syntax and semantics, of the entry and its imports), sorted; with
+    /// [`Options::keep_diagnostics`], the first of each file only.
     pub diagnostics: Vec<Diagnostic>,
+    /// The diagnostics past [`Options::keep_diagnostics`] (none without it), sorted.
+    pub unshown: Vec<Unshown>,
     /// The parsed entry file, for `.mcpr` files (YAML/JSON suites have no syntax tree).
     pub document: Option<syntax::Document>,
 }
@@ -115,7 +121,7 @@ pub struct Lower<'a> {
     map: &'a SourceMap,
     entry: usize,
     options: Options,
-    diags: Vec<Diagnostic>,
+    diags: Collected,
     /// The format being lowered, for the wording of shared checks.
     surface: Surface,
     /// An imported file could not be read (see [`Lower::import_failed`]).
@@ -156,6 +162,22 @@ impl Lower<'_> {
         self.diags.push(Diagnostic::new(problem, file, span));
     }
 
+    /// Sets aside what was reported so far, for an attempt whose problems may be taken
+    /// back ([`Self::resume`]).
+    fn set_aside(&mut self) -> Collected {
+        let fresh = self.diags.empty_like();
+        std::mem::replace(&mut self.diags, fresh)
+    }
+
+    /// Brings back what [`Self::set_aside`] returned, with what was reported since when
+    /// `keep_since` is set (else that is taken back).
+    fn resume(&mut self, before: Collected, keep_since: bool) {
+        let since = std::mem::replace(&mut self.diags, before);
+        if keep_since {
+            self.diags.append(since);
+        }
+    }
+
     /// Whether an imported file could not be read: names it would have defined are then
     /// not reported as unknown.
     fn import_failed(&self) -> bool {
@@ -183,14 +205,18 @@ pub fn compile(
 /// The diagnostics [`compile`] finds, in less memory: no syntax tree and no whole IR are
 /// kept; each test's part of the tree is dropped as soon as the test is lowered, and each
 /// test is validated at once and reduced to what the suite-level checks read of it (what
-/// `check` needs).
+/// `check` needs), and at most [`Options::keep_diagnostics`] of each file worded.
 pub fn diagnostics(
     map: &mut SourceMap,
     entry: usize,
     loader: &dyn Loader,
     options: &Options,
-) -> Vec<Diagnostic> {
-    compile_keeping(map, entry, loader, options, false).diagnostics
+) -> Found {
+    let compiled = compile_keeping(map, entry, loader, options, false);
+    Found {
+        worded: compiled.diagnostics,
+        unshown: compiled.unshown,
+    }
 }
 
 /// [`compile`], keeping the entry's syntax tree in the result when `keep_tree` is set.
@@ -203,14 +229,16 @@ fn compile_keeping(
 ) -> Compiled {
     crate::names::reset_suggestion_budget();
     if let Some(too_large) = size_check(map.get(entry), entry, options.file_limit()) {
-        return finish(None, vec![too_large], None);
+        let mut diags = Collected::new(options.keep_diagnostics);
+        diags.push(too_large);
+        return finish(None, diags, None);
     }
     let mut compiled = match Format::of(map.get(entry).path()) {
         Format::Mcpr if keep_tree => compile_mcpr(map, entry, loader, options),
         Format::Mcpr => check_mcpr(map, entry, loader, options),
         Format::Yaml => compile_yaml(map, entry, loader, options, keep_tree),
         Format::Legacy => {
-            let (suite, diagnostics) = legacy::compile(map, entry);
+            let (suite, diagnostics) = legacy::compile(map, entry, options.keep_diagnostics);
             finish(suite, diagnostics, None)
         }
     };
@@ -247,7 +275,7 @@ fn compile_yaml(
         map,
         entry,
         options: *options,
-        diags: Vec::new(),
+        diags: Collected::new(options.keep_diagnostics),
         surface: Surface::Yaml,
         import_failed: false,
         functions: &NO_FUNCTIONS,
@@ -270,14 +298,16 @@ fn compile_mcpr(
     let parsed = syntax::parse_within(map.get(entry), entry, threads, budget);
     let (imported, import_diags) = read_imports(map, entry, loader, options, &parsed.document);
     let modules = read_functions(map, entry, loader, &parsed.document);
-    let mut l = lowering(map, entry, options, parsed.diagnostics, import_diags);
+    let mut diags = Collected::new(options.keep_diagnostics);
+    diags.extend(parsed.diagnostics);
+    let mut l = lowering(map, entry, options, diags, import_diags);
     l.functions = &modules;
     let docs: Vec<(usize, &syntax::Document)> =
         imported.iter().map(|i| (i.file, &i.document)).collect();
     let mut document = parsed.document;
     let mut suite = mcpr::lower(&mut l, &mut document, &docs, threads);
     if let Some(s) = &mut suite
-        && !l.diags.iter().any(Diagnostic::is_error)
+        && !l.diags.has_error()
     {
         validate::lowered(&mut l, s);
     }
@@ -297,7 +327,8 @@ fn check_mcpr(
     let threads = options.threads_for(map.get(entry).text().len());
     let budget = crate::yaml::file_node_budget(options.file_limit());
     let long = (options.long_bodies, MAX_FLOW_STATEMENTS);
-    let mut outline = syntax::outline(map.get(entry), entry, threads, budget, long);
+    let keep = options.keep_diagnostics;
+    let mut outline = syntax::outline(map.get(entry), entry, threads, budget, (long, keep));
     let (imported, import_diags) = read_imports(map, entry, loader, options, &outline.document);
     let modules = read_functions(map, entry, loader, &outline.document);
     let docs: Vec<(usize, &syntax::Document)> =
@@ -307,11 +338,11 @@ fn check_mcpr(
         let parse_diags = std::mem::take(&mut outline.diagnostics);
         let mut l = lowering(map, entry, options, parse_diags, import_diags.clone());
         l.functions = &modules;
-        let mut judged = validate::Judged::default();
+        let mut judged = validate::Judged::new(keep);
         match mcpr::lower_outline(&mut l, outline, &docs, threads, &mut judged) {
             Some(mut suite) => {
                 if let Some(s) = &mut suite
-                    && !l.diags.iter().any(Diagnostic::is_error)
+                    && !l.diags.has_error()
                 {
                     validate::judged(&mut l, s, judged);
                 }
@@ -320,7 +351,7 @@ fn check_mcpr(
             // Once cut, the file's YAML no longer passes its budget.
             None if cut => return finish(None, l.diags, None),
             None => {
-                outline = syntax::outline(map.get(entry), entry, threads, budget, long);
+                outline = syntax::outline(map.get(entry), entry, threads, budget, (long, keep));
                 outline.cut_at_budget(map.get(entry), entry);
                 cut = true;
             }
@@ -363,7 +394,7 @@ fn lowering<'m>(
     map: &'m SourceMap,
     entry: usize,
     options: &Options,
-    mut diags: Vec<Diagnostic>,
+    mut diags: Collected,
     import_diags: Vec<Diagnostic>,
 ) -> Lower<'m> {
     let import_failed = import_failed(&import_diags);
@@ -380,18 +411,18 @@ fn lowering<'m>(
     }
 }
 
-/// Sorts the diagnostics and keeps the suite only when there is no error.
+/// Sorts the diagnostics (dropping the "never used" notes of a file that does not
+/// compile: [`Collected::finish`]) and keeps the suite only when there is no error.
 fn finish(
     suite: Option<Suite>,
-    mut diagnostics: Vec<Diagnostic>,
+    diagnostics: Collected,
     document: Option<syntax::Document>,
 ) -> Compiled {
-    let failed = diagnostics.iter().any(Diagnostic::is_error);
-    if failed {
-        // "Never used" warnings are noise while the file does not compile.
-        diagnostics.retain(|d| d.code.number() < 900);
-    }
-    crate::diagnostics::sort(&mut diagnostics);
+    let failed = diagnostics.has_error();
+    let Found {
+        worded: mut diagnostics,
+        unshown,
+    } = diagnostics.finish();
     // A module that cannot be read is reported by each call it leaves unchecked: once.
     diagnostics
         .dedup_by(|a, b| a.code == crate::diagnostics::Code::FunctionModuleUnreadable && a == b);
@@ -404,6 +435,7 @@ fn finish(
     Compiled {
         suite: if failed { None } else { suite },
         diagnostics,
+        unshown,
         document,
     }
 }

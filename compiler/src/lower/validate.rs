@@ -7,8 +7,8 @@
 use super::Lower;
 use super::yaml::lean::Lean;
 use super::yaml::{schema, tree};
-use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
+use crate::diagnostics::{Collected, Diagnostic};
 use crate::ir::{JsonAssertions, Step, Suite, Test, WhereCondition};
 use crate::source::Span;
 use serde_json::{Map, Value};
@@ -236,7 +236,7 @@ fn located_problems(l: &mut Lower<'_>, suite: &Suite, hollow: Option<&[bool]>) {
 #[derive(Debug, Default)]
 pub struct Judged {
     /// The problems of the judged tests' regular expressions.
-    pub diags: Vec<Diagnostic>,
+    pub diags: Collected,
     /// Per test, whether it was judged alone and let go ("hollow": the suite lacks it).
     pub hollow: Vec<bool>,
     /// Some test did not satisfy the schema on its own (it was kept whole).
@@ -277,10 +277,20 @@ pub fn steps_alone(l: &Lower<'_>, name: &str, steps: Vec<Step>) -> Option<Vec<Di
     test_alone(l, &mut test)
 }
 
+impl Judged {
+    /// Nothing judged yet; at most `keep` problems of each file worded ([`Collected`]).
+    pub fn new(keep: usize) -> Self {
+        Judged {
+            diags: Collected::new(keep),
+            ..Judged::default()
+        }
+    }
+}
+
 /// [`lowered`] of a suite some of whose tests were judged by [`test_alone`] and left out
 /// ("hollow"): the same diagnostics, the hollow tests' from `judged`.
 pub fn judged(l: &mut Lower<'_>, suite: &mut Suite, judged: Judged) {
-    l.diags.extend(judged.diags);
+    l.diags.append(judged.diags);
     report_patterns(l, suite);
     report_closed_values(l, suite);
     // The suite's first test is never judged alone: it is kept whole and judged here.

@@ -182,7 +182,7 @@ fn judged_a_test_at_a_time(
     loader: &dyn super::Loader,
 ) -> Option<Suite> {
     let (mut suite, rest) = shell(tree)?;
-    let reported = l.diags.len();
+    let before = l.set_aside();
     let mut checks = Semantics::new(l, tree, &suite, loader);
     let judge = |checks: &mut Semantics, l: &mut Lower<'_>, i: usize, t: &mut Test| {
         checks.test(l, tree, i, t);
@@ -196,13 +196,14 @@ fn judged_a_test_at_a_time(
     suite.tests.reserve(rest.len());
     for (k, node) in rest.iter().enumerate() {
         let Some(mut t) = read_test(node) else {
-            l.diags.truncate(reported);
+            l.resume(before, false);
             return None;
         };
         judge(&mut checks, l, k + 1, &mut t);
         suite.tests.push(t);
     }
     checks.finish(l, tree, &mut suite);
+    l.resume(before, true);
     Some(suite)
 }
 

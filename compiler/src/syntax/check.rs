@@ -3,12 +3,12 @@
 //! test, answers that cannot carry a block.
 
 use super::tree::*;
-use crate::diagnostics::{Diagnostic, Problem};
+use crate::diagnostics::{Diagnostic, Problem, Sink};
 use crate::ir::sets::ELICITATION_ACTIONS;
 use foldhash::{HashMap, HashMapExt};
 
 /// Runs every structural check on a document.
-pub fn structure(doc: &Document, file_id: usize, diags: &mut Vec<Diagnostic>) {
+pub fn structure(doc: &Document, file_id: usize, diags: &mut impl Sink) {
     names(doc.nodes.iter().filter_map(declared), file_id, diags);
     for node in &doc.nodes {
         block(node, file_id, diags);
@@ -30,7 +30,7 @@ pub(super) fn declared(node: &Node) -> Option<(&'static str, &Text)> {
 pub(super) fn names<'d>(
     declared: impl Iterator<Item = (&'static str, &'d Text)>,
     file_id: usize,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut impl Sink,
 ) {
     let mut seen: HashMap<(&'static str, &str), &Text> =
         HashMap::with_capacity(declared.size_hint().1.unwrap_or(0));
@@ -55,7 +55,7 @@ pub(super) fn names<'d>(
 
 /// The checks of one top-level node and what it holds: the body of a test or flow, and the
 /// answers to input requests anywhere in it.
-pub(super) fn block(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
+pub(super) fn block(node: &Node, file_id: usize, diags: &mut impl Sink) {
     let name = match &node.stmt {
         Stmt::TestHeader { name } => Some(name),
         Stmt::FlowHeader { .. } => None,
@@ -72,7 +72,7 @@ pub(super) fn block(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The answers to input requests in `node` and what it holds.
-pub(super) fn answers(node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
+pub(super) fn answers(node: &Node, file_id: usize, diags: &mut impl Sink) {
     for child in &node.children {
         answers(child, file_id, diags);
     }
@@ -127,7 +127,7 @@ impl BodyCheck {
     }
 
     /// Checks the body's next statement.
-    pub(super) fn statement(&mut self, node: &Node, file_id: usize, diags: &mut Vec<Diagnostic>) {
+    pub(super) fn statement(&mut self, node: &Node, file_id: usize, diags: &mut impl Sink) {
         answers(node, file_id, diags);
         match node.decl_kind() {
             DeclKind::Action => {
@@ -194,7 +194,7 @@ impl BodyCheck {
         span: crate::source::Span,
         test: Option<&Text>,
         file_id: usize,
-        diags: &mut Vec<Diagnostic>,
+        diags: &mut impl Sink,
     ) {
         // A broken line may have been the action; one problem is reported once.
         if let Some(name) = test

@@ -18,7 +18,7 @@ mod outline;
 mod recognise;
 mod scan;
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Collected, Diagnostic};
 use crate::source::{SourceFile, Span};
 use chumsky::span::SimpleSpan;
 use grammar::Grammar;
@@ -142,23 +142,24 @@ pub fn parse_within(
 ) -> Parsed {
     let Pieces {
         nodes, mut diags, ..
-    } = parse_pieces(file, file_id, threads, yaml_nodes, None);
+    } = parse_pieces(file, file_id, threads, yaml_nodes, (None, 0));
     let mut document = Document { nodes };
     if let Some(d) = blocks::yaml_budget(&mut document, file.text(), file_id, yaml_nodes) {
         diags.push(d);
     }
     check::structure(&document, file_id, &mut diags);
-    crate::diagnostics::sort(&mut diags);
+    let mut diagnostics = diags.into_vec();
+    crate::diagnostics::sort(&mut diagnostics);
     Parsed {
         document,
-        diagnostics: diags,
+        diagnostics,
     }
 }
 
 /// The pieces of a file, parsed and joined in order.
 struct Pieces {
     nodes: Vec<Node>,
-    diags: Vec<Diagnostic>,
+    diags: Collected,
     /// With `defer_tests`: the tests, in file order, kept apart from `nodes`, in runs (one
     /// per piece that has tests).
     tests: Vec<Vec<OutlinedTest>>,
@@ -168,14 +169,27 @@ struct Pieces {
     flows_left_out: Vec<(Span, usize)>,
 }
 
+impl Pieces {
+    fn new(diags: Collected) -> Self {
+        Pieces {
+            nodes: Vec::new(),
+            diags,
+            tests: Vec::new(),
+            unknown: Vec::new(),
+            flows_left_out: Vec::new(),
+        }
+    }
+}
+
 /// Parses a file in pieces on `threads` threads (see [`parse_with`]); with `defer_tests`, the
-/// bodies of the tests are left out ([`outline`]).
+/// bodies of the tests are left out ([`outline`]). `keep` bounds the diagnostics kept
+/// worded ([`Collected`]; 0: all).
 fn parse_pieces(
     file: &SourceFile,
     file_id: usize,
     threads: usize,
     yaml_nodes: usize,
-    defer_tests: Option<(LongBodies, usize)>,
+    (defer_tests, keep): (Option<(LongBodies, usize)>, usize),
 ) -> Pieces {
     let threads = threads.max(1);
     // Each thread parses its share in pieces of about PIECE_BYTES, one after the other: the
@@ -193,45 +207,44 @@ fn parse_pieces(
     bounds.push(file.line_count());
     // `values`: the YAML values of the thread's pieces so far, carried from piece to piece so
     // that a part past the budget keeps no more of them.
-    let piece = |range: Range<usize>, into: &mut Pieces, values: &mut usize| {
-        let lines = scan::scan_lines(file, file_id, range.clone(), &mut into.diags);
-        let tokens = bumpalo::Bump::new();
-        let grammar = Grammar::new(file.text());
-        let mut p = Parser::new(file, file_id, (&lines, range.start), &tokens, &grammar);
-        p.yaml_budget = yaml_nodes;
-        p.yaml_nodes = *values;
-        p.defer_tests = defer_tests.is_some();
-        p.long_flows = defer_tests;
-        into.nodes.extend(p.document());
-        into.flows_left_out.append(&mut p.flows_left_out);
-        *values = p.yaml_nodes;
-        into.diags.extend(p.diags);
-        if !p.tests.is_empty() {
-            into.tests.push(p.tests);
-        }
-        into.unknown.extend(p.unknown);
-    };
+    // `diags`: the problems of the thread's pieces so far, one bounded collection.
+    let piece =
+        |range: Range<usize>, into: &mut Pieces, values: &mut usize, diags: &mut Collected| {
+            let lines = scan::scan_lines(file, file_id, range.clone(), diags);
+            let tokens = bumpalo::Bump::new();
+            let grammar = Grammar::new(file.text());
+            let mut p = Parser::new(file, file_id, (&lines, range.start), &tokens, &grammar);
+            p.diags = Collected::new(keep);
+            p.yaml_budget = yaml_nodes;
+            p.yaml_nodes = *values;
+            p.defer_tests = defer_tests.is_some();
+            p.long_flows = defer_tests;
+            into.nodes.extend(p.document());
+            into.flows_left_out.append(&mut p.flows_left_out);
+            *values = p.yaml_nodes;
+            diags.append(p.diags);
+            if !p.tests.is_empty() {
+                into.tests.push(p.tests);
+            }
+            into.unknown.extend(p.unknown);
+        };
     // The pieces in order, `per_thread` consecutive ones for each thread.
     let ranges: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
     let per = ranges.len().div_ceil(threads).max(1);
     let part = |group: &[Range<usize>]| {
         let mut values = 0;
-        group
+        let mut diags = Collected::new(keep);
+        let pieces = group
             .iter()
             .map(|range| {
-                let mut piece_of = Pieces {
-                    nodes: Vec::new(),
-                    diags: Vec::new(),
-                    tests: Vec::new(),
-                    unknown: Vec::new(),
-                    flows_left_out: Vec::new(),
-                };
-                piece(range.clone(), &mut piece_of, &mut values);
+                let mut piece_of = Pieces::new(Collected::default());
+                piece(range.clone(), &mut piece_of, &mut values, &mut diags);
                 piece_of
             })
-            .collect::<Vec<_>>()
+            .collect::<Vec<_>>();
+        (pieces, diags)
     };
-    let parts: Vec<Vec<Pieces>> = if ranges.len() <= per {
+    let parts: Vec<(Vec<Pieces>, Collected)> = if ranges.len() <= per {
         vec![part(&ranges)]
     } else {
         std::thread::scope(|scope| {
@@ -250,18 +263,20 @@ fn parse_pieces(
     };
     // Joined without regrowing (a list that doubles as it grows leaves its old copies to the
     // allocator).
-    let pieces: Vec<Pieces> = parts.into_iter().flatten().collect();
+    let mut diags = Collected::new(keep);
+    let mut pieces: Vec<Pieces> = Vec::new();
+    for (part, part_diags) in parts {
+        pieces.extend(part);
+        diags.append(part_diags);
+    }
     let mut all = Pieces {
         nodes: Vec::with_capacity(pieces.iter().map(|p| p.nodes.len()).sum()),
-        diags: Vec::with_capacity(pieces.iter().map(|p| p.diags.len()).sum()),
         tests: Vec::with_capacity(pieces.iter().map(|p| p.tests.len()).sum()),
-        unknown: Vec::new(),
-        flows_left_out: Vec::new(),
+        ..Pieces::new(diags)
     };
     let mut unknown = Vec::new();
     for p in pieces {
         all.nodes.extend(p.nodes);
-        all.diags.extend(p.diags);
         all.tests.extend(p.tests);
         all.flows_left_out.extend(p.flows_left_out);
         unknown.extend(p.unknown);
@@ -316,7 +331,8 @@ struct Parser<'p, 'a, 's> {
     /// The tokens of the line being lexed (one buffer, reused).
     lexed: Vec<(Tok<'s>, SimpleSpan)>,
     grammar: &'p Grammar<'a, 's>,
-    diags: Vec<Diagnostic>,
+    /// The problems found (all of them, but in the pieces of `check`'s outline).
+    diags: Collected,
     pos: usize,
     /// The text of the YAML block being parsed (one buffer, reused).
     yaml_text: String,
@@ -369,7 +385,7 @@ impl<'p, 'a, 's> Parser<'p, 'a, 's> {
             tokens,
             lexed: Vec::new(),
             grammar,
-            diags: Vec::new(),
+            diags: Collected::default(),
             pos: 0,
             yaml_text: String::new(),
             yaml_nodes: 0,
@@ -415,7 +431,7 @@ mod tests {
         let grammar = Grammar::new(file.text());
         let mut p = Parser::new(file, 0, (&lines, 0), &tokens, &grammar);
         let nodes = p.document();
-        diags.extend(p.diags);
+        diags.extend(p.diags.into_vec());
         vocab::Suggestions::new().settle(file, 0, p.unknown, &mut diags);
         let document = Document { nodes };
         check::structure(&document, 0, &mut diags);

@@ -14,7 +14,7 @@
 
 use super::tree::{Document, Node, Stmt, Text};
 use super::{Context, Parser, Pieces, check, scan};
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Collected, Diagnostic};
 use crate::source::{SourceFile, Span};
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -28,9 +28,9 @@ pub struct Outline {
     /// The tests, in file order, in runs (those of one piece of the file each): a run's list
     /// is let go once its tests are lowered.
     pub tests: Vec<Vec<OutlinedTest>>,
-    /// The problems found so far, sorted: those of every line's layout, and those of the
+    /// The problems found so far: those of every line's layout, and those of the
     /// statements and blocks outside the bodies left out.
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Collected,
     /// The file's YAML values so far (the blocks outside the bodies left out).
     pub budget: YamlBudget,
     /// The flows too long ever to be expanded into a test, each by its header's span with
@@ -180,7 +180,6 @@ impl Outline {
         let limit = budget.limit;
         let passed = super::blocks::too_many_values(file.text(), file_id, at, limit);
         self.diagnostics.push(passed);
-        crate::diagnostics::sort(&mut self.diagnostics);
         self.budget = YamlBudget::new(limit);
         self.budget.drop_from = Some(at.start as usize);
     }
@@ -190,21 +189,23 @@ impl Outline {
 /// [`super::parse_within`] does; the YAML of the whole file may hold `yaml_nodes` values.
 /// A long flow body ([`LongBodies`]) is parsed in parts, and when it has more than
 /// `flow_limit` statements (so that no test may take it in) it keeps only what the checks
-/// of flows read ([`Parser::long_flow`]).
+/// of flows read ([`Parser::long_flow`]). At most `keep` diagnostics of the file are kept
+/// worded ([`Collected`]; 0: all).
 pub fn outline(
     file: &SourceFile,
     file_id: usize,
     threads: usize,
     yaml_nodes: usize,
-    (long, flow_limit): (LongBodies, usize),
+    ((long, flow_limit), keep): ((LongBodies, usize), usize),
 ) -> Outline {
+    let deferred = Some((long, flow_limit));
     let Pieces {
         nodes,
         mut diags,
         tests,
         flows_left_out,
         ..
-    } = super::parse_pieces(file, file_id, threads, yaml_nodes, Some((long, flow_limit)));
+    } = super::parse_pieces(file, file_id, threads, yaml_nodes, (deferred, keep));
     let document = Document { nodes };
     // Names are compared within their kind: the tests' among themselves.
     check::names(
@@ -226,7 +227,6 @@ pub fn outline(
         }
         budget.add(node);
     }
-    crate::diagnostics::sort(&mut diags);
     Outline {
         document,
         tests,
@@ -268,9 +268,9 @@ impl Parser<'_, '_, '_> {
         let mut check = check::BodyCheck::new(false);
         let mut checked = Vec::new();
         let (mut kept, mut statements, mut left_out) = (Vec::new(), 0usize, None);
-        let (mut diags, mut unknown) = (Vec::new(), Vec::new());
-        self.body_in_parts(Context::Flow, long.part, |nodes, mut d, mut u| {
-            diags.append(&mut d);
+        let (mut diags, mut unknown) = (self.diags.empty_like(), Vec::new());
+        self.body_in_parts(Context::Flow, long.part, |nodes, d, mut u| {
+            diags.append(d);
             unknown.append(&mut u);
             for node in nodes {
                 check.statement(&node, file_id, &mut checked);
@@ -287,12 +287,12 @@ impl Parser<'_, '_, '_> {
             }
             true
         });
-        self.diags.append(&mut diags);
+        self.diags.append(diags);
         self.unknown.append(&mut unknown);
         header.children = kept;
         if let Some(n) = left_out {
             check.end(header.span, None, file_id, &mut checked);
-            self.diags.append(&mut checked);
+            self.diags.extend(checked);
             self.flows_left_out.push((header.span, n));
         }
     }
@@ -300,11 +300,11 @@ impl Parser<'_, '_, '_> {
     /// of its own (its own grammar and tokens, so that no part's are held past it) that
     /// counts YAML values as this one does. `each` gets each part's statements, the problems
     /// found in them and the lines no statement matched, and answers whether to go on.
-    fn body_in_parts(
+    pub(super) fn body_in_parts(
         &mut self,
         ctx: Context,
         part: usize,
-        mut each: impl FnMut(Vec<Node>, Vec<Diagnostic>, Vec<super::vocab::Unknown>) -> bool,
+        mut each: impl FnMut(Vec<Node>, Collected, Vec<super::vocab::Unknown>) -> bool,
     ) {
         let end = self.pos + self.body_lines();
         while self.pos < end {
@@ -423,7 +423,7 @@ pub fn parse_tests(
                 node.children = p.body(Context::Test);
                 debug_assert_eq!(p.pos, lines.0.len(), "a body ends where it was skipped");
                 yaml_nodes = p.yaml_nodes;
-                diags = p.diags;
+                diags = std::mem::take(&mut p.diags).into_vec();
                 suggestions.settle(file, file_id, std::mem::take(&mut p.unknown), &mut diags);
             } else {
                 // Parsed with the outline, and not counted there.
@@ -460,7 +460,8 @@ fn in_parts(
     let mut body = check::BodyCheck::new(true);
     each(Body::Start(header), Vec::new());
     let mut passed = false;
-    p.body_in_parts(Context::Test, part, |nodes, mut diags, unknown| {
+    p.body_in_parts(Context::Test, part, |nodes, diags, unknown| {
+        let mut diags = diags.into_vec();
         suggestions.settle(file, file_id, unknown, &mut diags);
         passed = budget.passed();
         if passed {

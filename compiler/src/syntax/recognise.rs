@@ -57,13 +57,27 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                             None => OutlinedTest::Parsed(Box::new(node)),
                         };
                         self.tests.push(test);
-                    } else {
+                    } else if !(self.defer_tests && !nodes.is_empty() && self.left_out(&node)) {
                         nodes.push(node);
                     }
                 }
             }
         }
         nodes
+    }
+
+    /// Whether an outline may leave out `node`, a column-0 statement: a broken line that
+    /// owns nothing (no block, table or body) and is no broken test header. Its problem is
+    /// reported as it is parsed, and nothing `check` does later reads it (a file of broken
+    /// lines would otherwise hold a node for each).
+    fn left_out(&self, node: &Node) -> bool {
+        if !broken_alone(node) {
+            return false;
+        }
+        let head = self.src[node.span.range()]
+            .trim_start()
+            .to_ascii_lowercase();
+        !(head.starts_with("test") || head.starts_with("scenario"))
     }
 
     /// Parses the statement on `line` (the cursor is on it), then whatever
@@ -476,7 +490,25 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 })
             }
         });
-        if phrase_mode {
+        if phrase_mode
+            && let Some((long, _)) = self
+                .long_flows
+                .filter(|(long, _)| end - start >= long.from_lines)
+        {
+            // An outline parses a long body in parts, each lexed into tokens of its own, and
+            // keeps no broken line that owns nothing (reported as it is parsed).
+            let (mut kept, mut diags, mut unknown) =
+                (Vec::new(), self.diags.empty_like(), Vec::new());
+            self.body_in_parts(Context::DataSource, long.part, |nodes, d, mut u| {
+                diags.append(d);
+                unknown.append(&mut u);
+                kept.extend(nodes.into_iter().filter(|n| !broken_alone(n)));
+                true
+            });
+            self.diags.append(diags);
+            self.unknown.append(&mut unknown);
+            header.children = kept;
+        } else if phrase_mode {
             let mut nodes = Vec::new();
             while self.pos < end {
                 let line = self.lines[self.pos].clone();
@@ -589,4 +621,12 @@ fn range_of(what: &str) -> Option<(i64, i64)> {
         "retry count" => Some((0, 100)),
         _ => None,
     }
+}
+
+/// A broken line that owns nothing: no block, table or body.
+fn broken_alone(node: &Node) -> bool {
+    matches!(node.stmt, Stmt::Error)
+        && node.children.is_empty()
+        && node.yaml.is_none()
+        && node.table.is_none()
 }

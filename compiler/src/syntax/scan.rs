@@ -1,7 +1,7 @@
 //! The first pass over the lines of a file: indentation, tabs, comments, `${…}` references.
 
 use super::{Line, LineKind};
-use crate::diagnostics::{Diagnostic, Edit, Fix, Problem};
+use crate::diagnostics::{Diagnostic, Edit, Fix, Problem, Sink};
 use crate::source::{SourceFile, Span};
 use crate::values::find_open;
 
@@ -10,7 +10,7 @@ pub(super) fn scan_lines(
     file: &SourceFile,
     file_id: usize,
     range: std::ops::Range<usize>,
-    diags: &mut Vec<Diagnostic>,
+    diags: &mut impl Sink,
 ) -> Vec<Line> {
     let lines = lines(file, range);
     for l in &lines {
@@ -80,7 +80,7 @@ fn without_bom(src: &str, span: Span) -> (&str, usize) {
 }
 
 /// The problems of one line: tabs, odd indentation, broken references.
-fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut Vec<Diagnostic>) {
+fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut impl Sink) {
     let src = file.text();
     let (text, start) = without_bom(src, l.span);
     let lead = l.lead as usize;
@@ -122,7 +122,7 @@ fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut Vec<Diagnos
 }
 
 /// Reports `${` without `}` and empty `${}` on one line (first problem only).
-fn check_references(text: &str, base: usize, file_id: usize, diags: &mut Vec<Diagnostic>) {
+fn check_references(text: &str, base: usize, file_id: usize, diags: &mut impl Sink) {
     let mut from = 0;
     while let Some(at) = find_open(text, from) {
         match crate::bytes::find_byte(&text.as_bytes()[at + 2..], b'}') {

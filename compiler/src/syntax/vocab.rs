@@ -81,7 +81,7 @@ impl Suggestions {
         file: &crate::source::SourceFile,
         file_id: usize,
         unknown: impl IntoIterator<Item = Unknown>,
-        diags: &mut Vec<crate::diagnostics::Diagnostic>,
+        diags: &mut impl crate::diagnostics::Sink,
     ) {
         use crate::diagnostics::{Diagnostic, Fix, Problem};
         for u in unknown {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use mcpr_compiler::SourceMap;
 use mcpr_compiler::diagnostics::render::{self, Summary};
-use mcpr_compiler::diagnostics::{self, Diagnostic};
+use mcpr_compiler::diagnostics::{self, Diagnostic, Unshown};
 use mcpr_compiler::github::{Annotation, Level};
 use mcpr_compiler::lower::Options;
 use mcpr_compiler::source::SourceFile;
@@ -107,20 +107,25 @@ pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, Stri
     let files = found.files;
     let mut map = SourceMap::new();
     let mut diags = Vec::new();
+    let mut unshown = Vec::new();
     let mut data_errors = DataErrors::default();
     // Imports are read relative to the shown paths, which are relative to the working folder.
     let loader = FsLoader::new(".");
     let options = Options {
         pedantic: opts.pedantic,
         max_file_bytes: opts.max_file_bytes,
+        // The compiler words no more than are shown, and keeps the rest to count them.
+        keep_diagnostics: opts.max_diagnostics,
         ..Options::default()
     };
     for path in &files {
         let text = read_text(path)?;
         let id = map.add(SourceFile::new(display_path(path), text));
         let found = mcpr_compiler::check(&mut map, id, &loader, &options);
-        let clean = !found.iter().any(|d| d.is_error());
-        diags.extend(found);
+        let clean =
+            !found.worded.iter().any(|d| d.is_error()) && !found.unshown.iter().any(|u| u.error);
+        diags.extend(found.worded);
+        unshown.extend(found.unshown);
         if opts.data && clean {
             data_errors.extend(check_data(&mut map, id, &loader, &options, path, &opts.env));
         }
@@ -136,17 +141,28 @@ pub fn check(paths: &[PathBuf], opts: &CheckOptions) -> Result<CheckReport, Stri
         files: files.len(),
         with_data: opts.data,
     };
-    report.limit(opts.max_diagnostics);
+    report.omitted = keep_first(
+        &mut report.diagnostics,
+        opts.max_diagnostics,
+        unshown,
+        &report.map,
+    );
     Ok(report)
 }
 
 /// Keeps the first `limit` diagnostics of each file of the sorted `diags` (all of them when
-/// `limit` is 0) and counts the rest, file by file.
-fn keep_first(diags: &mut Vec<Diagnostic>, limit: usize, map: &SourceMap) -> Vec<Omitted> {
+/// `limit` is 0) and counts the rest, file by file, with those the compiler let go
+/// unworded (`unshown`; a file imported by two suites reports its problems to each: they
+/// are counted once).
+fn keep_first(
+    diags: &mut Vec<Diagnostic>,
+    limit: usize,
+    mut unshown: Vec<Unshown>,
+    map: &SourceMap,
+) -> Vec<Omitted> {
     if limit == 0 {
         return Vec::new();
     }
-    let mut omitted: Vec<Omitted> = Vec::new();
     let mut file = None;
     let mut shown = 0;
     diags.retain(|d| {
@@ -154,27 +170,42 @@ fn keep_first(diags: &mut Vec<Diagnostic>, limit: usize, map: &SourceMap) -> Vec
             file = Some(d.file);
             shown = 0;
         }
-        if shown < limit {
-            shown += 1;
-            return true;
+        shown += 1;
+        if shown > limit {
+            unshown.push(Unshown::of(d));
         }
-        if shown == limit {
-            shown += 1;
+        shown <= limit
+    });
+    let key = |u: &Unshown| (u.file, u.start, u.end, u.code);
+    unshown.sort_unstable();
+    unshown.dedup_by(|a, b| key(a) == key(b));
+    // A problem shown (from one suite) is not counted again (from another).
+    unshown.retain(|u| {
+        diags
+            .binary_search_by(|d| {
+                let at = (d.file as u32, d.span.start, d.span.end, d.code);
+                at.cmp(&key(u))
+            })
+            .is_err()
+    });
+    let mut omitted: Vec<Omitted> = Vec::new();
+    for u in unshown {
+        let path = map.get(u.file as usize).path();
+        if omitted.last().is_none_or(|o| o.file != path) {
             omitted.push(Omitted {
-                file: map.get(d.file).path().to_string(),
+                file: path.to_string(),
                 errors: 0,
                 warnings: 0,
             });
         }
         if let Some(o) = omitted.last_mut() {
-            if d.is_error() {
+            if u.error {
                 o.errors += 1;
             } else {
                 o.warnings += 1;
             }
         }
-        false
-    });
+    }
     omitted
 }
 
@@ -226,9 +257,10 @@ fn check_data(
 
 impl CheckReport {
     /// Keeps the first `limit` diagnostics of each file (all of them when `limit` is 0) and
-    /// counts the rest, file by file.
+    /// counts the rest, file by file: for a report checked with every diagnostic worded
+    /// (`check --fix`).
     pub fn limit(&mut self, limit: usize) {
-        let more = keep_first(&mut self.diagnostics, limit, &self.map);
+        let more = keep_first(&mut self.diagnostics, limit, Vec::new(), &self.map);
         self.omitted.extend(more);
     }
 

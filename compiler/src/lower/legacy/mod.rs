@@ -18,7 +18,7 @@ use serde_json::{Map, json};
 
 use crate::SourceMap;
 use crate::diagnostics::problem::HeredocProblem;
-use crate::diagnostics::{Diagnostic, Fix, Problem};
+use crate::diagnostics::{Collected, Diagnostic, Fix, Problem};
 use crate::ir::{self, Assert, NativeStep, SourceLocation, Status, Step, StepKind, Suite, Test};
 use crate::names::{edit_distance, slug};
 use crate::source::Span;
@@ -72,19 +72,25 @@ fn test_language_line(text: &str) -> Option<(String, Span)> {
     None
 }
 
-/// Lowers the script `entry` of `map`. The suite is `None` when there are errors.
-pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>) {
+/// Lowers the script `entry` of `map`, keeping `keep` diagnostics worded ([`Collected`];
+/// 0: all). The suite is `None` when there are errors.
+pub fn compile(map: &SourceMap, entry: usize, keep: usize) -> (Option<Suite>, Collected) {
     let file = map.get(entry);
+    let mut diags = Collected::new(keep);
     if let Some((line, span)) = test_language_line(file.text()) {
         // One diagnostic for the whole file, not one per line that is no command.
-        let d = Diagnostic::new(Problem::LegacyTestLanguage { line }, entry, span);
-        return (None, vec![d]);
+        diags.push(Diagnostic::new(
+            Problem::LegacyTestLanguage { line },
+            entry,
+            span,
+        ));
+        return (None, diags);
     }
     let lexed = lex::lex(file.text());
     let mut l = Legacy {
         map,
         entry,
-        diags: Vec::new(),
+        diags,
         set: Vec::new(),
         roots: Vec::new(),
         root_added: false,
@@ -145,9 +151,8 @@ pub fn compile(map: &SourceMap, entry: usize) -> (Option<Suite>, Vec<Diagnostic>
     if lexed.lines.is_empty() && lexed.errors.is_empty() {
         l.report(Problem::LegacyEmptyScript, Span::at(0));
     }
-    let mut diags = l.diags;
-    crate::diagnostics::sort(&mut diags);
-    if diags.iter().any(Diagnostic::is_error) || steps.is_empty() {
+    let diags = l.diags;
+    if diags.has_error() || steps.is_empty() {
         return (None, diags);
     }
     let name = script_name(file.path());
@@ -202,7 +207,7 @@ struct Prefixes<'w> {
 struct Legacy<'a> {
     map: &'a SourceMap,
     entry: usize,
-    diags: Vec<Diagnostic>,
+    diags: Collected,
     /// Variables set so far by `set_var` / `input_var`.
     set: Vec<String>,
     /// Roots offered so far by `add_root`.

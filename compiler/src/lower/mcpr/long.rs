@@ -7,36 +7,37 @@
 
 use super::test::{StepFacts, TestLowering};
 use super::*;
+use crate::diagnostics::Collected;
 
 /// A long test being lowered part by part.
 pub(super) struct LongTest<'m> {
     /// The test's name.
     name: Text,
     lowering: TestLowering<'m>,
-    /// How many diagnostics the lowering held when the test started: those after it are
+    /// What was reported before the test started, set aside: what is reported since is
     /// the test's, taken back when it is lowered again whole.
-    mark: usize,
+    before: Collected,
     /// What the steps let go read and gave.
     facts: StepFacts<'static>,
     /// The problems of the steps let go (patterns, values outside their sets), reported as
     /// the test's own would be once it is judged.
-    judged: Vec<Diagnostic>,
+    judged: Collected,
     /// Some steps let go did not satisfy the schema.
     invalid: bool,
 }
 
 impl<'m> LongTest<'m> {
     /// The test of `header` (a `Test:` line without its body).
-    pub(super) fn start(l: &Lower<'m>, header: Node) -> Option<Self> {
+    pub(super) fn start(l: &mut Lower<'m>, header: Node) -> Option<Self> {
         let Stmt::TestHeader { name } = header.stmt else {
             return None;
         };
         Some(LongTest {
             lowering: TestLowering::new(&name, 0),
             name,
-            mark: l.diags.len(),
+            before: l.set_aside(),
             facts: StepFacts::default(),
-            judged: Vec::new(),
+            judged: Collected::new(l.options.keep_diagnostics),
             invalid: false,
         })
     }
@@ -71,16 +72,17 @@ impl<'m> LongTest<'m> {
 
     /// The lowered test (with the steps not let go) and the problems of the steps let go;
     /// `None` when some step does not satisfy the schema: the test's diagnostics are taken
-    /// back, and it must be lowered again whole.
-    pub(super) fn end(self, l: &mut Lower<'m>) -> Option<(BuiltTest, Vec<Diagnostic>)> {
+    /// back, and it must be lowered again whole. Not when an error was reported: the schema
+    /// is then never applied to the suite (a body of a million broken lines is not parsed
+    /// twice, nor held whole).
+    pub(super) fn end(self, l: &mut Lower<'m>) -> Option<(BuiltTest, Collected)> {
         let mut built = self.lowering.end(l, &self.name, self.facts);
         let valid = built
             .test_mut()
             .is_some_and(super::super::validate::test_is_valid);
-        if self.invalid || !valid {
-            l.diags.truncate(self.mark);
-            return None;
-        }
-        Some((built, self.judged))
+        let failed = self.before.has_error() || l.diags.has_error();
+        let keep = failed || (!self.invalid && valid);
+        l.resume(self.before, keep);
+        keep.then_some((built, self.judged))
     }
 }

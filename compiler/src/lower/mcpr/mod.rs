@@ -9,8 +9,8 @@ use super::data;
 use super::deps::{self, BuiltTest};
 use super::flows::{self, Flows, Scope};
 use super::validate::Judged;
-use crate::diagnostics::Diagnostic;
 use crate::diagnostics::Problem;
+use crate::diagnostics::{Collected, Diagnostic};
 use crate::ir::{
     self, Assert, Assertion, ErrorExpectation, Export, HttpTarget, InheritEnv, JsonAssertions,
     JsonType, NativeAction, NativeStep, OrderedMap, Phase, RequestStep, SetStep, SnapshotAssertion,
@@ -435,7 +435,7 @@ fn lower_tests(
     let run = |l: &mut Lower<'_>, part: Tests<'_>, first: bool| -> Part {
         let mut built: Vec<BuiltTest> = Vec::with_capacity(part.len());
         let mut back = Vec::new();
-        let mut judged = Judged::default();
+        let mut judged = Judged::new(l.options.keep_diagnostics);
         let context = (settings, flows, sources);
         let mut long: Option<long::LongTest<'_>> = None;
         part.each(l.entry, l.options.long_bodies, |body, parsing| {
@@ -453,7 +453,7 @@ fn lower_tests(
                     if keep {
                         back.push(node);
                     }
-                    lowered.map(|t| (t, Vec::new()))
+                    lowered.map(|t| (t, Collected::default()))
                 }
                 Body::Start(header) => {
                     long = long::LongTest::start(l, header);
@@ -473,7 +473,7 @@ fn lower_tests(
                 },
             };
             if let Some((mut t, let_go)) = lowered {
-                judged.diags.extend(let_go);
+                judged.diags.append(let_go);
                 let alone = (judge && !(first && built.is_empty())).then(|| {
                     t.test_mut()
                         .and_then(|test| super::validate::test_alone(l, test))
@@ -484,9 +484,15 @@ fn lower_tests(
                         t.reduce();
                         judged.hollow.push(true);
                     }
+                    // Kept whole for its problems to be worded where they are written,
+                    // unless an error was reported: the suite is then never judged.
                     Some(None) => {
                         judged.invalid = true;
-                        judged.hollow.push(false);
+                        let hollow = l.diags.has_error();
+                        if hollow {
+                            t.reduce();
+                        }
+                        judged.hollow.push(hollow);
                     }
                     None => judged.hollow.push(false),
                 }
@@ -494,7 +500,7 @@ fn lower_tests(
             }
             false
         });
-        (built, back, judged, Vec::new())
+        (built, back, judged, Collected::default())
     };
     let parts: Vec<Part> = if threads < 2 || nodes.len() < 2 {
         vec![run(l, nodes, true)]
@@ -510,7 +516,7 @@ fn lower_tests(
             map,
             entry,
             options,
-            diags: Vec::new(),
+            diags: Collected::new(options.keep_diagnostics),
             surface,
             import_failed,
             functions,
@@ -552,12 +558,12 @@ fn lower_tests(
         } else {
             tests.extend(built);
         }
-        l.diags.extend(diags);
+        l.diags.append(diags);
         if let Some(k) = kept.as_deref_mut() {
             k.extend(back);
         }
         if let Some(j) = judged.as_deref_mut() {
-            j.diags.extend(part.diags);
+            j.diags.append(part.diags);
             j.hollow.extend(part.hollow);
             j.invalid |= part.invalid;
         }
@@ -567,7 +573,7 @@ fn lower_tests(
 
 /// What lowering one run of tests gives: the tests, their blocks when kept, what was
 /// judged of them, the run's own diagnostics.
-type Part = (Vec<BuiltTest>, Vec<Node>, Judged, Vec<Diagnostic>);
+type Part = (Vec<BuiltTest>, Vec<Node>, Judged, Collected);
 
 fn push_unique(list: &mut Vec<String>, item: String) {
     if !list.contains(&item) {
