@@ -18,17 +18,30 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// mimalloc's `purge_delay` option (its number in mimalloc 3's option list).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// mimalloc's `arena_eager_commit` option (its number in mimalloc 3's option list).
+const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
+
 /// How long freed memory stays with the process before mimalloc gives it back to the
 /// system. mimalloc's own 10 ms is shorter than one phase of a large `check` (the tree
 /// of a YAML suite is freed while its IR is built): the pages went back and came again
 /// as fresh pages the kernel zeroed, two thirds of the time of a 20 MB YAML suite's check
 /// (1.17 s; 0.42 s with a second). `MIMALLOC_PURGE_DELAY` still decides when it is set.
+///
+/// Memory is committed as it is first used, not a whole arena at once: the same work with
+/// a fifth to a half less resident memory (a 9 MB suite of 200,000 tests checked in 90 MB
+/// instead of 113, a 50,000-line suite in 21 MB instead of 43) and the same CPU time.
+/// `MIMALLOC_ARENA_EAGER_COMMIT` still decides when it is set.
 #[allow(unsafe_code)]
 fn keep_freed_memory_a_while() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+    let unset = |name: &str| std::env::var_os(name).is_none();
+    if unset("MIMALLOC_PURGE_DELAY") {
         // SAFETY: an option of the allocator set before any thread is started; mimalloc
         // reads its options with atomic loads.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) }
+    }
+    if unset("MIMALLOC_ARENA_EAGER_COMMIT") {
+        // SAFETY: as above.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) }
     }
 }
 
