@@ -8,6 +8,7 @@ use mcpr_compiler::ir::Suite;
 use mcpr_compiler::lower::Options;
 use mcpr_runtime::environment::Environment;
 use mcpr_runtime::run::SuiteFile;
+use mcpr_runtime::suites::check::{DEFAULT_MAX_DIAGNOSTICS, omitted};
 use mcpr_runtime::suites::{compile_file, discover, display_path, file_limit};
 
 use crate::args::SizeLimitArg;
@@ -21,17 +22,36 @@ pub fn options(size: SizeLimitArg) -> Result<Options, String> {
     })
 }
 
+/// The options of a command that runs suites: as `check` does, it prints at most the
+/// first [`DEFAULT_MAX_DIAGNOSTICS`] of each file and counts the others (a generated suite
+/// of 300,000 tests that save and never read would print 300,000 warnings).
+fn bounded(options: &Options) -> Options {
+    Options {
+        keep_diagnostics: DEFAULT_MAX_DIAGNOSTICS,
+        ..*options
+    }
+}
+
 /// Reads one file into a suite, printing its diagnostics; an error when it cannot be run.
 pub fn load(path: &Path, options: &Options) -> Result<Suite, String> {
-    suite_of(path, compile_file(path, options)?)
+    suite_of(path, compile_file(path, &bounded(options))?)
 }
 
 /// The suite of a compiled file, its diagnostics printed; an error when it cannot be run.
-fn suite_of(path: &Path, compiled: mcpr_runtime::suites::Compiled) -> Result<Suite, String> {
+fn suite_of(path: &Path, mut compiled: mcpr_runtime::suites::Compiled) -> Result<Suite, String> {
+    let failed = compiled.has_errors();
     if !compiled.diagnostics.is_empty() {
         eprint!("{}", render::short(&compiled.diagnostics, &compiled.map));
     }
-    if compiled.has_errors() {
+    let all = format!(
+        "`mcpr check --max-diagnostics 0 {}` shows all",
+        display_path(path)
+    );
+    let unshown = std::mem::take(&mut compiled.unshown);
+    for o in omitted(unshown, &compiled.diagnostics, &compiled.map) {
+        eprintln!("{}", o.line_with(&all));
+    }
+    if failed {
         return Err(format!("{}: the suite has errors", display_path(path)));
     }
     compiled.suite.ok_or_else(|| {
@@ -99,7 +119,7 @@ pub fn load_paths(paths: &[PathBuf], options: &Options) -> Result<Vec<SuiteFile>
             }
             // Each file is compiled once: a folder's file of flows alone (imported by
             // suites) is left out, anything else is a suite or an error.
-            let compiled = compile_file(&f, options)?;
+            let compiled = compile_file(&f, &bounded(options))?;
             if in_folder && !compiled.has_errors() && compiled.suite.is_none() {
                 continue;
             }

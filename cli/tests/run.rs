@@ -896,3 +896,28 @@ fn a_misspelt_tool_and_an_absent_path_say_what_exists() {
         text(&out)
     );
 }
+
+/// A suite's problems are printed as `check` prints them: the first hundred of a file, the
+/// others counted on one line (a generated suite of thousands of tests once printed every
+/// one of its warnings before running).
+#[test]
+fn run_prints_the_first_hundred_problems_of_a_file_and_counts_the_rest() {
+    let mut suite = String::from("MCP Test 1\nServer: node server.js\n\n");
+    for i in 0..150 {
+        suite.push_str(&format!("Test: \"t{i}\"\n  Sned \"ping\"\n\n"));
+    }
+    let dir = common::scratch(&[("broken.mcpr", &suite)]);
+    let out = common::mcpr_in(dir.path())
+        .args(["run", "broken.mcpr"])
+        .env("MCPR_NO_HISTORY", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let shown = err.lines().filter(|l| l.contains("MCPLANG")).count();
+    assert_eq!(shown, 100, "{err}");
+    let count = "\u{2026} and 50 more in broken.mcpr (50 errors; \
+                 `mcpr check --max-diagnostics 0 broken.mcpr` shows all)";
+    assert!(err.contains(count), "{err}");
+    assert!(err.contains("the suite has errors"), "{err}");
+}

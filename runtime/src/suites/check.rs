@@ -49,6 +49,11 @@ pub struct Omitted {
 impl Omitted {
     /// `… and 12 more in suite.mcpr (10 errors, 2 warnings; --max-diagnostics 0 shows all)`.
     pub fn line(&self) -> String {
+        self.line_with("--max-diagnostics 0 shows all")
+    }
+
+    /// [`Self::line`] with another way to see them all, `hint`.
+    pub fn line_with(&self, hint: &str) -> String {
         let plural = |n: usize, word: &str| {
             if n == 1 {
                 format!("1 {word}")
@@ -62,7 +67,7 @@ impl Omitted {
             (e, w) => format!("{}, {}", plural(e, "error"), plural(w, "warning")),
         };
         format!(
-            "\u{2026} and {} more in {} ({what}; --max-diagnostics 0 shows all)",
+            "\u{2026} and {} more in {} ({what}; {hint})",
             self.errors + self.warnings,
             self.file
         )
@@ -176,12 +181,18 @@ fn keep_first(
         }
         shown <= limit
     });
+    omitted(unshown, diags, map)
+}
+
+/// The diagnostics a compilation let go unworded (`unshown`), counted file by file: each
+/// problem once, and none of those in `shown` (sorted).
+pub fn omitted(mut unshown: Vec<Unshown>, shown: &[Diagnostic], map: &SourceMap) -> Vec<Omitted> {
     let key = |u: &Unshown| (u.file, u.start, u.end, u.code);
     unshown.sort_unstable();
     unshown.dedup_by(|a, b| key(a) == key(b));
     // A problem shown (from one suite) is not counted again (from another).
     unshown.retain(|u| {
-        diags
+        shown
             .binary_search_by(|d| {
                 let at = (d.file as u32, d.span.start, d.span.end, d.code);
                 at.cmp(&key(u))

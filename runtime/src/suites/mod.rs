@@ -12,7 +12,7 @@ mod loader;
 use std::path::Path;
 
 use mcpr_compiler::SourceMap;
-use mcpr_compiler::diagnostics::Diagnostic;
+use mcpr_compiler::diagnostics::{Diagnostic, Unshown};
 use mcpr_compiler::ir::Suite;
 use mcpr_compiler::lower::{self, Options};
 use mcpr_compiler::source::SourceFile;
@@ -25,8 +25,11 @@ pub use loader::FsLoader;
 pub struct Compiled {
     /// The sources read (the file and its imports), for rendering the diagnostics.
     pub map: SourceMap,
-    /// Every diagnostic, sorted.
+    /// Every diagnostic, sorted; with `Options::keep_diagnostics`, the first of each file.
     pub diagnostics: Vec<Diagnostic>,
+    /// The diagnostics past `Options::keep_diagnostics`, unworded ([`check::omitted`]
+    /// counts them).
+    pub unshown: Vec<Unshown>,
     /// The suite, unless the file holds no tests (a file of flows) or has errors.
     pub suite: Option<Suite>,
 }
@@ -34,7 +37,7 @@ pub struct Compiled {
 impl Compiled {
     /// Whether a diagnostic is an error.
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(Diagnostic::is_error)
+        self.diagnostics.iter().any(Diagnostic::is_error) || self.unshown.iter().any(|u| u.error)
     }
 }
 
@@ -72,6 +75,7 @@ pub fn compile_file(path: &Path, options: &Options) -> Result<Compiled, String> 
     Ok(Compiled {
         map,
         diagnostics: compiled.diagnostics,
+        unshown: compiled.unshown,
         suite: compiled.suite,
     })
 }
