@@ -201,8 +201,9 @@ fn large_suites() {
 }
 
 /// Peak RSS of `check` on suites of about 10 MB of small statements (one thread, a fresh
-/// process each), per MB: many short tests, one test of many lines, and one test of many
-/// steps with blocks, expectations and variables.
+/// process each), per MB: many short tests, one test of many lines, one test of many
+/// steps with blocks, expectations and variables, and one call whose block holds half a
+/// million arguments.
 fn small_statements() {
     let dir = std::env::temp_dir().join(format!("mcpr-bench-small-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");
@@ -221,11 +222,14 @@ fn small_statements() {
             i + 2
         ));
     }
+    let block: String = (0..500_000).map(|i| format!("    k{i}: v{i}\n")).collect();
+    let block = format!("Test: \"One block\"\n  Call tool \"x\" with:\n{block}");
     let mut worst: f64 = 0.0;
     for (name, body) in [
         ("200,000 tests of two lines", many),
         ("one test of 750,000 lines", one),
         ("one test of 55,000 calls with blocks", mixed),
+        ("one block of 500,000 arguments", block),
     ] {
         let path = dir.join("small.mcpr");
         let text = format!("{head}{body}");
@@ -239,7 +243,9 @@ fn small_statements() {
         worst = worst.max(rss / size);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    println!("suites of small statements: at most {worst:.2} MiB per MB, one thread (goal <= 10)");
+    println!(
+        "suites of small statements or one large block: at most {worst:.2} MiB per MB, one thread (goal <= 10)"
+    );
 }
 
 /// The same suite as `.mcpr`, YAML and IR JSON (just under the 1 MiB limit of YAML and JSON

@@ -41,6 +41,12 @@ pub struct Step {
     pub flow: Vec<FlowFrame>,
 }
 
+/// A value of a step the schema leaves open: any object, or any JSON value.
+enum Open<'s> {
+    Object(&'s mut Map<String, Value>),
+    Any(&'s mut Value),
+}
+
 impl Step {
     /// Removes what only `.mcpr` sources supply: the step's and its assertions' positions
     /// and the flow frames.
@@ -63,6 +69,40 @@ impl Step {
             }
             Some(super::JsonAssertions::One(one)) => f(&mut one.source),
             None => {}
+        }
+    }
+
+    /// Takes out the value the schema leaves open in this step, if any (a tool's or a
+    /// function's arguments: any object; a request's parameters: any JSON value), leaving
+    /// the least value of its kind in its place, which the schema accepts as it accepts any
+    /// other. [`Step::put_open`] puts it back. A test is judged without them: the lean
+    /// document of a block of half a million arguments was as large as the block itself.
+    pub fn take_open(&mut self) -> Option<Value> {
+        match self.open()? {
+            Open::Object(m) => Some(Value::Object(std::mem::take(m))),
+            Open::Any(v) => Some(std::mem::take(v)),
+        }
+    }
+
+    /// Puts back what [`Step::take_open`] took.
+    pub fn put_open(&mut self, value: Option<Value>) {
+        match (self.open(), value) {
+            (Some(Open::Object(m)), Some(Value::Object(taken))) => *m = taken,
+            (Some(Open::Any(v)), Some(taken)) => *v = taken,
+            _ => {}
+        }
+    }
+
+    /// The value the schema leaves open in this step.
+    fn open(&mut self) -> Option<Open<'_>> {
+        match &mut self.kind {
+            StepKind::Tool(t) => t.arguments.as_mut().map(Open::Object),
+            StepKind::Set(s) => s.arguments.as_mut().map(Open::Object),
+            StepKind::Request(r) => r.params.as_mut().map(Open::Any),
+            StepKind::Native(n) => match n.as_mut() {
+                NativeStep::Request(r) => r.params.as_mut().map(Open::Any),
+                _ => None,
+            },
         }
     }
 

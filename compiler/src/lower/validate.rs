@@ -323,28 +323,33 @@ fn valid_a_test_at_a_time(suite: &mut Suite) -> bool {
 /// frames the compiler gives each step and assertion: they are made from the file map and
 /// the flow declarations, never from a value the author wrote, and `convert` leaves them
 /// out ([`crate::fmt::strip_locations`]). (The suite's first test is judged with them, in
-/// its shell.)
+/// its shell.) Nor with the values the schema leaves open ([`Step::take_open`]).
 pub(super) fn test_is_valid(test: &mut Test) -> bool {
     let mut steps = std::mem::take(&mut test.steps);
-    // Positions and frames moved out of a part's steps while it is judged, then put back:
-    // a frame per step, a position per step and per assertion (two for most steps).
+    // Positions, frames and open values moved out of a part's steps while it is judged,
+    // then put back: a frame and an open value per step, a position per step and per
+    // assertion (two for most steps).
     let part = steps.len().clamp(1, STEPS_AT_ONCE);
     let mut sources = Vec::with_capacity(2 * part);
     let mut flows = Vec::with_capacity(part);
+    let mut opens = Vec::with_capacity(part);
     // The thread's document, cleared and filled again for each part of each test.
     let mut doc = SCRATCH.take();
     let mut judge = |test: &Test, part: &mut [Step]| {
         for step in part.iter_mut() {
             step.each_source(|s| sources.push(s.take()));
             flows.push(std::mem::take(&mut step.flow));
+            opens.push(step.take_open());
         }
         doc.clear();
         let valid = test_doc(&mut doc, test, part)
             .is_some_and(|node| schema::lean_test_is_valid(doc.node(node)));
         let (mut taken, mut frames) = (sources.drain(..), flows.drain(..));
+        let mut open = opens.drain(..);
         for step in part.iter_mut() {
             step.each_source(|s| *s = taken.next().flatten());
             step.flow = frames.next().unwrap_or_default();
+            step.put_open(open.next().flatten());
         }
         valid
     };
@@ -378,7 +383,8 @@ thread_local! {
 const SCRATCH_KEPT: usize = 4 << 20;
 
 /// Whether the suite satisfies the schema with its first test, with its first step only,
-/// as its only test (positions kept): what [`test_is_valid`] does not judge of a suite.
+/// as its only test (positions kept; the step's open value set aside, [`Step::take_open`]):
+/// what [`test_is_valid`] does not judge of a suite.
 /// Nothing is copied: the tests are set aside while the rest of the suite is read.
 fn shell_is_valid(suite: &mut Suite) -> bool {
     let mut doc = Lean::default();
@@ -389,9 +395,13 @@ fn shell_is_valid(suite: &mut Suite) -> bool {
         return false;
     };
     if let Some(first) = suite.tests.first_mut() {
-        let steps = std::mem::take(&mut first.steps);
+        let mut steps = std::mem::take(&mut first.steps);
         let one = steps.len().min(1);
+        let open = steps.first_mut().and_then(Step::take_open);
         let shell = test_doc(&mut doc, first, &steps[..one]);
+        if let Some(step) = steps.first_mut() {
+            step.put_open(open);
+        }
         first.steps = steps;
         let Some(shell) = shell else {
             return false;
@@ -498,6 +508,60 @@ mod tests {
         assert_eq!(
             &judged, second,
             "every position and frame is put back where it was"
+        );
+    }
+
+    /// What a test is judged without ([`Step::take_open`]) is what the schema accepts
+    /// whatever it holds: were the schema to constrain one of them, this fails.
+    #[test]
+    fn the_values_judged_without_are_left_open_by_the_schema() {
+        let schema: Value = serde_json::from_str(crate::ir::SCHEMA_TEXT).unwrap();
+        let open = |pointer: &str, kind: Option<&str>| {
+            let member = schema.pointer(pointer).and_then(Value::as_object);
+            let member = member.unwrap_or_else(|| panic!("{pointer} is in the schema"));
+            let constraints: Vec<&String> = member
+                .keys()
+                .filter(|k| *k != "description" && *k != "type")
+                .collect();
+            assert!(
+                constraints.is_empty(),
+                "{pointer} constrains {constraints:?}"
+            );
+            assert_eq!(
+                member.get("type").and_then(Value::as_str),
+                kind,
+                "{pointer}"
+            );
+        };
+        open(
+            "/$defs/step/properties/tool/properties/arguments",
+            Some("object"),
+        );
+        open(
+            "/$defs/step/properties/set/properties/arguments",
+            Some("object"),
+        );
+        open("/$defs/step/properties/request/properties/params", None);
+        open("/$defs/native/properties/params", None);
+        let text = format!(
+            "{SUITE}\nTest: \"third\"\n  Send \"ping\" with:\n    deep: [1, {{a: b}}]\n  \
+             Call tool \"slow\" with progress and cancel after 500 ms with:\n    n: 2\n  \
+             Set \"low\" using \"lowercase\" with:\n    text: ABC\n  \
+             Send \"echo\" with:\n    text: \"${{low}}\"\n"
+        );
+        let tests = lowered(&text);
+        for test in &tests[1..] {
+            let mut judged = test.clone();
+            assert!(test_is_valid(&mut judged));
+            assert_eq!(&judged, test, "every open value is put back");
+        }
+        let mut third = tests[2].clone();
+        assert!(third.steps.iter_mut().all(|s| s.take_open().is_some()));
+        assert!(
+            third.steps.iter_mut().all(|s| s
+                .take_open()
+                .is_some_and(|v| { v.as_object().is_some_and(Map::is_empty) || v.is_null() })),
+            "what is left in their place is the least value of its kind"
         );
     }
 

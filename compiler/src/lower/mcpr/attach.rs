@@ -106,9 +106,10 @@ pub(super) fn attach(
     l: &mut Lower<'_>,
     b: &mut TestBuilder,
     i: usize,
-    node: &Node,
+    block: &mut Block<'_>,
     scope: &Scope<'_>,
 ) {
+    let node = block.node();
     let file = scope.file;
     // An assertion's failure is reported at its own `Expect` line.
     let here = l.location(file, node.span);
@@ -149,7 +150,7 @@ pub(super) fn attach(
             kind: Some(json_type(*kind)),
             ..assertion(p)
         }),
-        Stmt::ExpectMatchesSchema { path } => schema_assertion(l, node, path, scope, nested),
+        Stmt::ExpectMatchesSchema { path } => schema_assertion(l, block, path, scope, nested),
         Stmt::ExpectSnapshot {
             path,
             name,
@@ -282,13 +283,14 @@ fn json_type(kind: ValueType) -> JsonType {
 /// regular expression of the dialect, or that can take exponential time, is reported.
 fn schema_assertion(
     l: &mut Lower<'_>,
-    node: &Node,
+    block: &mut Block<'_>,
     path: &Text,
     scope: &Scope<'_>,
     nested: bool,
 ) -> Option<Assertion> {
+    let node = block.node();
     let file = scope.file;
-    let schema = block_map(node)?;
+    let schema = block.map()?;
     let mut found = Vec::new();
     super::super::validate::schema_patterns(&schema, &mut Vec::new(), &mut found);
     for (_, pattern) in found {

@@ -20,33 +20,41 @@ fn named_subject(subject: &str) -> String {
 /// A step made by an action line: its kind, its name and its `always`.
 type Action = (StepKind, String, Option<bool>);
 
-/// A body being walked: its statements, the next one, its scope, and for a flow's body the
-/// phase to restore when it ends (section markers inside a flow change phases only inside it).
+/// A body being walked: its statements (`None`: the test's own, held apart since their
+/// blocks may be taken), the next one, its scope, and for a flow's body the phase to restore
+/// when it ends (section markers inside a flow change phases only inside it).
 struct Walk<'n, 'f> {
-    nodes: &'n [Node],
+    nodes: Option<&'n [Node]>,
     next: usize,
     scope: Scope<'f>,
     phase: Option<Phase>,
 }
 
-/// Walks a test or flow body, appending steps. Each `Use flow` walks the flow's body in
-/// its place; the bodies being walked are kept on a stack of their own, not the call stack.
+/// Walks a test's body (`own`: its statements, and whether nothing reads their blocks once
+/// the test is lowered, so that its steps take them instead of copying them), appending
+/// steps. Each `Use flow` walks the flow's body in its place; the bodies being walked are
+/// kept on a stack of their own, not the call stack.
 pub fn body<'f>(
     l: &mut Lower<'_>,
     flows: &'f Flows<'_>,
     b: &mut TestBuilder,
-    nodes: &[Node],
+    (own, give_up): (&mut [Node], bool),
     scope: &Scope<'f>,
     functions_declared: bool,
 ) {
     let mut walks = vec![Walk {
-        nodes,
+        nodes: None,
         next: 0,
         scope: scope.clone(),
         phase: None,
     }];
     while let Some(walk) = walks.last_mut() {
-        let Some(node) = walk.nodes.get(walk.next) else {
+        let at = walk.next;
+        let next = match walk.nodes {
+            Some(nodes) => nodes.get(at).map(|n| (n, false)),
+            None => own.get_mut(at).map(|n| (&*n, give_up)),
+        };
+        let Some((node, takes)) = next else {
             if let Some(phase) = walk.phase {
                 b.phase = phase;
             }
@@ -57,6 +65,14 @@ pub fn body<'f>(
         let scope = &walk.scope;
         let file = scope.file;
         collect_deps_refs(l, b, node, file);
+        // A `Use flow` line's block is read by the flow's inputs, in place.
+        let mut block = if takes && !matches!(node.stmt, Stmt::UseFlow { .. }) {
+            let taken = own[at].yaml.as_mut().and_then(|y| y.value.take());
+            Block::taken(&own[at], taken)
+        } else {
+            Block::of(node)
+        };
+        let node = block.node();
         let phase = b.phase;
         match &node.stmt {
             Stmt::Setup | Stmt::Steps | Stmt::Cleanup => {
@@ -67,31 +83,33 @@ pub fn body<'f>(
                 };
                 b.current = None;
             }
-            Stmt::SetUsing { .. } => set_using(l, b, node, scope, functions_declared),
+            Stmt::SetUsing { .. } => {
+                set_using(l, b, &mut block, scope, functions_declared);
+            }
             Stmt::UseFlow { name, .. } => {
                 if let Some((inner, nodes)) = flows::enter(l, flows, b, node, name, scope) {
                     walks.push(Walk {
-                        nodes,
+                        nodes: Some(nodes),
                         next: 0,
                         scope: inner,
                         phase: Some(phase),
                     });
                 }
             }
-            Stmt::RunStep => run_step_block(l, b, node, scope),
+            Stmt::RunStep => run_step_block(l, b, &mut block, scope),
             // Expectations and modifiers attach to the current step.
             _ if node.stmt.decl_kind() == crate::syntax::DeclKind::Expectation
                 || node.stmt.decl_kind() == crate::syntax::DeclKind::Modifier =>
             {
                 if let Some(i) = b.current {
-                    attach(l, b, i, node, scope);
+                    attach(l, b, i, &mut block, scope);
                 }
             }
             Stmt::ExpectLintClean { ignoring, .. } if !ignoring.is_empty() => {
                 unknown_lint_rules(l, ignoring, file);
-                action_step(l, b, node, scope, phase);
+                action_step(l, b, &mut block, scope, phase);
             }
-            _ => action_step(l, b, node, scope, phase),
+            _ => action_step(l, b, &mut block, scope, phase),
         }
     }
 }
@@ -119,12 +137,14 @@ fn unknown_lint_rules(l: &mut Lower<'_>, codes: &[Text], file: usize) {
 fn action_step(
     l: &mut Lower<'_>,
     b: &mut TestBuilder,
-    node: &Node,
+    block: &mut Block<'_>,
     scope: &Scope<'_>,
     phase: Phase,
 ) {
+    let node = block.node();
     let cleanup = phase == Phase::Cleanup;
-    let made = request_action(node, scope, cleanup).or_else(|| native_action(node, scope, cleanup));
+    let made =
+        request_action(block, scope, cleanup).or_else(|| native_action(block, scope, cleanup));
     if let Some((kind, name, always)) = made {
         let mut s = Step::new(kind);
         s.name = Some(name);
@@ -137,15 +157,16 @@ fn action_step(
     }
 }
 
-/// The node's `with:` block with the scope's variable names.
-fn scoped_block(node: &Node, scope: &Scope<'_>) -> Option<Map<String, Value>> {
-    block_map(node).map(|m| scope.rename_map(m))
+/// The statement's `with:` block with the scope's variable names.
+fn scoped_block(block: &mut Block<'_>, scope: &Scope<'_>) -> Option<Map<String, Value>> {
+    block.map().map(|m| scope.rename_map(m))
 }
 
 /// The step of a line that calls the server with a request: tools, resources, prompts and
 /// `Send`.
-fn request_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action> {
-    let block = || scoped_block(node, scope);
+fn request_action(block: &mut Block<'_>, scope: &Scope<'_>, cleanup: bool) -> Option<Action> {
+    let node = block.node();
+    let mut block = || scoped_block(block, scope);
     Some(match &node.stmt {
         Stmt::CallTool { name, .. } => (
             StepKind::Tool(ToolStep {
@@ -232,7 +253,8 @@ fn request_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Actio
 
 /// The step of a line that becomes a native action: subscriptions, notifications, logging,
 /// lists, tasks and the client's answers.
-fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action> {
+fn native_action(block: &mut Block<'_>, scope: &Scope<'_>, cleanup: bool) -> Option<Action> {
+    let node = block.node();
     Some(match &node.stmt {
         Stmt::Subscribe { uri } => subscription(uri, true, scope, cleanup),
         Stmt::Unsubscribe { uri } => subscription(uri, false, scope, cleanup),
@@ -273,7 +295,7 @@ fn native_action(node: &Node, scope: &Scope<'_>, cleanup: bool) -> Option<Action
             "List tasks".into(),
             None,
         ),
-        Stmt::RespondToElicitation { action, .. } => elicitation_answer(node, action, scope),
+        Stmt::RespondToElicitation { action, .. } => elicitation_answer(block, action, scope),
         Stmt::RespondToSampling { text } => sampling_answer(text, scope),
         _ => return None,
     })
@@ -403,11 +425,11 @@ fn task_action(task: &Text, get: bool, scope: &Scope<'_>) -> Action {
 }
 
 /// `Respond to elicitation with ACTION` and its block: the client's scripted answer.
-fn elicitation_answer(node: &Node, action: &Text, scope: &Scope<'_>) -> Action {
+fn elicitation_answer(block: &mut Block<'_>, action: &Text, scope: &Scope<'_>) -> Action {
     let a = action.value.to_ascii_lowercase();
     let answer = ir::ScriptedElicitation {
         action: Some(a.clone()),
-        content: scoped_block(node, scope).map(Value::Object),
+        content: scoped_block(block, scope).map(Value::Object),
     };
     let n = configure_client(ir::ClientBehavior {
         elicitation: Some(ir::ElicitationAnswer::Scripted(answer)),
@@ -442,10 +464,11 @@ fn sampling_answer(text: &Text, scope: &Scope<'_>) -> Action {
 fn set_using(
     l: &mut Lower<'_>,
     b: &mut TestBuilder,
-    node: &Node,
+    block: &mut Block<'_>,
     scope: &Scope<'_>,
     functions_declared: bool,
 ) {
+    let node = block.node();
     let file = scope.file;
     let phase = b.phase;
     let cleanup = phase == Phase::Cleanup;
@@ -483,7 +506,7 @@ fn set_using(
     let mut s = Step::new(StepKind::Set(SetStep {
         variable: variable.value.clone(),
         function: function.value.clone(),
-        arguments: scoped_block(node, scope),
+        arguments: scoped_block(block, scope),
     }));
     s.name = Some(format!(
         "{} using {}",
@@ -506,11 +529,17 @@ fn set_using(
 }
 
 /// `Run step with:`: the block is a step of the suite model.
-fn run_step_block(l: &mut Lower<'_>, b: &mut TestBuilder, node: &Node, scope: &Scope<'_>) {
+fn run_step_block(
+    l: &mut Lower<'_>,
+    b: &mut TestBuilder,
+    block: &mut Block<'_>,
+    scope: &Scope<'_>,
+) {
+    let node = block.node();
     let file = scope.file;
     let phase = b.phase;
     // Invalid YAML or a block that is no mapping was reported by the parser.
-    if let Some(block) = scoped_block(node, scope) {
+    if let Some(block) = scoped_block(block, scope) {
         match run_step(block, phase) {
             Ok(mut s) => {
                 s.source = Some(l.location(file, node.span));

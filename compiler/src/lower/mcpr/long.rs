@@ -48,9 +48,10 @@ impl<'m> LongTest<'m> {
         &mut self,
         l: &mut Lower<'m>,
         context: (&Settings, &Flows<'_>, &OrderedMap<ir::DataSource>),
-        nodes: &[Node],
+        nodes: &mut [Node],
     ) {
-        self.lowering.statements(l, context, nodes);
+        // The statements are let go once lowered: their steps take their blocks.
+        self.lowering.statements(l, context, (nodes, true));
         let b = &mut self.lowering.b;
         let done = b.current.unwrap_or(b.steps.len());
         if done < l.options.long_bodies.let_go.max(1) {

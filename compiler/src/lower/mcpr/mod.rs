@@ -441,10 +441,10 @@ fn lower_tests(
         part.each(l.entry, l.options.long_bodies, |body, parsing| {
             l.diags.extend(parsing);
             let lowered = match body {
-                Body::Whole(node) => {
+                Body::Whole(mut node) => {
                     let lowered = match &node.stmt {
                         Stmt::TestHeader { name } => {
-                            Some(test(l, settings, flows, sources, &node, name))
+                            Some(test(l, context, (&mut node.children, !keep), name))
                         }
                         _ => None,
                     };
@@ -459,9 +459,9 @@ fn lower_tests(
                     long = long::LongTest::start(l, header);
                     None
                 }
-                Body::Part(nodes) => {
+                Body::Part(mut nodes) => {
                     if let Some(test) = &mut long {
-                        test.part(l, context, &nodes);
+                        test.part(l, context, &mut nodes);
                     }
                     None
                 }
@@ -630,6 +630,42 @@ fn command_words(l: &mut Lower<'_>, file: usize, text: &Text) -> Vec<String> {
 /// The YAML block of a node when it is a mapping (anything else was reported by the parser).
 pub fn block_map(node: &Node) -> Option<Map<String, Value>> {
     block_ref(node).cloned()
+}
+
+/// A statement's YAML block as the step made from it takes it: moved out of a statement
+/// nothing reads again (a test's own body in `check`, lowered once and let go: a block of
+/// half a million keys is then held once, not twice), copied from one read again (a flow's
+/// body, which every use walks; a document kept whole).
+pub struct Block<'n> {
+    /// The block moved out of the statement, when it was.
+    taken: Option<Value>,
+    node: &'n Node,
+}
+
+impl<'n> Block<'n> {
+    /// The block of a statement read in place.
+    pub fn of(node: &'n Node) -> Self {
+        Block { taken: None, node }
+    }
+
+    /// The block of a statement whose block was moved out of it into `taken`.
+    pub fn taken(node: &'n Node, taken: Option<Value>) -> Self {
+        Block { taken, node }
+    }
+
+    /// The statement.
+    pub fn node(&self) -> &'n Node {
+        self.node
+    }
+
+    /// The block when it is a mapping: the moved block, or a copy of the statement's.
+    pub fn map(&mut self) -> Option<Map<String, Value>> {
+        match self.taken.take() {
+            Some(Value::Object(m)) => Some(m),
+            Some(_) => None,
+            None => block_map(self.node),
+        }
+    }
 }
 
 /// The node's YAML block when it is a mapping, borrowed.

@@ -59,17 +59,16 @@ fn steps_room(children: &[Node]) -> usize {
         .count()
 }
 
-/// The test of `header`, lowered whole.
+/// The test named `name`, its body (`children`) lowered whole; `give_up`: nothing reads the
+/// body's YAML blocks afterwards ([`TestLowering::statements`]).
 pub(super) fn test(
     l: &mut Lower<'_>,
-    settings: &Settings,
-    flows: &Flows<'_>,
-    sources: &OrderedMap<ir::DataSource>,
-    header: &Node,
+    (settings, flows, sources): (&Settings, &Flows<'_>, &OrderedMap<ir::DataSource>),
+    (children, give_up): (&mut [Node], bool),
     name: &Text,
 ) -> BuiltTest {
-    let mut t = TestLowering::new(name, steps_room(&header.children));
-    t.statements(l, (settings, flows, sources), &header.children);
+    let mut t = TestLowering::new(name, steps_room(children));
+    t.statements(l, (settings, flows, sources), (children, give_up));
     t.end(l, name, StepFacts::default())
 }
 
@@ -109,14 +108,15 @@ impl<'m> TestLowering<'m> {
     }
 
     /// Reads the next statements of the body: their properties first (they are
-    /// position-free), then their steps.
+    /// position-free), the references they write, then their steps. `give_up`: nothing
+    /// reads the statements' YAML blocks afterwards, so the steps take them.
     pub(super) fn statements(
         &mut self,
         l: &mut Lower<'m>,
         (settings, flows, sources): (&Settings, &Flows<'_>, &OrderedMap<ir::DataSource>),
-        nodes: &[Node],
+        (nodes, give_up): (&mut [Node], bool),
     ) {
-        for node in nodes {
+        for node in nodes.iter() {
             properties(
                 l,
                 settings,
@@ -127,19 +127,19 @@ impl<'m> TestLowering<'m> {
                 &mut self.props,
             );
         }
+        for (at, node) in nodes.iter().enumerate() {
+            self.refs.statement(l, self.read + at, node);
+        }
+        self.read += nodes.len();
         let functions_declared = settings.functions.is_some();
         body(
             l,
             flows,
             &mut self.b,
-            nodes,
+            (nodes, give_up),
             &Scope::top(l.entry),
             functions_declared,
         );
-        for (at, node) in nodes.iter().enumerate() {
-            self.refs.statement(l, self.read + at, node);
-        }
-        self.read += nodes.len();
     }
 
     /// The lowered test (named `name`), the checks on its variables made; `flushed`: what
