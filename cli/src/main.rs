@@ -22,10 +22,14 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 const MI_OPTION_ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 
 /// How long freed memory stays with the process before mimalloc gives it back to the
-/// system. mimalloc's own 10 ms is shorter than one phase of a large `check` (the tree
-/// of a YAML suite is freed while its IR is built): the pages went back and came again
-/// as fresh pages the kernel zeroed, two thirds of the time of a 20 MB YAML suite's check
-/// (1.17 s; 0.42 s with a second). `MIMALLOC_PURGE_DELAY` still decides when it is set.
+/// system: 10 ms (mimalloc 3 keeps it a second). A second held the pages of every phase of
+/// a large `check` that was over: 200,000 broken small tests (5.9 MB) checked in 105 MB,
+/// 72 with 10 ms; 750,000 `Send "ping"` lines 104 -> 90 MB, a 24 MB YAML suite 235 -> 217,
+/// a run of 20,000 tests 104 -> 95 MB, for 0-10 % more time (the pages are given back and
+/// taken again: 0.38 -> 0.42 s on the 750,000 lines, 1.53 -> 1.57 s on the 20,000 tests;
+/// the YAML suite and the rest unchanged). Once it was the other way round: with a whole
+/// arena committed at once, a 20 MB YAML suite's check spent two thirds of its time taking
+/// back pages the kernel had zeroed. `MIMALLOC_PURGE_DELAY` still decides when it is set.
 ///
 /// Memory is committed as it is first used, not a whole arena at once: the same work with
 /// a fifth to a half less resident memory (a 9 MB suite of 200,000 tests checked in 90 MB
@@ -47,7 +51,7 @@ extern "C" fn set_allocator_options() {
     if unset(c"MIMALLOC_PURGE_DELAY") {
         // SAFETY: an option of the allocator set before any thread is started; mimalloc
         // reads its options with atomic loads.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 1000) }
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) }
     }
     if unset(c"MIMALLOC_ARENA_EAGER_COMMIT") {
         // SAFETY: as above.
