@@ -71,15 +71,20 @@ pub const BYTES_PER_VALUE: usize = 16;
 /// How many values `v` holds, itself included, counted as the YAML parser counts its nodes:
 /// every mapping, list and scalar, mapping keys included.
 pub fn node_count(v: &Value) -> usize {
-    let mut count = 0;
+    // Only lists and mappings wait on the stack: a mapping of half a million scalars
+    // counts them without holding a reference to each.
+    let mut count = 1;
     let mut stack = vec![v];
+    let nested = |v: &&Value| matches!(v, Value::Array(_) | Value::Object(_));
     while let Some(v) = stack.pop() {
-        count += 1;
         match v {
-            Value::Array(items) => stack.extend(items),
+            Value::Array(items) => {
+                count += items.len();
+                stack.extend(items.iter().filter(nested));
+            }
             Value::Object(members) => {
-                count += members.len();
-                stack.extend(members.values());
+                count += 2 * members.len();
+                stack.extend(members.values().filter(nested));
             }
             _ => {}
         }
@@ -526,6 +531,18 @@ pub(crate) fn clean_message(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_counted_as_the_parser_counts_its_nodes() {
+        // The mapping, two keys, the list and `x`, the list's two items, `b` and 2.
+        let v = serde_json::json!({"a": [1, {"b": 2}], "c": "x"});
+        assert_eq!(node_count(&v), 9);
+        assert_eq!(node_count(&serde_json::json!("x")), 1);
+        assert_eq!(node_count(&serde_json::json!([[], {}])), 3);
+        let text = "a:\n  - 1\n  - b: 2\nc: x\n";
+        assert!(parse_within(text, 9).is_ok());
+        assert!(parse_within(text, 8).is_err_and(|e| e.too_many_values));
+    }
 
     #[test]
     fn flat_blocks_match_the_full_parser() {

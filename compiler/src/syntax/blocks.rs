@@ -99,33 +99,18 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         strip: u32,
         owner: Span,
     ) -> Option<YamlBlock> {
-        let src = self.file.text();
-        let mut text = std::mem::take(&mut self.yaml_text);
-        text.clear();
-        let mut removed = Vec::with_capacity(end - start);
-        for l in &self.lines[start..end] {
-            let line = &src[l.span.range()];
-            let cut = strip.min(l.lead) as usize;
-            let cut = if l.kind == LineKind::Blank {
-                line.len().min(cut)
-            } else {
-                cut
-            };
-            removed.push(cut);
-            text.push_str(&line[cut..]);
-            text.push('\n');
-        }
+        let text = self.block_text(start, end, strip);
         let first = self.lines[start].span.start as usize;
         let last = self.lines[end - 1].span.end as usize;
         let span = Span::new(first, last);
         let _ = owner;
         let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
         if parsed.as_ref().is_err_and(|e| e.anchors) {
-            self.refuse_anchors(start, end, &removed, &text);
-            self.yaml_text = text;
+            self.refuse_anchors(start, end, strip, &text);
+            self.give_back(text);
             return Some(YamlBlock::new(span, None));
         }
-        self.yaml_text = text;
+        self.give_back(text);
         match parsed {
             Ok(value) => {
                 if value.is_object() {
@@ -142,7 +127,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
             Err(e) if e.too_many_values => Some(self.over_budget(span)),
             Err(e) => {
-                let at = self.yaml_position(start, end, &removed, e.line, e.column);
+                let at = self.yaml_position(start, end, strip, e.line, e.column);
                 // A line with odd indentation already has its diagnostic; the
                 // YAML error it causes would report the same line twice.
                 let culprit = self.file.line_index(at.start as usize);
@@ -160,7 +145,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
 
     /// Reports every anchor and alias of a block's YAML (MCPLANG606, as in YAML suites),
     /// whose parse stopped at the first one (it never expands an alias).
-    fn refuse_anchors(&mut self, start: usize, end: usize, removed: &[usize], text: &str) {
+    fn refuse_anchors(&mut self, start: usize, end: usize, strip: u32, text: &str) {
         let found = crate::yaml::anchors(text);
         for a in &found {
             let at = |byte: usize| {
@@ -171,9 +156,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 (line, column)
             };
             let (l0, c0) = at(a.span.start as usize);
-            let first = self.yaml_position(start, end, removed, l0, c0);
+            let first = self.yaml_position(start, end, strip, l0, c0);
             let chars = text[a.span.range()].chars().count() as u32;
-            let last = self.yaml_position(start, end, removed, l0, c0 + chars.max(1) - 1);
+            let last = self.yaml_position(start, end, strip, l0, c0 + chars.max(1) - 1);
             let what = if a.alias {
                 AliasKind::Alias
             } else {
@@ -189,12 +174,36 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         }
     }
 
-    /// Maps a YAML (line, character column) inside a block to a file span.
+    /// The YAML text of lines `start..end`, each without its first `strip` spaces (see
+    /// [`cut`]), in the parser's reused buffer (made at its length: a block of half a
+    /// million lines is held while its values are made).
+    fn block_text(&mut self, start: usize, end: usize, strip: u32) -> String {
+        let src = self.file.text();
+        let lines = &self.lines[start..end];
+        let mut text = std::mem::take(&mut self.yaml_text);
+        text.clear();
+        text.reserve(lines.iter().map(|l| l.span.len() - cut(l, strip) + 1).sum());
+        for l in lines {
+            text.push_str(&src[l.span.start as usize + cut(l, strip)..l.span.end as usize]);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Keeps a block's text buffer for the next block, unless it grew large.
+    fn give_back(&mut self, text: String) {
+        if text.capacity() <= 64 << 10 {
+            self.yaml_text = text;
+        }
+    }
+
+    /// Maps a YAML (line, character column) inside a block whose lines lost their first
+    /// `strip` spaces to a file span.
     pub(super) fn yaml_position(
         &self,
         start: usize,
         end: usize,
-        removed: &[usize],
+        strip: u32,
         line: u32,
         column: u32,
     ) -> Span {
@@ -202,10 +211,11 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let l = &self.lines[start + idx];
         let src = self.file.text();
         let line_text = &src[l.span.range()];
-        let mut byte = l.span.start as usize + removed[idx];
+        let removed = cut(l, strip);
+        let mut byte = l.span.start as usize + removed;
         let chars_in = column.saturating_sub(1) as usize;
-        for (n, (i, _)) in line_text[removed[idx]..].char_indices().enumerate() {
-            byte = l.span.start as usize + removed[idx] + i;
+        for (n, (i, _)) in line_text[removed..].char_indices().enumerate() {
+            byte = l.span.start as usize + removed + i;
             if n == chars_in {
                 break;
             }
@@ -236,26 +246,19 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     /// The YAML list of rows after `For each row:`: every item a non-empty mapping.
     pub(super) fn yaml_rows(&mut self, opener: &Line) -> Option<YamlBlock> {
         let (start, end) = self.take_block(opener);
-        let src = self.file.text();
-        let mut text = std::mem::take(&mut self.yaml_text);
-        text.clear();
-        let mut removed = Vec::with_capacity(end - start);
-        for l in &self.lines[start..end] {
-            let line = &src[l.span.range()];
-            let cut = ((opener.indent + 2).min(l.lead) as usize).min(line.len());
-            removed.push(cut);
-            text.push_str(&line[cut..]);
-            text.push('\n');
-        }
+        let strip = opener.indent + 2;
+        let text = self.block_text(start, end, strip);
         let span = Span::new(
             self.lines[start].span.start as usize,
             self.lines[end - 1].span.end as usize,
         );
         let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
         if parsed.as_ref().is_err_and(|e| e.anchors) {
-            self.refuse_anchors(start, end, &removed, &text);
+            self.refuse_anchors(start, end, strip, &text);
+            self.give_back(text);
             return Some(YamlBlock::new(span, None));
         }
+        self.give_back(text);
         match parsed {
             Ok(serde_json::Value::Array(rows))
                 if !rows.is_empty()
@@ -280,7 +283,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
             Err(e) if e.too_many_values => Some(self.over_budget(span)),
             Err(e) => {
-                let at = self.yaml_position(start, end, &removed, e.line, e.column);
+                let at = self.yaml_position(start, end, strip, e.line, e.column);
                 self.report(Problem::Yaml { message: e.message }, at);
                 Some(YamlBlock::new(span, None))
             }
@@ -450,4 +453,10 @@ pub(super) fn too_many_values(
     let end = line.find(": ").map_or(line.trim_end().len(), |i| i + 1);
     let at = Span::new(start + lead, start + end.max(lead));
     crate::diagnostics::Diagnostic::new(Problem::YamlTooLarge { limit }, file_id, at)
+}
+
+/// How many leading spaces of block line `l` its YAML text leaves out: `strip`, or all of
+/// them when it has fewer (a blank line may have fewer than its block's indent, or none).
+fn cut(l: &Line, strip: u32) -> usize {
+    (strip.min(l.lead) as usize).min(l.span.len())
 }
