@@ -224,6 +224,8 @@ fn parse_pieces(
             *values = p.yaml_nodes;
             diags.append(p.diags);
             if !p.tests.is_empty() {
+                // Held until the tests are lowered: at their count, not a list's doubling.
+                p.tests.shrink_to_fit();
                 into.tests.push(p.tests);
             }
             into.unknown.extend(p.unknown);
