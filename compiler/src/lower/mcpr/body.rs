@@ -83,9 +83,7 @@ pub fn body<'f>(
                 };
                 b.current = None;
             }
-            Stmt::SetUsing { .. } => {
-                set_using(l, b, &mut block, scope, functions_declared);
-            }
+            Stmt::SetUsing { .. } => set_using(l, b, &mut block, scope, functions_declared),
             Stmt::UseFlow { name, .. } => {
                 if let Some((inner, nodes)) = flows::enter(l, flows, b, node, name, scope) {
                     walks.push(Walk {
