@@ -92,13 +92,12 @@ pub fn node_count(v: &Value) -> usize {
     count
 }
 
-/// The error of a text whose values pass `nodes` at byte `at`.
-fn too_many_values(text: &str, at: usize, nodes: usize) -> YamlError {
-    let before = &text[..at];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+/// The error of a text whose values pass `nodes` on its 0-based `line`, after `before`, the
+/// start of that line.
+fn too_many_values(line: usize, before: &str, nodes: usize) -> YamlError {
     YamlError {
-        line: before.matches('\n').count() as u32 + 1,
-        column: before[line_start..].chars().count() as u32 + 1,
+        line: line as u32 + 1,
+        column: before.chars().count() as u32 + 1,
         message: format!(
             "the YAML holds more than {nodes} values (keys, list items and scalars), the most it may hold"
         ),
@@ -108,11 +107,12 @@ fn too_many_values(text: &str, at: usize, nodes: usize) -> YamlError {
 }
 
 /// What the shortcut for flat blocks made of a text.
-enum Flat {
+enum Flat<'t> {
     /// The value (the full parser gives the same).
     Value(Value),
-    /// A flat block whose values pass the budget at this byte.
-    OverBudget(usize),
+    /// A flat block whose values pass the budget on its 0-based `line`, after `at`, the
+    /// start of that line.
+    OverBudget { line: usize, at: &'t str },
     /// Not a flat block: the full parser decides.
     Other,
 }
@@ -258,10 +258,26 @@ pub fn parse_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
-    match flat_mapping(text, nodes) {
-        Flat::Value(v) => Ok(v),
-        Flat::OverBudget(at) => Err(too_many_values(text, at, nodes)),
-        Flat::Other => parse_full_within(text, nodes),
+    let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    match flat_lines(text.split('\n'), lines, nodes) {
+        Some(parsed) => parsed,
+        None => parse_full_within(text, nodes),
+    }
+}
+
+/// The value of a YAML text given as its `count` lines (without their line breaks) when it
+/// is a flat block, the common case of `with:` blocks ([`Flat`]), or `None` when only the
+/// full parser can tell ([`parse_full_within`]). A block of a `.mcpr` file is read here from
+/// the file's own lines: the text of a flat block of half a million lines is never made.
+pub(crate) fn flat_lines<'t>(
+    lines: impl Iterator<Item = &'t str>,
+    count: usize,
+    nodes: usize,
+) -> Option<Result<Value, YamlError>> {
+    match flat_mapping(lines, count, nodes) {
+        Flat::Value(v) => Some(Ok(v)),
+        Flat::OverBudget { line, at } => Some(Err(too_many_values(line, at, nodes))),
+        Flat::Other => None,
     }
 }
 
@@ -270,13 +286,18 @@ pub fn parse_full(text: &str) -> Result<Value, YamlError> {
     parse_full_within(text, MAX_TEXT_NODES)
 }
 
-fn parse_full_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
+/// [`parse_within`] without the shortcut for flat blocks: for a text [`flat_lines`] has
+/// already turned down.
+pub(crate) fn parse_full_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
     // A text long enough to break the budget is counted on the parser's events first, so a
     // hostile one is refused before any of its values is built.
     if may_hold_more_than(text, nodes)
         && let Some((_, _, at)) = past_budget(text, nodes)
     {
-        return Err(too_many_values(text, at, nodes));
+        let before = &text[..at];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = before.matches('\n').count();
+        return Err(too_many_values(line, &text[line_start..at], nodes));
     }
     if text.trim().is_empty() {
         return Ok(Value::Null);
@@ -316,20 +337,13 @@ fn parse_full_within(text: &str, nodes: usize) -> Result<Value, YamlError> {
 /// unambiguous (null, boolean, decimal integer, or text). Anything else —
 /// nesting, flow collections, floats, escapes, anchors, tags, comments after
 /// values, repeated keys — returns `None` and goes to serde-saphyr. A property
-/// test checks that both give the same value wherever this answers.
-fn flat_mapping(text: &str, budget: usize) -> Flat {
+/// test checks that both give the same value wherever this answers. `lines` are the
+/// text's `count` lines, without their line breaks.
+fn flat_mapping<'t>(lines: impl Iterator<Item = &'t str>, count: usize, budget: usize) -> Flat<'t> {
     // Sized for one member per line: growing would hash every key again.
-    let lines = text.bytes().filter(|&b| b == b'\n').count() + 1;
-    let mut map = serde_json::Map::with_capacity(lines.min(budget));
+    let mut map = serde_json::Map::with_capacity(count.min(budget));
     let mut nodes = 1;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (line, next) = match crate::bytes::find_byte(rest.as_bytes(), b'\n') {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
-        let line_at = text.len() - rest.len();
-        rest = next;
+    for (n, line) in lines.enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
@@ -348,18 +362,21 @@ fn flat_mapping(text: &str, budget: usize) -> Flat {
             return Flat::Other;
         }
         let raw = after.trim();
-        let value_at = line_at + colon + 1 + (after.len() - after.trim_start().len());
+        let value_at = colon + 1 + (after.len() - after.trim_start().len());
         // The key, and the value (a flow list is itself and its items): a list that passes
         // the budget is not built.
         if nodes + 2 > budget {
-            return Flat::OverBudget(if nodes + 1 > budget {
-                line_at
-            } else {
-                value_at
-            });
+            let at = if nodes + 1 > budget { 0 } else { value_at };
+            return Flat::OverBudget {
+                line: n,
+                at: &line[..at],
+            };
         }
         if let Some(at) = list_past_budget(raw, budget - nodes - 2) {
-            return Flat::OverBudget(value_at + at);
+            return Flat::OverBudget {
+                line: n,
+                at: &line[..value_at + at],
+            };
         }
         let Some(value) = flat_scalar(raw) else {
             return Flat::Other;
@@ -544,13 +561,34 @@ mod tests {
         assert!(parse_within(text, 8).is_err_and(|e| e.too_many_values));
     }
 
+    /// The shortcut's reading of a whole text.
+    fn flat_of(text: &str) -> Flat<'_> {
+        flat_mapping(text.split('\n'), text.lines().count(), MAX_TEXT_NODES)
+    }
+
+    #[test]
+    fn a_flat_block_past_its_budget_is_located() {
+        // At the list item past the budget, and at the value that does not fit.
+        let e = parse_within("a: 1\nb: [1, 2, 3]\n", 6).unwrap_err();
+        assert!(e.too_many_values);
+        assert_eq!((e.line, e.column), (2, 8));
+        let e = parse_within("a: 1\r\nb: 2\r\n", 4).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 4));
+        // The same block read from its lines, as a `.mcpr` block is.
+        let lines = ["# first", "", "a: 1", "b: 2"];
+        let Some(Err(e)) = flat_lines(lines.into_iter(), lines.len(), 4) else {
+            panic!("a flat block past its budget")
+        };
+        assert_eq!((e.line, e.column), (4, 4));
+    }
+
     #[test]
     fn flat_blocks_match_the_full_parser() {
         for text in [
             "a: 1\nb: \"x\"\nc: true\nd: ~\ne:\nf: hello world\ng: -7\nh: 0\n",
             "name: Customer 1\ntier: gold\n# comment\nid: '${row.id}'\n",
         ] {
-            let Flat::Value(fast) = flat_mapping(text, MAX_TEXT_NODES) else {
+            let Flat::Value(fast) = flat_of(text) else {
                 panic!("flat: {text}")
             };
             let full = serde_saphyr::from_str_with_options::<Value>(
@@ -572,10 +610,7 @@ mod tests {
             "a: x # c",
             "- 1",
         ] {
-            assert!(
-                matches!(flat_mapping(text, MAX_TEXT_NODES), Flat::Other),
-                "{text}"
-            );
+            assert!(matches!(flat_of(text), Flat::Other), "{text}");
         }
     }
 

@@ -60,7 +60,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let mut last_text = start;
         while end < self.lines.len() {
             let l = &self.lines[end];
-            if l.kind != LineKind::Blank {
+            if !l.is_blank() {
                 if l.indent <= opener.indent {
                     break;
                 }
@@ -99,18 +99,29 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         strip: u32,
         owner: Span,
     ) -> Option<YamlBlock> {
-        let text = self.block_text(start, end, strip);
         let first = self.lines[start].span.start as usize;
         let last = self.lines[end - 1].span.end as usize;
         let span = Span::new(first, last);
         let _ = owner;
-        let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
-        if parsed.as_ref().is_err_and(|e| e.anchors) {
-            self.refuse_anchors(start, end, strip, &text);
-            self.give_back(text);
-            return Some(YamlBlock::new(span, None));
-        }
-        self.give_back(text);
+        // A flat block is read from the file's lines; the others from their text.
+        let src = self.src;
+        let lines = self.lines[start..end]
+            .iter()
+            .map(|l| &src[l.span.start as usize + cut(l, strip, src)..l.span.end as usize]);
+        let parsed = match crate::yaml::flat_lines(lines, end - start, self.yaml_budget) {
+            Some(parsed) => parsed,
+            None => {
+                let text = self.block_text(start, end, strip);
+                let parsed = crate::yaml::parse_full_within(&text, self.yaml_budget);
+                if parsed.as_ref().is_err_and(|e| e.anchors) {
+                    self.refuse_anchors(start, end, strip, &text);
+                    self.give_back(text);
+                    return Some(YamlBlock::new(span, None));
+                }
+                self.give_back(text);
+                parsed
+            }
+        };
         match parsed {
             Ok(value) => {
                 if value.is_object() {
@@ -182,9 +193,14 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let lines = &self.lines[start..end];
         let mut text = std::mem::take(&mut self.yaml_text);
         text.clear();
-        text.reserve(lines.iter().map(|l| l.span.len() - cut(l, strip) + 1).sum());
+        text.reserve(
+            lines
+                .iter()
+                .map(|l| l.span.len() - cut(l, strip, src) + 1)
+                .sum(),
+        );
         for l in lines {
-            text.push_str(&src[l.span.start as usize + cut(l, strip)..l.span.end as usize]);
+            text.push_str(&src[l.span.start as usize + cut(l, strip, src)..l.span.end as usize]);
             text.push('\n');
         }
         text
@@ -211,7 +227,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let l = &self.lines[start + idx];
         let src = self.file.text();
         let line_text = &src[l.span.range()];
-        let removed = cut(l, strip);
+        let removed = cut(l, strip, src);
         let mut byte = l.span.start as usize + removed;
         let chars_in = column.saturating_sub(1) as usize;
         for (n, (i, _)) in line_text[removed..].char_indices().enumerate() {
@@ -234,10 +250,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     pub(super) fn rows_in_yaml(&self, opener: &Line) -> bool {
         self.lines[self.pos..]
             .iter()
-            .find(|l| l.kind != LineKind::Blank)
+            .find(|l| !l.is_blank())
             .is_some_and(|l| {
                 let t = self.text(l.trimmed);
-                l.kind == LineKind::Text
+                l.kind(self.src) == LineKind::Text
                     && l.indent > opener.indent
                     && (t == "-" || t.starts_with("- "))
             })
@@ -296,7 +312,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let mut ok = true;
         while self.pos < self.lines.len() {
             let l = self.lines[self.pos].clone();
-            if l.kind != LineKind::Text || !self.text(l.trimmed).starts_with('|') {
+            if l.kind(self.src) != LineKind::Text || !self.text(l.trimmed).starts_with('|') {
                 break;
             }
             self.pos += 1;
@@ -457,6 +473,6 @@ pub(super) fn too_many_values(
 
 /// How many leading spaces of block line `l` its YAML text leaves out: `strip`, or all of
 /// them when it has fewer (a blank line may have fewer than its block's indent, or none).
-fn cut(l: &Line, strip: u32) -> usize {
-    (strip.min(l.lead) as usize).min(l.span.len())
+fn cut(l: &Line, strip: u32, src: &str) -> usize {
+    (strip.min(l.lead(src)) as usize).min(l.span.len())
 }

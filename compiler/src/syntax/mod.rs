@@ -35,18 +35,45 @@ enum LineKind {
     Text,
 }
 
-/// Facts about one physical line.
+/// Facts about one physical line. A body's table holds one for each of its lines while the
+/// body is parsed (a block of half a million lines included), so only what cannot be read
+/// back cheaply from the text is kept: 20 bytes a line.
 #[derive(Debug, Clone)]
 struct Line {
     /// Byte range without the line break.
     span: Span,
-    /// Leading U+0020 spaces (a BOM at the start of the file is skipped).
+    /// Leading U+0020 spaces, a tab counting as two (a BOM at the start of the file is
+    /// skipped).
     indent: u32,
-    /// Bytes of leading spaces and tabs.
-    lead: u32,
     /// First non-space byte to the end of the trimmed text.
     trimmed: Span,
-    kind: LineKind,
+}
+
+impl Line {
+    /// Blank, a comment or text: read from the trimmed text of `src`, the file's text.
+    fn kind(&self, src: &str) -> LineKind {
+        if self.trimmed.is_empty() {
+            LineKind::Blank
+        } else if src.as_bytes()[self.trimmed.start as usize] == b'#' {
+            LineKind::Comment
+        } else {
+            LineKind::Text
+        }
+    }
+
+    /// Whether the line holds nothing but white space.
+    fn is_blank(&self) -> bool {
+        self.trimmed.is_empty()
+    }
+
+    /// Bytes of leading spaces and tabs (after the BOM that may open the file), read from
+    /// `src`, the file's text.
+    fn lead(&self, src: &str) -> u32 {
+        let (text, _) = scan::without_bom(src, self.span);
+        text.bytes()
+            .take_while(|&b| b == b' ' || b == b'\t')
+            .count() as u32
+    }
 }
 
 /// Where a statement line stands.

@@ -27,7 +27,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         // An outline keeps no comment but one that would be its first node (the first
         // node of a document is where a file without tests is reported): nothing `check`
         // does reads them, and a file of comments would otherwise hold a node for each.
-        let kept = |l: &Line| match l.kind {
+        let kept = |l: &Line| match l.kind(self.src) {
             LineKind::Blank => false,
             LineKind::Comment => !self.defer_tests && l.indent == 0,
             LineKind::Text => l.indent == 0,
@@ -39,7 +39,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let mut nodes = Vec::with_capacity(top);
         while self.pos < self.lines.len() {
             let line = self.lines[self.pos].clone();
-            match line.kind {
+            match line.kind(self.src) {
                 LineKind::Blank => self.pos += 1,
                 LineKind::Comment => {
                     if !self.defer_tests || nodes.is_empty() {
@@ -410,14 +410,14 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         // growing would move every node of the body several times.
         let lines = self.lines[self.pos..]
             .iter()
-            .take_while(|l| l.kind == LineKind::Blank || l.indent > 0)
-            .filter(|l| l.kind != LineKind::Blank)
+            .take_while(|l| l.is_blank() || l.indent > 0)
+            .filter(|l| !l.is_blank())
             .take(most)
             .count();
         let mut nodes = Vec::with_capacity(lines);
         while self.pos < self.lines.len() && nodes.len() < most {
             let line = self.lines[self.pos].clone();
-            match line.kind {
+            match line.kind(self.src) {
                 LineKind::Blank => self.pos += 1,
                 _ if line.indent == 0 => break,
                 LineKind::Comment => {
@@ -437,7 +437,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     pub(super) fn body_lines(&self) -> usize {
         self.lines[self.pos..]
             .iter()
-            .take_while(|l| l.kind == LineKind::Blank || l.indent > 0)
+            .take_while(|l| l.is_blank() || l.indent > 0)
             .count()
     }
 
@@ -451,7 +451,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         while self
             .lines
             .get(end)
-            .is_some_and(|l| l.kind == LineKind::Blank || l.indent > 0)
+            .is_some_and(|l| l.is_blank() || l.indent > 0)
         {
             end += 1;
         }
@@ -470,13 +470,11 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     pub(super) fn data_source_body(&mut self, header: &mut Node) {
         let start = self.pos;
         let mut end = start;
-        while end < self.lines.len()
-            && (self.lines[end].kind == LineKind::Blank || self.lines[end].indent > 0)
-        {
+        while end < self.lines.len() && (self.lines[end].is_blank() || self.lines[end].indent > 0) {
             end += 1;
         }
         let phrase_mode = self.lines[start..end].iter().any(|l| {
-            l.kind == LineKind::Text && {
+            l.kind(self.src) == LineKind::Text && {
                 let t = self.text(l.trimmed).to_ascii_lowercase();
                 // A phrase keyword followed by a space or the end of the line;
                 // `cache: true` is a YAML key, not the phrase.
@@ -512,7 +510,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             let mut nodes = Vec::new();
             while self.pos < end {
                 let line = self.lines[self.pos].clone();
-                match line.kind {
+                match line.kind(self.src) {
                     LineKind::Blank => self.pos += 1,
                     LineKind::Comment => {
                         nodes.push(simple(Stmt::Comment, &line));
@@ -529,7 +527,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             self.pos = end;
             // Trailing blank lines belong to no block.
             let mut end = end;
-            while end > start && self.lines[end - 1].kind == LineKind::Blank {
+            while end > start && self.lines[end - 1].is_blank() {
                 end -= 1;
             }
             let block = if start == end {

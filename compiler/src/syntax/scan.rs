@@ -51,19 +51,10 @@ pub(super) fn lines(file: &SourceFile, range: std::ops::Range<usize>) -> Vec<Lin
         };
         let tstart = start + lead + (body.len() - from.len());
         let trimmed = Span::new(tstart, tstart + content.len());
-        let kind = if trimmed.is_empty() {
-            LineKind::Blank
-        } else if src.as_bytes()[tstart] == b'#' {
-            LineKind::Comment
-        } else {
-            LineKind::Text
-        };
         out.push(Line {
             span,
             indent: indent as u32,
-            lead: lead as u32,
             trimmed,
-            kind,
         });
     }
     out
@@ -71,7 +62,7 @@ pub(super) fn lines(file: &SourceFile, range: std::ops::Range<usize>) -> Vec<Lin
 
 /// The text of the line at `span` and where it starts, after the byte order mark that may
 /// open the file (on its first line, the one that starts at byte 0).
-fn without_bom(src: &str, span: Span) -> (&str, usize) {
+pub(super) fn without_bom(src: &str, span: Span) -> (&str, usize) {
     let text = &src[span.range()];
     match text.strip_prefix('\u{feff}') {
         Some(rest) if span.start == 0 => (rest, 3),
@@ -83,7 +74,7 @@ fn without_bom(src: &str, span: Span) -> (&str, usize) {
 fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut impl Sink) {
     let src = file.text();
     let (text, start) = without_bom(src, l.span);
-    let lead = l.lead as usize;
+    let lead = l.lead(src) as usize;
     // Tabs: one diagnostic per line, at the first tab.
     let tab = crate::bytes::find_byte(text.as_bytes(), b'\t');
     if let Some(t) = tab {
@@ -104,14 +95,15 @@ fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut impl Sink) 
         diags.push(d);
     }
     let tab_in_indent = tab.is_some_and(|t| text[..t].bytes().all(|b| b == b' '));
-    if l.kind != LineKind::Blank && l.indent % 2 == 1 && !tab_in_indent {
+    let kind = l.kind(src);
+    if kind != LineKind::Blank && l.indent % 2 == 1 && !tab_in_indent {
         diags.push(Diagnostic::new(
             Problem::OddIndentation { spaces: l.indent },
             file_id,
             Span::new(start, start + 1),
         ));
     }
-    if l.kind == LineKind::Text {
+    if kind == LineKind::Text {
         check_references(
             &src[l.trimmed.range()],
             l.trimmed.start as usize,
