@@ -5,7 +5,6 @@
 use super::tree::*;
 use crate::diagnostics::{Diagnostic, Problem, Sink};
 use crate::ir::sets::ELICITATION_ACTIONS;
-use foldhash::{HashMap, HashMapExt};
 
 /// Runs every structural check on a document.
 pub fn structure(doc: &Document, file_id: usize, diags: &mut impl Sink) {
@@ -26,30 +25,45 @@ pub(super) fn declared(node: &Node) -> Option<(&'static str, &Text)> {
 }
 
 /// Test, flow and data source names declared twice, among `declared` (kind and name, in
-/// file order).
+/// file order). The names are sorted by kind, name and place, so the first of each run is
+/// the one declared first: 24 bytes a name, where a hash map of them took over fifty and
+/// its copies as it grew (a file of 200,000 tests held 16 MB more while its outline was
+/// checked).
 pub(super) fn names<'d>(
-    declared: impl Iterator<Item = (&'static str, &'d Text)>,
+    declared: impl Iterator<Item = (&'static str, &'d Text)> + Clone,
     file_id: usize,
     diags: &mut impl Sink,
 ) {
-    let mut seen: HashMap<(&'static str, &str), &Text> =
-        HashMap::with_capacity(declared.size_hint().1.unwrap_or(0));
-    for (kind, name) in declared {
-        if let Some(first) = seen.get(&(kind, name.value.as_str())) {
-            diags.push(
-                Diagnostic::new(
-                    Problem::DuplicateName {
-                        kind,
-                        name: name.value.clone(),
-                    },
-                    file_id,
-                    name.span,
-                )
-                .with_secondary(first.span, "first declared here"),
-            );
+    let mut sorted: Vec<(&'static str, &'d Text)> = Vec::with_capacity(declared.clone().count());
+    sorted.extend(declared);
+    let key =
+        |(kind, name): &(&'static str, &'d Text)| (*kind, name.value.as_str(), name.span.start);
+    sorted.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+    let mut twice: Vec<(&Text, &Text, &'static str)> = Vec::new();
+    let mut first = 0;
+    for at in 1..sorted.len() {
+        let ((kind, name), (first_kind, first_name)) = (sorted[at], sorted[first]);
+        if kind == first_kind && name.value == first_name.value {
+            twice.push((name, first_name, kind));
         } else {
-            seen.insert((kind, name.value.as_str()), name);
+            first = at;
         }
+    }
+    drop(sorted);
+    // Reported in file order.
+    twice.sort_unstable_by_key(|(name, _, _)| name.span.start);
+    for (name, first, kind) in twice {
+        diags.push(
+            Diagnostic::new(
+                Problem::DuplicateName {
+                    kind,
+                    name: name.value.clone(),
+                },
+                file_id,
+                name.span,
+            )
+            .with_secondary(first.span, "first declared here"),
+        );
     }
 }
 

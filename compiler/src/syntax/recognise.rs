@@ -33,10 +33,15 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             LineKind::Text => l.indent == 0,
         };
         // At most one node per column-0 line (the rest belong to blocks), and an outline's
-        // first comment.
+        // first comment. An outline keeps its tests apart: their list is made at that size,
+        // and the nodes (its settings and flows, a few) grow as they come.
         let top = self.lines[self.pos..].iter().filter(|l| kept(l)).count();
-        let top = top + usize::from(self.defer_tests);
-        let mut nodes = Vec::with_capacity(top);
+        let mut nodes = if self.defer_tests {
+            self.tests.reserve_exact(top);
+            Vec::new()
+        } else {
+            Vec::with_capacity(top)
+        };
         while self.pos < self.lines.len() {
             let line = self.lines[self.pos].clone();
             match line.kind(self.src) {
@@ -62,6 +67,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     }
                 }
             }
+        }
+        if self.defer_tests {
+            nodes.shrink_to_fit();
         }
         nodes
     }

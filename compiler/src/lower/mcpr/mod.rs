@@ -431,9 +431,11 @@ fn lower_tests(
 ) -> Vec<BuiltTest> {
     let keep = kept.is_some();
     let judge = judged.is_some();
-    // `first`: the part holds the suite's first test, which is kept whole.
+    // `first`: the part holds the suite's first test, which is kept whole. Its list is made
+    // with room for every test, so the other parts join it without a copy of it.
+    let all = nodes.len();
     let run = |l: &mut Lower<'_>, part: Tests<'_>, first: bool| -> Part {
-        let mut built: Vec<BuiltTest> = Vec::with_capacity(part.len());
+        let mut built: Vec<BuiltTest> = Vec::with_capacity(if first { all } else { part.len() });
         let mut back = Vec::new();
         let mut judged = Judged::new(l.options.keep_diagnostics);
         let context = (settings, flows, sources);
@@ -546,11 +548,20 @@ fn lower_tests(
             parts
         })
     };
-    // The runs' tests joined without regrowing: a large suite has many, each a few hundred
-    // bytes, and a list that doubles as it grows leaves its old copies to the allocator.
+    join(l, parts, (kept, judged))
+}
+
+/// The runs' tests joined without regrowing, into the first part's list (made with room
+/// for all): a large suite has many, and a list that doubles as it grows, or is copied into
+/// a larger one, leaves its old copies to the allocator. Their blocks, diagnostics and
+/// judging go where the caller keeps them.
+fn join(
+    l: &mut Lower<'_>,
+    parts: Vec<Part>,
+    (mut kept, mut judged): (Option<&mut Vec<Node>>, Option<&mut Judged>),
+) -> Vec<BuiltTest> {
     let total: usize = parts.iter().map(|p| p.0.len()).sum();
     let mut tests: Vec<BuiltTest> = Vec::new();
-    let (mut kept, mut judged) = (kept, judged);
     for (built, back, part, diags) in parts {
         if tests.is_empty() {
             tests = built;
