@@ -61,7 +61,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         while end < self.lines.len() {
             let l = &self.lines[end];
             if !l.is_blank() {
-                if l.indent <= opener.indent {
+                if l.indent(self.src) <= opener.indent(self.src) {
                     break;
                 }
                 last_text = end + 1;
@@ -87,7 +87,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             self.report(Problem::MissingBlock { opener: usage }, node.span);
             return None;
         }
-        self.parse_yaml_lines(start, end, opener.indent + 2, node.span)
+        self.parse_yaml_lines(start, end, opener.indent(self.src) + 2, node.span)
     }
 
     /// Parses lines `start..end` as one YAML mapping, removing `strip` leading
@@ -145,7 +145,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 let odd = culprit
                     .checked_sub(self.base)
                     .and_then(|i| self.lines.get(i))
-                    .is_some_and(|l| l.indent % 2 == 1);
+                    .is_some_and(|l| l.indent(self.src) % 2 == 1);
                 if !odd {
                     self.report(Problem::Yaml { message: e.message }, at);
                 }
@@ -254,7 +254,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             .is_some_and(|l| {
                 let t = self.text(l.trimmed);
                 l.kind(self.src) == LineKind::Text
-                    && l.indent > opener.indent
+                    && l.indent(self.src) > opener.indent(self.src)
                     && (t == "-" || t.starts_with("- "))
             })
     }
@@ -262,7 +262,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     /// The YAML list of rows after `For each row:`: every item a non-empty mapping.
     pub(super) fn yaml_rows(&mut self, opener: &Line) -> Option<YamlBlock> {
         let (start, end) = self.take_block(opener);
-        let strip = opener.indent + 2;
+        let strip = opener.indent(self.src) + 2;
         let text = self.block_text(start, end, strip);
         let span = Span::new(
             self.lines[start].span.start as usize,

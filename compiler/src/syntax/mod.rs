@@ -37,14 +37,11 @@ enum LineKind {
 
 /// Facts about one physical line. A body's table holds one for each of its lines while the
 /// body is parsed (a block of half a million lines included), so only what cannot be read
-/// back cheaply from the text is kept: 20 bytes a line.
+/// back cheaply from the text is kept: 16 bytes a line.
 #[derive(Debug, Clone)]
 struct Line {
     /// Byte range without the line break.
     span: Span,
-    /// Leading U+0020 spaces, a tab counting as two (a BOM at the start of the file is
-    /// skipped).
-    indent: u32,
     /// First non-space byte to the end of the trimmed text.
     trimmed: Span,
 }
@@ -69,10 +66,27 @@ impl Line {
     /// Bytes of leading spaces and tabs (after the BOM that may open the file), read from
     /// `src`, the file's text.
     fn lead(&self, src: &str) -> u32 {
-        let (text, _) = scan::without_bom(src, self.span);
-        text.bytes()
+        self.leading(src).count() as u32
+    }
+
+    /// Its indentation: leading spaces, a tab counting as two (after the BOM that may open
+    /// the file), read from `src`, the file's text.
+    fn indent(&self, src: &str) -> u32 {
+        self.leading(src)
+            .map(|b| if b == b'\t' { 2 } else { 1 })
+            .sum()
+    }
+
+    /// The leading spaces and tabs.
+    fn leading<'s>(&self, src: &'s str) -> impl Iterator<Item = u8> + 's {
+        // They end where the trimmed text starts, or before (other white space).
+        let (text, start) = scan::without_bom(src, self.span);
+        let before = (self.trimmed.start as usize)
+            .saturating_sub(start)
+            .min(text.len());
+        text[..before]
+            .bytes()
             .take_while(|&b| b == b' ' || b == b'\t')
-            .count() as u32
     }
 }
 
@@ -235,39 +249,45 @@ fn parse_pieces(
     // `values`: the YAML values of the thread's pieces so far, carried from piece to piece so
     // that a part past the budget keeps no more of them.
     // `diags`: the problems of the thread's pieces so far, one bounded collection.
-    let piece =
-        |range: Range<usize>, into: &mut Pieces, values: &mut usize, diags: &mut Collected| {
-            let lines = scan::scan_lines(file, file_id, range.clone(), diags);
-            let tokens = bumpalo::Bump::new();
-            let grammar = Grammar::new(file.text());
-            let mut p = Parser::new(file, file_id, (&lines, range.start), &tokens, &grammar);
-            p.diags = Collected::new(keep);
-            p.yaml_budget = yaml_nodes;
-            p.yaml_nodes = *values;
-            p.defer_tests = defer_tests.is_some();
-            p.long_flows = defer_tests;
-            into.nodes.extend(p.document());
-            into.flows_left_out.append(&mut p.flows_left_out);
-            *values = p.yaml_nodes;
-            diags.append(p.diags);
-            if !p.tests.is_empty() {
-                // Held until the tests are lowered: at their count, not a list's doubling.
-                p.tests.shrink_to_fit();
-                into.tests.push(p.tests);
-            }
-            into.unknown.extend(p.unknown);
-        };
+    // `tokens`: the thread's arena of tokens, emptied for each piece.
+    let piece = |range: Range<usize>,
+                 into: &mut Pieces,
+                 (values, diags): (&mut usize, &mut Collected),
+                 tokens: &mut bumpalo::Bump| {
+        let lines = scan::scan_lines(file, file_id, range.clone(), diags);
+        tokens.reset();
+        let tokens = &*tokens;
+        let grammar = Grammar::new(file.text());
+        let mut p = Parser::new(file, file_id, (&lines, range.start), tokens, &grammar);
+        p.diags = Collected::new(keep);
+        p.yaml_budget = yaml_nodes;
+        p.yaml_nodes = *values;
+        p.defer_tests = defer_tests.is_some();
+        p.long_flows = defer_tests;
+        into.nodes.extend(p.document());
+        into.flows_left_out.append(&mut p.flows_left_out);
+        *values = p.yaml_nodes;
+        diags.append(p.diags);
+        if !p.tests.is_empty() {
+            // Held until the tests are lowered: at their count, not a list's doubling.
+            p.tests.shrink_to_fit();
+            into.tests.push(p.tests);
+        }
+        into.unknown.extend(p.unknown);
+    };
     // The pieces in order, `per_thread` consecutive ones for each thread.
     let ranges: Vec<Range<usize>> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
     let per = ranges.len().div_ceil(threads).max(1);
     let part = |group: &[Range<usize>]| {
         let mut values = 0;
         let mut diags = Collected::new(keep);
+        let mut tokens = bumpalo::Bump::new();
         let pieces = group
             .iter()
             .map(|range| {
                 let mut piece_of = Pieces::new(Collected::default());
-                piece(range.clone(), &mut piece_of, &mut values, &mut diags);
+                let counts = (&mut values, &mut diags);
+                piece(range.clone(), &mut piece_of, counts, &mut tokens);
                 piece_of
             })
             .collect::<Vec<_>>();

@@ -307,8 +307,9 @@ impl Parser<'_, '_, '_> {
         mut each: impl FnMut(Vec<Node>, Collected, Vec<super::vocab::Unknown>) -> bool,
     ) {
         let end = self.pos + self.body_lines();
+        let mut tokens = bumpalo::Bump::new();
         while self.pos < end {
-            let tokens = bumpalo::Bump::new();
+            tokens.reset();
             let grammar = super::Grammar::new(self.src);
             let lines = (&self.lines[self.pos..end], self.base + self.pos);
             let mut p = Parser::new(self.file, self.file_id, lines, &tokens, &grammar);
@@ -382,9 +383,12 @@ pub fn parse_tests(
     // The unknown lines of every body, settled test by test in file order.
     let mut suggestions = super::vocab::Suggestions::new();
     // In pieces of about PIECE_BYTES, as a whole file is parsed: the grammar is built once
-    // per piece, and the tokens of a piece are dropped with it.
+    // per piece, and the tokens of a piece are dropped with it (the arena is emptied and
+    // used again: made afresh, its blocks of megabytes went back to the allocator and came
+    // again for every piece).
+    let mut tokens = bumpalo::Bump::new();
     while tests.peek().is_some() {
-        let tokens = bumpalo::Bump::new();
+        tokens.reset();
         let grammar = super::Grammar::new(file.text());
         let mut bytes = 0;
         let mut yaml_nodes = 0;

@@ -29,8 +29,8 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         // does reads them, and a file of comments would otherwise hold a node for each.
         let kept = |l: &Line| match l.kind(self.src) {
             LineKind::Blank => false,
-            LineKind::Comment => !self.defer_tests && l.indent == 0,
-            LineKind::Text => l.indent == 0,
+            LineKind::Comment => !self.defer_tests && l.indent(self.src) == 0,
+            LineKind::Text => l.indent(self.src) == 0,
         };
         // At most one node per column-0 line (the rest belong to blocks), and an outline's
         // first comment. An outline keeps its tests apart: their list is made at that size,
@@ -48,7 +48,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 LineKind::Blank => self.pos += 1,
                 LineKind::Comment => {
                     if !self.defer_tests || nodes.is_empty() {
-                        nodes.push(simple(Stmt::Comment, &line));
+                        nodes.push(simple(Stmt::Comment, &line, self.src));
                     }
                     self.pos += 1;
                 }
@@ -95,7 +95,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         let mut node = self.recognise(line, ctx);
         let kind = node.decl_kind();
         if kind == DeclKind::BlockHeader {
-            if line.indent > 0 || ctx != Context::Document {
+            if line.indent(self.src) > 0 || ctx != Context::Document {
                 self.report(
                     Problem::MisplacedStatement {
                         what: "a block header",
@@ -125,7 +125,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             }
             return node;
         }
-        if matches!(node.stmt, Stmt::Error) && ctx == Context::Document && line.indent == 0 {
+        if matches!(node.stmt, Stmt::Error)
+            && ctx == Context::Document
+            && line.indent(self.src) == 0
+        {
             // A broken block header still opens its block, so the body is
             // parsed in the right context instead of cascading errors.
             let head = self.text(line.trimmed).to_ascii_lowercase();
@@ -168,7 +171,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             && text[8..].starts_with(char::is_whitespace)
         {
             if text == "MCP Test 1" {
-                return simple(Stmt::VersionHeader, line);
+                return simple(Stmt::VersionHeader, line, self.src);
             }
             let at = line.trimmed.start as usize;
             self.report(
@@ -177,7 +180,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 },
                 Span::new(at, at + 1),
             );
-            return simple(Stmt::Error, line);
+            return simple(Stmt::Error, line, self.src);
         }
         if text.starts_with('|') {
             self.report(
@@ -186,12 +189,12 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 },
                 line.trimmed,
             );
-            return simple(Stmt::Error, line);
+            return simple(Stmt::Error, line, self.src);
         }
         let toks = self.lex(line);
         match self.grammar.parse(toks, line.trimmed.end as usize) {
             LineResult::Ok(stmt) => {
-                let node = simple(stmt, line);
+                let node = simple(stmt, line, self.src);
                 self.check_values(&node.stmt);
                 self.check_meaning(&node.stmt, toks);
                 node
@@ -213,7 +216,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                         context: ctx.describe(),
                     });
                 }
-                simple(Stmt::Error, line)
+                simple(Stmt::Error, line, self.src)
             }
             LineResult::Malformed {
                 usage,
@@ -248,7 +251,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                     };
                     self.report(Problem::MalformedStatement { usage, expected }, caret);
                 }
-                simple(Stmt::Error, line)
+                simple(Stmt::Error, line, self.src)
             }
         }
     }
@@ -418,7 +421,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         // growing would move every node of the body several times.
         let lines = self.lines[self.pos..]
             .iter()
-            .take_while(|l| l.is_blank() || l.indent > 0)
+            .take_while(|l| l.is_blank() || l.indent(self.src) > 0)
             .filter(|l| !l.is_blank())
             .take(most)
             .count();
@@ -427,9 +430,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             let line = self.lines[self.pos].clone();
             match line.kind(self.src) {
                 LineKind::Blank => self.pos += 1,
-                _ if line.indent == 0 => break,
+                _ if line.indent(self.src) == 0 => break,
                 LineKind::Comment => {
-                    nodes.push(simple(Stmt::Comment, &line));
+                    nodes.push(simple(Stmt::Comment, &line, self.src));
                     self.pos += 1;
                 }
                 LineKind::Text => {
@@ -445,7 +448,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     pub(super) fn body_lines(&self) -> usize {
         self.lines[self.pos..]
             .iter()
-            .take_while(|l| l.is_blank() || l.indent > 0)
+            .take_while(|l| l.is_blank() || l.indent(self.src) > 0)
             .count()
     }
 
@@ -459,7 +462,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
         while self
             .lines
             .get(end)
-            .is_some_and(|l| l.is_blank() || l.indent > 0)
+            .is_some_and(|l| l.is_blank() || l.indent(self.src) > 0)
         {
             end += 1;
         }
@@ -478,7 +481,9 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     pub(super) fn data_source_body(&mut self, header: &mut Node) {
         let start = self.pos;
         let mut end = start;
-        while end < self.lines.len() && (self.lines[end].is_blank() || self.lines[end].indent > 0) {
+        while end < self.lines.len()
+            && (self.lines[end].is_blank() || self.lines[end].indent(self.src) > 0)
+        {
             end += 1;
         }
         let phrase_mode = self.lines[start..end].iter().any(|l| {
@@ -521,7 +526,7 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 match line.kind(self.src) {
                     LineKind::Blank => self.pos += 1,
                     LineKind::Comment => {
-                        nodes.push(simple(Stmt::Comment, &line));
+                        nodes.push(simple(Stmt::Comment, &line, self.src));
                         self.pos += 1;
                     }
                     LineKind::Text => {
@@ -569,11 +574,11 @@ fn opens_block(text: &str) -> bool {
 }
 
 /// A node for one line with no block or table.
-pub(super) fn simple(stmt: Stmt, line: &Line) -> Node {
+pub(super) fn simple(stmt: Stmt, line: &Line, src: &str) -> Node {
     Node {
         stmt,
         span: line.trimmed,
-        indent: line.indent,
+        indent: line.indent(src),
         yaml: None,
         table: None,
         children: Vec::new(),

@@ -27,14 +27,12 @@ pub(super) fn lines(file: &SourceFile, range: std::ops::Range<usize>) -> Vec<Lin
     for i in range {
         let span = file.line_span(i);
         let (text, start) = without_bom(src, span);
-        // Tabs are reported (MCPLANG101) but still count as indentation, so a
-        // tab-indented line stays in its block instead of cascading errors.
+        // Tabs are reported (MCPLANG101) but still count as indentation (`Line::indent`),
+        // so a tab-indented line stays in its block instead of cascading errors.
         let lead = text
             .bytes()
             .take_while(|&b| b == b' ' || b == b'\t')
             .count();
-        let tabs = text[..lead].bytes().filter(|&b| b == b'\t').count();
-        let indent = lead + tabs;
         let body = &text[lead..];
         // Most lines start and end with an ASCII character that is not a space: no
         // Unicode-aware trimming needed then.
@@ -51,11 +49,7 @@ pub(super) fn lines(file: &SourceFile, range: std::ops::Range<usize>) -> Vec<Lin
         };
         let tstart = start + lead + (body.len() - from.len());
         let trimmed = Span::new(tstart, tstart + content.len());
-        out.push(Line {
-            span,
-            indent: indent as u32,
-            trimmed,
-        });
+        out.push(Line { span, trimmed });
     }
     out
 }
@@ -96,9 +90,10 @@ fn problems(file: &SourceFile, file_id: usize, l: &Line, diags: &mut impl Sink) 
     }
     let tab_in_indent = tab.is_some_and(|t| text[..t].bytes().all(|b| b == b' '));
     let kind = l.kind(src);
-    if kind != LineKind::Blank && l.indent % 2 == 1 && !tab_in_indent {
+    let indent = l.indent(src);
+    if kind != LineKind::Blank && indent % 2 == 1 && !tab_in_indent {
         diags.push(Diagnostic::new(
-            Problem::OddIndentation { spaces: l.indent },
+            Problem::OddIndentation { spaces: indent },
             file_id,
             Span::new(start, start + 1),
         ));
