@@ -71,6 +71,17 @@ pub struct Collected {
     prune_at: usize,
     unshown: Vec<Unshown>,
     errors: bool,
+    /// Each file and family ([`quiet_when_failing`]) that kept `keep` worded at the last
+    /// prune, with the sort key of the last of them ([`Self::past_limit`]).
+    full: Vec<(usize, bool, SortKey)>,
+}
+
+/// Where a diagnostic of a file sorts ([`super::sort`]): span and code.
+type SortKey = (u32, u32, Code);
+
+/// The sort key of `d` within its file.
+fn sort_key(d: &Diagnostic) -> SortKey {
+    (d.span.start, d.span.end, d.code)
 }
 
 /// Where a check reports what it finds: a plain list, or a bounded [`Collected`].
@@ -116,6 +127,10 @@ impl Collected {
     /// Adds one diagnostic.
     pub fn push(&mut self, d: Diagnostic) {
         self.errors |= d.is_error();
+        if self.past_limit(&d) {
+            self.unshown.push(Unshown::of(&d));
+            return;
+        }
         self.held.push(d);
         if self.keep > 0 && self.held.len() >= self.prune_at {
             self.prune();
@@ -158,6 +173,19 @@ impl Collected {
         &self.held
     }
 
+    /// Whether `d` sorts after the last of `keep` worded diagnostics of its file and family
+    /// kept at the last prune: it can then never be worded, and is let go at once. (A file of
+    /// 200,000 mistakes held a thousand worded diagnostics at a time, freed together at each
+    /// prune: their memory went back to the system and was taken again, some 250 MB during
+    /// one check, and what was waiting to go back counted in its peak.) Diagnostics held
+    /// since the last prune can only sort before `d` as well, so the test stays true.
+    fn past_limit(&self, d: &Diagnostic) -> bool {
+        let quiet = quiet_when_failing(d.code);
+        self.full
+            .iter()
+            .any(|&(file, family, last)| file == d.file && family == quiet && sort_key(d) > last)
+    }
+
     /// Sorts what is held and keeps, of each file, the first `keep` of the quiet family
     /// ([`quiet_when_failing`]) and the first `keep` of the others worded. Kept apart,
     /// the first `keep` of a file are among them whether or not the quiet ones are
@@ -168,14 +196,19 @@ impl Collected {
         let mut kept = Vec::with_capacity(self.held.len().min(keep * 4));
         let mut file = usize::MAX;
         let mut counts = [0usize; 2];
+        self.full.clear();
         for d in self.held.drain(..) {
             if d.file != file {
                 file = d.file;
                 counts = [0, 0];
             }
-            let family = usize::from(quiet_when_failing(d.code));
+            let quiet = quiet_when_failing(d.code);
+            let family = usize::from(quiet);
             if counts[family] < keep {
                 counts[family] += 1;
+                if counts[family] == keep {
+                    self.full.push((d.file, quiet, sort_key(&d)));
+                }
                 kept.push(d);
             } else {
                 self.unshown.push(Unshown::of(&d));
@@ -289,6 +322,50 @@ mod tests {
         let found = c.finish();
         all.retain(|d| !quiet_when_failing(d.code));
         let (shown, rest) = unbounded(&all, 50);
+        assert_eq!(found.worded, shown);
+        assert_eq!(found.unshown.len(), rest);
+    }
+
+    #[test]
+    fn in_reading_order_what_cannot_be_worded_is_let_go_at_once() {
+        // Two files in reading order, each problem twice.
+        let errors: Vec<Diagnostic> = (0..20_000u32)
+            .flat_map(|k| {
+                [
+                    error_at((k % 2) as usize, k * 3),
+                    error_at((k % 2) as usize, k * 3),
+                ]
+            })
+            .collect();
+        let mut c = Collected::new(100);
+        for (n, d) in errors.iter().enumerate() {
+            c.push(d.clone());
+            // Past the first prune, the first 100 of each file (and a repeat of the last):
+            // not the thousand of a prune's threshold.
+            if n >= PRUNE_FLOOR {
+                assert!(c.worded().len() <= 2 * 100 + 2, "{} held", c.worded().len());
+            }
+        }
+        let found = c.finish();
+        let (shown, rest) = unbounded(&errors, 100);
+        assert_eq!(found.worded, shown);
+        assert_eq!(found.unshown.len(), rest);
+        // With notes among the errors, which are let go once the file has an error.
+        let mut all = Vec::new();
+        for k in 0..20_000u32 {
+            let d = if k % 7 == 0 {
+                unused_flow_at(k * 3)
+            } else {
+                error_at((k % 2) as usize, k * 3)
+            };
+            all.push(d.clone());
+            all.push(d);
+        }
+        let mut c = Collected::new(100);
+        c.extend(all.iter().cloned());
+        let found = c.finish();
+        all.retain(|d| !quiet_when_failing(d.code));
+        let (shown, rest) = unbounded(&all, 100);
         assert_eq!(found.worded, shown);
         assert_eq!(found.unshown.len(), rest);
     }
