@@ -66,27 +66,36 @@ impl Line {
     /// Bytes of leading spaces and tabs (after the BOM that may open the file), read from
     /// `src`, the file's text.
     fn lead(&self, src: &str) -> u32 {
-        self.leading(src).count() as u32
+        self.leading(src)
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count() as u32
     }
 
     /// Its indentation: leading spaces, a tab counting as two (after the BOM that may open
-    /// the file), read from `src`, the file's text.
+    /// the file), read from `src`, the file's text. Asked for several times a line, so one
+    /// plain loop over a few bytes.
     fn indent(&self, src: &str) -> u32 {
-        self.leading(src)
-            .map(|b| if b == b'\t' { 2 } else { 1 })
-            .sum()
+        let mut n = 0;
+        for &b in self.leading(src) {
+            match b {
+                b' ' => n += 1,
+                b'\t' => n += 2,
+                _ => break,
+            }
+        }
+        n
     }
 
-    /// The leading spaces and tabs.
-    fn leading<'s>(&self, src: &'s str) -> impl Iterator<Item = u8> + 's {
-        // They end where the trimmed text starts, or before (other white space).
-        let (text, start) = scan::without_bom(src, self.span);
-        let before = (self.trimmed.start as usize)
-            .saturating_sub(start)
-            .min(text.len());
-        text[..before]
-            .bytes()
-            .take_while(|&b| b == b' ' || b == b'\t')
+    /// The white space before the trimmed text (spaces and tabs first), after the BOM that
+    /// may open the file.
+    fn leading<'s>(&self, src: &'s str) -> &'s [u8] {
+        let before = &src.as_bytes()[self.span.start as usize..self.trimmed.start as usize];
+        if self.span.start == 0 {
+            before.strip_prefix("\u{feff}".as_bytes()).unwrap_or(before)
+        } else {
+            before
+        }
     }
 }
 
