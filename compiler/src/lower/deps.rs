@@ -23,6 +23,10 @@ pub struct BuiltTest {
     pub id_span: Span,
     /// How it is linked to other tests, when it is (most tests are not).
     pub links: Option<Box<Links>>,
+    /// Its `skip` setting: absent, or whether it skips the test (`skip: false` does not).
+    skip: Option<bool>,
+    /// Whether it runs once per data row.
+    iterates: bool,
 }
 
 /// How a test is linked to others: what it depends on, reads of them and gives them.
@@ -46,7 +50,7 @@ impl Links {
 }
 
 // A file of small tests holds one per test while its suite-level checks run.
-const _: () = assert!(size_of::<BuiltTest>() <= 72);
+const _: () = assert!(size_of::<BuiltTest>() <= 64);
 
 /// A lowered test: whole, or reduced to what the checks of the whole suite read of it.
 pub enum Lowered {
@@ -57,8 +61,8 @@ pub enum Lowered {
     Reduced(Reduced),
 }
 
-/// What the suite-level checks read of a test: its name and id (duplicates, dependencies,
-/// budgets), whether it is skipped and whether and from which data source it iterates. Kept
+/// What the suite-level checks read of a test besides what its [`BuiltTest`] keeps: its name
+/// and id (duplicates, dependencies, budgets) and the data source it iterates over. Kept
 /// small: a file of small tests holds one per test.
 pub struct Reduced {
     /// The test's name.
@@ -66,10 +70,6 @@ pub struct Reduced {
     /// Its id, `None` when the id is the name itself (`t1`, `login`: one string fewer a
     /// test).
     pub id: Option<Box<str>>,
-    /// Its `skip` setting: absent, or whether it skips the test.
-    pub skip: Option<bool>,
-    /// Whether it runs once per data row.
-    pub iterates: bool,
     /// The data source its rows come from (`For each row from …`), behind one pointer as
     /// most tests have none.
     #[expect(
@@ -87,6 +87,23 @@ impl Lowered {
 }
 
 impl BuiltTest {
+    /// A test lowered whole, with whether its id was written and where (`id_span`), and its
+    /// links to others.
+    pub fn new(
+        test: Test,
+        (explicit_id, id_span): (bool, Span),
+        links: Option<Box<Links>>,
+    ) -> Self {
+        BuiltTest {
+            skip: test.skip.as_ref().map(skips),
+            iterates: test.for_each.is_some(),
+            test: Lowered::whole(test),
+            explicit_id,
+            id_span,
+            links,
+        }
+    }
+
     /// The id the test is known by: its id, else the slug of its name.
     pub fn id(&self) -> Cow<'_, str> {
         match self.stored_id() {
@@ -130,18 +147,12 @@ impl BuiltTest {
     /// The test's `skip` setting: absent, or whether it skips the test (`skip: false` does
     /// not).
     pub fn skip(&self) -> Option<bool> {
-        match &self.test {
-            Lowered::Whole(t) => t.skip.as_ref().map(skips),
-            Lowered::Reduced(r) => r.skip,
-        }
+        self.skip
     }
 
     /// Whether the test runs once per data row.
     pub fn iterates(&self) -> bool {
-        match &self.test {
-            Lowered::Whole(t) => t.for_each.is_some(),
-            Lowered::Reduced(r) => r.iterates,
-        }
+        self.iterates
     }
 
     /// The data source the test's rows come from.
@@ -175,11 +186,9 @@ impl BuiltTest {
         };
         let id = test.id.unwrap_or_else(|| slug(&test.name));
         self.test = Lowered::Reduced(Reduced {
-            iterates: test.for_each.is_some(),
             source,
             id: (id != test.name).then(|| id.into_boxed_str()),
             name: test.name.into_boxed_str(),
-            skip: test.skip.as_ref().map(skips),
         });
     }
 

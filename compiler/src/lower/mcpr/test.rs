@@ -180,16 +180,12 @@ impl<'m> TestLowering<'m> {
         }
         t.variables = (!b.variables.is_empty()).then_some(b.variables);
         t.steps = b.steps;
-        BuiltTest {
-            test: deps::Lowered::whole(t),
-            explicit_id: explicit,
-            id_span,
-            links: deps::Links::of(deps::Links {
-                depends,
-                deps_refs: b.deps_refs,
-                exports: b.exports,
-            }),
-        }
+        let links = deps::Links::of(deps::Links {
+            depends,
+            deps_refs: b.deps_refs,
+            exports: b.exports,
+        });
+        BuiltTest::new(t, (explicit, id_span), links)
     }
 }
 

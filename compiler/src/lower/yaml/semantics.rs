@@ -2,7 +2,7 @@
 //! [`super`]), located through the suite's tree: a test's own checks as each test is read,
 //! then those that need every test.
 
-use super::super::deps::{self, BuiltTest, Lowered};
+use super::super::deps::{self, BuiltTest};
 use super::super::{BUILT_IN_FUNCTIONS, Loader, Lower, validate};
 use super::schema::locate;
 use super::tree::{self, Node};
@@ -186,15 +186,13 @@ impl Semantics {
         let built: Vec<BuiltTest> = std::mem::take(&mut suite.tests)
             .into_iter()
             .zip(self.facts)
-            .map(|(test, f)| BuiltTest {
-                test: Lowered::whole(test),
-                explicit_id: f.explicit_id,
-                id_span: f.id_span,
-                links: deps::Links::of(deps::Links {
+            .map(|(test, f)| {
+                let links = deps::Links::of(deps::Links {
                     depends: f.depends,
                     deps_refs: f.deps_refs,
                     exports: f.exports,
-                }),
+                });
+                BuiltTest::new(test, (f.explicit_id, f.id_span), links)
             })
             .collect();
         deps::check(l, &built);
