@@ -110,17 +110,10 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
             .map(|l| &src[l.span.start as usize + cut(l, strip, src)..l.span.end as usize]);
         let parsed = match crate::yaml::flat_lines(lines, end - start, self.yaml_budget) {
             Some(parsed) => parsed,
-            None => {
-                let text = self.block_text(start, end, strip);
-                let parsed = crate::yaml::parse_full_within(&text, self.yaml_budget);
-                if parsed.as_ref().is_err_and(|e| e.anchors) {
-                    self.refuse_anchors(start, end, strip, &text);
-                    self.give_back(text);
-                    return Some(YamlBlock::new(span, None));
-                }
-                self.give_back(text);
-                parsed
-            }
+            None => match self.parse_text((start, end, strip), crate::yaml::parse_full_within) {
+                Some(parsed) => parsed,
+                None => return Some(YamlBlock::new(span, None)),
+            },
         };
         match parsed {
             Ok(value) => {
@@ -152,6 +145,24 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
                 Some(YamlBlock::new(span, None))
             }
         }
+    }
+
+    /// Parses the text of lines `start..end` (each without its first `strip` spaces) with
+    /// `parse`; `None` when it holds anchors or aliases, each reported where it stands.
+    fn parse_text(
+        &mut self,
+        (start, end, strip): (usize, usize, u32),
+        parse: fn(&str, usize) -> Result<serde_json::Value, crate::yaml::YamlError>,
+    ) -> Option<Result<serde_json::Value, crate::yaml::YamlError>> {
+        let text = self.block_text(start, end, strip);
+        let parsed = parse(&text, self.yaml_budget);
+        if parsed.as_ref().is_err_and(|e| e.anchors) {
+            self.refuse_anchors(start, end, strip, &text);
+            self.give_back(text);
+            return None;
+        }
+        self.give_back(text);
+        Some(parsed)
     }
 
     /// Reports every anchor and alias of a block's YAML (MCPLANG606, as in YAML suites),
@@ -263,18 +274,13 @@ impl<'p, 'a, 's: 'a> Parser<'p, 'a, 's> {
     pub(super) fn yaml_rows(&mut self, opener: &Line) -> Option<YamlBlock> {
         let (start, end) = self.take_block(opener);
         let strip = opener.indent(self.src) + 2;
-        let text = self.block_text(start, end, strip);
         let span = Span::new(
             self.lines[start].span.start as usize,
             self.lines[end - 1].span.end as usize,
         );
-        let parsed = crate::yaml::parse_within(&text, self.yaml_budget);
-        if parsed.as_ref().is_err_and(|e| e.anchors) {
-            self.refuse_anchors(start, end, strip, &text);
-            self.give_back(text);
+        let Some(parsed) = self.parse_text((start, end, strip), crate::yaml::parse_within) else {
             return Some(YamlBlock::new(span, None));
-        }
-        self.give_back(text);
+        };
         match parsed {
             Ok(serde_json::Value::Array(rows))
                 if !rows.is_empty()
